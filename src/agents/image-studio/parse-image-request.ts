@@ -1,0 +1,20 @@
+const VERB = '(?:generate|genera|generar|make|create|crea|crear|draw|dibuja|render|produce)';
+const COUNT = '(\\d+|an|a|one|una|un)';
+const NOUN = '(?:images?|pictures?|imágenes|imagenes|imagen|photos?|fotos?)';
+// Up to two words may describe the pictures: "make 3 cat pictures", "generate a blue image".
+const REQUEST = new RegExp(
+  `(?<![\\p{L}\\d])${VERB}(?![\\p{L}]).*?(?<![\\p{L}\\d])${COUNT}\\s+(?:[\\p{L}-]+\\s+){0,2}?${NOUN}(?![\\p{L}])`,
+  'u',
+);
+
+/**
+ * How many images a message asks for ("Generate 10 images", "generate an image",
+ * "Genera 10 imágenes", "make 3 pictures"), or undefined when it asks for none.
+ * The count is not range-checked, so the caller can explain the limits.
+ */
+export function parseImageRequest(text: string): number | undefined {
+  const match = REQUEST.exec(text.normalize('NFKC').toLowerCase());
+  const count = match?.[1];
+  if (count === undefined) return undefined;
+  return /^\d+$/.test(count) ? Number(count) : 1;
+}

@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { HoldpointError } from '../core/errors.js';
+
+const positiveInt = z.coerce.number().int().positive();
+
+const configSchema = z
+  .object({
+    port: z.coerce.number().int().min(0).max(65535).default(3000),
+    host: z.string().min(1).default('127.0.0.1'),
+    store: z.enum(['memory', 'redis']).default('memory'),
+    redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
+    redisPrefix: z
+      .string()
+      .regex(/^[\w.-]+$/)
+      .default('hp'),
+    pauseTtlSeconds: positiveInt.default(3600),
+    sessionTtlSeconds: positiveInt.default(7 * 24 * 3600),
+    model: z.string().min(1).optional(),
+    imageThreshold: z.coerce.number().int().min(0).default(1),
+    sweepIntervalSeconds: z.coerce.number().positive().default(5),
+    logLevel: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
+  })
+  .refine((c) => c.sessionTtlSeconds >= c.pauseTtlSeconds, {
+    message: 'session TTL must be at least the pause TTL',
+    path: ['sessionTtlSeconds'],
+  });
+
+/** Every setting of a Holdpoint process, validated. */
+export type HoldpointConfig = z.infer<typeof configSchema> & { model: string };
+
+const flags = {
+  port: { type: 'string', env: 'PORT' },
+  host: { type: 'string', env: 'HOST' },
+  store: { type: 'string', env: 'HOLDPOINT_STORE' },
+  'redis-url': { type: 'string', env: 'REDIS_URL' },
+  'redis-prefix': { type: 'string', env: 'HOLDPOINT_REDIS_PREFIX' },
+  'pause-ttl': { type: 'string', env: 'HOLDPOINT_PAUSE_TTL_SECONDS' },
+  'session-ttl': { type: 'string', env: 'HOLDPOINT_SESSION_TTL_SECONDS' },
+  model: { type: 'string', env: 'HOLDPOINT_MODEL' },
+  'image-threshold': { type: 'string', env: 'HOLDPOINT_IMAGE_THRESHOLD' },
+  'sweep-interval': { type: 'string', env: 'HOLDPOINT_SWEEP_INTERVAL_SECONDS' },
+  'log-level': { type: 'string', env: 'LOG_LEVEL' },
+} as const;
+
+const camel = (flag: string) => flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+const keyOf = (flag: string) =>
+  ({
+    'pause-ttl': 'pauseTtlSeconds',
+    'session-ttl': 'sessionTtlSeconds',
+    'sweep-interval': 'sweepIntervalSeconds',
+  })[flag] ?? camel(flag);
+
+/**
+ * Reads settings from command-line flags, then environment variables, then
+ * defaults. The model defaults to Gemini when an API key is set, else the
+ * offline rules models. Throws VALIDATION_FAILED naming the bad setting.
+ */
+export function loadConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: { allowPositionals?: boolean } = {},
+): HoldpointConfig {
+  const { values } = parseArgs({
+    args: argv,
+    options: Object.fromEntries(
+      Object.entries(flags).map(([name, f]) => [name, { type: f.type }]),
+    ) as Record<keyof typeof flags, { type: 'string' }>,
+    allowPositionals: options.allowPositionals ?? false,
+    strict: true,
+  });
+  const raw: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(flags)) {
+    const value = values[name as keyof typeof flags] ?? env[f.env];
+    if (value !== undefined && value !== '') raw[keyOf(name)] = value;
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `Invalid setting ${issue?.path.join('.')}: ${issue?.message}`,
+    );
+  }
+  const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
+  return { ...parsed.data, model: parsed.data.model ?? (hasKey ? 'gemini-2.5-flash' : 'rules') };
+}

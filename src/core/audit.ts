@@ -1,0 +1,52 @@
+import { hashArgs } from './hash.js';
+import type { ApprovalRequest, AuditAction, AuditEntry, Decision, Pause } from './types.js';
+
+/** The audit line for one approval request of a pause. */
+export function approvalAudit(
+  pause: Pick<Pause, 'sessionId' | 'invocationId'>,
+  approval: ApprovalRequest,
+  action: AuditAction,
+  actor: string,
+  at: number,
+  extra: Pick<AuditEntry, 'approved' | 'reason'> = {},
+): AuditEntry {
+  return {
+    at,
+    action,
+    sessionId: pause.sessionId,
+    invocationId: pause.invocationId,
+    actor,
+    approvalId: approval.approvalId,
+    toolName: approval.toolName,
+    argsHash: hashArgs(approval.args),
+    ...extra,
+  };
+}
+
+/** The `decided` lines of a batch of decisions on a pause. */
+export function decisionAudit(pause: Pause, decisions: Decision[]): AuditEntry[] {
+  return decisions.flatMap((decision) => {
+    const approval = pause.approvals.find((a) => a.approvalId === decision.approvalId);
+    if (!approval) return [];
+    return [
+      approvalAudit(pause, approval, 'decided', decision.decidedBy, decision.at, {
+        approved: decision.approved,
+        reason: decision.reason,
+      }),
+    ];
+  });
+}
+
+/** One line per still-undecided approval, e.g. when a pause expires or is cancelled. */
+export function undecidedAudit(
+  pause: Pause,
+  action: 'expired' | 'cancelled',
+  actor: string,
+  at: number,
+  reason?: string,
+): AuditEntry[] {
+  const decided = new Set(pause.decisions.map((d) => d.approvalId));
+  return pause.approvals
+    .filter((a) => !decided.has(a.approvalId))
+    .map((a) => approvalAudit(pause, a, action, actor, at, { reason }));
+}

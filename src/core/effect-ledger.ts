@@ -1,0 +1,11 @@
+/**
+ * Makes a side effect happen once per key, across retries, concurrent resumes and
+ * processes. Tools that move money or make things call it around their effect.
+ */
+export interface EffectLedger {
+  /**
+   * Runs `effect` the first time `key` is seen and stores its JSON result; later
+   * calls with the same key return the stored result without running it.
+   */
+  once<T>(key: string, effect: () => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,45 @@
+/** Stable error codes. Clients match on these; never rename one. */
+export const errorStatus = {
+  INVALID_JSON: 400,
+  VALIDATION_FAILED: 400,
+  UNKNOWN_APP: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  APPROVAL_NOT_FOUND: 404,
+  NO_PENDING_APPROVAL: 409,
+  SESSION_PAUSED: 409,
+  SESSION_BUSY: 409,
+  APP_MISMATCH: 409,
+  ALREADY_DECIDED: 409,
+  PAUSE_CANCELLED: 409,
+  APPROVAL_EXPIRED: 410,
+  EFFECT_IN_PROGRESS: 409,
+  RUN_FAILED: 500,
+  INTERNAL: 500,
+  STORE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+/** A failure with a stable code; transports map `status` onto their protocol. */
+export class HoldpointError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'HoldpointError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+/** True when `error` is a HoldpointError, optionally with the given code. */
+export function isHoldpointError(error: unknown, code?: ErrorCode): error is HoldpointError {
+  return error instanceof HoldpointError && (code === undefined || error.code === code);
+}

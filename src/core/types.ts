@@ -1,0 +1,98 @@
+/** What a person is asked: a yes/no on a tool call, or a value for a long-running tool. */
+export type ApprovalKind = 'confirmation' | 'input';
+
+/** One question to a person inside a pause. */
+export interface ApprovalRequest {
+  approvalId: string;
+  kind: ApprovalKind;
+  toolName: string;
+  /** The original tool call (for a confirmation, the call that waits behind it). */
+  toolCallId: string;
+  args: Record<string, unknown>;
+  hint: string;
+  payload?: unknown;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A person's answer to one approval request. Recorded once; the first one wins. */
+export interface Decision {
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+  payload?: unknown;
+  decidedBy: string;
+  at: number;
+}
+
+export type PauseStatus = 'pending' | 'resuming' | 'resumed' | 'expired' | 'cancelled';
+
+/** A run waiting for people; stored durably until decided, cancelled or expired. */
+export interface Pause {
+  pauseId: string;
+  sessionId: string;
+  invocationId: string;
+  app: string;
+  userId: string;
+  status: PauseStatus;
+  approvals: ApprovalRequest[];
+  decisions: Decision[];
+  createdAt: number;
+  expiresAt: number;
+}
+
+export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'cancelled' | 'expired';
+
+/** One user request processed until it ends; its id never changes across pauses. */
+export interface RunRecord {
+  invocationId: string;
+  sessionId: string;
+  app: string;
+  userId: string;
+  query: string;
+  status: RunStatus;
+  result?: string;
+  error?: string;
+  startedAt: number;
+  updatedAt: number;
+}
+
+export type SessionStatus = 'idle' | 'running' | 'paused';
+
+/** Holdpoint's own view of a session, beside ADK's events and state. */
+export interface SessionMeta {
+  sessionId: string;
+  app: string;
+  userId: string;
+  status: SessionStatus;
+  invocationId?: string;
+  pauseId?: string;
+  /** While running: until when the running process holds the session. */
+  leaseUntil?: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type AuditAction =
+  | 'requested'
+  | 'decided'
+  | 'expired'
+  | 'cancelled'
+  | 'resumed'
+  | 'completed'
+  | 'failed'
+  | 'executed';
+
+/** One append-only line of the audit log. */
+export interface AuditEntry {
+  at: number;
+  action: AuditAction;
+  sessionId: string;
+  invocationId: string;
+  actor: string;
+  approvalId?: string;
+  toolName?: string;
+  argsHash?: string;
+  approved?: boolean;
+  reason?: string;
+}

@@ -1,0 +1,48 @@
+import { type ServerType, serve as serveNode } from '@hono/node-server';
+import type { HoldpointConfig } from '../config/config.js';
+import { createHttpApp } from '../transports/http/http-app.js';
+import { createHoldpoint, type Holdpoint } from './create-holdpoint.js';
+
+/** A running server; `close` stops it and releases the store. */
+export interface RunningServer {
+  holdpoint: Holdpoint;
+  server: ServerType;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the HTTP server and the expiry sweeper, which records pauses that pass
+ * their TTL in the audit log even when nobody asks about them.
+ */
+export async function startServer(config: HoldpointConfig): Promise<RunningServer> {
+  const holdpoint = createHoldpoint(config);
+  const { runtime, logger, store } = holdpoint;
+  const app = createHttpApp({ runtime, logger });
+  const { server, port } = await new Promise<{ server: ServerType; port: number }>((resolve) => {
+    const server = serveNode(
+      { fetch: app.fetch, port: config.port, hostname: config.host },
+      (info) => resolve({ server, port: info.port }),
+    );
+  });
+  const sweeper = setInterval(() => {
+    runtime
+      .expireDue()
+      .catch((error: unknown) => logger.warn({ err: error }, 'expiry sweep failed'));
+  }, config.sweepIntervalSeconds * 1000);
+  sweeper.unref();
+  logger.info(
+    { port, host: config.host, store: store.kind, model: config.model, apps: runtime.appNames },
+    `Holdpoint listening on http://${config.host}:${port}`,
+  );
+  return {
+    holdpoint,
+    server,
+    port,
+    close: async () => {
+      clearInterval(sweeper);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { ApprovalRequest, Decision } from '../core/types.js';
+
+/** A run that finished. */
+export interface CompletedOutcome {
+  status: 'completed';
+  sessionId: string;
+  invocationId: string;
+  app: string;
+  result: string;
+  /** Files the tools made, as data URLs (e.g. generated images). */
+  artifacts: string[];
+}
+
+/** A run waiting for people; `approvals` are the ones still undecided. */
+export interface PendingOutcome {
+  status: 'pending_approval';
+  sessionId: string;
+  invocationId: string;
+  app: string;
+  message: string;
+  approvals: ApprovalRequest[];
+  decisions: Decision[];
+  expiresAt: number;
+}
+
+/** What starting or resuming a run leads to. */
+export type RunOutcome = CompletedOutcome | PendingOutcome;

@@ -1,0 +1,472 @@
+import { randomUUID } from 'node:crypto';
+import { Runner, type Session } from '@google/adk';
+import type { Content, Part } from '@google/genai';
+import type { Logger } from 'pino';
+import type { AgentApp } from '../agents/agent-app.js';
+import { approvalAudit } from '../core/audit.js';
+import { HoldpointError } from '../core/errors.js';
+import type {
+  ApprovalRequest,
+  AuditEntry,
+  Decision,
+  Pause,
+  RunRecord,
+  SessionMeta,
+} from '../core/types.js';
+import type { HoldpointStore } from '../store/store.js';
+import { closingEvent } from './dangling-calls.js';
+import type { PendingOutcome, RunOutcome } from './run-outcome.js';
+import { CONFIRMATION_CALL, SegmentCollector } from './segment-collector.js';
+
+export interface RuntimeOptions {
+  store: HoldpointStore;
+  apps: Map<string, AgentApp>;
+  defaultApp: string;
+  /** How long a pause waits for people before it expires. */
+  pauseTtlSeconds: number;
+  /** How long an ended pause is kept, so late callers learn it expired instead of "not found". */
+  retentionSeconds: number;
+  /** How long a running process may hold a session before another may take it over. */
+  runLeaseSeconds?: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface StartRequest {
+  query: string;
+  userId: string;
+  app?: string;
+  sessionId?: string;
+}
+
+/** One person's answer, as a transport hands it over. */
+export interface DecisionInput {
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+  payload?: unknown;
+}
+
+export interface ResumeRequest {
+  sessionId: string;
+  decidedBy: string;
+  /** Decides every undecided approval of the pause the same way. */
+  approved?: boolean;
+  reason?: string;
+  decisions?: DecisionInput[];
+}
+
+/** A pending approval with the run it belongs to. */
+export interface PendingApproval extends ApprovalRequest {
+  sessionId: string;
+  invocationId: string;
+  app: string;
+  userId: string;
+}
+
+/** What a session looks like from outside. */
+export interface SessionView {
+  meta: SessionMeta;
+  state: Record<string, unknown>;
+  run?: RunRecord;
+  pause?: Pause;
+  pendingApprovals: ApprovalRequest[];
+}
+
+/**
+ * The pause-resume state machine: starts runs on ADK, turns confirmation and
+ * long-running tool calls into durable pauses, records decisions and resumes the
+ * same run (same invocation id) once every approval of a pause is decided.
+ * Knows nothing about HTTP.
+ */
+export class HoldpointRuntime {
+  private readonly runners = new Map<string, Runner>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get store(): HoldpointStore {
+    return this.options.store;
+  }
+
+  /** Names of the apps this runtime serves. */
+  get appNames(): string[] {
+    return [...this.options.apps.keys()];
+  }
+
+  /** Starts a run for a user's message, on a new session unless `sessionId` is given. */
+  async start(request: StartRequest): Promise<RunOutcome> {
+    const { store } = this.options;
+    let appName = request.app ?? this.options.defaultApp;
+    let session: Session;
+    if (request.sessionId) {
+      const meta = await this.requireMeta(request.sessionId);
+      if (request.app && request.app !== meta.app) {
+        throw new HoldpointError(
+          'APP_MISMATCH',
+          `Session ${meta.sessionId} belongs to app ${meta.app}, not ${request.app}.`,
+        );
+      }
+      appName = meta.app;
+      session = await this.loadSession(meta);
+    } else {
+      this.requireApp(appName);
+      session = await store.sessions.createSession({ appName, userId: request.userId });
+    }
+    const app = this.requireApp(appName);
+    const now = this.now();
+    const run: RunRecord = {
+      invocationId: `inv-${randomUUID()}`,
+      sessionId: session.id,
+      app: app.name,
+      userId: request.userId,
+      query: request.query,
+      status: 'running',
+      startedAt: now,
+      updatedAt: now,
+    };
+    await store.beginRun(run, now + this.leaseMs);
+    const closing = closingEvent(
+      session.events,
+      run.invocationId,
+      'The approval request ended without a decision; the tool did not run.',
+    );
+    if (closing) await store.sessions.appendEvent({ session, event: closing });
+    return this.drive(app, session, run.invocationId, {
+      role: 'user',
+      parts: [{ text: request.query }],
+    });
+  }
+
+  /**
+   * Records decisions on the session's pause. Once every approval is decided, the
+   * one caller that completed it resumes the run; everyone else gets 409.
+   */
+  async resume(request: ResumeRequest): Promise<RunOutcome> {
+    const meta = await this.requireMeta(request.sessionId);
+    const pause = meta.pauseId
+      ? await this.store.getPause(meta.sessionId, meta.pauseId)
+      : undefined;
+    if (!pause) {
+      throw new HoldpointError('NO_PENDING_APPROVAL', 'This session has no pause to decide.');
+    }
+    const now = this.now();
+    const decisions = this.toDecisions(pause, request, now);
+    const { outcome, pause: decided } = await this.store.decide(
+      meta.sessionId,
+      decisions,
+      now,
+      now + this.leaseMs,
+    );
+    this.log(meta.sessionId, pause.invocationId).info(
+      { decisions: decisions.map((d) => ({ approval_id: d.approvalId, approved: d.approved })) },
+      'decisions recorded',
+    );
+    if (outcome === 'pending') return pendingOutcome(decided);
+    const app = this.requireApp(meta.app);
+    const session = await this.loadSession(meta);
+    return this.drive(app, session, decided.invocationId, {
+      role: 'user',
+      parts: decided.approvals.map((approval) => answerPart(approval, decided.decisions)),
+    });
+  }
+
+  /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
+  async cancel(sessionId: string, actor: string, reason?: string): Promise<Pause> {
+    await this.requireMeta(sessionId);
+    const pause = await this.store.cancel(sessionId, actor, reason, this.now());
+    this.log(sessionId, pause.invocationId).info({ reason }, 'run cancelled');
+    return pause;
+  }
+
+  /** The session's meta, state, current run and pending approvals. */
+  async getSession(sessionId: string): Promise<SessionView> {
+    await this.expireIfDue(sessionId);
+    const meta = await this.requireMeta(sessionId);
+    const session = await this.loadSession(meta);
+    const [run, pause] = await Promise.all([
+      meta.invocationId ? this.store.getRun(sessionId, meta.invocationId) : undefined,
+      meta.pauseId ? this.store.getPause(sessionId, meta.pauseId) : undefined,
+    ]);
+    return { meta, state: session.state, run, pause, pendingApprovals: undecided(pause) };
+  }
+
+  /** Pending approvals across sessions, for one user (the session's owner) or all. */
+  async listPendingApprovals(userId?: string): Promise<PendingApproval[]> {
+    await this.expireDue();
+    const pending: PendingApproval[] = [];
+    for (const sessionId of await this.store.listPausedSessions()) {
+      const meta = await this.store.getMeta(sessionId);
+      if (!meta?.pauseId || (userId !== undefined && meta.userId !== userId)) continue;
+      const pause = await this.store.getPause(sessionId, meta.pauseId);
+      for (const approval of undecided(pause)) {
+        pending.push({
+          ...approval,
+          sessionId,
+          invocationId: meta.invocationId ?? '',
+          app: meta.app,
+          userId: meta.userId,
+        });
+      }
+    }
+    return pending;
+  }
+
+  /** The audit log of a session, oldest first. */
+  async audit(sessionId: string): Promise<AuditEntry[]> {
+    await this.expireIfDue(sessionId);
+    await this.requireMeta(sessionId);
+    return this.store.listAudit(sessionId);
+  }
+
+  /** Expires every pause past its time (recording it in the audit log); returns how many. */
+  async expireDue(): Promise<number> {
+    let expired = 0;
+    for (const sessionId of await this.store.listPausedSessions()) {
+      if (await this.expireIfDue(sessionId)) expired += 1;
+    }
+    return expired;
+  }
+
+  private async expireIfDue(sessionId: string): Promise<boolean> {
+    const meta = await this.store.getMeta(sessionId);
+    if (meta?.status !== 'paused') return false;
+    const pause = await this.store.expire(sessionId, this.now());
+    if (pause) this.log(sessionId, pause.invocationId).info('pause expired');
+    return pause !== undefined;
+  }
+
+  private get leaseMs(): number {
+    return (this.options.runLeaseSeconds ?? 600) * 1000;
+  }
+
+  private requireApp(name: string): AgentApp {
+    const app = this.options.apps.get(name);
+    if (!app) {
+      throw new HoldpointError(
+        'UNKNOWN_APP',
+        `Unknown app ${name}. Known apps: ${this.appNames.join(', ')}.`,
+      );
+    }
+    return app;
+  }
+
+  private async requireMeta(sessionId: string): Promise<SessionMeta> {
+    const meta = await this.store.getMeta(sessionId);
+    if (!meta) {
+      throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
+        session_id: sessionId,
+      });
+    }
+    return meta;
+  }
+
+  private async loadSession(meta: SessionMeta): Promise<Session> {
+    const session = await this.store.sessions.getSession({
+      appName: meta.app,
+      userId: meta.userId,
+      sessionId: meta.sessionId,
+    });
+    if (!session) {
+      throw new HoldpointError('SESSION_NOT_FOUND', `No session ${meta.sessionId}.`);
+    }
+    return session;
+  }
+
+  private runner(app: AgentApp): Runner {
+    let runner = this.runners.get(app.name);
+    if (!runner) {
+      runner = new Runner({
+        appName: app.name,
+        agent: app.rootAgent,
+        sessionService: this.store.sessions,
+      });
+      this.runners.set(app.name, runner);
+    }
+    return runner;
+  }
+
+  private toDecisions(pause: Pause, request: ResumeRequest, now: number): Decision[] {
+    const base = { decidedBy: request.decidedBy, at: now };
+    if (request.decisions) {
+      return request.decisions.map((d) => ({ ...d, ...base }));
+    }
+    if (request.approved === undefined) {
+      throw new HoldpointError('VALIDATION_FAILED', 'Give either "approved" or "decisions".');
+    }
+    const open = undecided(pause);
+    if (pause.status !== 'pending' || open.length === 0) {
+      // Let the store give the precise answer (expired, cancelled, already decided).
+      return pause.approvals.slice(0, 1).map((a) => ({
+        approvalId: a.approvalId,
+        approved: request.approved === true,
+        reason: request.reason,
+        ...base,
+      }));
+    }
+    return open.map((a) => ({
+      approvalId: a.approvalId,
+      approved: request.approved === true,
+      reason: request.reason,
+      ...base,
+    }));
+  }
+
+  /** Runs one segment of a run on ADK and stores where it ended: a pause or the end. */
+  private async drive(
+    app: AgentApp,
+    session: Session,
+    invocationId: string,
+    newMessage: Content,
+  ): Promise<RunOutcome> {
+    const log = this.log(session.id, invocationId);
+    const collector = new SegmentCollector(app.hints);
+    try {
+      for await (const event of this.runner(app).runAsync({
+        userId: session.userId,
+        sessionId: session.id,
+        newMessage,
+      })) {
+        collector.add(event);
+      }
+    } catch (error) {
+      collector.error = error instanceof Error ? error.message : String(error);
+    }
+    const now = this.now();
+    if (collector.error !== undefined) {
+      await this.store.finishRun(
+        session.id,
+        invocationId,
+        {
+          status: 'failed',
+          error: collector.error,
+          audit: [endAudit(session.id, invocationId, 'failed', now)],
+        },
+        now,
+      );
+      log.error({ error: collector.error }, 'run failed');
+      throw new HoldpointError('RUN_FAILED', `The agent run failed: ${collector.error}`, {
+        session_id: session.id,
+        invocation_id: invocationId,
+      });
+    }
+    const executed = await this.executedAudit(session.id, collector, invocationId, now);
+    if (collector.approvals.length > 0) {
+      const expiresAt = now + this.options.pauseTtlSeconds * 1000;
+      const pause: Pause = {
+        pauseId: `pause-${randomUUID()}`,
+        sessionId: session.id,
+        invocationId,
+        app: app.name,
+        userId: session.userId,
+        status: 'pending',
+        approvals: collector.approvals.map((a) => ({ ...a, createdAt: now, expiresAt })),
+        decisions: [],
+        createdAt: now,
+        expiresAt,
+      };
+      const requested = pause.approvals.map((a) =>
+        approvalAudit(pause, a, 'requested', 'agent', now),
+      );
+      await this.store.savePause(
+        pause,
+        [...executed, ...requested],
+        expiresAt + this.options.retentionSeconds * 1000,
+      );
+      log.info({ approvals: pause.approvals.map((a) => a.approvalId) }, 'run paused');
+      return pendingOutcome(pause);
+    }
+    await this.store.finishRun(
+      session.id,
+      invocationId,
+      {
+        status: 'completed',
+        result: collector.text,
+        audit: [...executed, endAudit(session.id, invocationId, 'completed', now)],
+      },
+      now,
+    );
+    log.info('run completed');
+    return {
+      status: 'completed',
+      sessionId: session.id,
+      invocationId,
+      app: app.name,
+      result: collector.text,
+      artifacts: collector.artifacts,
+    };
+  }
+
+  /** `executed` lines for approved tool calls that produced a result in this segment. */
+  private async executedAudit(
+    sessionId: string,
+    collector: SegmentCollector,
+    invocationId: string,
+    now: number,
+  ): Promise<AuditEntry[]> {
+    const meta = await this.store.getMeta(sessionId);
+    const pause = meta?.pauseId ? await this.store.getPause(sessionId, meta.pauseId) : undefined;
+    if (pause?.status !== 'resuming' || pause.invocationId !== invocationId) return [];
+    return pause.approvals
+      .filter((a) => a.kind === 'confirmation' && collector.executedCallIds.has(a.toolCallId))
+      .filter((a) => pause.decisions.some((d) => d.approvalId === a.approvalId && d.approved))
+      .map((a) => approvalAudit(pause, a, 'executed', 'agent', now));
+  }
+
+  private log(sessionId: string, invocationId: string): Logger {
+    return this.options.logger.child({ session_id: sessionId, invocation_id: invocationId });
+  }
+}
+
+function undecided(pause: Pause | undefined): ApprovalRequest[] {
+  if (pause?.status !== 'pending') return [];
+  const decided = new Set(pause.decisions.map((d) => d.approvalId));
+  return pause.approvals.filter((a) => !decided.has(a.approvalId));
+}
+
+function pendingOutcome(pause: Pause): PendingOutcome {
+  const open = undecided(pause);
+  return {
+    status: 'pending_approval',
+    sessionId: pause.sessionId,
+    invocationId: pause.invocationId,
+    app: pause.app,
+    message: open.map((a) => a.hint).join('\n'),
+    approvals: open,
+    decisions: pause.decisions,
+    expiresAt: pause.expiresAt,
+  };
+}
+
+function endAudit(
+  sessionId: string,
+  invocationId: string,
+  action: 'completed' | 'failed',
+  at: number,
+): AuditEntry {
+  return { at, action, sessionId, invocationId, actor: 'agent' };
+}
+
+/** The function response that carries a person's decision back into ADK. */
+function answerPart(approval: ApprovalRequest, decisions: Decision[]): Part {
+  const decision = decisions.find((d) => d.approvalId === approval.approvalId);
+  const approved = decision?.approved === true;
+  if (approval.kind === 'confirmation') {
+    return {
+      functionResponse: {
+        id: approval.approvalId,
+        name: CONFIRMATION_CALL,
+        response: { confirmed: approved, payload: decision?.payload },
+      },
+    };
+  }
+  const value = decision?.payload;
+  const response: Record<string, unknown> = approved
+    ? typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value }
+    : { error: 'rejected', reason: decision?.reason ?? 'The person declined.' };
+  return { functionResponse: { id: approval.toolCallId, name: approval.toolName, response } };
+}

@@ -1,0 +1,96 @@
+import type { Event } from '@google/adk';
+import type { FunctionCall } from '@google/genai';
+import type { ApprovalRequest } from '../core/types.js';
+
+export const CONFIRMATION_CALL = 'adk_request_confirmation';
+
+/** Hints an app gives for its tools' approvals. */
+export type ApprovalHints = Record<string, (args: Record<string, unknown>) => string>;
+
+interface PinnedCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+function pinnedCall(call: FunctionCall): PinnedCall | undefined {
+  const original = call.args?.originalFunctionCall as Partial<PinnedCall> | undefined;
+  if (!original?.id || !original.name) return undefined;
+  return { id: original.id, name: original.name, args: original.args ?? {} };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads the ADK events of one run segment (from a start or resume to the next
+ * pause or the end): the approvals it asks for, the agents' text, the artifacts
+ * tools returned and the tool calls that produced a result.
+ */
+export class SegmentCollector {
+  readonly approvals: Omit<ApprovalRequest, 'createdAt' | 'expiresAt'>[] = [];
+  readonly artifacts: string[] = [];
+  readonly executedCallIds = new Set<string>();
+  private readonly texts: string[] = [];
+  error?: string;
+
+  constructor(private readonly hints: ApprovalHints) {}
+
+  /** Takes one event of the segment. */
+  add(event: Event): void {
+    if (event.errorCode || event.errorMessage) {
+      this.error = event.errorMessage ?? event.errorCode;
+    }
+    const longRunning = new Set(event.longRunningToolIds ?? []);
+    for (const part of event.content?.parts ?? []) {
+      if (part.functionCall) this.addCall(part.functionCall, longRunning);
+      const response = part.functionResponse;
+      if (response?.id && isObject(response.response)) {
+        this.executedCallIds.add(response.id);
+        const artifacts = response.response.artifacts;
+        if (Array.isArray(artifacts)) {
+          this.artifacts.push(...artifacts.filter((a): a is string => typeof a === 'string'));
+        }
+      }
+      if (part.text && !part.thought && event.author !== 'user' && !event.partial) {
+        this.texts.push(part.text);
+      }
+    }
+  }
+
+  private addCall(call: FunctionCall, longRunning: Set<string>): void {
+    if (!call.id) return;
+    if (call.name === CONFIRMATION_CALL) {
+      const original = pinnedCall(call);
+      if (!original) return;
+      const confirmation = isObject(call.args?.toolConfirmation) ? call.args.toolConfirmation : {};
+      this.approvals.push({
+        approvalId: call.id,
+        kind: 'confirmation',
+        toolName: original.name,
+        toolCallId: original.id,
+        args: original.args,
+        hint:
+          this.hints[original.name]?.(original.args) ??
+          (typeof confirmation.hint === 'string' ? confirmation.hint : `Run ${original.name}?`),
+        payload: confirmation.payload,
+      });
+    } else if (longRunning.has(call.id) && call.name) {
+      const args = call.args ?? {};
+      this.approvals.push({
+        approvalId: call.id,
+        kind: 'input',
+        toolName: call.name,
+        toolCallId: call.id,
+        args,
+        hint: this.hints[call.name]?.(args) ?? `${call.name} needs your input.`,
+      });
+    }
+  }
+
+  /** The agents' text of the segment. */
+  get text(): string {
+    return this.texts.join('\n\n');
+  }
+}

@@ -1,0 +1,49 @@
+import { HoldpointError } from '../core/errors.js';
+import type { Decision, Pause } from '../core/types.js';
+
+/**
+ * Why `decisions` cannot be recorded on `pause` at time `now`, or undefined when
+ * they can. Stores call it inside their atomic section.
+ */
+export function decisionConflict(
+  pause: Pause,
+  decisions: Decision[],
+  now: number,
+): HoldpointError | 'expire' | undefined {
+  if (pause.status === 'expired') {
+    return new HoldpointError('APPROVAL_EXPIRED', 'The pause expired; it can no longer resume.');
+  }
+  if (pause.status === 'cancelled') {
+    return new HoldpointError('PAUSE_CANCELLED', 'The run was cancelled.');
+  }
+  const ids = new Set(pause.approvals.map((a) => a.approvalId));
+  const decided = new Set(pause.decisions.map((d) => d.approvalId));
+  const seen = new Set<string>();
+  for (const decision of decisions) {
+    if (!ids.has(decision.approvalId)) {
+      return new HoldpointError(
+        'APPROVAL_NOT_FOUND',
+        `No approval ${decision.approvalId} in this pause.`,
+        { approval_id: decision.approvalId },
+      );
+    }
+    if (decided.has(decision.approvalId) || seen.has(decision.approvalId)) {
+      return new HoldpointError(
+        'ALREADY_DECIDED',
+        `Approval ${decision.approvalId} is already decided.`,
+        {
+          approval_id: decision.approvalId,
+        },
+      );
+    }
+    seen.add(decision.approvalId);
+  }
+  if (pause.status !== 'pending') {
+    return new HoldpointError(
+      'ALREADY_DECIDED',
+      'Every approval of this pause is already decided.',
+    );
+  }
+  if (now >= pause.expiresAt) return 'expire';
+  return undefined;
+}

@@ -1,0 +1,130 @@
+import { type ChainableCommander, Redis } from 'ioredis';
+import { HoldpointError } from '../core/errors.js';
+
+const CONNECT_TIMEOUT_MS = 2_000;
+const COMMAND_TIMEOUT_MS = 2_000;
+
+/** Server replies that mean "not serving now" rather than "bad command". */
+const UNAVAILABLE_REPLIES =
+  /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|MISCONF|NOREPLICAS)/;
+/** Client-side failures of ioredis and the socket under it. */
+const UNAVAILABLE_MESSAGES =
+  /Connection is closed|Stream isn't writeable|Command timed out|Socket timeout|ETIMEDOUT|ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|max retries per request/i;
+
+function isUnavailable(error: Error): boolean {
+  if (error.name === 'ReplyError') return UNAVAILABLE_REPLIES.test(error.message);
+  return error.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGES.test(error.message);
+}
+
+/** A Lua script run with EVALSHA, falling back to EVAL when Redis does not know it yet. */
+export type RedisScript = (keys: string[], args: (string | number)[]) => Promise<unknown>;
+
+/**
+ * One ioredis connection whose failures surface as HoldpointErrors: anything that
+ * means Redis cannot be reached becomes STORE_UNAVAILABLE, promptly, so callers
+ * never see raw ioredis errors and never wait on an offline queue.
+ */
+export class RedisConnection {
+  readonly client: Redis;
+  private lastError: Error | undefined;
+  private closed = false;
+
+  constructor(url: string) {
+    this.client = new Redis(url, {
+      // Queued commands would hide an outage behind a hang; fail them instead.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      // Keep reconnecting forever: the store comes back when Redis does.
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+      lazyConnect: false,
+    });
+    // Without a listener ioredis logs every failed reconnect; the last one explains outages.
+    this.client.on('error', (error: Error) => {
+      this.lastError = error;
+    });
+    this.client.on('ready', () => {
+      this.lastError = undefined;
+    });
+  }
+
+  /** Runs `operation` once the connection is ready; every failure becomes a HoldpointError. */
+  async run<T>(operation: (client: Redis) => Promise<T>): Promise<T> {
+    try {
+      await this.ready();
+      return await operation(this.client);
+    } catch (error) {
+      throw this.toHoldpointError(error);
+    }
+  }
+
+  /** Defines a Lua script on this connection (ioredis sends EVALSHA, then EVAL on NOSCRIPT). */
+  script(name: string, lua: string): RedisScript {
+    this.client.defineCommand(name, { lua });
+    const commands = this.client as unknown as Record<
+      string,
+      (numberOfKeys: number, ...keysAndArgs: (string | number)[]) => Promise<unknown>
+    >;
+    return (keys, args) => {
+      const command = commands[name];
+      if (!command) throw new Error(`Lua script ${name} is not defined`);
+      return command.call(this.client, keys.length, ...keys, ...args);
+    };
+  }
+
+  /** Executes a pipeline or transaction and throws its first failed command's error. */
+  async exec(commands: ChainableCommander): Promise<unknown[]> {
+    const replies = await commands.exec();
+    if (!replies) throw new Error('Redis aborted the transaction');
+    return replies.map(([error, reply]) => {
+      if (error) throw error;
+      return reply;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.client.status === 'ready') {
+      try {
+        await this.client.quit();
+        return;
+      } catch {
+        // Redis went away while quitting: dropping the socket is all that is left to do.
+      }
+    }
+    this.client.disconnect();
+  }
+
+  /** Waits for a (re)connection in progress, at most as long as one connect attempt. */
+  private async ready(): Promise<void> {
+    if (this.client.status === 'ready') return;
+    if (this.closed || this.client.status === 'end') {
+      throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: it is closed.');
+    }
+    const connected = await new Promise<boolean>((resolve) => {
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.client.off('ready', onReady);
+        resolve(false);
+      }, CONNECT_TIMEOUT_MS);
+      this.client.once('ready', onReady);
+    });
+    if (!connected) {
+      const reason = this.lastError?.message ?? `cannot connect (status ${this.client.status})`;
+      throw new HoldpointError('STORE_UNAVAILABLE', `The store is unavailable: ${reason}`);
+    }
+  }
+
+  private toHoldpointError(error: unknown): HoldpointError {
+    if (error instanceof HoldpointError) return error;
+    const cause = error instanceof Error ? error : new Error(String(error));
+    if (isUnavailable(cause)) {
+      return new HoldpointError('STORE_UNAVAILABLE', `The store is unavailable: ${cause.message}`);
+    }
+    return new HoldpointError('INTERNAL', `The store failed: ${cause.message}`);
+  }
+}

@@ -1,0 +1,54 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisConnection } from './redis-connection.js';
+import { RedisEffectLedger } from './redis-effect-ledger.js';
+import { RedisKeys } from './redis-keys.js';
+import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
+
+const scratch = new RedisScratch();
+const conn = new RedisConnection(TEST_REDIS_URL);
+const keys = new RedisKeys(scratch.prefix);
+const ledger = new RedisEffectLedger(conn, keys, {
+  resultTtlMs: 60_000,
+  claimTtlMs: 60_000,
+  waitMs: 200,
+});
+
+afterAll(async () => {
+  await conn.close();
+  await scratch.cleanup();
+});
+
+describe('RedisEffectLedger', () => {
+  it('answers EFFECT_IN_PROGRESS while another holder has not finished', async () => {
+    await scratch.redis.set(keys.effect('busy'), JSON.stringify({ claim: 'someone-else' }));
+    let ran = false;
+    await expect(
+      ledger.once('busy', async () => {
+        ran = true;
+      }),
+    ).rejects.toMatchObject({ code: 'EFFECT_IN_PROGRESS' });
+    expect(ran).toBe(false);
+  });
+
+  it('stores the result for later callers and keeps it for the result TTL', async () => {
+    expect(await ledger.once('paid', async () => ({ receipt: 'R-1' }))).toEqual({ receipt: 'R-1' });
+    expect(await ledger.once('paid', async () => ({ receipt: 'R-2' }))).toEqual({ receipt: 'R-1' });
+    const ttl = await scratch.redis.pttl(keys.effect('paid'));
+    expect(ttl).toBeGreaterThan(50_000);
+  });
+
+  it('lets a waiting caller run the effect when the holder failed', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const failing = ledger.once('flaky', async () => {
+      await gate;
+      throw new Error('boom');
+    });
+    const waiting = ledger.once('flaky', async () => 'second try');
+    release();
+    await expect(failing).rejects.toThrow('boom');
+    expect(await waiting).toBe('second try');
+  });
+});

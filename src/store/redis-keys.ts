@@ -1,0 +1,97 @@
+/**
+ * The Redis key layout of Holdpoint. Every key of one session carries the hash tag
+ * `{s:<sessionId>}`, so a session's keys share one Redis Cluster slot and one Lua
+ * script may change them all atomically. Global keys (indexes, app and user state,
+ * effects) live in other slots and are never part of a session's atomic change.
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {
+    // A brace in the prefix would become the hash tag and put every session in one slot.
+    if (/[{}]/.test(prefix)) throw new Error(`A Redis key prefix cannot contain braces: ${prefix}`);
+  }
+
+  private session(sessionId: string, name: string): string {
+    return `${this.prefix}:{s:${sessionId}}:${name}`;
+  }
+
+  /** Hash: `version`, `data` (SessionMeta JSON), `keepUntil` (latest pause retention). */
+  meta(sessionId: string): string {
+    return this.session(sessionId, 'meta');
+  }
+
+  pause(sessionId: string, pauseId: string): string {
+    return this.session(sessionId, `pause:${pauseId}`);
+  }
+
+  run(sessionId: string, invocationId: string): string {
+    return this.session(sessionId, `run:${invocationId}`);
+  }
+
+  /** Set of the session's pause keys, so deleting a session finds them. */
+  pauses(sessionId: string): string {
+    return this.session(sessionId, 'pauses');
+  }
+
+  /** Set of the session's run keys, so deleting a session finds them. */
+  runs(sessionId: string): string {
+    return this.session(sessionId, 'runs');
+  }
+
+  /** List of AuditEntry JSON lines. */
+  audit(sessionId: string): string {
+    return this.session(sessionId, 'audit');
+  }
+
+  /** List of ADK event JSON, in append order. */
+  events(sessionId: string): string {
+    return this.session(sessionId, 'events');
+  }
+
+  /** Hash: event id → index in the events list, so a re-appended event replaces itself. */
+  eventIndex(sessionId: string): string {
+    return this.session(sessionId, 'event-index');
+  }
+
+  /** Hash: the ADK session record (id, appName, userId, lastUpdateTime). */
+  adk(sessionId: string): string {
+    return this.session(sessionId, 'adk');
+  }
+
+  /** Hash: session-scoped ADK state, key → JSON value. */
+  state(sessionId: string): string {
+    return this.session(sessionId, 'state');
+  }
+
+  /** Zset of paused session ids scored by their pause's expiresAt. */
+  paused(): string {
+    return `${this.prefix}:paused`;
+  }
+
+  approval(approvalId: string): string {
+    return `${this.prefix}:approval:${approvalId}`;
+  }
+
+  /** Hash: ADK `app:` state of one app, key (without prefix) → JSON value. */
+  appState(appName: string): string {
+    return `${this.prefix}:app:${appName}:state`;
+  }
+
+  /** Hash: ADK `user:` state of one user of one app, key (without prefix) → JSON value. */
+  userState(appName: string, userId: string): string {
+    return `${this.prefix}:user:${appName}:${userId}:state`;
+  }
+
+  /** Set of the session ids of one user of one app. */
+  userSessions(appName: string, userId: string): string {
+    return `${this.prefix}:sessions:${appName}:${userId}`;
+  }
+
+  /** Set of the user ids that have sessions in one app. */
+  appUsers(appName: string): string {
+    return `${this.prefix}:users:${appName}`;
+  }
+
+  effect(key: string): string {
+    return `${this.prefix}:effect:${key}`;
+  }
+}

@@ -1,0 +1,365 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AppendEventRequest,
+  BaseSessionService,
+  type CreateSessionRequest,
+  createSession,
+  type DeleteSessionRequest,
+  type Event,
+  type GetSessionRequest,
+  type ListSessionsRequest,
+  type ListSessionsResponse,
+  mergeStates,
+  type Session,
+  State,
+  trimTempState,
+} from '@google/adk';
+import { HoldpointError } from '../core/errors.js';
+import type { SessionMeta } from '../core/types.js';
+import type { RedisConnection, RedisScript } from './redis-connection.js';
+import { type BufferedEvent, RedisEventBuffer } from './redis-event-buffer.js';
+import type { RedisKeys } from './redis-keys.js';
+import { RedisSessionWriter, type VersionedWrites } from './redis-session-writer.js';
+
+const CREATE_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'version', 0, 'data', ARGV[1], 'keepUntil', 0)
+redis.call('HSET', KEYS[2], 'id', ARGV[2], 'appName', ARGV[3], 'userId', ARGV[4], 'lastUpdateTime', ARGV[5])
+for i = 7, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[6]) end
+return 1
+`;
+
+type JsonState = Record<string, string>;
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value) ?? 'null';
+}
+
+function parseState(hash: JsonState): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(hash).map(([key, json]) => [key, JSON.parse(json)]));
+}
+
+/** Splits ADK state into session, `app:` and `user:` scopes (`temp:` is never stored). */
+function splitState(state: Record<string, unknown>): {
+  sessionState: JsonState;
+  appState: JsonState;
+  userState: JsonState;
+} {
+  const split = {
+    sessionState: {} as JsonState,
+    appState: {} as JsonState,
+    userState: {} as JsonState,
+  };
+  for (const [key, value] of Object.entries(state)) {
+    if (key.startsWith(State.APP_PREFIX)) {
+      split.appState[key.slice(State.APP_PREFIX.length)] = toJson(value);
+    } else if (key.startsWith(State.USER_PREFIX)) {
+      split.userState[key.slice(State.USER_PREFIX.length)] = toJson(value);
+    } else if (!key.startsWith(State.TEMP_PREFIX)) {
+      split.sessionState[key] = toJson(value);
+    }
+  }
+  return split;
+}
+
+/** The page of `all` a list request asks for, shaped as ADK's in-memory service does. */
+function paginate(
+  all: Session[],
+  { limit, offset, page, order }: ListSessionsRequest,
+): ListSessionsResponse {
+  if (order === 'asc') {
+    all.sort((a, b) => a.lastUpdateTime - b.lastUpdateTime || a.id.localeCompare(b.id));
+  } else if (order === 'desc') {
+    all.sort((a, b) => b.lastUpdateTime - a.lastUpdateTime || a.id.localeCompare(b.id));
+  }
+  const totalItems = all.length;
+  if (limit === undefined) {
+    return {
+      sessions: offset ? all.slice(offset) : all,
+      page: 1,
+      limit: totalItems,
+      totalItems,
+      totalPages: totalItems === 0 ? 0 : 1,
+    };
+  }
+  const start = page !== undefined ? (page - 1) * limit : (offset ?? 0);
+  return {
+    sessions: all.slice(start, start + limit),
+    page: page ?? (limit === 0 ? 1 : Math.floor(start / limit) + 1),
+    limit,
+    totalItems,
+    totalPages: limit === 0 ? 0 : Math.ceil(totalItems / limit),
+  };
+}
+
+/**
+ * ADK's session service on Redis. Appended events are buffered in this process and
+ * written by the session's next commit, atomically with the state transition that
+ * ends the run segment: a run holds its session under a lease, so its events become
+ * durable together with the pause or finish that ends it. `flush` writes them
+ * without a transition. Reads of this process include its buffered events.
+ */
+export class RedisSessionService extends BaseSessionService {
+  private readonly buffer = new RedisEventBuffer();
+  private readonly writer: RedisSessionWriter;
+  private readonly create: RedisScript;
+
+  constructor(
+    private readonly conn: RedisConnection,
+    private readonly keys: RedisKeys,
+    private readonly sessionTtlMs: number,
+  ) {
+    super();
+    this.writer = new RedisSessionWriter(conn, keys, sessionTtlMs);
+    this.create = conn.script('holdpointCreateSession', CREATE_LUA);
+  }
+
+  /** Creates the ADK session and its Holdpoint meta (idle); refuses an id in use. */
+  override createSession({
+    appName,
+    userId,
+    state,
+    sessionId,
+  }: CreateSessionRequest): Promise<Session> {
+    return this.conn.run(async (redis) => {
+      const id = sessionId || randomUUID();
+      const now = Date.now();
+      const meta: SessionMeta = {
+        sessionId: id,
+        app: appName,
+        userId,
+        status: 'idle',
+        createdAt: now,
+        updatedAt: now,
+      };
+      const split = splitState(state ? trimTempState(state) : {});
+      const k = this.keys;
+      const created = await this.create(
+        [k.meta(id), k.adk(id), k.state(id)],
+        [
+          JSON.stringify(meta),
+          id,
+          appName,
+          userId,
+          now,
+          this.sessionTtlMs,
+          ...Object.entries(split.sessionState).flat(),
+        ],
+      );
+      if (created !== 1) {
+        throw new HoldpointError('VALIDATION_FAILED', `Session ${id} already exists.`, {
+          session_id: id,
+        });
+      }
+      const index = redis
+        .pipeline()
+        .sadd(k.userSessions(appName, userId), id)
+        .sadd(k.appUsers(appName), userId);
+      if (Object.keys(split.appState).length > 0) index.hset(k.appState(appName), split.appState);
+      if (Object.keys(split.userState).length > 0) {
+        index.hset(k.userState(appName, userId), split.userState);
+      }
+      const replies = await this.conn.exec(
+        index.hgetall(k.appState(appName)).hgetall(k.userState(appName, userId)),
+      );
+      const [appState, userState] = replies.slice(-2) as [JsonState, JsonState];
+      return createSession({
+        id,
+        appName,
+        userId,
+        state: mergeStates(
+          parseState(appState),
+          parseState(userState),
+          parseState(split.sessionState),
+        ),
+        events: [],
+        lastUpdateTime: now,
+      });
+    });
+  }
+
+  override getSession({ appName, userId, sessionId, config }: GetSessionRequest) {
+    return this.conn.run(async (redis): Promise<Session | undefined> => {
+      const k = this.keys;
+      const [[record, stateHash, eventJsons], [appHash, userHash]] = await Promise.all([
+        // One transaction, so events and state are read at the same commit.
+        this.conn.exec(
+          redis
+            .multi()
+            .hgetall(k.adk(sessionId))
+            .hgetall(k.state(sessionId))
+            .lrange(k.events(sessionId), 0, -1),
+        ) as Promise<[Record<string, string>, JsonState, string[]]>,
+        this.conn.exec(
+          redis.pipeline().hgetall(k.appState(appName)).hgetall(k.userState(appName, userId)),
+        ) as Promise<[JsonState, JsonState]>,
+      ]);
+      if (record.appName !== appName || record.userId !== userId) return undefined;
+      const sessionState = parseState(stateHash);
+      const appState = parseState(appHash);
+      const userState = parseState(userHash);
+      let events = eventJsons.map((json) => JSON.parse(json) as Event);
+      let lastUpdateTime = Number(record.lastUpdateTime);
+      for (const buffered of this.buffer.list(sessionId)) {
+        const event = JSON.parse(buffered.json) as Event;
+        const index = events.findIndex((e) => e.id === event.id);
+        if (index >= 0) events[index] = event;
+        else events.push(event);
+        Object.assign(sessionState, parseState(buffered.sessionState));
+        Object.assign(appState, parseState(buffered.appState));
+        Object.assign(userState, parseState(buffered.userState));
+        lastUpdateTime = buffered.timestamp;
+      }
+      if (config?.numRecentEvents) events = events.slice(-config.numRecentEvents);
+      if (config?.afterTimestamp) {
+        const after = config.afterTimestamp;
+        let i = events.length - 1;
+        while (i >= 0 && (events[i]?.timestamp ?? 0) >= after) i--;
+        if (i >= 0) events = events.slice(i + 1);
+      }
+      return createSession({
+        id: sessionId,
+        appName,
+        userId,
+        state: mergeStates(appState, userState, sessionState),
+        events,
+        lastUpdateTime,
+      });
+    });
+  }
+
+  /** Lists sessions without events or state, paginated as ADK's in-memory service does. */
+  override listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
+    return this.conn.run(async (redis) => {
+      const { appName } = request;
+      const k = this.keys;
+      const users =
+        request.userId === undefined ? await redis.smembers(k.appUsers(appName)) : [request.userId];
+      const sets = users.map((userId) => k.userSessions(appName, userId));
+      const ids = await Promise.all(sets.map((set) => redis.smembers(set)));
+      const listed = users.flatMap((userId, u) =>
+        (ids[u] ?? []).map((sessionId) => ({ userId, sessionId, set: sets[u] ?? '' })),
+      );
+      const read = redis.pipeline();
+      for (const { sessionId } of listed) read.hmget(k.adk(sessionId), 'appName', 'lastUpdateTime');
+      const records = (await this.conn.exec(read)) as (string | null)[][];
+      const sessions: Session[] = [];
+      const gone = redis.pipeline();
+      listed.forEach(({ userId, sessionId, set }, i) => {
+        const [storedApp, storedTime] = records[i] ?? [];
+        // The set is an index that outlives expired sessions: prune what is gone.
+        if (storedApp !== appName || !storedTime) {
+          gone.srem(set, sessionId);
+          return;
+        }
+        const buffered = this.buffer.list(sessionId).at(-1);
+        sessions.push(
+          createSession({
+            id: sessionId,
+            appName,
+            userId,
+            state: {},
+            events: [],
+            lastUpdateTime: buffered?.timestamp ?? Number(storedTime),
+          }),
+        );
+      });
+      if (gone.length > 0) await this.conn.exec(gone);
+      return paginate(sessions, request);
+    });
+  }
+
+  /** Deletes the session with its events, runs, pauses and their index entries. */
+  override deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    return this.conn.run(async (redis) => {
+      const k = this.keys;
+      const [storedApp, storedUser] = await redis.hmget(k.adk(sessionId), 'appName', 'userId');
+      if (storedApp !== appName || storedUser !== userId) return;
+      const [pauseKeys, runKeys] = (await this.conn.exec(
+        redis.multi().smembers(k.pauses(sessionId)).smembers(k.runs(sessionId)),
+      )) as [string[], string[]];
+      const pauses = pauseKeys.length > 0 ? await redis.mget(pauseKeys) : [];
+      const approvals = pauses.flatMap((json) =>
+        json ? (JSON.parse(json) as { approvals: { approvalId: string }[] }).approvals : [],
+      );
+      await redis.del(
+        k.meta(sessionId),
+        k.adk(sessionId),
+        k.state(sessionId),
+        k.events(sessionId),
+        k.eventIndex(sessionId),
+        k.audit(sessionId),
+        k.pauses(sessionId),
+        k.runs(sessionId),
+        ...pauseKeys,
+        ...runKeys,
+      );
+      this.buffer.drop(sessionId);
+      const index = redis
+        .pipeline()
+        .zrem(k.paused(), sessionId)
+        .srem(k.userSessions(appName, userId), sessionId);
+      for (const { approvalId } of approvals) index.del(k.approval(approvalId));
+      await this.conn.exec(index);
+    });
+  }
+
+  /**
+   * Applies the event to `session` (ADK's base does, and drops `temp:` keys), then
+   * buffers it for the session's next commit instead of writing it now.
+   */
+  override async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
+    const appended = await super.appendEvent({ session, event });
+    session.lastUpdateTime = appended.timestamp;
+    if (appended.partial) return appended;
+    this.buffer.add(session.id, {
+      id: appended.id,
+      timestamp: appended.timestamp,
+      json: JSON.stringify(appended),
+      appName: session.appName,
+      userId: session.userId,
+      ...splitState(appended.actions?.stateDelta ?? {}),
+    });
+    return appended;
+  }
+
+  /** Makes the events this process buffered for the session durable now. */
+  async flush(sessionId: string): Promise<void> {
+    const expireAt = await this.commitSession(sessionId, undefined);
+    // Only a session that no longer exists refuses a flush: its events have nowhere to go.
+    if (expireAt === undefined) this.buffer.drop(sessionId);
+  }
+
+  /**
+   * Writes `transition` (when given) and this process's buffered events of the
+   * session in one atomic step. Returns the expiry of the session's keys, or
+   * undefined when nothing was written (the session moved on or is gone).
+   */
+  commitSession(
+    sessionId: string,
+    transition: VersionedWrites | undefined,
+  ): Promise<number | undefined> {
+    return this.conn.run(() =>
+      this.buffer.drain(sessionId, async (events) => {
+        const expireAt = await this.writer.write(sessionId, transition, events);
+        if (expireAt !== undefined) await this.writeSharedState(events);
+        return expireAt;
+      }),
+    );
+  }
+
+  /** `app:` and `user:` state live outside the session's slot, so they follow its commit. */
+  private async writeSharedState(events: BufferedEvent[]): Promise<void> {
+    const first = events[0];
+    if (!first) return;
+    const appState: JsonState = Object.assign({}, ...events.map((e) => e.appState));
+    const userState: JsonState = Object.assign({}, ...events.map((e) => e.userState));
+    const write = this.conn.client.pipeline();
+    if (Object.keys(appState).length > 0) write.hset(this.keys.appState(first.appName), appState);
+    if (Object.keys(userState).length > 0) {
+      write.hset(this.keys.userState(first.appName, first.userId), userState);
+    }
+    if (write.length > 0) await this.conn.exec(write);
+  }
+}

@@ -1,0 +1,127 @@
+import type { RedisConnection, RedisScript } from './redis-connection.js';
+import type { BufferedEvent } from './redis-event-buffer.js';
+import type { RedisKeys } from './redis-keys.js';
+import type { SessionWrites } from './transitions.js';
+
+// One script, so a transition and the events of the run segment it ends are written
+// together or not at all. Every key it touches is declared (Redis Cluster rule), and
+// every declared key gets the same expiry: max(now + session TTL, latest pause
+// retention), which never shrinks, so a pause never outlives or predeceases its meta.
+const WRITE_LUA = `
+local stored = redis.call('HGET', KEYS[1], 'version')
+if not stored then return false end
+if ARGV[1] ~= '' and stored ~= ARGV[1] then return false end
+local keep = tonumber(redis.call('HGET', KEYS[1], 'keepUntil') or '0')
+if ARGV[5] ~= '' and tonumber(ARGV[5]) > keep then keep = tonumber(ARGV[5]) end
+local expireAt = math.max(tonumber(ARGV[3]) + tonumber(ARGV[4]), keep)
+if ARGV[1] ~= '' then
+  redis.call('HSET', KEYS[1], 'version', tonumber(stored) + 1, 'data', ARGV[2], 'keepUntil', keep)
+end
+local k = 9
+local a = 12
+for _ = 1, tonumber(ARGV[6]) do
+  redis.call('SET', KEYS[k], ARGV[a])
+  redis.call('SADD', KEYS[7], KEYS[k])
+  k = k + 1
+  a = a + 1
+end
+if ARGV[7] == '1' then
+  redis.call('SET', KEYS[k], ARGV[a])
+  redis.call('SADD', KEYS[8], KEYS[k])
+  a = a + 1
+end
+for _ = 1, tonumber(ARGV[8]) do
+  redis.call('RPUSH', KEYS[6], ARGV[a])
+  a = a + 1
+end
+for _ = 1, tonumber(ARGV[9]) do
+  local index = redis.call('HGET', KEYS[5], ARGV[a])
+  if index then
+    redis.call('LSET', KEYS[4], index, ARGV[a + 1])
+  else
+    local length = redis.call('RPUSH', KEYS[4], ARGV[a + 1])
+    redis.call('HSET', KEYS[5], ARGV[a], length - 1)
+  end
+  a = a + 2
+end
+for _ = 1, tonumber(ARGV[10]) do
+  redis.call('HSET', KEYS[3], ARGV[a], ARGV[a + 1])
+  a = a + 2
+end
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[2], 'lastUpdateTime', ARGV[11]) end
+for _, key in ipairs(KEYS) do redis.call('PEXPIREAT', key, expireAt) end
+return expireAt
+`;
+
+/** A state transition to commit only if the session is still at `version`. */
+export interface VersionedWrites {
+  version: number;
+  writes: SessionWrites;
+}
+
+/**
+ * Writes one session atomically: a compare-and-set transition (meta, pauses, run,
+ * audit) and the ADK events buffered for the session with their session state.
+ */
+export class RedisSessionWriter {
+  private readonly script: RedisScript;
+
+  constructor(
+    conn: RedisConnection,
+    private readonly keys: RedisKeys,
+    private readonly sessionTtlMs: number,
+  ) {
+    this.script = conn.script('holdpointWriteSession', WRITE_LUA);
+  }
+
+  /**
+   * Writes `events` and, when given, `transition`. Returns the expiry given to the
+   * session's keys, or undefined when the session is gone or no longer at the version.
+   */
+  async write(
+    sessionId: string,
+    transition: VersionedWrites | undefined,
+    events: BufferedEvent[],
+  ): Promise<number | undefined> {
+    const k = this.keys;
+    const writes = transition?.writes;
+    const pauses = writes?.pauses ?? [];
+    const run = writes?.run;
+    const state: Record<string, string> = Object.assign({}, ...events.map((e) => e.sessionState));
+    const keys = [
+      k.meta(sessionId),
+      k.adk(sessionId),
+      k.state(sessionId),
+      k.events(sessionId),
+      k.eventIndex(sessionId),
+      k.audit(sessionId),
+      k.pauses(sessionId),
+      k.runs(sessionId),
+      ...pauses.map((p) => k.pause(sessionId, p.pauseId)),
+      ...(run ? [k.run(sessionId, run.invocationId)] : []),
+      // The current pause and run stay as long as the meta that points at them.
+      ...(writes?.meta.pauseId ? [k.pause(sessionId, writes.meta.pauseId)] : []),
+      ...(writes?.meta.invocationId ? [k.run(sessionId, writes.meta.invocationId)] : []),
+    ];
+    const args = [
+      transition ? String(transition.version) : '',
+      writes ? JSON.stringify(writes.meta) : '',
+      Date.now(),
+      this.sessionTtlMs,
+      writes?.pauseRetainUntil ?? '',
+      pauses.length,
+      run ? 1 : 0,
+      writes?.audit.length ?? 0,
+      events.length,
+      Object.keys(state).length,
+      events.at(-1)?.timestamp ?? '',
+      ...pauses.map((p) => JSON.stringify(p)),
+      ...(run ? [JSON.stringify(run)] : []),
+      ...(writes?.audit ?? []).map((line) => JSON.stringify(line)),
+      ...events.flatMap((e) => [e.id, e.json]),
+      ...Object.entries(state).flat(),
+    ];
+    const expireAt = await this.script(keys, args);
+    return expireAt === null ? undefined : Number(expireAt);
+  }
+}

@@ -1,0 +1,302 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { createEvent, type Session, ToolConfirmation } from '@google/adk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isHoldpointError } from '../core/errors.js';
+import type { Pause, RunRecord } from '../core/types.js';
+import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
+import { RedisStore } from './redis-store.js';
+
+const APP = 'redis-app';
+const HOUR = 3_600_000;
+const scratch = new RedisScratch();
+const options = { url: TEST_REDIS_URL, keyPrefix: scratch.prefix, sessionTtlSeconds: 600 };
+let store: RedisStore;
+let peer: RedisStore;
+
+beforeAll(async () => {
+  store = await RedisStore.connect(options);
+  peer = await RedisStore.connect(options);
+});
+afterAll(async () => {
+  await Promise.all([store.close(), peer.close()]);
+  await scratch.cleanup();
+});
+
+function newRun(session: Session, now: number): RunRecord {
+  return {
+    invocationId: `inv-${now}-${Math.random()}`,
+    sessionId: session.id,
+    app: APP,
+    userId: session.userId,
+    query: 'q',
+    status: 'running',
+    startedAt: now,
+    updatedAt: now,
+  };
+}
+
+function newPause(run: RunRecord, now: number, expiresAt = now + HOUR): Pause {
+  return {
+    pauseId: `pause-${Math.random()}`,
+    sessionId: run.sessionId,
+    invocationId: run.invocationId,
+    app: APP,
+    userId: run.userId,
+    status: 'pending',
+    approvals: [
+      {
+        approvalId: `approval-${Math.random()}`,
+        kind: 'confirmation',
+        toolName: 'request_image_generation',
+        toolCallId: 'call-1',
+        args: { num_images: 10 },
+        hint: 'Generate 10 images?',
+        createdAt: now,
+        expiresAt,
+      },
+    ],
+    decisions: [],
+    createdAt: now,
+    expiresAt,
+  };
+}
+
+async function running(userId = `user-${Math.random()}`) {
+  const now = Date.now();
+  const session = await store.sessions.createSession({ appName: APP, userId });
+  const run = newRun(session, now);
+  await store.beginRun(run, now + 60_000);
+  return { session, run, now };
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    return isHoldpointError(error) ? error.code : `raw: ${String(error)}`;
+  }
+}
+
+describe('RedisStore', () => {
+  it('keeps every key of a session under its hash tag', async () => {
+    const { session, run, now } = await running();
+    await store.sessions.appendEvent({
+      session,
+      event: createEvent({
+        invocationId: run.invocationId,
+        author: 'user',
+        actions: { stateDelta: { intent: 'x', 'app:a': 1, 'user:u': 2 } },
+      }),
+    });
+    const pause = newPause(run, now);
+    const line = { at: now, action: 'requested' as const, sessionId: session.id, actor: 'system' };
+    await store.savePause(pause, [{ ...line, invocationId: run.invocationId }], now + HOUR);
+
+    const keys = (await scratch.keys()).filter((key) => key.includes(session.id));
+    const sessionKeys = keys.filter((key) => key.includes('{'));
+    for (const key of sessionKeys) expect(key.match(/\{([^}]*)\}/)?.[1]).toBe(`s:${session.id}`);
+    const names = sessionKeys.map((key) => key.slice(key.indexOf('}') + 2)).sort();
+    expect(names).toEqual(
+      [
+        'adk',
+        'audit',
+        'event-index',
+        'events',
+        'meta',
+        `pause:${pause.pauseId}`,
+        'pauses',
+        `run:${run.invocationId}`,
+        'runs',
+        'state',
+      ].sort(),
+    );
+    expect(
+      await scratch.redis.get(`${scratch.prefix}:approval:${pause.approvals[0]?.approvalId}`),
+    ).toBe(session.id);
+    expect(await scratch.redis.zscore(`${scratch.prefix}:paused`, session.id)).toBe(
+      String(pause.expiresAt),
+    );
+  });
+
+  it('keeps a paused session, its pause included, until the pause retention', async () => {
+    const { session, run, now } = await running();
+    const pause = newPause(run, now);
+    const retainUntil = now + 2 * HOUR;
+    await store.savePause(pause, [], retainUntil);
+    const pauseKey = `${scratch.prefix}:{s:${session.id}}:pause:${pause.pauseId}`;
+    const metaKey = `${scratch.prefix}:{s:${session.id}}:meta`;
+    expect(await scratch.redis.pexpiretime(pauseKey)).toBe(retainUntil);
+    expect(await scratch.redis.pexpiretime(metaKey)).toBe(retainUntil);
+
+    // A later write never shortens it, even with no retention of its own.
+    await store.cancel(session.id, 'bob', undefined, now + 1);
+    expect(await scratch.redis.pexpiretime(pauseKey)).toBe(retainUntil);
+  });
+
+  it('gives a session the session TTL when that outlasts the pause retention', async () => {
+    const { session, run, now } = await running();
+    await store.savePause(newPause(run, now), [], now + 1_000);
+    const ttl = await scratch.redis.pttl(`${scratch.prefix}:{s:${session.id}}:meta`);
+    expect(ttl).toBeGreaterThan(590_000);
+    expect(ttl).toBeLessThanOrEqual(600_000);
+  });
+
+  it('holds appended events in this process until the next commit or flush', async () => {
+    const { session, run } = await running();
+    const event = createEvent({ invocationId: run.invocationId, author: 'user' });
+    await store.sessions.appendEvent({ session, event });
+    const key = { appName: APP, userId: session.userId, sessionId: session.id };
+
+    expect((await store.sessions.getSession(key))?.events.map((e) => e.id)).toEqual([event.id]);
+    expect((await peer.sessions.getSession(key))?.events).toEqual([]);
+
+    await store.sessions.flush(session.id);
+    expect((await peer.sessions.getSession(key))?.events.map((e) => e.id)).toEqual([event.id]);
+    expect(await store.getMeta(session.id)).toMatchObject({ status: 'running' });
+  });
+
+  it('round-trips confirmation events and replaces an event appended twice', async () => {
+    const { session, run, now } = await running();
+    const event = createEvent({
+      invocationId: run.invocationId,
+      author: 'agent',
+      content: {
+        role: 'model',
+        parts: [{ functionCall: { id: 'call-1', name: 'pay', args: { amount: 1 } } }],
+      },
+      longRunningToolIds: ['call-1'],
+      actions: {
+        requestedToolConfirmations: {
+          'call-1': new ToolConfirmation({ hint: 'Pay?', confirmed: false, payload: { a: 1 } }),
+        },
+      },
+    });
+    await store.sessions.appendEvent({ session, event });
+    await store.sessions.flush(session.id);
+    const replaced = { ...event, branch: 'root.picker' };
+    await store.sessions.appendEvent({ session, event: replaced });
+    await store.finishRun(session.id, run.invocationId, { status: 'completed', audit: [] }, now);
+
+    const read = await peer.sessions.getSession({
+      appName: APP,
+      userId: session.userId,
+      sessionId: session.id,
+    });
+    expect(read?.events).toHaveLength(1);
+    expect(JSON.parse(JSON.stringify(read?.events[0]))).toEqual(
+      JSON.parse(JSON.stringify(replaced)),
+    );
+    expect(read?.events[0]?.actions.requestedToolConfirmations['call-1']).toMatchObject({
+      hint: 'Pay?',
+      confirmed: false,
+      payload: { a: 1 },
+    });
+  });
+
+  it('refuses to create a session whose id is taken', async () => {
+    const { session } = await running();
+    expect(
+      await codeOf(
+        store.sessions.createSession({ appName: APP, userId: 'x', sessionId: session.id }),
+      ),
+    ).toBe('VALIDATION_FAILED');
+    expect(await store.getMeta(session.id)).toMatchObject({ status: 'running' });
+  });
+
+  it('lists paused sessions by expiry and drops those no longer paused', async () => {
+    const now = Date.now();
+    const later = await running();
+    await store.savePause(newPause(later.run, now, now + 2 * HOUR), [], now + 3 * HOUR);
+    const sooner = await running();
+    await store.savePause(newPause(sooner.run, now, now + HOUR), [], now + 3 * HOUR);
+    const ids = await peer.listPausedSessions();
+    expect(ids.indexOf(sooner.session.id)).toBeLessThan(ids.indexOf(later.session.id));
+
+    // A stale index entry (its writer died before the index update) is re-checked.
+    const idle = await running();
+    await scratch.redis.zadd(`${scratch.prefix}:paused`, 0, idle.session.id, 0, 'gone-session');
+    const checked = await peer.listPausedSessions();
+    expect(checked).not.toContain(idle.session.id);
+    expect(checked).not.toContain('gone-session');
+    expect(await scratch.redis.zscore(`${scratch.prefix}:paused`, 'gone-session')).toBeNull();
+  });
+
+  it('deletes every key of a deleted session', async () => {
+    const { session, run, now } = await running();
+    const pause = newPause(run, now);
+    await store.savePause(pause, [], now + HOUR);
+    await store.sessions.deleteSession({
+      appName: APP,
+      userId: session.userId,
+      sessionId: session.id,
+    });
+    expect((await scratch.keys()).filter((key) => key.includes(session.id))).toEqual([]);
+    expect(await store.findApproval(pause.approvals[0]?.approvalId ?? '')).toBeUndefined();
+    expect(await store.getMeta(session.id)).toBeUndefined();
+  });
+});
+
+describe('RedisStore when Redis is unreachable', () => {
+  it('rejects with STORE_UNAVAILABLE, never a raw ioredis error', async () => {
+    const down = new RedisStore({ ...options, url: 'redis://127.0.0.1:1' });
+    try {
+      const key = { appName: APP, userId: 'u', sessionId: 's' };
+      const codes = await Promise.all([
+        codeOf(down.ping()),
+        codeOf(down.getMeta('s')),
+        codeOf(down.listPausedSessions()),
+        codeOf(down.decide('s', [], 0, 0)),
+        codeOf(down.sessions.getSession(key)),
+        codeOf(down.sessions.createSession({ appName: APP, userId: 'u' })),
+        codeOf(down.sessions.listSessions({ appName: APP })),
+        codeOf(down.effects.once('k', async () => 1)),
+      ]);
+      expect(codes).toEqual(Array(codes.length).fill('STORE_UNAVAILABLE'));
+    } finally {
+      await down.close();
+    }
+    expect(await codeOf(RedisStore.connect({ ...options, url: 'redis://127.0.0.1:1' }))).toBe(
+      'STORE_UNAVAILABLE',
+    );
+  });
+
+  describe('when Redis hangs', () => {
+    const HELLO_REPLY = '%3\r\n+server\r\n+redis\r\n+version\r\n+7.0.0\r\n+proto\r\n:3\r\n';
+    const INFO = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
+    let server: Server;
+    const sockets: Socket[] = [];
+
+    beforeAll(async () => {
+      // Answers the connection handshake, then never replies: a hung Redis.
+      server = createServer((socket) => {
+        sockets.push(socket);
+        socket.on('data', (data) => {
+          const text = data.toString().toLowerCase();
+          if (text.includes('$5\r\nhello\r\n')) socket.write(HELLO_REPLY);
+          for (const _ of text.matchAll(/setinfo/g)) socket.write('+OK\r\n');
+          if (text.includes('$4\r\ninfo\r\n')) socket.write(`$${INFO.length}\r\n${INFO}\r\n`);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it('fails a command that gets no answer with STORE_UNAVAILABLE', async () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      const hung = new RedisStore({ ...options, url: `redis://127.0.0.1:${port}` });
+      try {
+        await expect(hung.getMeta('s')).rejects.toMatchObject({
+          code: 'STORE_UNAVAILABLE',
+          message: 'The store is unavailable: Command timed out',
+        });
+      } finally {
+        await hung.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,160 @@
+import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
+import { RedisConnection } from './redis-connection.js';
+import { RedisEffectLedger } from './redis-effect-ledger.js';
+import { RedisKeys } from './redis-keys.js';
+import { RedisSessionService } from './redis-session-service.js';
+import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
+import type { SessionWrites } from './transitions.js';
+
+const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
+
+/** How to reach Redis and how long to keep what is stored there. */
+export interface RedisStoreOptions {
+  /** e.g. `redis://127.0.0.1:6379/0`. */
+  url: string;
+  /** Prefix of every key; lets several deployments or tests share one Redis. Default `hp`. */
+  keyPrefix?: string;
+  /** A session's keys expire this long after its last commit (or its pause's retention). */
+  sessionTtlSeconds: number;
+  /** How long an effect claimed by a process that then died blocks a retry. Default 5 min. */
+  effectClaimMs?: number;
+}
+
+function parse<T>(json: string | null): T | undefined {
+  return json === null ? undefined : (JSON.parse(json) as T);
+}
+
+/**
+ * The shared store: every process pointing at the same Redis sees the same sessions,
+ * pauses and decisions. A session's keys share one hash tag, and each transition is
+ * one Lua compare-and-set on the session's version, so it stays atomic on Redis
+ * Cluster too. Global indexes (paused sessions, approval ids) are written after the
+ * commit and re-checked by their readers. When Redis cannot be reached every method
+ * rejects promptly with STORE_UNAVAILABLE.
+ */
+export class RedisStore extends TransactionalStore {
+  readonly kind = 'redis' as const;
+  readonly sessions: RedisSessionService;
+  readonly effects: RedisEffectLedger;
+  private readonly conn: RedisConnection;
+  private readonly keys: RedisKeys;
+
+  constructor(options: RedisStoreOptions) {
+    super();
+    const ttlMs = options.sessionTtlSeconds * 1000;
+    this.conn = new RedisConnection(options.url);
+    this.keys = new RedisKeys(options.keyPrefix ?? 'hp');
+    this.sessions = new RedisSessionService(this.conn, this.keys, ttlMs);
+    this.effects = new RedisEffectLedger(this.conn, this.keys, {
+      resultTtlMs: ttlMs,
+      claimTtlMs: options.effectClaimMs ?? DEFAULT_EFFECT_CLAIM_MS,
+    });
+  }
+
+  /** A store whose Redis answered a ping; rejects with STORE_UNAVAILABLE otherwise. */
+  static async connect(options: RedisStoreOptions): Promise<RedisStore> {
+    const store = new RedisStore(options);
+    try {
+      await store.ping();
+      return store;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
+    const k = this.keys;
+    return this.conn.run(async (redis) => {
+      for (;;) {
+        const [version, data] = await redis.hmget(k.meta(sessionId), 'version', 'data');
+        if (!version || !data) return undefined;
+        const meta = JSON.parse(data) as SessionMeta;
+        // Read the pause and run in one transaction with the version, and start over
+        // if a commit landed in between: a transition must see one consistent state.
+        const read = redis.multi().hget(k.meta(sessionId), 'version');
+        if (meta.pauseId) read.get(k.pause(sessionId, meta.pauseId));
+        if (meta.invocationId) read.get(k.run(sessionId, meta.invocationId));
+        const [again, ...records] = (await this.conn.exec(read)) as (string | null)[];
+        if (again !== version) continue;
+        const pause = meta.pauseId ? parse<Pause>(records.shift() ?? null) : undefined;
+        const run = meta.invocationId ? parse<RunRecord>(records.shift() ?? null) : undefined;
+        return { version: Number(version), snapshot: { meta, pause, run } };
+      }
+    });
+  }
+
+  protected commit(sessionId: string, version: number, writes: SessionWrites): Promise<boolean> {
+    return this.conn.run(async (redis) => {
+      const expireAt = await this.sessions.commitSession(sessionId, { version, writes });
+      if (expireAt === undefined) return false;
+      const k = this.keys;
+      const index = redis.pipeline();
+      const current = writes.pauses?.find((p) => p.pauseId === writes.meta.pauseId);
+      if (writes.meta.status !== 'paused') index.zrem(k.paused(), sessionId);
+      else if (current) index.zadd(k.paused(), current.expiresAt, sessionId);
+      for (const pause of writes.pauses ?? []) {
+        for (const { approvalId } of pause.approvals) {
+          index.set(k.approval(approvalId), sessionId, 'PXAT', expireAt);
+        }
+      }
+      await this.conn.exec(index);
+      return true;
+    });
+  }
+
+  getMeta(sessionId: string): Promise<SessionMeta | undefined> {
+    return this.conn.run(async (redis) =>
+      parse<SessionMeta>(await redis.hget(this.keys.meta(sessionId), 'data')),
+    );
+  }
+
+  getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
+    return this.conn.run(async (redis) =>
+      parse<Pause>(await redis.get(this.keys.pause(sessionId, pauseId))),
+    );
+  }
+
+  getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
+    return this.conn.run(async (redis) =>
+      parse<RunRecord>(await redis.get(this.keys.run(sessionId, invocationId))),
+    );
+  }
+
+  listPausedSessions(): Promise<string[]> {
+    return this.conn.run(async (redis) => {
+      const ids = await redis.zrange(this.keys.paused(), 0, '-1');
+      if (ids.length === 0) return [];
+      const read = redis.pipeline();
+      for (const id of ids) read.hget(this.keys.meta(id), 'data');
+      const metas = (await this.conn.exec(read)) as (string | null)[];
+      const gone = ids.filter((_, i) => metas[i] === null);
+      // Expired or deleted sessions never come back: prune them from the index.
+      if (gone.length > 0) await redis.zrem(this.keys.paused(), ...gone);
+      return ids.filter((_, i) => parse<SessionMeta>(metas[i] ?? null)?.status === 'paused');
+    });
+  }
+
+  findApproval(approvalId: string): Promise<string | undefined> {
+    return this.conn.run(async (redis) => {
+      const sessionId = await redis.get(this.keys.approval(approvalId));
+      if (sessionId === null) return undefined;
+      return (await redis.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
+    });
+  }
+
+  listAudit(sessionId: string): Promise<AuditEntry[]> {
+    return this.conn.run(async (redis) => {
+      const lines = await redis.lrange(this.keys.audit(sessionId), 0, -1);
+      return lines.map((line) => JSON.parse(line) as AuditEntry);
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.conn.run((redis) => redis.ping());
+  }
+
+  close(): Promise<void> {
+    return this.conn.close();
+  }
+}

@@ -1,0 +1,78 @@
+import type { BaseSessionService } from '@google/adk';
+import type { EffectLedger } from '../core/effect-ledger.js';
+import type {
+  AuditEntry,
+  Decision,
+  Pause,
+  RunRecord,
+  RunStatus,
+  SessionMeta,
+} from '../core/types.js';
+
+/** What `decide` did: decisions recorded, and whether the caller now holds the resume. */
+export interface DecideResult {
+  pause: Pause;
+  /** `claimed`: every approval is decided and this caller must resume the run. */
+  outcome: 'pending' | 'claimed';
+}
+
+/** How a run ended, written atomically with the session going idle. */
+export interface RunEnding {
+  status: Extract<RunStatus, 'completed' | 'failed'>;
+  result?: string;
+  error?: string;
+  audit: AuditEntry[];
+}
+
+/**
+ * Durable state of Holdpoint: ADK sessions and events (through `sessions`), plus
+ * runs, pauses, decisions, the audit log and the effect ledger. Every method that
+ * changes more than one record does it atomically, so two processes sharing the
+ * store can never both resume a pause or both record a decision.
+ */
+export interface HoldpointStore {
+  readonly kind: 'memory' | 'redis';
+  /** ADK's session service over this store. Creating a session also creates its meta. */
+  readonly sessions: BaseSessionService;
+  readonly effects: EffectLedger;
+
+  /** The Holdpoint meta of a session, or undefined when it does not exist. */
+  getMeta(sessionId: string): Promise<SessionMeta | undefined>;
+  /**
+   * Marks the session running a new run. Throws SESSION_PAUSED when it waits for
+   * people and SESSION_BUSY when another process holds a live lease on it.
+   */
+  beginRun(run: RunRecord, leaseUntil: number): Promise<void>;
+  /** Stores a pause (running → paused), its approval index and `requested` audit lines. */
+  savePause(pause: Pause, audit: AuditEntry[], retainUntil: number): Promise<void>;
+  /**
+   * Records decisions, all or none. Throws APPROVAL_NOT_FOUND, ALREADY_DECIDED,
+   * APPROVAL_EXPIRED (the pause becomes expired and audited), PAUSE_CANCELLED,
+   * NO_PENDING_APPROVAL. When the last approval is decided the pause becomes
+   * `resuming` and the session running under `leaseUntil`: only one caller ever
+   * gets `claimed`.
+   */
+  decide(
+    sessionId: string,
+    decisions: Decision[],
+    now: number,
+    leaseUntil: number,
+  ): Promise<DecideResult>;
+  /** Ends the run (session idle, pause resumed) and writes its audit lines. */
+  finishRun(sessionId: string, invocationId: string, ending: RunEnding, now: number): Promise<void>;
+  /** Cancels the paused run of a session. Throws NO_PENDING_APPROVAL when it is not paused. */
+  cancel(sessionId: string, actor: string, reason: string | undefined, now: number): Promise<Pause>;
+  /** Expires the session's pause if it is past its time; returns the pause when it did. */
+  expire(sessionId: string, now: number): Promise<Pause | undefined>;
+
+  getPause(sessionId: string, pauseId: string): Promise<Pause | undefined>;
+  getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined>;
+  /** Session ids that have a pending pause, oldest expiry first. */
+  listPausedSessions(): Promise<string[]>;
+  /** The session an approval id belongs to. */
+  findApproval(approvalId: string): Promise<string | undefined>;
+  listAudit(sessionId: string): Promise<AuditEntry[]>;
+
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

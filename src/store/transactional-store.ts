@@ -1,0 +1,116 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BaseSessionService } from '@google/adk';
+import type { EffectLedger } from '../core/effect-ledger.js';
+import { HoldpointError } from '../core/errors.js';
+import type { AuditEntry, Decision, Pause, RunRecord, SessionMeta } from '../core/types.js';
+import type { DecideResult, HoldpointStore, RunEnding } from './store.js';
+import {
+  beginRunTransition,
+  cancelTransition,
+  decideTransition,
+  expireTransition,
+  finishRunTransition,
+  type SessionSnapshot,
+  type SessionWrites,
+  savePauseTransition,
+  type Transition,
+} from './transitions.js';
+
+/** A snapshot and the version it was read at; a commit succeeds only at that version. */
+export interface VersionedSnapshot {
+  snapshot: SessionSnapshot;
+  version: number;
+}
+
+const MAX_ATTEMPTS = 100;
+
+/**
+ * The state machine of every store: read a session's snapshot, compute the
+ * transition, commit it only if nobody changed the session in between (compare
+ * and set on a per-session version), retry otherwise. Stores provide the read and
+ * the atomic commit; the rules live once, in transitions.ts.
+ */
+export abstract class TransactionalStore implements HoldpointStore {
+  abstract readonly kind: 'memory' | 'redis';
+  abstract readonly sessions: BaseSessionService;
+  abstract readonly effects: EffectLedger;
+
+  protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
+  /** Writes everything at once if the session is still at `version`; false otherwise. */
+  protected abstract commit(
+    sessionId: string,
+    version: number,
+    writes: SessionWrites,
+  ): Promise<boolean>;
+
+  abstract getMeta(sessionId: string): Promise<SessionMeta | undefined>;
+  abstract getPause(sessionId: string, pauseId: string): Promise<Pause | undefined>;
+  abstract getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined>;
+  abstract listPausedSessions(): Promise<string[]>;
+  abstract findApproval(approvalId: string): Promise<string | undefined>;
+  abstract listAudit(sessionId: string): Promise<AuditEntry[]>;
+  abstract ping(): Promise<void>;
+  abstract close(): Promise<void>;
+
+  private async transact<T>(
+    sessionId: string,
+    transition: (snapshot: SessionSnapshot) => Transition<T>,
+  ): Promise<T> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const read = await this.readSnapshot(sessionId);
+      if (!read) {
+        throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
+          session_id: sessionId,
+        });
+      }
+      const result = transition(read.snapshot);
+      if (result.writes && !(await this.commit(sessionId, read.version, result.writes))) {
+        // Someone else changed the session between our read and commit: read again.
+        await sleep(Math.random() * Math.min(50, 2 ** attempt));
+        continue;
+      }
+      if (result.error) throw result.error;
+      return result.value as T;
+    }
+    throw new HoldpointError('SESSION_BUSY', 'The session is changing too often; try again.');
+  }
+
+  beginRun(run: RunRecord, leaseUntil: number): Promise<void> {
+    return this.transact(run.sessionId, (s) => beginRunTransition(s, run, leaseUntil));
+  }
+
+  savePause(pause: Pause, audit: AuditEntry[], retainUntil: number): Promise<void> {
+    return this.transact(pause.sessionId, (s) => savePauseTransition(s, pause, audit, retainUntil));
+  }
+
+  decide(
+    sessionId: string,
+    decisions: Decision[],
+    now: number,
+    leaseUntil: number,
+  ): Promise<DecideResult> {
+    return this.transact(sessionId, (s) => decideTransition(s, decisions, now, leaseUntil));
+  }
+
+  finishRun(
+    sessionId: string,
+    invocationId: string,
+    ending: RunEnding,
+    now: number,
+  ): Promise<void> {
+    return this.transact(sessionId, (s) => finishRunTransition(s, invocationId, ending, now));
+  }
+
+  cancel(
+    sessionId: string,
+    actor: string,
+    reason: string | undefined,
+    now: number,
+  ): Promise<Pause> {
+    return this.transact(sessionId, (s) => cancelTransition(s, actor, reason, now));
+  }
+
+  expire(sessionId: string, now: number): Promise<Pause | undefined> {
+    return this.transact(sessionId, (s) => expireTransition(s, now));
+  }
+}

@@ -1,0 +1,87 @@
+import { createInterface, type Interface } from 'node:readline/promises';
+import type { Readable, Writable } from 'node:stream';
+import { isHoldpointError } from '../../core/errors.js';
+import type { ApprovalRequest } from '../../core/types.js';
+import type { RunOutcome } from '../../runtime/run-outcome.js';
+import type { DecisionInput, HoldpointRuntime } from '../../runtime/runtime.js';
+
+export interface ChatOptions {
+  runtime: HoldpointRuntime;
+  app: string;
+  userId: string;
+  input: Readable;
+  output: Writable;
+}
+
+const YES = /^(y|yes)$/i;
+
+/** Asks one approval at the prompt and turns the answer into a decision. */
+async function ask(
+  rl: Interface,
+  out: Writable,
+  approval: ApprovalRequest,
+): Promise<DecisionInput> {
+  out.write(`\n⏸  Approval needed: ${approval.toolName}\n`);
+  out.write(`   arguments: ${JSON.stringify(approval.args)}\n`);
+  out.write(`   ${approval.hint}\n`);
+  const options = approval.args.options;
+  if (approval.kind === 'input' && Array.isArray(options)) {
+    const answer = (await rl.question(`Choose [${options.join('/')}] (empty to decline): `)).trim();
+    const item = options.find((o) => String(o).toLowerCase() === answer.toLowerCase()) ?? answer;
+    return answer
+      ? { approvalId: approval.approvalId, approved: true, payload: { item } }
+      : { approvalId: approval.approvalId, approved: false, reason: 'declined at the prompt' };
+  }
+  const approved = YES.test((await rl.question('Approve? [y/N] ')).trim());
+  return {
+    approvalId: approval.approvalId,
+    approved,
+    payload: approval.kind === 'input' ? { confirmed: approved } : undefined,
+    reason: approved ? undefined : 'rejected at the prompt',
+  };
+}
+
+function printResult(out: Writable, outcome: RunOutcome & { status: 'completed' }): void {
+  out.write(`\n${outcome.result}\n`);
+  if (outcome.artifacts.length > 0) {
+    out.write(`(${outcome.artifacts.length} artifact(s) produced)\n`);
+  }
+}
+
+/**
+ * A terminal chat on the runtime: prints the session id, shows each approval and
+ * asks for the decision inline, then prints the result. Ends on EOF or "/exit".
+ */
+export async function runChat({ runtime, app, userId, input, output }: ChatOptions): Promise<void> {
+  const rl = createInterface({ input, output, terminal: false });
+  let sessionId: string | undefined;
+  output.write(`Holdpoint chat — app ${app}. Type a message, or /exit.\n`);
+  try {
+    for (;;) {
+      let line: string;
+      try {
+        line = (await rl.question('\nyou> ')).trim();
+      } catch {
+        return;
+      }
+      if (line === '/exit') return;
+      if (!line) continue;
+      try {
+        let outcome = await runtime.start({ query: line, userId, app, sessionId });
+        if (!sessionId) output.write(`session ${outcome.sessionId}\n`);
+        sessionId = outcome.sessionId;
+        while (outcome.status === 'pending_approval') {
+          const decisions: DecisionInput[] = [];
+          for (const approval of outcome.approvals) decisions.push(await ask(rl, output, approval));
+          outcome = await runtime.resume({ sessionId, decidedBy: userId, decisions });
+        }
+        printResult(output, outcome);
+      } catch (error) {
+        const code = isHoldpointError(error) ? `${error.code}: ` : '';
+        output.write(`error: ${code}${error instanceof Error ? error.message : String(error)}\n`);
+      }
+    }
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,145 @@
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import type { HoldpointRuntime } from '../../runtime/runtime.js';
+import { resolveCaller } from './caller.js';
+import { presentAudit, presentOutcome, presentPendingApproval, presentSession } from './present.js';
+import { approvalsQuery, auditQuery, cancelBody, resumeBody, startBody } from './schemas.js';
+
+export interface HttpAppOptions {
+  runtime: HoldpointRuntime;
+  logger: Logger;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new HoldpointError('INVALID_JSON', 'The request body is not valid JSON.');
+  }
+  return parse(schema, body);
+}
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+    throw new HoldpointError('VALIDATION_FAILED', `${where}${issue?.message ?? 'invalid input'}`, {
+      issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    });
+  }
+  return parsed.data;
+}
+
+/** The REST API over a runtime: start, resume, cancel, sessions, approvals, audit, health. */
+export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
+  const app = new Hono();
+
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HoldpointError(
+          'PAYLOAD_TOO_LARGE',
+          `Bodies are limited to ${MAX_BODY_BYTES} bytes.`,
+        );
+      },
+    }),
+  );
+
+  app.post('/api/agent/start', async (c) => {
+    const body = await readBody(c, startBody);
+    const outcome = await runtime.start({
+      query: body.query,
+      userId: resolveCaller(c, body.user_id),
+      app: body.app,
+      sessionId: body.session_id,
+    });
+    return c.json(presentOutcome(outcome));
+  });
+
+  app.post('/api/agent/resume', async (c) => {
+    const body = await readBody(c, resumeBody);
+    const outcome = await runtime.resume({
+      sessionId: body.session_id,
+      decidedBy: resolveCaller(c, body.user_id),
+      approved: body.approved,
+      reason: body.reason,
+      decisions: body.decisions?.map((d) => ({
+        approvalId: d.approval_id,
+        approved: d.approved,
+        reason: d.reason,
+        payload: d.payload,
+      })),
+    });
+    return c.json(presentOutcome(outcome));
+  });
+
+  app.post('/api/agent/cancel', async (c) => {
+    const body = await readBody(c, cancelBody);
+    const pause = await runtime.cancel(
+      body.session_id,
+      resolveCaller(c, body.user_id),
+      body.reason,
+    );
+    return c.json({
+      status: 'cancelled',
+      session_id: pause.sessionId,
+      invocation_id: pause.invocationId,
+    });
+  });
+
+  app.get('/api/sessions/:id', async (c) => {
+    return c.json(presentSession(await runtime.getSession(c.req.param('id'))));
+  });
+
+  app.get('/api/approvals', async (c) => {
+    const query = parse(approvalsQuery, c.req.query());
+    const approvals = await runtime.listPendingApprovals(query.user_id);
+    return c.json({ approvals: approvals.map(presentPendingApproval) });
+  });
+
+  app.get('/api/audit', async (c) => {
+    const query = parse(auditQuery, c.req.query());
+    const entries = await runtime.audit(query.session_id);
+    return c.json({ session_id: query.session_id, entries: entries.map(presentAudit) });
+  });
+
+  app.get('/healthz', async (c) => {
+    try {
+      await runtime.store.ping();
+      return c.json({ status: 'ok', store: runtime.store.kind });
+    } catch (error) {
+      const code = isHoldpointError(error) ? error.code : 'STORE_UNAVAILABLE';
+      return c.json({ status: 'unavailable', store: runtime.store.kind, code }, 503);
+    }
+  });
+
+  app.notFound((c) =>
+    c.json(
+      { error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } },
+      404,
+    ),
+  );
+
+  app.onError((error, c) => {
+    if (isHoldpointError(error)) {
+      if (error.status >= 500) logger.error({ err: error, code: error.code }, error.message);
+      return c.json(
+        { error: { code: error.code, message: error.message, ...(error.details ?? {}) } },
+        error.status as 400,
+      );
+    }
+    logger.error({ err: error }, 'unexpected error');
+    return c.json({ error: { code: 'INTERNAL', message: 'Internal error.' } }, 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,110 @@
+import type { ApprovalRequest, AuditEntry, Decision } from '../../core/types.js';
+import type { RunOutcome } from '../../runtime/run-outcome.js';
+import type { PendingApproval, SessionView } from '../../runtime/runtime.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** An approval request as the API shows it. */
+export function presentApproval(a: ApprovalRequest) {
+  return {
+    approval_id: a.approvalId,
+    kind: a.kind,
+    tool_name: a.toolName,
+    tool_call_id: a.toolCallId,
+    args: a.args,
+    hint: a.hint,
+    ...(a.payload === undefined ? {} : { payload: a.payload }),
+    created_at: iso(a.createdAt),
+    expires_at: iso(a.expiresAt),
+  };
+}
+
+/** A recorded decision as the API shows it. */
+export function presentDecision(d: Decision) {
+  return {
+    approval_id: d.approvalId,
+    approved: d.approved,
+    ...(d.reason === undefined ? {} : { reason: d.reason }),
+    ...(d.payload === undefined ? {} : { payload: d.payload }),
+    decided_by: d.decidedBy,
+    at: iso(d.at),
+  };
+}
+
+/** The answer of start and resume. */
+export function presentOutcome(outcome: RunOutcome) {
+  const base = {
+    status: outcome.status,
+    session_id: outcome.sessionId,
+    invocation_id: outcome.invocationId,
+    app: outcome.app,
+  };
+  if (outcome.status === 'completed') {
+    return { ...base, result: outcome.result, artifacts: outcome.artifacts };
+  }
+  return {
+    ...base,
+    message: outcome.message,
+    approvals: outcome.approvals.map(presentApproval),
+    decisions: outcome.decisions.map(presentDecision),
+    expires_at: iso(outcome.expiresAt),
+  };
+}
+
+/** A session with its current run and pending approvals. */
+export function presentSession(view: SessionView) {
+  const { meta, run, pause } = view;
+  return {
+    session_id: meta.sessionId,
+    app: meta.app,
+    user_id: meta.userId,
+    status: meta.status,
+    state: view.state,
+    created_at: iso(meta.createdAt),
+    updated_at: iso(meta.updatedAt),
+    run: run && {
+      invocation_id: run.invocationId,
+      status: run.status,
+      query: run.query,
+      ...(run.result === undefined ? {} : { result: run.result }),
+      ...(run.error === undefined ? {} : { error: run.error }),
+      started_at: iso(run.startedAt),
+      updated_at: iso(run.updatedAt),
+    },
+    pause: pause && {
+      pause_id: pause.pauseId,
+      invocation_id: pause.invocationId,
+      status: pause.status,
+      expires_at: iso(pause.expiresAt),
+      decisions: pause.decisions.map(presentDecision),
+    },
+    pending_approvals: view.pendingApprovals.map(presentApproval),
+  };
+}
+
+/** A pending approval in the cross-session list. */
+export function presentPendingApproval(a: PendingApproval) {
+  return {
+    ...presentApproval(a),
+    session_id: a.sessionId,
+    invocation_id: a.invocationId,
+    app: a.app,
+    user_id: a.userId,
+  };
+}
+
+/** One audit line. */
+export function presentAudit(e: AuditEntry) {
+  return {
+    at: iso(e.at),
+    action: e.action,
+    session_id: e.sessionId,
+    invocation_id: e.invocationId,
+    actor: e.actor,
+    ...(e.approvalId === undefined ? {} : { approval_id: e.approvalId }),
+    ...(e.toolName === undefined ? {} : { tool_name: e.toolName }),
+    ...(e.argsHash === undefined ? {} : { args_hash: e.argsHash }),
+    ...(e.approved === undefined ? {} : { approved: e.approved }),
+    ...(e.reason === undefined ? {} : { reason: e.reason }),
+  };
+}

@@ -1,0 +1,167 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonClient } from './support/json-client.js';
+import { TestRedis } from './support/redis-server.js';
+import { ServerProcess } from './support/server-process.js';
+
+let redis: TestRedis;
+const servers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+});
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.kill('SIGKILL')));
+});
+
+afterAll(async () => {
+  await redis.stop();
+});
+
+async function server(...args: string[]): Promise<ServerProcess> {
+  const started = await ServerProcess.start([
+    '--store',
+    'redis',
+    '--redis-url',
+    redis.url,
+    '--model',
+    'rules',
+    ...args,
+  ]);
+  servers.push(started);
+  return started;
+}
+
+async function pauseTenImages(
+  api: JsonClient,
+): Promise<{ session_id: string; invocation_id: string }> {
+  const start = await api.post('/api/agent/start', {
+    query: 'Generate 10 images',
+    user_id: 'fabricio',
+  });
+  expect(start.body.status).toBe('pending_approval');
+  return start.body;
+}
+
+async function actions(api: JsonClient, sessionId: string): Promise<string[]> {
+  const audit = await api.get(`/api/audit?session_id=${sessionId}`);
+  return audit.body.entries.map((e: { action: string }) => e.action);
+}
+
+describe('durable pauses on Redis, across real processes', () => {
+  it('survives kill -9 of the process that paused: a new process resumes the same run', async () => {
+    const first = await server();
+    const paused = await pauseTenImages(first.client);
+    await first.kill('SIGKILL');
+
+    const second = await server();
+    const resume = await second.client.post('/api/agent/resume', {
+      session_id: paused.session_id,
+      approved: true,
+    });
+    expect(resume.status).toBe(200);
+    expect(resume.body).toMatchObject({
+      status: 'completed',
+      invocation_id: paused.invocation_id,
+    });
+    expect(resume.body.artifacts).toHaveLength(10);
+    expect(resume.body.result).toContain('REQ-10-HUMAN');
+  });
+
+  it('two instances share one Redis: start on one, resume on the other', async () => {
+    const [a, b] = await Promise.all([server(), server()]);
+    const paused = await pauseTenImages(a.client);
+    const listed = await b.client.get('/api/approvals?user_id=fabricio');
+    expect(listed.body.approvals.map((x: { session_id: string }) => x.session_id)).toContain(
+      paused.session_id,
+    );
+    const resume = await b.client.post('/api/agent/resume', {
+      session_id: paused.session_id,
+      approved: true,
+    });
+    expect(resume.body).toMatchObject({ status: 'completed', invocation_id: paused.invocation_id });
+    expect((await a.client.get(`/api/sessions/${paused.session_id}`)).body.status).toBe('idle');
+  });
+
+  it('20 concurrent resumes on two instances: one runs the tool, 19 get 409', async () => {
+    const [a, b] = await Promise.all([server(), server()]);
+    const paused = await pauseTenImages(a.client);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? a : b).client.post('/api/agent/resume', {
+          session_id: paused.session_id,
+          approved: true,
+          user_id: `racer-${i}`,
+        }),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    const conflicts = results.filter((r) => r.status === 409);
+    expect(ok).toHaveLength(1);
+    expect(conflicts).toHaveLength(19);
+    for (const c of conflicts) expect(c.body.error.code).toBe('ALREADY_DECIDED');
+    const log = await actions(a.client, paused.session_id);
+    expect(log.filter((x) => x === 'executed')).toHaveLength(1);
+    expect(log.filter((x) => x === 'decided')).toHaveLength(1);
+    expect(log.filter((x) => x === 'resumed')).toHaveLength(1);
+  });
+
+  it('a pause older than its TTL answers 410 APPROVAL_EXPIRED on any instance, audited', async () => {
+    const a = await server('--pause-ttl', '1');
+    const paused = await pauseTenImages(a.client);
+    await a.kill('SIGKILL');
+    await sleep(1200);
+    const b = await server('--pause-ttl', '1');
+    const resume = await b.client.post('/api/agent/resume', {
+      session_id: paused.session_id,
+      approved: true,
+    });
+    expect(resume.status).toBe(410);
+    expect(resume.body.error.code).toBe('APPROVAL_EXPIRED');
+    expect(await actions(b.client, paused.session_id)).toEqual(['requested', 'expired']);
+  });
+
+  it('a new start on a paused session answers 409 SESSION_PAUSED', async () => {
+    const a = await server();
+    const paused = await pauseTenImages(a.client);
+    const again = await a.client.post('/api/agent/start', {
+      query: 'Generate 2 images',
+      user_id: 'fabricio',
+      session_id: paused.session_id,
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('SESSION_PAUSED');
+  });
+
+  it('Redis down: 503 STORE_UNAVAILABLE; back up: the paused run still resumes', async () => {
+    const a = await server();
+    const paused = await pauseTenImages(a.client);
+    await redis.down();
+    try {
+      const down = await a.client.post('/api/agent/resume', {
+        session_id: paused.session_id,
+        approved: true,
+      });
+      expect(down.status).toBe(503);
+      expect(down.body.error.code).toBe('STORE_UNAVAILABLE');
+      const start = await a.client.post('/api/agent/start', { query: 'hi', user_id: 'u' });
+      expect(start.body.error.code).toBe('STORE_UNAVAILABLE');
+      expect((await a.client.get('/healthz')).status).toBe(503);
+    } finally {
+      await redis.up();
+    }
+    let health = await a.client.get('/healthz');
+    for (let i = 0; i < 50 && health.status !== 200; i++) {
+      await sleep(100);
+      health = await a.client.get('/healthz');
+    }
+    expect(health.status).toBe(200);
+    const resume = await a.client.post('/api/agent/resume', {
+      session_id: paused.session_id,
+      approved: true,
+    });
+    expect(resume.body).toMatchObject({ status: 'completed', invocation_id: paused.invocation_id });
+    expect(resume.body.artifacts).toHaveLength(10);
+  });
+});

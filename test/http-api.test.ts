@@ -1,0 +1,462 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.js';
+import { type RunningServer, startServer } from '../src/main/serve.js';
+import { JsonClient } from './support/json-client.js';
+
+let server: RunningServer;
+let api: JsonClient;
+
+beforeAll(async () => {
+  server = await startServer(
+    loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules', '--store', 'memory']),
+  );
+  api = new JsonClient(`http://127.0.0.1:${server.port}`);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const startImages = (n: number, extra: Record<string, unknown> = {}) =>
+  api.post('/api/agent/start', { query: `Generate ${n} images`, user_id: 'fabricio', ...extra });
+
+async function auditActions(sessionId: string): Promise<string[]> {
+  const { body } = await api.get(`/api/audit?session_id=${sessionId}`);
+  return body.entries.map((e: { action: string }) => e.action);
+}
+
+describe('seed 000: image studio over REST', () => {
+  it('pauses before the tool runs, then resumes the same run to 10 images', async () => {
+    const start = await startImages(10);
+    expect(start.status).toBe(200);
+    expect(start.body).toMatchObject({
+      status: 'pending_approval',
+      message: '⚠️ Large request: 10 images',
+      approvals: [
+        {
+          kind: 'confirmation',
+          tool_name: 'request_image_generation',
+          args: { num_images: 10 },
+          hint: '⚠️ Large request: 10 images',
+        },
+      ],
+    });
+    const [approval] = start.body.approvals;
+    expect(approval.approval_id).toEqual(expect.any(String));
+    expect(approval.tool_call_id).toEqual(expect.any(String));
+    expect(Date.parse(start.body.expires_at)).toBeGreaterThan(Date.now());
+    expect(await auditActions(start.body.session_id)).toEqual(['requested']);
+
+    const resume = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      approved: true,
+      user_id: 'maria',
+    });
+    expect(resume.status).toBe(200);
+    expect(resume.body).toMatchObject({
+      status: 'completed',
+      session_id: start.body.session_id,
+      invocation_id: start.body.invocation_id,
+    });
+    expect(resume.body.result).toContain('Here are the 10 images');
+    expect(resume.body.result).toContain('REQ-10-HUMAN');
+    expect(resume.body.artifacts).toHaveLength(10);
+    for (const image of resume.body.artifacts) expect(image).toMatch(/^data:image\/png;base64,/);
+    expect(new Set(resume.body.artifacts).size).toBe(10);
+
+    const audit = await api.get(`/api/audit?session_id=${start.body.session_id}`);
+    expect(audit.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'requested',
+      'decided',
+      'resumed',
+      'executed',
+      'completed',
+    ]);
+    const decided = audit.body.entries[1];
+    expect(decided).toMatchObject({
+      actor: 'maria',
+      approved: true,
+      tool_name: 'request_image_generation',
+      invocation_id: start.body.invocation_id,
+    });
+    expect(decided.args_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('a rejection never runs the tool and says so', async () => {
+    const start = await startImages(10);
+    const resume = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      approved: false,
+      reason: 'too many',
+    });
+    expect(resume.body.status).toBe('completed');
+    expect(resume.body.result).toMatch(/rejected/i);
+    expect(resume.body.artifacts).toEqual([]);
+    const actions = await auditActions(start.body.session_id);
+    expect(actions).not.toContain('executed');
+    expect(actions).toEqual(['requested', 'decided', 'resumed', 'completed']);
+  });
+
+  it('a request at the threshold completes with no approval', async () => {
+    const start = await startImages(1);
+    expect(start.body.status).toBe('completed');
+    expect(start.body.artifacts).toHaveLength(1);
+    expect(start.body.result).toContain('REQ-1-HUMAN');
+  });
+
+  it('a second start on a paused session answers 409 SESSION_PAUSED', async () => {
+    const start = await startImages(5);
+    const again = await startImages(2, { session_id: start.body.session_id });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('SESSION_PAUSED');
+  });
+
+  it('continues the conversation on the same session once the run ended', async () => {
+    const first = await startImages(1);
+    const second = await startImages(1, { session_id: first.body.session_id });
+    expect(second.body).toMatchObject({ status: 'completed', session_id: first.body.session_id });
+    expect(second.body.invocation_id).not.toBe(first.body.invocation_id);
+  });
+});
+
+describe('payments (seed 001)', () => {
+  it('always asks, in English and Japanese', async () => {
+    for (const query of ['Send $200 to Jiro', '次郎さんに200ドル送金してください']) {
+      const start = await api.post('/api/agent/start', { query, user_id: 'u1', app: 'payments' });
+      expect(start.body).toMatchObject({
+        status: 'pending_approval',
+        app: 'payments',
+        approvals: [{ tool_name: 'process_payment', args: { amount: 200, currency: 'USD' } }],
+      });
+      expect(start.body.approvals[0].args.recipient).toMatch(/Jiro|次郎/);
+      const resume = await api.post('/api/agent/resume', {
+        session_id: start.body.session_id,
+        approved: true,
+      });
+      expect(resume.body.status).toBe('completed');
+      expect(resume.body.result).toMatch(/TXN-[0-9A-F]{10}/);
+    }
+  });
+
+  it('decides several approvals of one pause one by one, resuming once', async () => {
+    const start = await api.post('/api/agent/start', {
+      query: 'Send $200 to Jiro and $50 to Ana',
+      user_id: 'u1',
+      app: 'payments',
+    });
+    expect(start.body.approvals).toHaveLength(2);
+    const [first, second] = start.body.approvals;
+    const partial = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      decisions: [{ approval_id: first.approval_id, approved: true }],
+    });
+    expect(partial.body).toMatchObject({
+      status: 'pending_approval',
+      invocation_id: start.body.invocation_id,
+      approvals: [{ approval_id: second.approval_id }],
+      decisions: [{ approval_id: first.approval_id, approved: true }],
+    });
+    const done = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      decisions: [{ approval_id: second.approval_id, approved: false, reason: 'not Ana' }],
+    });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      invocation_id: start.body.invocation_id,
+    });
+    const actions = await auditActions(start.body.session_id);
+    expect(actions.filter((a) => a === 'executed')).toHaveLength(1);
+  });
+});
+
+describe('picker (seed 004): two long-running tools in a sub-agent', () => {
+  it('both resumptions produce the next step', async () => {
+    const start = await api.post('/api/agent/start', {
+      query: 'Pick a fruit',
+      user_id: 'u2',
+      app: 'picker',
+    });
+    expect(start.body).toMatchObject({
+      status: 'pending_approval',
+      approvals: [{ kind: 'input', tool_name: 'select_item' }],
+    });
+    const select = start.body.approvals[0];
+    const afterSelect = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      decisions: [{ approval_id: select.approval_id, approved: true, payload: { item: 'Banana' } }],
+    });
+    expect(afterSelect.body).toMatchObject({
+      status: 'pending_approval',
+      invocation_id: start.body.invocation_id,
+      approvals: [{ kind: 'input', tool_name: 'confirm_choice', args: { item: 'Banana' } }],
+    });
+    const confirm = afterSelect.body.approvals[0];
+    const done = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      decisions: [
+        { approval_id: confirm.approval_id, approved: true, payload: { confirmed: true } },
+      ],
+    });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      invocation_id: start.body.invocation_id,
+    });
+    expect(done.body.result).toBe('You picked Banana, and it is confirmed.');
+  });
+});
+
+describe('sessions, approvals, cancel, audit', () => {
+  it('shows a paused session and lists its approval for the owner only', async () => {
+    const start = await startImages(3, { user_id: 'lister' });
+    const session = await api.get(`/api/sessions/${start.body.session_id}`);
+    expect(session.body).toMatchObject({
+      session_id: start.body.session_id,
+      app: 'image-studio',
+      user_id: 'lister',
+      status: 'paused',
+      run: {
+        invocation_id: start.body.invocation_id,
+        status: 'paused',
+        query: 'Generate 3 images',
+      },
+      pending_approvals: [{ tool_name: 'request_image_generation' }],
+    });
+    const mine = await api.get('/api/approvals?user_id=lister');
+    expect(mine.body.approvals).toHaveLength(1);
+    expect(mine.body.approvals[0]).toMatchObject({
+      session_id: start.body.session_id,
+      invocation_id: start.body.invocation_id,
+      app: 'image-studio',
+    });
+    const others = await api.get('/api/approvals?user_id=nobody');
+    expect(others.body.approvals).toEqual([]);
+  });
+
+  it('cancel ends the pause: nothing runs, the run is cancelled, the session is free', async () => {
+    const start = await startImages(4);
+    const cancel = await api.post('/api/agent/cancel', {
+      session_id: start.body.session_id,
+      reason: 'changed my mind',
+      user_id: 'fabricio',
+    });
+    expect(cancel.body).toMatchObject({
+      status: 'cancelled',
+      invocation_id: start.body.invocation_id,
+    });
+    const resume = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      approved: true,
+    });
+    expect(resume.status).toBe(409);
+    expect(resume.body.error.code).toBe('PAUSE_CANCELLED');
+    const session = await api.get(`/api/sessions/${start.body.session_id}`);
+    expect(session.body).toMatchObject({ status: 'idle', run: { status: 'cancelled' } });
+    const audit = await api.get(`/api/audit?session_id=${start.body.session_id}`);
+    expect(audit.body.entries.at(-1)).toMatchObject({
+      action: 'cancelled',
+      actor: 'fabricio',
+      reason: 'changed my mind',
+    });
+    // A plain "yes" afterwards must not approve the cancelled call.
+    const yes = await api.post('/api/agent/start', {
+      query: 'yes',
+      user_id: 'fabricio',
+      session_id: start.body.session_id,
+    });
+    expect(yes.body.status).toBe('completed');
+    expect(await auditActions(start.body.session_id)).not.toContain('executed');
+  });
+
+  it('healthz reports the store', async () => {
+    const health = await api.get('/healthz');
+    expect(health).toEqual({ status: 200, body: { status: 'ok', store: 'memory' } });
+  });
+});
+
+describe('bad input gets a stable code and changes nothing', () => {
+  it.each([
+    ['bad JSON', '/api/agent/start', '{"query":', 400, 'INVALID_JSON'],
+    ['missing query', '/api/agent/start', { user_id: 'u' }, 400, 'VALIDATION_FAILED'],
+    ['empty query', '/api/agent/start', { query: ' ', user_id: 'u' }, 400, 'VALIDATION_FAILED'],
+    [
+      'unknown app',
+      '/api/agent/start',
+      { query: 'hi', user_id: 'u', app: 'nope' },
+      400,
+      'UNKNOWN_APP',
+    ],
+    [
+      'unknown session (start)',
+      '/api/agent/start',
+      { query: 'hi', user_id: 'u', session_id: 'nope' },
+      404,
+      'SESSION_NOT_FOUND',
+    ],
+    [
+      'unknown session (resume)',
+      '/api/agent/resume',
+      { session_id: 'nope', approved: true },
+      404,
+      'SESSION_NOT_FOUND',
+    ],
+    [
+      'neither approved nor decisions',
+      '/api/agent/resume',
+      { session_id: 's' },
+      400,
+      'VALIDATION_FAILED',
+    ],
+    [
+      'both approved and decisions',
+      '/api/agent/resume',
+      { session_id: 's', approved: true, decisions: [{ approval_id: 'a', approved: true }] },
+      400,
+      'VALIDATION_FAILED',
+    ],
+    [
+      'approved not a boolean',
+      '/api/agent/resume',
+      { session_id: 's', approved: 'yes' },
+      400,
+      'VALIDATION_FAILED',
+    ],
+    [
+      'unknown session (cancel)',
+      '/api/agent/cancel',
+      { session_id: 'nope' },
+      404,
+      'SESSION_NOT_FOUND',
+    ],
+  ])('%s', async (_name, path, body, status, code) => {
+    const response = await api.post(path, body);
+    expect(response.status).toBe(status);
+    expect(response.body.error).toMatchObject({ code, message: expect.any(String) });
+  });
+
+  it('unknown routes and ids', async () => {
+    expect((await api.get('/api/nope')).body.error.code).toBe('NOT_FOUND');
+    expect((await api.get('/api/sessions/nope')).body.error.code).toBe('SESSION_NOT_FOUND');
+    expect((await api.get('/api/audit?session_id=nope')).status).toBe(404);
+    expect((await api.get('/api/audit')).body.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('a wrong approval id, deciding twice, resuming an idle session', async () => {
+    const start = await startImages(6);
+    const wrong = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      decisions: [{ approval_id: 'not-an-approval', approved: true }],
+    });
+    expect(wrong.status).toBe(404);
+    expect(wrong.body.error.code).toBe('APPROVAL_NOT_FOUND');
+    expect((await api.get(`/api/sessions/${start.body.session_id}`)).body.status).toBe('paused');
+
+    const approvalId = start.body.approvals[0].approval_id;
+    const first = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      decisions: [{ approval_id: approvalId, approved: true }],
+    });
+    expect(first.body.status).toBe('completed');
+    const twice = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      decisions: [{ approval_id: approvalId, approved: false }],
+    });
+    expect(twice.status).toBe(409);
+    expect(twice.body.error.code).toBe('ALREADY_DECIDED');
+    const again = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      approved: true,
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('ALREADY_DECIDED');
+
+    const idle = await startImages(1);
+    const none = await api.post('/api/agent/resume', {
+      session_id: idle.body.session_id,
+      approved: true,
+    });
+    expect(none.status).toBe(409);
+    expect(none.body.error.code).toBe('NO_PENDING_APPROVAL');
+  });
+
+  it('the same approval twice in one request is refused whole', async () => {
+    const start = await startImages(7);
+    const id = start.body.approvals[0].approval_id;
+    const response = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      decisions: [
+        { approval_id: id, approved: true },
+        { approval_id: id, approved: false },
+      ],
+    });
+    expect(response.status).toBe(409);
+    expect((await api.get(`/api/sessions/${start.body.session_id}`)).body.pause.decisions).toEqual(
+      [],
+    );
+  });
+});
+
+describe('expiry', () => {
+  let short: RunningServer;
+  let shortApi: JsonClient;
+
+  beforeAll(async () => {
+    short = await startServer(
+      loadConfig([
+        '--port',
+        '0',
+        '--log-level',
+        'silent',
+        '--model',
+        'rules',
+        '--pause-ttl',
+        '1',
+        '--sweep-interval',
+        '60',
+      ]),
+    );
+    shortApi = new JsonClient(`http://127.0.0.1:${short.port}`);
+  });
+  afterAll(async () => short.close());
+
+  it('an expired pause answers 410 APPROVAL_EXPIRED, is audited, and frees the session', async () => {
+    const start = await shortApi.post('/api/agent/start', {
+      query: 'Generate 10 images',
+      user_id: 'u',
+    });
+    await sleep(1100);
+    const resume = await shortApi.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      approved: true,
+    });
+    expect(resume.status).toBe(410);
+    expect(resume.body.error.code).toBe('APPROVAL_EXPIRED');
+    const again = await shortApi.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      approved: true,
+    });
+    expect(again.body.error.code).toBe('APPROVAL_EXPIRED');
+    const audit = await shortApi.get(`/api/audit?session_id=${start.body.session_id}`);
+    expect(audit.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'requested',
+      'expired',
+    ]);
+    const session = await shortApi.get(`/api/sessions/${start.body.session_id}`);
+    expect(session.body).toMatchObject({
+      status: 'idle',
+      run: { status: 'expired' },
+      pending_approvals: [],
+    });
+  });
+
+  it('the sweep records expiry with nobody asking', async () => {
+    const start = await shortApi.post('/api/agent/start', {
+      query: 'Generate 3 images',
+      user_id: 'u',
+    });
+    await sleep(1100);
+    expect(await short.holdpoint.runtime.expireDue()).toBeGreaterThanOrEqual(1);
+    const audit = await short.holdpoint.store.listAudit(start.body.session_id);
+    expect(audit.map((e) => e.action)).toEqual(['requested', 'expired']);
+  });
+});

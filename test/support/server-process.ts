@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.js';
+import { JsonClient } from './json-client.js';
+
+const BIN = fileURLToPath(new URL('../../bin/holdpoint.js', import.meta.url));
+
+/** A Holdpoint server in its own OS process, as a user runs it. */
+export class ServerProcess {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    readonly logs: string[],
+  ) {}
+
+  static async start(
+    args: string[] = [],
+    env: Record<string, string> = {},
+  ): Promise<ServerProcess> {
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...args], {
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`server did not start:\n${logs.join('')}`)),
+        30_000,
+      );
+      const onData = (chunk: Buffer) => {
+        logs.push(chunk.toString());
+        if (chunk.toString().includes('Holdpoint listening')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited with ${code}:\n${logs.join('')}`));
+      });
+    });
+    return new ServerProcess(child, port, logs);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get client(): JsonClient {
+    return new JsonClient(this.url);
+  }
+
+  /** Ends the process with a signal and waits for it to be gone. */
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill(signal);
+    await exited;
+  }
+}
