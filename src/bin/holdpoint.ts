@@ -1,6 +1,6 @@
 import { DEFAULT_APP } from '../agents/app-registry.js';
 import { loadConfig } from '../config/config.js';
-import { isHoldpointError } from '../core/errors.js';
+import { HoldpointError, isHoldpointError } from '../core/errors.js';
 import { createHoldpoint } from '../main/create-holdpoint.js';
 import { startServer } from '../main/serve.js';
 import { runChat } from '../transports/cli/chat.js';
@@ -37,6 +37,13 @@ async function main(argv: string[]): Promise<void> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
     const holdpoint = createHoldpoint(config);
+    if (!holdpoint.runtime.appNames.includes(app)) {
+      await holdpoint.store.close();
+      throw new HoldpointError(
+        'UNKNOWN_APP',
+        `Unknown app ${app}. Known apps: ${holdpoint.runtime.appNames.join(', ')}.`,
+      );
+    }
     try {
       await runChat({
         runtime: holdpoint.runtime,

@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { isHoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest } from '../../core/types.js';
@@ -15,9 +15,26 @@ export interface ChatOptions {
 
 const YES = /^(y|yes)$/i;
 
+/** Asks a question and reads the next line; undefined at end of input. */
+type Prompt = (question: string) => Promise<string | undefined>;
+
+/** A prompt over lines that buffers them, so piped input is never dropped. */
+function linePrompt(input: Readable, output: Writable): { prompt: Prompt; close(): void } {
+  const rl = createInterface({ input, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
+  return {
+    prompt: async (question) => {
+      output.write(question);
+      const next = await lines.next();
+      return next.done ? undefined : String(next.value);
+    },
+    close: () => rl.close(),
+  };
+}
+
 /** Asks one approval at the prompt and turns the answer into a decision. */
 async function ask(
-  rl: Interface,
+  prompt: Prompt,
   out: Writable,
   approval: ApprovalRequest,
 ): Promise<DecisionInput> {
@@ -26,13 +43,13 @@ async function ask(
   out.write(`   ${approval.hint}\n`);
   const options = approval.args.options;
   if (approval.kind === 'input' && Array.isArray(options)) {
-    const answer = (await rl.question(`Choose [${options.join('/')}] (empty to decline): `)).trim();
+    const answer = ((await prompt(`Choose [${options.join('/')}] (empty to decline): `)) ?? '').trim();
     const item = options.find((o) => String(o).toLowerCase() === answer.toLowerCase()) ?? answer;
     return answer
       ? { approvalId: approval.approvalId, approved: true, payload: { item } }
       : { approvalId: approval.approvalId, approved: false, reason: 'declined at the prompt' };
   }
-  const approved = YES.test((await rl.question('Approve? [y/N] ')).trim());
+  const approved = YES.test(((await prompt('Approve? [y/N] ')) ?? '').trim());
   return {
     approvalId: approval.approvalId,
     approved,
@@ -53,18 +70,13 @@ function printResult(out: Writable, outcome: RunOutcome & { status: 'completed' 
  * asks for the decision inline, then prints the result. Ends on EOF or "/exit".
  */
 export async function runChat({ runtime, app, userId, input, output }: ChatOptions): Promise<void> {
-  const rl = createInterface({ input, output, terminal: false });
+  const { prompt, close } = linePrompt(input, output);
   let sessionId: string | undefined;
   output.write(`Holdpoint chat — app ${app}. Type a message, or /exit.\n`);
   try {
     for (;;) {
-      let line: string;
-      try {
-        line = (await rl.question('\nyou> ')).trim();
-      } catch {
-        return;
-      }
-      if (line === '/exit') return;
+      const line = (await prompt('\nyou> '))?.trim();
+      if (line === undefined || line === '/exit') return;
       if (!line) continue;
       try {
         let outcome = await runtime.start({ query: line, userId, app, sessionId });
@@ -72,7 +84,7 @@ export async function runChat({ runtime, app, userId, input, output }: ChatOptio
         sessionId = outcome.sessionId;
         while (outcome.status === 'pending_approval') {
           const decisions: DecisionInput[] = [];
-          for (const approval of outcome.approvals) decisions.push(await ask(rl, output, approval));
+          for (const approval of outcome.approvals) decisions.push(await ask(prompt, output, approval));
           outcome = await runtime.resume({ sessionId, decidedBy: userId, decisions });
         }
         printResult(output, outcome);
@@ -82,6 +94,6 @@ export async function runChat({ runtime, app, userId, input, output }: ChatOptio
       }
     }
   } finally {
-    rl.close();
+    close();
   }
 }

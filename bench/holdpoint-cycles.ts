@@ -1,0 +1,69 @@
+import type { RunOutcome } from '../src/runtime/run-outcome.js';
+import type { HoldpointRuntime } from '../src/runtime/runtime.js';
+import type { Cycle } from './measure.js';
+
+/** What every scenario asks: ten images is above the approval threshold, so it pauses. */
+export const QUERY = 'Generate 10 images';
+export const IMAGES = 10;
+export const USER = 'bench';
+export const APP = 'image-studio';
+
+/** Throws unless a resumed run completed with every image, so a broken cycle is never timed. */
+export function expectCompleted(status: string, artifacts: number): void {
+  if (status !== 'completed' || artifacts !== IMAGES) {
+    throw new Error(`cycle ended ${status} with ${artifacts} images, expected ${IMAGES}`);
+  }
+}
+
+function expectPaused(outcome: { status: string }): void {
+  if (outcome.status !== 'pending_approval') {
+    throw new Error(`start ended ${outcome.status}, expected pending_approval`);
+  }
+}
+
+/** A cycle on the runtime itself: start, then approve everything. */
+export function inProcessCycle(runtime: HoldpointRuntime): Cycle {
+  return async () => {
+    const paused = await runtime.start({ query: QUERY, userId: USER, app: APP });
+    expectPaused(paused);
+    const done: RunOutcome = await runtime.resume({
+      sessionId: paused.sessionId,
+      decidedBy: USER,
+      approved: true,
+    });
+    expectCompleted(done.status, done.status === 'completed' ? done.artifacts.length : 0);
+  };
+}
+
+interface OutcomeBody {
+  status: string;
+  session_id: string;
+  artifacts?: unknown[];
+}
+
+async function post(url: string, body: unknown): Promise<OutcomeBody> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as OutcomeBody;
+  if (!response.ok) throw new Error(`POST ${url} → ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A cycle through the REST API, as a client in the same process would drive it. */
+export function httpCycle(baseUrl: string): Cycle {
+  const start = `${baseUrl}/api/agent/start`;
+  const resume = `${baseUrl}/api/agent/resume`;
+  return async () => {
+    const paused = await post(start, { query: QUERY, user_id: USER, app: APP });
+    expectPaused(paused);
+    const done = await post(resume, {
+      session_id: paused.session_id,
+      user_id: USER,
+      approved: true,
+    });
+    expectCompleted(done.status, done.artifacts?.length ?? 0);
+  };
+}

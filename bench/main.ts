@@ -1,0 +1,108 @@
+import { cpus } from 'node:os';
+import { measure, type Sample } from './measure.js';
+import { type CommandCounts, RedisCounters, type RedisProfile } from './redis-profile.js';
+import { acquireRedis } from './redis-target.js';
+import { type BenchReport, formatReport, ratio } from './report.js';
+import { bareAdk, inProcess, overHttp, type Scenario } from './scenarios.js';
+import { loadBenchSettings } from './settings.js';
+
+const NAMES = {
+  adk: 'bare ADK (Runner + InMemorySessionService)',
+  memory: 'in-process, memory store',
+  redis: 'in-process, redis store',
+  httpMemory: 'http, memory store',
+  httpRedis: 'http, redis store',
+};
+
+const settings = loadBenchSettings();
+const redis = await acquireRedis(settings.redisUrl);
+const counters = new RedisCounters(redis.url);
+const samples = new Map<string, Sample>();
+let redisProfile: RedisProfile | undefined;
+
+/** Times one scenario and releases it, whatever happens. */
+async function run(
+  scenario: Scenario,
+  cycles: number,
+  hooks: { beforeTimed?: () => Promise<void>; afterTimed?: (n: number) => Promise<void> } = {},
+): Promise<void> {
+  process.stderr.write(`bench: ${scenario.name} …\n`);
+  try {
+    const sample = await measure(scenario.name, scenario.cycle, {
+      warmupCycles: settings.warmupCycles,
+      warmupBudgetMs: settings.warmupBudgetMs,
+      cycles,
+      budgetMs: settings.measureBudgetMs,
+      ...hooks,
+    });
+    samples.set(scenario.name, sample);
+  } finally {
+    await scenario.close();
+  }
+}
+
+try {
+  await run(bareAdk(NAMES.adk), settings.inProcessCycles);
+  await run(inProcess(NAMES.memory, { store: 'memory' }), settings.inProcessCycles);
+
+  const redisScenario = inProcess(NAMES.redis, {
+    store: 'redis',
+    url: redis.url,
+    prefix: redis.newPrefix(),
+  });
+  let before: CommandCounts = {};
+  await run(
+    {
+      ...redisScenario,
+      // Count commands while the store is still open, then watch a few more cycles.
+      close: async () => {
+        const split = await counters.monitor(
+          redis.url,
+          redisScenario.cycle,
+          settings.monitorCycles,
+        );
+        if (redisProfile && settings.monitorCycles > 0) {
+          redisProfile.clientCommands = split.client;
+          redisProfile.luaCommands = split.lua;
+        }
+        await redisScenario.close();
+      },
+    },
+    settings.inProcessCycles,
+    {
+      beforeTimed: async () => {
+        before = await counters.commandStats();
+      },
+      afterTimed: async (cycles) => {
+        redisProfile = RedisCounters.perCycle(before, await counters.commandStats(), cycles);
+      },
+    },
+  );
+
+  await run(await overHttp(NAMES.httpMemory, { store: 'memory' }), settings.httpCycles);
+  await run(
+    await overHttp(NAMES.httpRedis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
+    settings.httpCycles,
+  );
+} finally {
+  counters.close();
+  await redis.close();
+}
+
+const order = [NAMES.memory, NAMES.redis, NAMES.httpMemory, NAMES.httpRedis, NAMES.adk];
+const ordered = order.flatMap((name) => samples.get(name) ?? []);
+const adk = samples.get(NAMES.adk);
+const report: BenchReport = {
+  node: process.version,
+  cpus: cpus().length,
+  redis: redis.description,
+  samples: ordered,
+  ratios: adk
+    ? [NAMES.redis, NAMES.memory].flatMap((name) => {
+        const sample = samples.get(name);
+        return sample ? [ratio(sample, adk)] : [];
+      })
+    : [],
+  redisProfile,
+};
+process.stdout.write(`${formatReport(report)}\n\n${JSON.stringify(report)}\n`);

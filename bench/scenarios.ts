@@ -1,0 +1,43 @@
+import { type HoldpointConfig, loadConfig } from '../src/config/config.js';
+import { createHoldpoint } from '../src/main/create-holdpoint.js';
+import { startServer } from '../src/main/serve.js';
+import { adkBaselineCycle } from './adk-baseline.js';
+import { httpCycle, inProcessCycle } from './holdpoint-cycles.js';
+import type { Cycle } from './measure.js';
+
+/** A cycle to time, and what to release once it has been timed. */
+export interface Scenario {
+  name: string;
+  cycle: Cycle;
+  close(): Promise<void>;
+}
+
+/** Where a Holdpoint keeps its state; `redis` needs a URL and a prefix of its own. */
+export type StoreChoice = { store: 'memory' } | { store: 'redis'; url: string; prefix: string };
+
+/** The config a real process would load, pinned to the offline model and silent logs. */
+function benchConfig(choice: StoreChoice): HoldpointConfig {
+  const argv = ['--model', 'rules', '--log-level', 'silent', '--store', choice.store];
+  if (choice.store === 'redis')
+    argv.push('--redis-url', choice.url, '--redis-prefix', choice.prefix);
+  argv.push('--host', '127.0.0.1', '--port', '0');
+  // An empty environment, so a GEMINI_API_KEY or REDIS_URL of the shell cannot leak in.
+  return loadConfig(argv, {});
+}
+
+/** The runtime called directly: no transport at all. */
+export function inProcess(name: string, choice: StoreChoice): Scenario {
+  const { runtime, store } = createHoldpoint(benchConfig(choice));
+  return { name, cycle: inProcessCycle(runtime), close: () => store.close() };
+}
+
+/** The real HTTP server on an ephemeral 127.0.0.1 port, called with fetch. */
+export async function overHttp(name: string, choice: StoreChoice): Promise<Scenario> {
+  const server = await startServer(benchConfig(choice));
+  return { name, cycle: httpCycle(`http://127.0.0.1:${server.port}`), close: server.close };
+}
+
+/** The same agent on bare ADK. */
+export function bareAdk(name: string): Scenario {
+  return { name, cycle: adkBaselineCycle(), close: async () => {} };
+}

@@ -1,0 +1,40 @@
+/** How much work each scenario does; every count and time is bounded. */
+export interface BenchSettings {
+  warmupCycles: number;
+  inProcessCycles: number;
+  httpCycles: number;
+  /** Most time one scenario may spend warming up, then measuring (ms each). */
+  warmupBudgetMs: number;
+  measureBudgetMs: number;
+  /** Cycles watched with MONITOR to split client commands from Lua-internal ones. */
+  monitorCycles: number;
+  /** An external Redis to use instead of a private redis-server. */
+  redisUrl?: string;
+}
+
+function count(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) {
+    throw new Error(`${name} must be a whole number ≥ 0, got ${value}`);
+  }
+  return parsed;
+}
+
+/**
+ * Bench settings from the environment: BENCH_CYCLES, BENCH_HTTP_CYCLES,
+ * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES and BENCH_REDIS_URL.
+ */
+export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  // Five scenarios at 8 s warm-up + 22 s measuring stay under ~3 minutes in the worst case.
+  const seconds = count(env.BENCH_SCENARIO_SECONDS, 22, 'BENCH_SCENARIO_SECONDS');
+  return {
+    warmupCycles: count(env.BENCH_WARMUP, 200, 'BENCH_WARMUP'),
+    inProcessCycles: count(env.BENCH_CYCLES, 2000, 'BENCH_CYCLES'),
+    httpCycles: count(env.BENCH_HTTP_CYCLES, 500, 'BENCH_HTTP_CYCLES'),
+    warmupBudgetMs: 8_000,
+    measureBudgetMs: seconds * 1000,
+    monitorCycles: count(env.BENCH_MONITOR_CYCLES, 20, 'BENCH_MONITOR_CYCLES'),
+    redisUrl: env.BENCH_REDIS_URL || undefined,
+  };
+}

@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
+
+/** Runs `holdpoint chat` as a user would, typing `lines`, and returns what it printed. */
+function chat(args: string[], lines: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'chat', '--model', 'rules', ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+    child.stdin.end(`${lines.join('\n')}\n`);
+  });
+}
+
+describe('holdpoint chat', () => {
+  it('shows the session, the approval with its arguments and hint, and the result', async () => {
+    const { code, output } = await chat([], ['Generate 10 images', 'y', 'Generate 2 images', 'n']);
+    expect(code).toBe(0);
+    expect(output).toMatch(/session [0-9a-f-]{36}/);
+    expect(output).toContain('Approval needed: request_image_generation');
+    expect(output).toContain('{"num_images":10}');
+    expect(output).toContain('⚠️ Large request: 10 images');
+    expect(output).toContain('Approve? [y/N]');
+    expect(output).toContain('Here are the 10 images (order REQ-10-HUMAN).');
+    expect(output).toContain('The request was rejected, so no images were generated.');
+  });
+
+  it('answers the picker’s two input requests inline', async () => {
+    const { output } = await chat(['--app', 'picker'], ['Pick a fruit', 'banana', 'y']);
+    expect(output).toContain('Choose [Apple/Banana/Cherry]');
+    expect(output).toContain('You picked Banana, and it is confirmed.');
+  });
+
+  it('refuses an unknown app with a clear error', async () => {
+    const { code, output } = await chat(['--app', 'nope'], ['hello']);
+    expect(code).toBe(1);
+    expect(output).toContain('UNKNOWN_APP: Unknown app nope');
+  });
+});
