@@ -73,3 +73,28 @@ export function parsePaymentRequest(text: string): PaymentRequest | undefined {
   }
   return undefined;
 }
+
+// Further payments in the same message: "… and $50 to Ana", "…, 20 EUR to Bob".
+const MORE = new RegExp(`(?:\\band|,)\\s+${AMOUNT}\\s+to\\s+(?<recipient>${WORD})`, 'giu');
+
+/**
+ * Every payment a message asks for, in order: the first as `parsePaymentRequest`
+ * reads it, then each "and <amount> to <name>" after it ("Send $200 to Jiro and
+ * $50 to Ana"). Empty when the text asks for no payment.
+ */
+export function parsePaymentRequests(text: string): PaymentRequest[] {
+  const first = parsePaymentRequest(text);
+  if (!first) return [];
+  const payments = [first];
+  for (const match of text.normalize('NFKC').matchAll(MORE)) {
+    const groups = match.groups;
+    const amount = Number(groups?.number?.replaceAll(',', ''));
+    if (!groups?.recipient || !(amount > 0)) continue;
+    payments.push({
+      amount,
+      currency: currencyOf(groups.symbol, groups.unit),
+      recipient: groups.recipient.replace(/[.,!?]+$/, ''),
+    });
+  }
+  return payments;
+}
