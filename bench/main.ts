@@ -56,11 +56,7 @@ try {
       ...redisScenario,
       // Count commands while the store is still open, then watch a few more cycles.
       close: async () => {
-        const split = await counters.monitor(
-          redis.url,
-          redisScenario.cycle,
-          settings.monitorCycles,
-        );
+        const split = await counters.monitor(redisScenario.cycle, settings.monitorCycles);
         if (redisProfile && settings.monitorCycles > 0) {
           redisProfile.clientCommands = split.client;
           redisProfile.luaCommands = split.lua;

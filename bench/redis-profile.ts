@@ -59,12 +59,9 @@ export class RedisCounters {
    * Runs `cycles` cycles under MONITOR (untimed: MONITOR slows Redis) and splits
    * what the clients sent from what Lua scripts ran.
    */
-  async monitor(
-    url: string,
-    cycle: Cycle,
-    cycles: number,
-  ): Promise<{ client: number; lua: number }> {
-    const monitor = await new Redis(url, { maxRetriesPerRequest: 1 }).monitor();
+  async monitor(cycle: Cycle, cycles: number): Promise<{ client: number; lua: number }> {
+    // ioredis opens a separate connection for MONITOR; this one stays usable.
+    const monitor = await this.redis.monitor();
     let client = 0;
     let lua = 0;
     monitor.on('monitor', (_time: string, _args: string[], source: string) => {

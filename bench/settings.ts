@@ -26,8 +26,8 @@ function count(value: string | undefined, fallback: number, name: string): numbe
  * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES and BENCH_REDIS_URL.
  */
 export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
-  // Five scenarios at 8 s warm-up + 22 s measuring stay under ~3 minutes in the worst case.
-  const seconds = count(env.BENCH_SCENARIO_SECONDS, 22, 'BENCH_SCENARIO_SECONDS');
+  // Five scenarios at 8 s warm-up + 25 s measuring stay under ~3 minutes in the worst case.
+  const seconds = count(env.BENCH_SCENARIO_SECONDS, 25, 'BENCH_SCENARIO_SECONDS');
   return {
     warmupCycles: count(env.BENCH_WARMUP, 200, 'BENCH_WARMUP'),
     inProcessCycles: count(env.BENCH_CYCLES, 2000, 'BENCH_CYCLES'),

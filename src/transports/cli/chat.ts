@@ -43,7 +43,9 @@ async function ask(
   out.write(`   ${approval.hint}\n`);
   const options = approval.args.options;
   if (approval.kind === 'input' && Array.isArray(options)) {
-    const answer = ((await prompt(`Choose [${options.join('/')}] (empty to decline): `)) ?? '').trim();
+    const answer = (
+      (await prompt(`Choose [${options.join('/')}] (empty to decline): `)) ?? ''
+    ).trim();
     const item = options.find((o) => String(o).toLowerCase() === answer.toLowerCase()) ?? answer;
     return answer
       ? { approvalId: approval.approvalId, approved: true, payload: { item } }
@@ -84,7 +86,8 @@ export async function runChat({ runtime, app, userId, input, output }: ChatOptio
         sessionId = outcome.sessionId;
         while (outcome.status === 'pending_approval') {
           const decisions: DecisionInput[] = [];
-          for (const approval of outcome.approvals) decisions.push(await ask(prompt, output, approval));
+          for (const approval of outcome.approvals)
+            decisions.push(await ask(prompt, output, approval));
           outcome = await runtime.resume({ sessionId, decidedBy: userId, decisions });
         }
         printResult(output, outcome);
