@@ -13,7 +13,7 @@ import type {
   RunRecord,
   SessionMeta,
 } from '../core/types.js';
-import type { HoldpointStore } from '../store/store.js';
+import type { DecisionBatch, HoldpointStore } from '../store/store.js';
 import { closingEvent } from './dangling-calls.js';
 import type { PendingOutcome, RunOutcome } from './run-outcome.js';
 import { CONFIRMATION_CALL, SegmentCollector } from './segment-collector.js';
@@ -145,32 +145,24 @@ export class HoldpointRuntime {
    * one caller that completed it resumes the run; everyone else gets 409.
    */
   async resume(request: ResumeRequest): Promise<RunOutcome> {
-    const meta = await this.requireMeta(request.sessionId);
-    const pause = meta.pauseId
-      ? await this.store.getPause(meta.sessionId, meta.pauseId)
-      : undefined;
-    if (!pause) {
-      throw new HoldpointError('NO_PENDING_APPROVAL', 'This session has no pause to decide.');
-    }
     const now = this.now();
-    const decisions = this.toDecisions(pause, request, now);
-    const { outcome, pause: decided } = await this.store.decide(
-      meta.sessionId,
-      decisions,
+    const { outcome, pause } = await this.store.decide(
+      request.sessionId,
+      this.toBatch(request, now),
       now,
       now + this.leaseMs,
     );
-    this.log(meta.sessionId, pause.invocationId).info(
-      { decisions: decisions.map((d) => ({ approval_id: d.approvalId, approved: d.approved })) },
+    this.log(pause.sessionId, pause.invocationId).info(
+      { decided_by: request.decidedBy, decisions: pause.decisions.length, outcome },
       'decisions recorded',
     );
-    if (outcome === 'pending') return pendingOutcome(decided);
-    const app = this.requireApp(meta.app);
-    const session = await this.loadSession(meta);
-    return this.drive(app, session, decided.invocationId, {
-      role: 'user',
-      parts: decided.approvals.map((approval) => answerPart(approval, decided.decisions)),
-    });
+    if (outcome === 'pending') return pendingOutcome(pause);
+    return this.drive(
+      this.requireApp(pause.app),
+      { id: pause.sessionId, userId: pause.userId },
+      pause.invocationId,
+      { role: 'user', parts: pause.approvals.map((a) => answerPart(a, pause.decisions)) },
+    );
   }
 
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
@@ -288,36 +280,19 @@ export class HoldpointRuntime {
     return runner;
   }
 
-  private toDecisions(pause: Pause, request: ResumeRequest, now: number): Decision[] {
+  private toBatch(request: ResumeRequest, now: number): DecisionBatch {
     const base = { decidedBy: request.decidedBy, at: now };
-    if (request.decisions) {
-      return request.decisions.map((d) => ({ ...d, ...base }));
-    }
+    if (request.decisions) return { decisions: request.decisions.map((d) => ({ ...d, ...base })) };
     if (request.approved === undefined) {
       throw new HoldpointError('VALIDATION_FAILED', 'Give either "approved" or "decisions".');
     }
-    const open = undecided(pause);
-    if (pause.status !== 'pending' || open.length === 0) {
-      // Let the store give the precise answer (expired, cancelled, already decided).
-      return pause.approvals.slice(0, 1).map((a) => ({
-        approvalId: a.approvalId,
-        approved: request.approved === true,
-        reason: request.reason,
-        ...base,
-      }));
-    }
-    return open.map((a) => ({
-      approvalId: a.approvalId,
-      approved: request.approved === true,
-      reason: request.reason,
-      ...base,
-    }));
+    return { all: { approved: request.approved, reason: request.reason, ...base } };
   }
 
   /** Runs one segment of a run on ADK and stores where it ended: a pause or the end. */
   private async drive(
     app: AgentApp,
-    session: Session,
+    session: Pick<Session, 'id' | 'userId'>,
     invocationId: string,
     newMessage: Content,
   ): Promise<RunOutcome> {
@@ -352,7 +327,7 @@ export class HoldpointRuntime {
         invocation_id: invocationId,
       });
     }
-    const executed = await this.executedAudit(session.id, collector, invocationId, now);
+    const executed = [...collector.executedCallIds];
     if (collector.approvals.length > 0) {
       const expiresAt = now + this.options.pauseTtlSeconds * 1000;
       const pause: Pause = {
@@ -372,8 +347,9 @@ export class HoldpointRuntime {
       );
       await this.store.savePause(
         pause,
-        [...executed, ...requested],
+        requested,
         expiresAt + this.options.retentionSeconds * 1000,
+        executed,
       );
       log.info({ approvals: pause.approvals.map((a) => a.approvalId) }, 'run paused');
       return pendingOutcome(pause);
@@ -384,7 +360,8 @@ export class HoldpointRuntime {
       {
         status: 'completed',
         result: collector.text,
-        audit: [...executed, endAudit(session.id, invocationId, 'completed', now)],
+        audit: [endAudit(session.id, invocationId, 'completed', now)],
+        executedCallIds: executed,
       },
       now,
     );
@@ -397,22 +374,6 @@ export class HoldpointRuntime {
       result: collector.text,
       artifacts: collector.artifacts,
     };
-  }
-
-  /** `executed` lines for approved tool calls that produced a result in this segment. */
-  private async executedAudit(
-    sessionId: string,
-    collector: SegmentCollector,
-    invocationId: string,
-    now: number,
-  ): Promise<AuditEntry[]> {
-    const meta = await this.store.getMeta(sessionId);
-    const pause = meta?.pauseId ? await this.store.getPause(sessionId, meta.pauseId) : undefined;
-    if (pause?.status !== 'resuming' || pause.invocationId !== invocationId) return [];
-    return pause.approvals
-      .filter((a) => a.kind === 'confirmation' && collector.executedCallIds.has(a.toolCallId))
-      .filter((a) => pause.decisions.some((d) => d.approvalId === a.approvalId && d.approved))
-      .map((a) => approvalAudit(pause, a, 'executed', 'agent', now));
   }
 
   private log(sessionId: string, invocationId: string): Logger {

@@ -89,11 +89,11 @@ export class MemoryStore extends TransactionalStore {
 
   protected async commit(
     sessionId: string,
-    version: number,
+    read: VersionedSnapshot,
     writes: SessionWrites,
   ): Promise<boolean> {
     const record = this.records.get(sessionId);
-    if (!record || record.version !== version) return false;
+    if (!record || record.version !== read.version) return false;
     const copy = structuredClone(writes);
     record.version += 1;
     record.meta = copy.meta;

@@ -39,6 +39,8 @@ export class RedisConnection {
       // Keep reconnecting forever: the store comes back when Redis does.
       retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
       lazyConnect: false,
+      // Commands issued in the same tick share one socket write: fewer syscalls per run.
+      enableAutoPipelining: true,
     });
     // Without a listener ioredis logs every failed reconnect; the last one explains outages.
     this.client.on('error', (error: Error) => {

@@ -1,3 +1,4 @@
+import type { Pause, RunRecord } from '../core/types.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { BufferedEvent } from './redis-event-buffer.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -16,9 +17,12 @@ if ARGV[5] ~= '' and tonumber(ARGV[5]) > keep then keep = tonumber(ARGV[5]) end
 local expireAt = math.max(tonumber(ARGV[3]) + tonumber(ARGV[4]), keep)
 if ARGV[1] ~= '' then
   redis.call('HSET', KEYS[1], 'version', tonumber(stored) + 1, 'data', ARGV[2], 'keepUntil', keep)
+  -- The current pause and run ride in the meta hash too, so a snapshot is one HMGET.
+  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'pause', ARGV[12]) else redis.call('HDEL', KEYS[1], 'pause') end
+  if ARGV[13] ~= '' then redis.call('HSET', KEYS[1], 'run', ARGV[13]) else redis.call('HDEL', KEYS[1], 'run') end
 end
 local k = 9
-local a = 12
+local a = 14
 for _ = 1, tonumber(ARGV[6]) do
   redis.call('SET', KEYS[k], ARGV[a])
   redis.call('SADD', KEYS[7], KEYS[k])
@@ -57,6 +61,8 @@ return expireAt
 export interface VersionedWrites {
   version: number;
   writes: SessionWrites;
+  /** The session's current pause and run after the writes (for the meta hash). */
+  current: { pause?: Pause; run?: RunRecord };
 }
 
 /**
@@ -115,6 +121,8 @@ export class RedisSessionWriter {
       events.length,
       Object.keys(state).length,
       events.at(-1)?.timestamp ?? '',
+      transition?.current.pause ? JSON.stringify(transition.current.pause) : '',
+      transition?.current.run ? JSON.stringify(transition.current.run) : '',
       ...pauses.map((p) => JSON.stringify(p)),
       ...(run ? [JSON.stringify(run)] : []),
       ...(writes?.audit ?? []).map((line) => JSON.stringify(line)),

@@ -246,7 +246,7 @@ describe('RedisStore when Redis is unreachable', () => {
         codeOf(down.ping()),
         codeOf(down.getMeta('s')),
         codeOf(down.listPausedSessions()),
-        codeOf(down.decide('s', [], 0, 0)),
+        codeOf(down.decide('s', { decisions: [] }, 0, 0)),
         codeOf(down.sessions.getSession(key)),
         codeOf(down.sessions.createSession({ appName: APP, userId: 'u' })),
         codeOf(down.sessions.listSessions({ appName: APP })),

@@ -64,41 +64,57 @@ export class RedisStore extends TransactionalStore {
   }
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
-    const k = this.keys;
     return this.conn.run(async (redis) => {
-      for (;;) {
-        const [version, data] = await redis.hmget(k.meta(sessionId), 'version', 'data');
-        if (!version || !data) return undefined;
-        const meta = JSON.parse(data) as SessionMeta;
-        // Read the pause and run in one transaction with the version, and start over
-        // if a commit landed in between: a transition must see one consistent state.
-        const read = redis.multi().hget(k.meta(sessionId), 'version');
-        if (meta.pauseId) read.get(k.pause(sessionId, meta.pauseId));
-        if (meta.invocationId) read.get(k.run(sessionId, meta.invocationId));
-        const [again, ...records] = (await this.conn.exec(read)) as (string | null)[];
-        if (again !== version) continue;
-        const pause = meta.pauseId ? parse<Pause>(records.shift() ?? null) : undefined;
-        const run = meta.invocationId ? parse<RunRecord>(records.shift() ?? null) : undefined;
-        return { version: Number(version), snapshot: { meta, pause, run } };
-      }
+      const [version, meta, pause, run] = await redis.hmget(
+        this.keys.meta(sessionId),
+        'version',
+        'data',
+        'pause',
+        'run',
+      );
+      if (!version || !meta) return undefined;
+      return {
+        version: Number(version),
+        snapshot: { meta: JSON.parse(meta), pause: parse(pause ?? null), run: parse(run ?? null) },
+      };
     });
   }
 
-  protected commit(sessionId: string, version: number, writes: SessionWrites): Promise<boolean> {
+  protected commit(
+    sessionId: string,
+    read: VersionedSnapshot,
+    writes: SessionWrites,
+  ): Promise<boolean> {
     return this.conn.run(async (redis) => {
-      const expireAt = await this.sessions.commitSession(sessionId, { version, writes });
+      const before = read.snapshot;
+      const { meta } = writes;
+      const pause =
+        writes.pauses?.find((p) => p.pauseId === meta.pauseId) ??
+        (meta.pauseId === before.meta.pauseId ? before.pause : undefined);
+      const run =
+        writes.run?.invocationId === meta.invocationId
+          ? writes.run
+          : meta.invocationId === before.meta.invocationId
+            ? before.run
+            : undefined;
+      const expireAt = await this.sessions.commitSession(sessionId, {
+        version: read.version,
+        writes,
+        current: { pause, run },
+      });
       if (expireAt === undefined) return false;
+      // The global indexes change only when a session enters or leaves a pause.
       const k = this.keys;
       const index = redis.pipeline();
-      const current = writes.pauses?.find((p) => p.pauseId === writes.meta.pauseId);
-      if (writes.meta.status !== 'paused') index.zrem(k.paused(), sessionId);
-      else if (current) index.zadd(k.paused(), current.expiresAt, sessionId);
-      for (const pause of writes.pauses ?? []) {
+      const wasPaused = before.meta.status === 'paused';
+      if (wasPaused && meta.status !== 'paused') index.zrem(k.paused(), sessionId);
+      if (meta.status === 'paused' && pause && pause.pauseId !== before.meta.pauseId) {
+        index.zadd(k.paused(), pause.expiresAt, sessionId);
         for (const { approvalId } of pause.approvals) {
           index.set(k.approval(approvalId), sessionId, 'PXAT', expireAt);
         }
       }
-      await this.conn.exec(index);
+      if (index.length > 0) await this.conn.exec(index);
       return true;
     });
   }

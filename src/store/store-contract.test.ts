@@ -162,21 +162,28 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
 
     const partial = await store.decide(
       session.id,
-      [decision(first, now + 1)],
+      { decisions: [decision(first, now + 1)] },
       now + 1,
       now + 60_000,
     );
     expect(partial.outcome).toBe('pending');
     expect(partial.pause.decisions).toHaveLength(1);
 
-    const last = await store.decide(session.id, [decision(second, now + 2)], now + 2, now + 60_000);
+    const last = await store.decide(
+      session.id,
+      { decisions: [decision(second, now + 2)] },
+      now + 2,
+      now + 60_000,
+    );
     expect(last.outcome).toBe('claimed');
     expect(last.pause.status).toBe('resuming');
     expect(await store.getMeta(session.id)).toMatchObject({ status: 'running' });
     expect(await store.listPausedSessions()).not.toContain(session.id);
-    expect(await codeOf(store.decide(session.id, [decision(second, now + 3)], now + 3, now))).toBe(
-      'ALREADY_DECIDED',
-    );
+    expect(
+      await codeOf(
+        store.decide(session.id, { decisions: [decision(second, now + 3)] }, now + 3, now),
+      ),
+    ).toBe('ALREADY_DECIDED');
 
     await store.finishRun(
       session.id,
@@ -199,9 +206,9 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const now = Date.now();
     const { session, pause } = await pausedSession(1, now);
     const before = [await store.getMeta(session.id), await store.listAudit(session.id)];
-    expect(await codeOf(store.decide(session.id, [decision('nope', now)], now, now))).toBe(
-      'APPROVAL_NOT_FOUND',
-    );
+    expect(
+      await codeOf(store.decide(session.id, { decisions: [decision('nope', now)] }, now, now)),
+    ).toBe('APPROVAL_NOT_FOUND');
     expect([await store.getMeta(session.id), await store.listAudit(session.id)]).toEqual(before);
     expect(await store.getPause(session.id, pause.pauseId)).toEqual(pause);
     expect(await store.findApproval('nope')).toBeUndefined();
@@ -212,12 +219,16 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const { session, pause } = await pausedSession(1, now, 1_000);
     const late = pause.expiresAt + 1;
     const approvalId = pause.approvals[0]?.approvalId ?? '';
-    expect(await codeOf(store.decide(session.id, [decision(approvalId, late)], late, late))).toBe(
-      'APPROVAL_EXPIRED',
-    );
-    expect(await codeOf(store.decide(session.id, [decision(approvalId, late)], late, late))).toBe(
-      'APPROVAL_EXPIRED',
-    );
+    expect(
+      await codeOf(
+        store.decide(session.id, { decisions: [decision(approvalId, late)] }, late, late),
+      ),
+    ).toBe('APPROVAL_EXPIRED');
+    expect(
+      await codeOf(
+        store.decide(session.id, { decisions: [decision(approvalId, late)] }, late, late),
+      ),
+    ).toBe('APPROVAL_EXPIRED');
     expect(await store.getPause(session.id, pause.pauseId)).toMatchObject({ status: 'expired' });
     expect(await store.getMeta(session.id)).toMatchObject({ status: 'idle' });
     expect(await store.listPausedSessions()).not.toContain(session.id);
@@ -231,9 +242,9 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const cancelled = await store.cancel(session.id, 'bob', 'changed my mind', now + 1);
     expect(cancelled.status).toBe('cancelled');
     const approvalId = pause.approvals[0]?.approvalId ?? '';
-    expect(await codeOf(store.decide(session.id, [decision(approvalId, now)], now, now))).toBe(
-      'PAUSE_CANCELLED',
-    );
+    expect(
+      await codeOf(store.decide(session.id, { decisions: [decision(approvalId, now)] }, now, now)),
+    ).toBe('PAUSE_CANCELLED');
     expect((await store.listAudit(session.id)).map((line) => line.action)).toContain('cancelled');
     expect(await codeOf(store.cancel(session.id, 'bob', undefined, now + 2))).toBe(
       'NO_PENDING_APPROVAL',
@@ -259,7 +270,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       Array.from({ length: 20 }, (_, i) =>
         codeOf(
           (i % 2 ? subject.peer : store)
-            .decide(session.id, [decision(approvalId, now + i)], now + 1, now + 60_000)
+            .decide(
+              session.id,
+              { decisions: [decision(approvalId, now + i)] },
+              now + 1,
+              now + 60_000,
+            )
             .then((result) => {
               if (result.outcome !== 'claimed') throw new Error(`unexpected ${result.outcome}`);
             }),

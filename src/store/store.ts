@@ -22,7 +22,12 @@ export interface RunEnding {
   result?: string;
   error?: string;
   audit: AuditEntry[];
+  /** Tool calls that produced a result in the last segment (for `executed` audit lines). */
+  executedCallIds?: string[];
 }
+
+/** Decisions to record: one by one, or one answer for every undecided approval. */
+export type DecisionBatch = { decisions: Decision[] } | { all: Omit<Decision, 'approvalId'> };
 
 /**
  * Durable state of Holdpoint: ADK sessions and events (through `sessions`), plus
@@ -43,8 +48,16 @@ export interface HoldpointStore {
    * people and SESSION_BUSY when another process holds a live lease on it.
    */
   beginRun(run: RunRecord, leaseUntil: number): Promise<void>;
-  /** Stores a pause (running → paused), its approval index and `requested` audit lines. */
-  savePause(pause: Pause, audit: AuditEntry[], retainUntil: number): Promise<void>;
+  /**
+   * Stores a pause (running → paused), its approval index and audit lines, plus an
+   * `executed` line for each approved call of the pause it resumed from that ran.
+   */
+  savePause(
+    pause: Pause,
+    audit: AuditEntry[],
+    retainUntil: number,
+    executedCallIds?: string[],
+  ): Promise<void>;
   /**
    * Records decisions, all or none. Throws APPROVAL_NOT_FOUND, ALREADY_DECIDED,
    * APPROVAL_EXPIRED (the pause becomes expired and audited), PAUSE_CANCELLED,
@@ -54,7 +67,7 @@ export interface HoldpointStore {
    */
   decide(
     sessionId: string,
-    decisions: Decision[],
+    batch: DecisionBatch,
     now: number,
     leaseUntil: number,
   ): Promise<DecideResult>;

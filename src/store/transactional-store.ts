@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BaseSessionService } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import { HoldpointError } from '../core/errors.js';
-import type { AuditEntry, Decision, Pause, RunRecord, SessionMeta } from '../core/types.js';
-import type { DecideResult, HoldpointStore, RunEnding } from './store.js';
+import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
+import type { DecideResult, DecisionBatch, HoldpointStore, RunEnding } from './store.js';
 import {
   beginRunTransition,
   cancelTransition,
@@ -36,10 +36,10 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly effects: EffectLedger;
 
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
-  /** Writes everything at once if the session is still at `version`; false otherwise. */
+  /** Writes everything at once if the session is still at `read.version`; false otherwise. */
   protected abstract commit(
     sessionId: string,
-    version: number,
+    read: VersionedSnapshot,
     writes: SessionWrites,
   ): Promise<boolean>;
 
@@ -64,7 +64,7 @@ export abstract class TransactionalStore implements HoldpointStore {
         });
       }
       const result = transition(read.snapshot);
-      if (result.writes && !(await this.commit(sessionId, read.version, result.writes))) {
+      if (result.writes && !(await this.commit(sessionId, read, result.writes))) {
         // Someone else changed the session between our read and commit: read again.
         await sleep(Math.random() * Math.min(50, 2 ** attempt));
         continue;
@@ -79,17 +79,24 @@ export abstract class TransactionalStore implements HoldpointStore {
     return this.transact(run.sessionId, (s) => beginRunTransition(s, run, leaseUntil));
   }
 
-  savePause(pause: Pause, audit: AuditEntry[], retainUntil: number): Promise<void> {
-    return this.transact(pause.sessionId, (s) => savePauseTransition(s, pause, audit, retainUntil));
+  savePause(
+    pause: Pause,
+    audit: AuditEntry[],
+    retainUntil: number,
+    executedCallIds: string[] = [],
+  ): Promise<void> {
+    return this.transact(pause.sessionId, (s) =>
+      savePauseTransition(s, pause, audit, retainUntil, executedCallIds),
+    );
   }
 
   decide(
     sessionId: string,
-    decisions: Decision[],
+    batch: DecisionBatch,
     now: number,
     leaseUntil: number,
   ): Promise<DecideResult> {
-    return this.transact(sessionId, (s) => decideTransition(s, decisions, now, leaseUntil));
+    return this.transact(sessionId, (s) => decideTransition(s, batch, now, leaseUntil));
   }
 
   finishRun(

@@ -1,8 +1,8 @@
-import { decisionAudit, undecidedAudit } from '../core/audit.js';
+import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
 import { HoldpointError } from '../core/errors.js';
 import type { AuditEntry, Decision, Pause, RunRecord, SessionMeta } from '../core/types.js';
 import { decisionConflict } from './check-decisions.js';
-import type { DecideResult, RunEnding } from './store.js';
+import type { DecideResult, DecisionBatch, RunEnding } from './store.js';
 
 /** What a store reads of one session before a transition. */
 export interface SessionSnapshot {
@@ -69,12 +69,24 @@ export function beginRunTransition(
   };
 }
 
+/** `executed` lines for the approved confirmations of the resumed pause whose call ran. */
+function executedAudit(snapshot: SessionSnapshot, callIds: string[], now: number): AuditEntry[] {
+  const { pause } = snapshot;
+  if (pause?.status !== 'resuming' || callIds.length === 0) return [];
+  const ran = new Set(callIds);
+  return pause.approvals
+    .filter((a) => a.kind === 'confirmation' && ran.has(a.toolCallId))
+    .filter((a) => pause.decisions.some((d) => d.approvalId === a.approvalId && d.approved))
+    .map((a) => approvalAudit(pause, a, 'executed', 'agent', now));
+}
+
 /** The running run stops to wait for people. */
 export function savePauseTransition(
   snapshot: SessionSnapshot,
   pause: Pause,
   audit: AuditEntry[],
   retainUntil: number,
+  executedCallIds: string[],
 ): Transition<void> {
   const { meta, run } = snapshot;
   if (meta.status !== 'running' || meta.invocationId !== pause.invocationId || !run) {
@@ -92,7 +104,7 @@ export function savePauseTransition(
           ? [{ ...snapshot.pause, status: 'resumed' }, pause]
           : [pause],
       run: { ...run, status: 'paused', updatedAt: pause.createdAt },
-      audit,
+      audit: [...executedAudit(snapshot, executedCallIds, pause.createdAt), ...audit],
       pauseRetainUntil: retainUntil,
     },
   };
@@ -117,17 +129,30 @@ function expiredWrites(snapshot: SessionSnapshot, pause: Pause, now: number): Se
   };
 }
 
+/**
+ * One decision per undecided approval. When none is left, one for the first
+ * approval, so the conflict check answers why (expired, cancelled, decided).
+ */
+function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision[] {
+  const decided = new Set(pause.decisions.map((d) => d.approvalId));
+  const open = pause.approvals.filter((a) => !decided.has(a.approvalId));
+  const targets =
+    open.length > 0 && pause.status === 'pending' ? open : pause.approvals.slice(0, 1);
+  return targets.map((a) => ({ ...answer, approvalId: a.approvalId }));
+}
+
 /** Records decisions; the one that completes the pause claims the resume. */
 export function decideTransition(
   snapshot: SessionSnapshot,
-  decisions: Decision[],
+  batch: DecisionBatch,
   now: number,
   leaseUntil: number,
 ): Transition<DecideResult> {
   const { pause } = snapshot;
-  if (!pause || snapshot.meta.pauseId !== pause.pauseId) {
+  if (!pause) {
     throw new HoldpointError('NO_PENDING_APPROVAL', 'This session has no pause to decide.');
   }
+  const decisions = 'decisions' in batch ? batch.decisions : decideAll(pause, batch.all);
   const conflict = decisionConflict(pause, decisions, now);
   if (conflict === 'expire') {
     return {
@@ -185,7 +210,7 @@ export function finishRunTransition(
         updatedAt: now,
       },
       pauses: pause?.status === 'resuming' ? [{ ...pause, status: 'resumed' }] : undefined,
-      audit: ending.audit,
+      audit: [...executedAudit(snapshot, ending.executedCallIds ?? [], now), ...ending.audit],
     },
   };
 }

@@ -6,16 +6,21 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
 
+/** How often the append-only file is synced to disk (Redis's `appendfsync`). */
+export type AppendFsync = 'always' | 'everysec';
+
 /** A private redis-server for one test file, with an append-only file so restarts keep data. */
 export class TestRedis {
   private process?: ChildProcess;
   private constructor(
     readonly port: number,
     private readonly dir: string,
+    readonly appendFsync: AppendFsync,
   ) {}
 
-  static async start(): Promise<TestRedis> {
-    const redis = new TestRedis(await freePort(), mkdtempSync(join(tmpdir(), 'hp-redis-')));
+  static async start(appendFsync: AppendFsync = 'always'): Promise<TestRedis> {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-redis-'));
+    const redis = new TestRedis(await freePort(), dir, appendFsync);
     await redis.up();
     return redis;
   }
@@ -38,7 +43,7 @@ export class TestRedis {
         '--appendonly',
         'yes',
         '--appendfsync',
-        'always',
+        this.appendFsync,
         '--dir',
         this.dir,
       ],
