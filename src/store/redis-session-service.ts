@@ -135,23 +135,6 @@ export class RedisSessionService extends BaseSessionService {
       };
       const split = splitState(state ? trimTempState(state) : {});
       const k = this.keys;
-      const created = await this.create(
-        [k.meta(id), k.adk(id), k.state(id)],
-        [
-          JSON.stringify(meta),
-          id,
-          appName,
-          userId,
-          now,
-          this.sessionTtlMs,
-          ...Object.entries(split.sessionState).flat(),
-        ],
-      );
-      if (created !== 1) {
-        throw new HoldpointError('VALIDATION_FAILED', `Session ${id} already exists.`, {
-          session_id: id,
-        });
-      }
       const index = redis
         .pipeline()
         .sadd(k.userSessions(appName, userId), id)
@@ -160,9 +143,27 @@ export class RedisSessionService extends BaseSessionService {
       if (Object.keys(split.userState).length > 0) {
         index.hset(k.userState(appName, userId), split.userState);
       }
-      const replies = await this.conn.exec(
-        index.hgetall(k.appState(appName)).hgetall(k.userState(appName, userId)),
-      );
+      // Sent together (one round trip): indexing an id that turns out to be taken is harmless.
+      const [created, replies] = await Promise.all([
+        this.create(
+          [k.meta(id), k.adk(id), k.state(id)],
+          [
+            JSON.stringify(meta),
+            id,
+            appName,
+            userId,
+            now,
+            this.sessionTtlMs,
+            ...Object.entries(split.sessionState).flat(),
+          ],
+        ),
+        this.conn.exec(index.hgetall(k.appState(appName)).hgetall(k.userState(appName, userId))),
+      ]);
+      if (created !== 1) {
+        throw new HoldpointError('VALIDATION_FAILED', `Session ${id} already exists.`, {
+          session_id: id,
+        });
+      }
       const [appState, userState] = replies.slice(-2) as [JsonState, JsonState];
       return createSession({
         id,
