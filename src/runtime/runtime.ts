@@ -15,6 +15,7 @@ import type {
 } from '../core/types.js';
 import type { DecisionBatch, HoldpointStore } from '../store/store.js';
 import { closingEvent } from './dangling-calls.js';
+import type { RunEventSink } from './run-event.js';
 import type { PendingOutcome, RunOutcome } from './run-outcome.js';
 import { CONFIRMATION_CALL, SegmentCollector } from './segment-collector.js';
 
@@ -97,7 +98,7 @@ export class HoldpointRuntime {
   }
 
   /** Starts a run for a user's message, on a new session unless `sessionId` is given. */
-  async start(request: StartRequest): Promise<RunOutcome> {
+  async start(request: StartRequest, sink?: RunEventSink): Promise<RunOutcome> {
     const { store } = this.options;
     let appName = request.app ?? this.options.defaultApp;
     let session: Session;
@@ -134,17 +135,20 @@ export class HoldpointRuntime {
       'The approval request ended without a decision; the tool did not run.',
     );
     if (closing) await store.sessions.appendEvent({ session, event: closing });
-    return this.drive(app, session, run.invocationId, {
-      role: 'user',
-      parts: [{ text: request.query }],
-    });
+    return this.drive(
+      app,
+      session,
+      run.invocationId,
+      { role: 'user', parts: [{ text: request.query }] },
+      { sink },
+    );
   }
 
   /**
    * Records decisions on the session's pause. Once every approval is decided, the
    * one caller that completed it resumes the run; everyone else gets 409.
    */
-  async resume(request: ResumeRequest): Promise<RunOutcome> {
+  async resume(request: ResumeRequest, sink?: RunEventSink): Promise<RunOutcome> {
     const now = this.now();
     const { outcome, pause } = await this.store.decide(
       request.sessionId,
@@ -156,12 +160,17 @@ export class HoldpointRuntime {
       { decided_by: request.decidedBy, decisions: pause.decisions.length, outcome },
       'decisions recorded',
     );
-    if (outcome === 'pending') return pendingOutcome(pause);
+    if (outcome === 'pending') {
+      const pending = pendingOutcome(pause);
+      sink?.({ type: 'outcome', outcome: pending });
+      return pending;
+    }
     return this.drive(
       this.requireApp(pause.app),
       { id: pause.sessionId, userId: pause.userId },
       pause.invocationId,
       { role: 'user', parts: pause.approvals.map((a) => answerPart(a, pause.decisions)) },
+      { sink, resumedFrom: pause },
     );
   }
 
@@ -295,8 +304,21 @@ export class HoldpointRuntime {
     session: Pick<Session, 'id' | 'userId'>,
     invocationId: string,
     newMessage: Content,
+    { sink, resumedFrom }: { sink?: RunEventSink; resumedFrom?: Pause },
   ): Promise<RunOutcome> {
     const log = this.log(session.id, invocationId);
+    const emit = sink ?? (() => {});
+    emit({
+      type: 'run-started',
+      sessionId: session.id,
+      invocationId,
+      app: app.name,
+      resumed: resumedFrom !== undefined,
+    });
+    if (resumedFrom) {
+      emit({ type: 'decided', approvals: resumedFrom.approvals, decisions: resumedFrom.decisions });
+    }
+    const denied = deniedCalls(resumedFrom);
     const collector = new SegmentCollector(app.hints);
     try {
       for await (const event of this.runner(app).runAsync({
@@ -304,7 +326,7 @@ export class HoldpointRuntime {
         sessionId: session.id,
         newMessage,
       })) {
-        collector.add(event);
+        for (const runEvent of collector.add(event, denied)) emit(runEvent);
       }
     } catch (error) {
       collector.error = error instanceof Error ? error.message : String(error);
@@ -352,7 +374,10 @@ export class HoldpointRuntime {
         executed,
       );
       log.info({ approvals: pause.approvals.map((a) => a.approvalId) }, 'run paused');
-      return pendingOutcome(pause);
+      for (const approval of pause.approvals) emit({ type: 'approval-requested', approval });
+      const outcome = pendingOutcome(pause);
+      emit({ type: 'outcome', outcome });
+      return outcome;
     }
     await this.store.finishRun(
       session.id,
@@ -366,7 +391,7 @@ export class HoldpointRuntime {
       now,
     );
     log.info('run completed');
-    return {
+    const outcome: RunOutcome = {
       status: 'completed',
       sessionId: session.id,
       invocationId,
@@ -374,11 +399,21 @@ export class HoldpointRuntime {
       result: collector.text,
       artifacts: collector.artifacts,
     };
+    emit({ type: 'outcome', outcome });
+    return outcome;
   }
 
   private log(sessionId: string, invocationId: string): Logger {
     return this.options.logger.child({ session_id: sessionId, invocation_id: invocationId });
   }
+}
+
+/** Tool calls a person rejected in `pause`: their ADK responses mean "denied", not "failed". */
+function deniedCalls(pause: Pause | undefined): Set<string> {
+  const rejected = new Set(pause?.decisions.filter((d) => !d.approved).map((d) => d.approvalId));
+  return new Set(
+    pause?.approvals.filter((a) => rejected.has(a.approvalId)).map((a) => a.toolCallId) ?? [],
+  );
 }
 
 function undecided(pause: Pause | undefined): ApprovalRequest[] {

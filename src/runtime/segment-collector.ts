@@ -1,8 +1,12 @@
 import type { Event } from '@google/adk';
 import type { FunctionCall } from '@google/genai';
 import type { ApprovalRequest } from '../core/types.js';
+import type { RunEvent } from './run-event.js';
 
 export const CONFIRMATION_CALL = 'adk_request_confirmation';
+
+/** ADK's own plumbing tools: not shown to people as tool calls. */
+const INTERNAL_TOOLS = new Set(['transfer_to_agent']);
 
 /** Hints an app gives for its tools' approvals. */
 export type ApprovalHints = Record<string, (args: Record<string, unknown>) => string>;
@@ -37,26 +41,58 @@ export class SegmentCollector {
 
   constructor(private readonly hints: ApprovalHints) {}
 
-  /** Takes one event of the segment. */
-  add(event: Event): void {
+  /**
+   * Takes one event of the segment and returns what it means for a transport.
+   * `denied` holds the tool calls a person rejected in the pause being resumed.
+   */
+  add(event: Event, denied: ReadonlySet<string> = new Set()): RunEvent[] {
+    const out: RunEvent[] = [];
     if (event.errorCode || event.errorMessage) {
       this.error = event.errorMessage ?? event.errorCode;
     }
     const longRunning = new Set(event.longRunningToolIds ?? []);
-    for (const part of event.content?.parts ?? []) {
-      if (part.functionCall) this.addCall(part.functionCall, longRunning);
-      const response = part.functionResponse;
-      if (response?.id && isObject(response.response)) {
-        this.executedCallIds.add(response.id);
-        const artifacts = response.response.artifacts;
-        if (Array.isArray(artifacts)) {
-          this.artifacts.push(...artifacts.filter((a): a is string => typeof a === 'string'));
+    for (const [index, part] of (event.content?.parts ?? []).entries()) {
+      const call = part.functionCall;
+      if (call?.id && call.name) {
+        this.addCall(call, longRunning);
+        if (call.name !== CONFIRMATION_CALL && !INTERNAL_TOOLS.has(call.name)) {
+          out.push({
+            type: 'tool-call',
+            toolCallId: call.id,
+            toolName: call.name,
+            args: call.args ?? {},
+          });
         }
+      }
+      const response = part.functionResponse;
+      if (response?.id && response.name && isObject(response.response)) {
+        out.push(...this.addResponse(response.id, response.name, response.response, denied));
       }
       if (part.text && !part.thought && event.author !== 'user' && !event.partial) {
         this.texts.push(part.text);
+        out.push({ type: 'text', id: `txt-${event.id}-${index}`, text: part.text });
       }
     }
+    return out;
+  }
+
+  private addResponse(
+    id: string,
+    name: string,
+    response: Record<string, unknown>,
+    denied: ReadonlySet<string>,
+  ): RunEvent[] {
+    if (name === CONFIRMATION_CALL || INTERNAL_TOOLS.has(name)) return [];
+    this.executedCallIds.add(id);
+    const artifacts = response.artifacts;
+    if (Array.isArray(artifacts)) {
+      this.artifacts.push(...artifacts.filter((a): a is string => typeof a === 'string'));
+    }
+    if (denied.has(id)) return [{ type: 'tool-denied', toolCallId: id, toolName: name }];
+    if (typeof response.error === 'string') {
+      return [{ type: 'tool-error', toolCallId: id, toolName: name, error: response.error }];
+    }
+    return [{ type: 'tool-result', toolCallId: id, toolName: name, output: response }];
   }
 
   private addCall(call: FunctionCall, longRunning: Set<string>): void {

@@ -1,11 +1,15 @@
-import { type Context, Hono } from 'hono';
+import { createUIMessageStreamResponse } from 'ai';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import type { HoldpointRuntime } from '../../runtime/runtime.js';
+import { chatIntent } from '../ai-sdk/chat-intent.js';
+import { chatRequestBody } from '../ai-sdk/chat-request.js';
+import { chatStream } from '../ai-sdk/chat-stream.js';
 import { resolveCaller } from './caller.js';
 import { presentAudit, presentOutcome, presentPendingApproval, presentSession } from './present.js';
+import { parse, readBody } from './read-body.js';
 import { approvalsQuery, auditQuery, cancelBody, resumeBody, startBody } from './schemas.js';
 
 export interface HttpAppOptions {
@@ -14,28 +18,6 @@ export interface HttpAppOptions {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
-
-async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new HoldpointError('INVALID_JSON', 'The request body is not valid JSON.');
-  }
-  return parse(schema, body);
-}
-
-function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-    throw new HoldpointError('VALIDATION_FAILED', `${where}${issue?.message ?? 'invalid input'}`, {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-    });
-  }
-  return parsed.data;
-}
 
 /** The REST API over a runtime: start, resume, cancel, sessions, approvals, audit, health. */
 export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
@@ -110,6 +92,21 @@ export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
     const query = parse(auditQuery, c.req.query());
     const entries = await runtime.audit(query.session_id);
     return c.json({ session_id: query.session_id, entries: entries.map(presentAudit) });
+  });
+
+  app.post('/api/chat', async (c) => {
+    const body = await readBody(c, chatRequestBody);
+    const intent = chatIntent(body);
+    if (!intent) {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        'The last message must be a user message with text, or an assistant message answering approvals of a known session.',
+      );
+    }
+    const userId = resolveCaller(c, body.userId);
+    return createUIMessageStreamResponse({
+      stream: chatStream({ runtime, body, intent, userId, mode: 'two-turn' }),
+    });
   });
 
   app.get('/healthz', async (c) => {

@@ -1,0 +1,90 @@
+import type { ApprovalRequest } from '../../core/types.js';
+import type { DecisionInput } from '../../runtime/runtime.js';
+import type { ChatMessage, ChatRequestBody } from './chat-request.js';
+
+/** What a posted chat asks for: a new user message, or answers to the pending approvals. */
+export type ChatIntent =
+  | { kind: 'message'; text: string; sessionId?: string }
+  | { kind: 'answers'; sessionId: string; messageId: string };
+
+interface ToolPart {
+  type: string;
+  toolCallId?: string;
+  state?: string;
+  output?: unknown;
+  errorText?: string;
+  approval?: { id?: string; approved?: boolean; reason?: string };
+}
+
+function toolParts(message: ChatMessage): ToolPart[] {
+  return message.parts.filter(
+    (part) => part.type.startsWith('tool-') || part.type === 'dynamic-tool',
+  ) as ToolPart[];
+}
+
+/** The session a chat belongs to: given in the body, or in an assistant message's metadata. */
+export function chatSessionId(body: ChatRequestBody): string | undefined {
+  if (body.sessionId) return body.sessionId;
+  for (const message of [...body.messages].reverse()) {
+    const metadata = message.metadata as { sessionId?: unknown } | undefined;
+    if (message.role === 'assistant' && typeof metadata?.sessionId === 'string') {
+      return metadata.sessionId;
+    }
+  }
+  return undefined;
+}
+
+/** Reads what the last posted message asks for; undefined when it asks for nothing. */
+export function chatIntent(body: ChatRequestBody): ChatIntent | undefined {
+  const last = body.messages.at(-1);
+  const sessionId = chatSessionId(body);
+  if (last?.role === 'user') {
+    const text = last.parts
+      .map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+      .join('')
+      .trim();
+    return text ? { kind: 'message', text, sessionId } : undefined;
+  }
+  if (last?.role === 'assistant' && sessionId) {
+    return { kind: 'answers', sessionId, messageId: last.id };
+  }
+  return undefined;
+}
+
+/**
+ * The decisions an assistant message carries: approval responses
+ * (`addToolApprovalResponse`) and tool outputs for input requests
+ * (`addToolOutput`). `fresh` answer approvals still pending; `stale` name
+ * approvals that are not (decided, expired or unknown), for a precise error.
+ */
+export function answersIn(
+  message: ChatMessage,
+  pending: ApprovalRequest[],
+): { fresh: DecisionInput[]; stale: DecisionInput[] } {
+  const fresh: DecisionInput[] = [];
+  const stale: DecisionInput[] = [];
+  const pendingIds = new Set(pending.map((a) => a.approvalId));
+  for (const part of toolParts(message)) {
+    const { approval } = part;
+    if (
+      part.state === 'approval-responded' &&
+      approval?.id &&
+      typeof approval.approved === 'boolean'
+    ) {
+      const decision = {
+        approvalId: approval.id,
+        approved: approval.approved,
+        ...(approval.reason === undefined ? {} : { reason: approval.reason }),
+      };
+      (pendingIds.has(approval.id) ? fresh : stale).push(decision);
+      continue;
+    }
+    const input = pending.find((a) => a.kind === 'input' && a.toolCallId === part.toolCallId);
+    if (input && part.state === 'output-available') {
+      fresh.push({ approvalId: input.approvalId, approved: true, payload: part.output });
+    } else if (input && part.state === 'output-error') {
+      fresh.push({ approvalId: input.approvalId, approved: false, reason: part.errorText });
+    }
+  }
+  return { fresh, stale };
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import type { RunOutcome } from '../../runtime/run-outcome.js';
+import type { HoldpointRuntime } from '../../runtime/runtime.js';
+import { answersIn, type ChatIntent } from './chat-intent.js';
+import type { ChatMessageMetadata } from './chat-metadata.js';
+import type { ChatRequestBody } from './chat-request.js';
+import { type ApprovalMode, UIChunkMapper } from './ui-chunk-mapper.js';
+
+export type HoldpointUIMessage = UIMessage<ChatMessageMetadata>;
+
+export interface ChatTurn {
+  runtime: HoldpointRuntime;
+  body: ChatRequestBody;
+  intent: ChatIntent;
+  userId: string;
+  mode: ApprovalMode;
+}
+
+/** How an error reads in an `error` chunk: its stable code first. */
+export function errorText(error: unknown): string {
+  return isHoldpointError(error) ? `${error.code}: ${error.message}` : 'INTERNAL: Internal error.';
+}
+
+/** Starts the run a user message asks for, or resumes the one the answers decide. */
+async function runTurn(
+  { runtime, body, intent, userId }: ChatTurn,
+  sink: (chunks: UIMessageChunk<ChatMessageMetadata>[]) => void,
+  mapper: UIChunkMapper,
+): Promise<RunOutcome> {
+  const emit = (event: Parameters<UIChunkMapper['map']>[0]) => sink(mapper.map(event));
+  if (intent.kind === 'message') {
+    return runtime.start(
+      { query: intent.text, userId, app: body.app, sessionId: intent.sessionId },
+      emit,
+    );
+  }
+  const view = await runtime.getSession(intent.sessionId);
+  const last = body.messages.at(-1);
+  const { fresh, stale } = last ? answersIn(last, view.pendingApprovals) : { fresh: [], stale: [] };
+  const decisions = fresh.length > 0 ? fresh : stale;
+  if (decisions.length === 0) {
+    throw new HoldpointError(
+      'NO_PENDING_APPROVAL',
+      'The last message answers no pending approval of this session.',
+    );
+  }
+  // Stale answers go to the store too: it says precisely why they cannot count.
+  return runtime.resume({ sessionId: intent.sessionId, decidedBy: userId, decisions }, emit);
+}
+
+/**
+ * One chat turn as an AI SDK UI message stream: `start` (reusing the assistant
+ * message id when it continues one), the run's chunks, then `finish` —
+ * `tool-calls` when the run paused for people, `stop` when it completed.
+ * Failures become an `error` chunk with the error's code.
+ */
+export function chatStream(turn: ChatTurn): ReadableStream<UIMessageChunk<ChatMessageMetadata>> {
+  const messageId = turn.intent.kind === 'answers' ? turn.intent.messageId : `msg-${randomUUID()}`;
+  return createUIMessageStream<HoldpointUIMessage>({
+    execute: async ({ writer }) => {
+      const mapper = new UIChunkMapper(turn.mode);
+      writer.write({ type: 'start', messageId });
+      const outcome = await runTurn(
+        turn,
+        (chunks) => {
+          for (const chunk of chunks) writer.write(chunk);
+        },
+        mapper,
+      );
+      writer.write({
+        type: 'finish',
+        finishReason: outcome.status === 'completed' ? 'stop' : 'tool-calls',
+        ...(mapper.lastMetadata ? { messageMetadata: mapper.lastMetadata } : {}),
+      });
+    },
+    onError: errorText,
+  });
+}
