@@ -9,6 +9,17 @@ export interface AgentApp {
   rootAgent: BaseAgent;
   /** Human-readable hint shown with an approval, per tool name. */
   hints: Record<string, (args: Record<string, unknown>) => string>;
+  /** How long a continuous stream waits for each tool's approval, and what then. */
+  approvalPolicies?: Record<string, ApprovalPolicy>;
+}
+
+/**
+ * What a long wait for a person becomes, per tool: `deny` records a denial with
+ * reason "timed out"; `park` ends the waiting stream and keeps the pause stored.
+ */
+export interface ApprovalPolicy {
+  timeoutSeconds?: number;
+  onTimeout?: 'deny' | 'park';
 }
 
 /** What every app factory needs. */

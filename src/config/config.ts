@@ -19,6 +19,8 @@ const configSchema = z
     model: z.string().min(1).optional(),
     imageThreshold: z.coerce.number().int().min(0).default(1),
     sweepIntervalSeconds: z.coerce.number().positive().default(5),
+    approvalTimeoutSeconds: z.coerce.number().positive().default(30),
+    approvalTimeoutPolicy: z.enum(['deny', 'park']).default('park'),
     logLevel: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
@@ -42,6 +44,8 @@ const flags = {
   model: { type: 'string', env: 'HOLDPOINT_MODEL' },
   'image-threshold': { type: 'string', env: 'HOLDPOINT_IMAGE_THRESHOLD' },
   'sweep-interval': { type: 'string', env: 'HOLDPOINT_SWEEP_INTERVAL_SECONDS' },
+  'approval-timeout': { type: 'string', env: 'HOLDPOINT_APPROVAL_TIMEOUT_SECONDS' },
+  'approval-timeout-policy': { type: 'string', env: 'HOLDPOINT_APPROVAL_TIMEOUT_POLICY' },
   'log-level': { type: 'string', env: 'LOG_LEVEL' },
 } as const;
 
@@ -51,6 +55,7 @@ const keyOf = (flag: string) =>
     'pause-ttl': 'pauseTtlSeconds',
     'session-ttl': 'sessionTtlSeconds',
     'sweep-interval': 'sweepIntervalSeconds',
+    'approval-timeout': 'approvalTimeoutSeconds',
   })[flag] ?? camel(flag);
 
 /**

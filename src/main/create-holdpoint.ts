@@ -41,6 +41,8 @@ export function createHoldpoint(config: HoldpointConfig, logger?: Logger): Holdp
     defaultApp: DEFAULT_APP,
     pauseTtlSeconds: config.pauseTtlSeconds,
     retentionSeconds: config.sessionTtlSeconds,
+    approvalTimeoutSeconds: config.approvalTimeoutSeconds,
+    approvalTimeoutPolicy: config.approvalTimeoutPolicy,
     logger: log,
   });
   return { config, logger: log, store, runtime };

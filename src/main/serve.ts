@@ -1,5 +1,7 @@
+import type { Server } from 'node:http';
 import { type ServerType, serve as serveNode } from '@hono/node-server';
 import type { HoldpointConfig } from '../config/config.js';
+import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import { createHoldpoint, type Holdpoint } from './create-holdpoint.js';
 
@@ -25,6 +27,7 @@ export async function startServer(config: HoldpointConfig): Promise<RunningServe
       (info) => resolve({ server, port: info.port }),
     );
   });
+  const sockets = attachChatSocket(server as Server, { runtime, logger });
   const sweeper = setInterval(() => {
     runtime
       .expireDue()
@@ -41,6 +44,8 @@ export async function startServer(config: HoldpointConfig): Promise<RunningServe
     port,
     close: async () => {
       clearInterval(sweeper);
+      for (const client of sockets.clients) client.terminate();
+      sockets.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
     },

@@ -19,7 +19,17 @@ export type RunEvent =
   /** An approval request, emitted once the pause holding it is stored. */
   | { type: 'approval-requested'; approval: ApprovalRequest }
   /** The segment ended: the run completed or paused (durably). */
-  | { type: 'outcome'; outcome: RunOutcome };
+  | { type: 'outcome'; outcome: RunOutcome }
+  /** The run failed; it is recorded failed. */
+  | { type: 'failed'; sessionId: string; invocationId: string; code: string; message: string }
+  /** A paused run ended without resuming: cancelled by a person, or expired. */
+  | {
+      type: 'ended';
+      sessionId: string;
+      invocationId: string;
+      reason: 'cancelled' | 'expired';
+      message: string;
+    };
 
 /** Receives a run's events as they happen. */
 export type RunEventSink = (event: RunEvent) => void;

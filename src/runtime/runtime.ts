@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Runner, type Session } from '@google/adk';
 import type { Content, Part } from '@google/genai';
 import type { Logger } from 'pino';
-import type { AgentApp } from '../agents/agent-app.js';
+import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
 import { approvalAudit } from '../core/audit.js';
 import { HoldpointError } from '../core/errors.js';
 import type {
@@ -15,7 +15,7 @@ import type {
 } from '../core/types.js';
 import type { DecisionBatch, HoldpointStore } from '../store/store.js';
 import { closingEvent } from './dangling-calls.js';
-import type { RunEventSink } from './run-event.js';
+import type { RunEvent, RunEventSink } from './run-event.js';
 import type { PendingOutcome, RunOutcome } from './run-outcome.js';
 import { CONFIRMATION_CALL, SegmentCollector } from './segment-collector.js';
 
@@ -30,6 +30,10 @@ export interface RuntimeOptions {
   /** How long a running process may hold a session before another may take it over. */
   runLeaseSeconds?: number;
   logger: Logger;
+  /** Continuous streams: how long to wait for an approval, unless the app's tool says otherwise. */
+  approvalTimeoutSeconds?: number;
+  /** Continuous streams: what a timed-out approval becomes, unless the tool says otherwise. */
+  approvalTimeoutPolicy?: 'deny' | 'park';
   now?: () => number;
 }
 
@@ -162,7 +166,9 @@ export class HoldpointRuntime {
     );
     if (outcome === 'pending') {
       const pending = pendingOutcome(pause);
-      sink?.({ type: 'outcome', outcome: pending });
+      const emit = this.emitter(pause.sessionId, sink);
+      emit({ type: 'decided', approvals: pause.approvals, decisions: pause.decisions });
+      emit({ type: 'outcome', outcome: pending });
       return pending;
     }
     return this.drive(
@@ -179,6 +185,13 @@ export class HoldpointRuntime {
     await this.requireMeta(sessionId);
     const pause = await this.store.cancel(sessionId, actor, reason, this.now());
     this.log(sessionId, pause.invocationId).info({ reason }, 'run cancelled');
+    this.store.relay.publish(sessionId, {
+      type: 'ended',
+      sessionId,
+      invocationId: pause.invocationId,
+      reason: 'cancelled',
+      message: reason ? `Cancelled by ${actor}: ${reason}` : `Cancelled by ${actor}.`,
+    } satisfies RunEvent);
     return pause;
   }
 
@@ -235,8 +248,58 @@ export class HoldpointRuntime {
     const meta = await this.store.getMeta(sessionId);
     if (meta?.status !== 'paused') return false;
     const pause = await this.store.expire(sessionId, this.now());
-    if (pause) this.log(sessionId, pause.invocationId).info('pause expired');
-    return pause !== undefined;
+    if (!pause) return false;
+    this.log(sessionId, pause.invocationId).info('pause expired');
+    this.store.relay.publish(sessionId, {
+      type: 'ended',
+      sessionId,
+      invocationId: pause.invocationId,
+      reason: 'expired',
+      message: 'The approval request expired.',
+    } satisfies RunEvent);
+    return true;
+  }
+
+  /** How long a continuous stream waits for `toolName`'s approval in `app`, and what then. */
+  approvalPolicy(app: string, toolName: string): Required<ApprovalPolicy> {
+    const policy = this.options.apps.get(app)?.approvalPolicies?.[toolName];
+    return {
+      timeoutSeconds: policy?.timeoutSeconds ?? this.options.approvalTimeoutSeconds ?? 30,
+      onTimeout: policy?.onTimeout ?? this.options.approvalTimeoutPolicy ?? 'park',
+    };
+  }
+
+  /** Creates an empty session for `app`, e.g. so a waiter can subscribe before the first run. */
+  async openSession(app: string | undefined, userId: string): Promise<string> {
+    const name = this.requireApp(app ?? this.options.defaultApp).name;
+    const session = await this.store.sessions.createSession({ appName: name, userId });
+    return session.id;
+  }
+
+  /**
+   * Records one decision by approval id alone (the session is looked up) and,
+   * when it completes the pause, resumes the run like `resume`.
+   */
+  async decideApproval(
+    decision: DecisionInput,
+    decidedBy: string,
+    sink?: RunEventSink,
+  ): Promise<RunOutcome> {
+    const sessionId = await this.store.findApproval(decision.approvalId);
+    if (!sessionId) {
+      throw new HoldpointError('APPROVAL_NOT_FOUND', `No approval ${decision.approvalId}.`, {
+        approval_id: decision.approvalId,
+      });
+    }
+    return this.resume({ sessionId, decidedBy, decisions: [decision] }, sink);
+  }
+
+  /** Hands events to the caller and to waiters anywhere, through the store's relay. */
+  private emitter(sessionId: string, sink?: RunEventSink): RunEventSink {
+    return (event) => {
+      sink?.(event);
+      this.store.relay.publish(sessionId, event);
+    };
   }
 
   private get leaseMs(): number {
@@ -307,7 +370,7 @@ export class HoldpointRuntime {
     { sink, resumedFrom }: { sink?: RunEventSink; resumedFrom?: Pause },
   ): Promise<RunOutcome> {
     const log = this.log(session.id, invocationId);
-    const emit = sink ?? (() => {});
+    const emit = this.emitter(session.id, sink);
     emit({
       type: 'run-started',
       sessionId: session.id,
@@ -344,10 +407,18 @@ export class HoldpointRuntime {
         now,
       );
       log.error({ error: collector.error }, 'run failed');
-      throw new HoldpointError('RUN_FAILED', `The agent run failed: ${collector.error}`, {
+      const failure = new HoldpointError('RUN_FAILED', `The agent run failed: ${collector.error}`, {
         session_id: session.id,
         invocation_id: invocationId,
       });
+      emit({
+        type: 'failed',
+        sessionId: session.id,
+        invocationId,
+        code: failure.code,
+        message: failure.message,
+      });
+      throw failure;
     }
     const executed = [...collector.executedCallIds];
     if (collector.approvals.length > 0) {

@@ -1,6 +1,7 @@
 import { type CreateSessionRequest, InMemorySessionService, type Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
+import { MemoryRelay } from './run-relay.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
 import type { SessionWrites } from './transitions.js';
 
@@ -49,6 +50,7 @@ export class MemoryStore extends TransactionalStore {
   readonly kind = 'memory' as const;
   readonly sessions: InMemorySessionService;
   readonly effects: EffectLedger = new MemoryEffectLedger();
+  readonly relay = new MemoryRelay();
   private readonly records = new Map<string, SessionRecord>();
   private readonly approvals = new Map<string, string>();
 

@@ -91,6 +91,11 @@ export class RedisKeys {
     return `${this.prefix}:users:${appName}`;
   }
 
+  /** Pub/sub channel of a session's run messages. */
+  relay(sessionId: string): string {
+    return `${this.prefix}:relay:${sessionId}`;
+  }
+
   effect(key: string): string {
     return `${this.prefix}:effect:${key}`;
   }

@@ -2,6 +2,7 @@ import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js
 import { RedisConnection } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisRelay } from './redis-relay.js';
 import { RedisSessionService } from './redis-session-service.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
 import type { SessionWrites } from './transitions.js';
@@ -36,6 +37,7 @@ export class RedisStore extends TransactionalStore {
   readonly kind = 'redis' as const;
   readonly sessions: RedisSessionService;
   readonly effects: RedisEffectLedger;
+  readonly relay: RedisRelay;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
 
@@ -45,6 +47,7 @@ export class RedisStore extends TransactionalStore {
     this.conn = new RedisConnection(options.url);
     this.keys = new RedisKeys(options.keyPrefix ?? 'hp');
     this.sessions = new RedisSessionService(this.conn, this.keys, ttlMs);
+    this.relay = new RedisRelay(this.conn, this.keys);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: ttlMs,
       claimTtlMs: options.effectClaimMs ?? DEFAULT_EFFECT_CLAIM_MS,
@@ -170,7 +173,8 @@ export class RedisStore extends TransactionalStore {
     await this.conn.run((redis) => redis.ping());
   }
 
-  close(): Promise<void> {
-    return this.conn.close();
+  async close(): Promise<void> {
+    await this.relay.close();
+    await this.conn.close();
   }
 }

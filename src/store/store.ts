@@ -8,6 +8,7 @@ import type {
   RunStatus,
   SessionMeta,
 } from '../core/types.js';
+import type { RunRelay } from './run-relay.js';
 
 /** What `decide` did: decisions recorded, and whether the caller now holds the resume. */
 export interface DecideResult {
@@ -40,6 +41,8 @@ export interface HoldpointStore {
   /** ADK's session service over this store. Creating a session also creates its meta. */
   readonly sessions: BaseSessionService;
   readonly effects: EffectLedger;
+  /** Tells waiters in any process what happens to a session's run. */
+  readonly relay: RunRelay;
 
   /** The Holdpoint meta of a session, or undefined when it does not exist. */
   getMeta(sessionId: string): Promise<SessionMeta | undefined>;

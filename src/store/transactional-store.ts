@@ -3,6 +3,7 @@ import type { BaseSessionService } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import { HoldpointError } from '../core/errors.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
+import type { RunRelay } from './run-relay.js';
 import type { DecideResult, DecisionBatch, HoldpointStore, RunEnding } from './store.js';
 import {
   beginRunTransition,
@@ -34,6 +35,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly kind: 'memory' | 'redis';
   abstract readonly sessions: BaseSessionService;
   abstract readonly effects: EffectLedger;
+  abstract readonly relay: RunRelay;
 
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
   /** Writes everything at once if the session is still at `read.version`; false otherwise. */

@@ -2,8 +2,12 @@ const VERB = '(?:generate|genera|generar|make|create|crea|crear|draw|dibuja|rend
 const COUNT = '(\\d+|an|a|one|una|un)';
 const NOUN = '(?:images?|pictures?|imágenes|imagenes|imagen|photos?|fotos?)';
 // Up to two words may describe the pictures: "make 3 cat pictures", "generate a blue image".
+const DESCRIPTION = '(?:[\\p{L}-]+\\s+){0,2}?';
+// Lookarounds instead of \b, which only knows ASCII letters ("imágenes").
+const START = '(?<![\\p{L}\\d])';
+const END = '(?![\\p{L}])';
 const REQUEST = new RegExp(
-  `(?<![\\p{L}\\d])${VERB}(?![\\p{L}]).*?(?<![\\p{L}\\d])${COUNT}\\s+(?:[\\p{L}-]+\\s+){0,2}?${NOUN}(?![\\p{L}])`,
+  `${START}${VERB}${END}.*?${START}${COUNT}\\s+${DESCRIPTION}${NOUN}${END}`,
   'u',
 );
 

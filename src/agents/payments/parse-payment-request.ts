@@ -25,7 +25,9 @@ const WORDS: Record<string, string> = {
 const CODES =
   'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|mxn|brl|sek|nok|dkk|pln|czk|zar|try';
 
-const AMOUNT = `(?<symbol>[$€£¥])?\\s?(?<number>\\d[\\d,]*(?:\\.\\d+)?)(?:\\s?(?<unit>(?:${CODES}|dollars?|bucks|euros?|pounds?|yen)(?![a-z])))?`;
+const NUMBER = '(?<number>\\d[\\d,]*(?:\\.\\d+)?)';
+const UNIT = `(?<unit>(?:${CODES}|dollars?|bucks|euros?|pounds?|yen)(?![a-z]))`;
+const AMOUNT = `(?<symbol>[$€£¥])?\\s?${NUMBER}(?:\\s?${UNIT})?`;
 const WORD_TAIL = `[\\p{L}\\p{M}'.-]*`;
 const WORD = `\\p{L}${WORD_TAIL}`;
 const ENGLISH = [
@@ -34,11 +36,13 @@ const ENGLISH = [
   new RegExp(`\\bpay\\s+(?<recipient>${WORD}(?:\\s+${WORD}){0,2}?)\\s+${AMOUNT}`, 'iu'),
 ];
 // Extends a one-word name with the capitalized words after it ("Mary Jane"); a separate
-// case-sensitive pattern because the 'i' flag would make \\p{Lu} match any letter.
+// case-sensitive pattern because the 'i' flag would make \p{Lu} match any letter.
 const MORE_NAME = new RegExp(`^(?:\\s+\\p{Lu}${WORD_TAIL})*`, 'u');
 // "次郎さんに200ドル送金してください": recipient, optional honorific, に, amount, unit.
-const JAPANESE =
-  /(?<recipient>[^\s、。,.!?0-9]+?)(?:さん|様|さま|くん|君|ちゃん)?に(?<number>\d[\d,]*(?:\.\d+)?)\s?(?<unit>ドル|円|ユーロ|ポンド)?/u;
+const JAPANESE = new RegExp(
+  `(?<recipient>[^\\s、。,.!?0-9]+?)(?:さん|様|さま|くん|君|ちゃん)?に${NUMBER}\\s?(?<unit>ドル|円|ユーロ|ポンド)?`,
+  'u',
+);
 
 function currencyOf(symbol: string | undefined, unit: string | undefined): string {
   if (unit) return WORDS[unit.toLowerCase()] ?? unit.toUpperCase();

@@ -16,6 +16,11 @@ When the tool returns status "completed", confirm the amount, currency, recipien
 transaction id. When it returns an error such as a rejection, say the payment was not sent
 and why. Reply in the user's language.`;
 
+/** Derived from the call, so a replayed effect reports the same transaction. */
+function transactionId(callKey: string): string {
+  return `TXN-${createHash('sha256').update(callKey).digest('hex').slice(0, 10).toUpperCase()}`;
+}
+
 /** Seed 001: every payment waits for a human's approval and is sent once. */
 export function createPaymentsApp(options: AgentAppOptions): AgentApp {
   const tool = new FunctionTool({
@@ -35,8 +40,7 @@ export function createPaymentsApp(options: AgentAppOptions): AgentApp {
       const key = effectKey(ctx);
       return options.effects.once(key, async () => ({
         status: 'completed',
-        // Derived from the call, so a replayed effect reports the same transaction.
-        transaction_id: `TXN-${createHash('sha256').update(key).digest('hex').slice(0, 10).toUpperCase()}`,
+        transaction_id: transactionId(key),
         amount: args.amount,
         currency: args.currency.toUpperCase(),
         recipient: args.recipient,
@@ -54,6 +58,8 @@ export function createPaymentsApp(options: AgentAppOptions): AgentApp {
     name: 'payments',
     description: 'Send money; every payment waits for approval (seed 001).',
     rootAgent,
+    // Money fails closed: a payment nobody approves in time is denied, not left waiting.
+    approvalPolicies: { [PAYMENT_TOOL]: { onTimeout: 'deny' } },
     hints: {
       [PAYMENT_TOOL]: (args) => {
         const currency = String(args.currency ?? 'USD').toUpperCase();

@@ -3,8 +3,8 @@ export interface ChatMessageMetadata {
   sessionId: string;
   invocationId: string;
   app: string;
-  /** Where the run stands after this stream: running, paused or completed. */
-  status?: 'running' | 'paused' | 'completed';
+  /** Where the run stands. */
+  status?: 'running' | 'paused' | 'completed' | 'failed' | 'cancelled' | 'expired';
   /** ISO time the pause expires, while paused. */
   expiresAt?: string;
 }

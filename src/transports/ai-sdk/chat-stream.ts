@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import type { RunEventSink } from '../../runtime/run-event.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
 import type { HoldpointRuntime } from '../../runtime/runtime.js';
 import { answersIn, type ChatIntent } from './chat-intent.js';
@@ -24,12 +25,10 @@ export function errorText(error: unknown): string {
 }
 
 /** Starts the run a user message asks for, or resumes the one the answers decide. */
-async function runTurn(
-  { runtime, body, intent, userId }: ChatTurn,
-  sink: (chunks: UIMessageChunk<ChatMessageMetadata>[]) => void,
-  mapper: UIChunkMapper,
+export async function runChatTurn(
+  { runtime, body, intent, userId }: Omit<ChatTurn, 'mode'>,
+  emit?: RunEventSink,
 ): Promise<RunOutcome> {
-  const emit = (event: Parameters<UIChunkMapper['map']>[0]) => sink(mapper.map(event));
   if (intent.kind === 'message') {
     return runtime.start(
       { query: intent.text, userId, app: body.app, sessionId: intent.sessionId },
@@ -62,13 +61,17 @@ export function chatStream(turn: ChatTurn): ReadableStream<UIMessageChunk<ChatMe
     execute: async ({ writer }) => {
       const mapper = new UIChunkMapper(turn.mode);
       writer.write({ type: 'start', messageId });
-      const outcome = await runTurn(
-        turn,
-        (chunks) => {
-          for (const chunk of chunks) writer.write(chunk);
-        },
-        mapper,
-      );
+      let outcome: RunOutcome;
+      try {
+        outcome = await runChatTurn(turn, (event) => {
+          for (const chunk of mapper.map(event)) writer.write(chunk);
+        });
+      } catch (error) {
+        // A failed run already streamed its error chunk from the run's own events.
+        if (!isHoldpointError(error, 'RUN_FAILED')) throw error;
+        writer.write({ type: 'finish', finishReason: 'error' });
+        return;
+      }
       writer.write({
         type: 'finish',
         finishReason: outcome.status === 'completed' ? 'stop' : 'tool-calls',

@@ -12,6 +12,8 @@ export type ApprovalMode = 'two-turn' | 'continuous';
 export class UIChunkMapper {
   private metadata?: ChatMessageMetadata;
   private stepOpen = false;
+  /** Approvals whose decision this stream already carried (relays may repeat them). */
+  private readonly answered = new Set<string>();
 
   constructor(private readonly mode: ApprovalMode) {}
 
@@ -35,7 +37,8 @@ export class UIChunkMapper {
         // In continuous mode the client learns the decision from this stream.
         return event.decisions.flatMap((decision): UIMessageChunk<ChatMessageMetadata>[] => {
           const approval = event.approvals.find((a) => a.approvalId === decision.approvalId);
-          if (!approval) return [];
+          if (!approval || this.answered.has(decision.approvalId)) return [];
+          this.answered.add(decision.approvalId);
           if (approval.kind === 'input') {
             return decision.approved
               ? [
@@ -104,13 +107,31 @@ export class UIChunkMapper {
             ? { expiresAt: new Date(outcome.expiresAt).toISOString() }
             : {}),
         };
-        const closeStep: UIMessageChunk<ChatMessageMetadata>[] = this.stepOpen
-          ? [{ type: 'finish-step' }]
-          : [];
-        this.stepOpen = false;
-        return [...closeStep, { type: 'message-metadata', messageMetadata: this.metadata }];
+        return [...this.closeStep(), { type: 'message-metadata', messageMetadata: this.metadata }];
       }
+      case 'failed':
+        return [
+          ...this.closeStep(),
+          ...this.withStatus('failed'),
+          { type: 'error', errorText: `${event.code}: ${event.message}` },
+        ];
+      case 'ended':
+        return [...this.closeStep(), ...this.withStatus(event.reason)];
     }
+  }
+
+  private closeStep(): UIMessageChunk<ChatMessageMetadata>[] {
+    const chunks: UIMessageChunk<ChatMessageMetadata>[] = this.stepOpen
+      ? [{ type: 'finish-step' }]
+      : [];
+    this.stepOpen = false;
+    return chunks;
+  }
+
+  private withStatus(status: ChatMessageMetadata['status']): UIMessageChunk<ChatMessageMetadata>[] {
+    if (!this.metadata) return [];
+    this.metadata = { ...this.metadata, status };
+    return [{ type: 'message-metadata', messageMetadata: this.metadata }];
   }
 
   /** The last metadata sent, for the closing `finish` chunk. */

@@ -10,7 +10,14 @@ import { chatStream } from '../ai-sdk/chat-stream.js';
 import { resolveCaller } from './caller.js';
 import { presentAudit, presentOutcome, presentPendingApproval, presentSession } from './present.js';
 import { parse, readBody } from './read-body.js';
-import { approvalsQuery, auditQuery, cancelBody, resumeBody, startBody } from './schemas.js';
+import {
+  approvalDecisionBody,
+  approvalsQuery,
+  auditQuery,
+  cancelBody,
+  resumeBody,
+  startBody,
+} from './schemas.js';
 
 export interface HttpAppOptions {
   runtime: HoldpointRuntime;
@@ -40,7 +47,7 @@ export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
     const body = await readBody(c, startBody);
     const outcome = await runtime.start({
       query: body.query,
-      userId: resolveCaller(c, body.user_id),
+      userId: resolveCaller(c.req.raw, body.user_id),
       app: body.app,
       sessionId: body.session_id,
     });
@@ -51,7 +58,7 @@ export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
     const body = await readBody(c, resumeBody);
     const outcome = await runtime.resume({
       sessionId: body.session_id,
-      decidedBy: resolveCaller(c, body.user_id),
+      decidedBy: resolveCaller(c.req.raw, body.user_id),
       approved: body.approved,
       reason: body.reason,
       decisions: body.decisions?.map((d) => ({
@@ -68,7 +75,7 @@ export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
     const body = await readBody(c, cancelBody);
     const pause = await runtime.cancel(
       body.session_id,
-      resolveCaller(c, body.user_id),
+      resolveCaller(c.req.raw, body.user_id),
       body.reason,
     );
     return c.json({
@@ -88,6 +95,20 @@ export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
     return c.json({ approvals: approvals.map(presentPendingApproval) });
   });
 
+  app.post('/api/approvals/:approvalId', async (c) => {
+    const body = await readBody(c, approvalDecisionBody);
+    const outcome = await runtime.decideApproval(
+      {
+        approvalId: c.req.param('approvalId'),
+        approved: body.approved,
+        reason: body.reason,
+        payload: body.payload,
+      },
+      resolveCaller(c.req.raw, body.user_id),
+    );
+    return c.json(presentOutcome(outcome));
+  });
+
   app.get('/api/audit', async (c) => {
     const query = parse(auditQuery, c.req.query());
     const entries = await runtime.audit(query.session_id);
@@ -103,7 +124,7 @@ export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
         'The last message must be a user message with text, or an assistant message answering approvals of a known session.',
       );
     }
-    const userId = resolveCaller(c, body.userId);
+    const userId = resolveCaller(c.req.raw, body.userId);
     return createUIMessageStreamResponse({
       stream: chatStream({ runtime, body, intent, userId, mode: 'two-turn' }),
     });

@@ -38,3 +38,10 @@ export const cancelBody = z.object({
 
 export const approvalsQuery = z.object({ user_id: userId.optional() });
 export const auditQuery = z.object({ session_id: id });
+
+export const approvalDecisionBody = z.object({
+  approved: z.boolean(),
+  reason: reason.optional(),
+  payload: z.unknown().optional(),
+  user_id: userId.optional(),
+});

@@ -1,0 +1,415 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { type UIMessage, type UIMessageChunk, WebSocketChatTransport } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { loadConfig } from '../src/config/config.js';
+import { type RunningServer, startServer } from '../src/main/serve.js';
+import { ChatSocketClient } from './support/chat-socket-client.js';
+import { JsonClient } from './support/json-client.js';
+import { NodeChat } from './support/node-chat.js';
+import { TestRedis } from './support/redis-server.js';
+import { finalMessage, golden, invalidChunks, normalize } from './support/ui-stream.js';
+
+type ToolPart = {
+  type: string;
+  toolCallId: string;
+  state: string;
+  output?: unknown;
+  approval?: { id: string };
+};
+const toolParts = (message: UIMessage) =>
+  message.parts.filter((p) => p.type.startsWith('tool-')) as unknown as ToolPart[];
+const text = (message: UIMessage) =>
+  message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+const user = (words: string): UIMessage => ({
+  id: 'u1',
+  role: 'user',
+  parts: [{ type: 'text', text: words }],
+});
+const socketUrl = (server: RunningServer) => `ws://127.0.0.1:${server.port}/api/chat/ws`;
+
+async function serve(...args: string[]): Promise<RunningServer> {
+  return startServer(
+    loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules', ...args]),
+  );
+}
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await serve();
+});
+afterAll(async () => server.close());
+
+/** Waits for the first chunk matching `predicate` among those collected so far. */
+async function seen(
+  chunks: UIMessageChunk[],
+  predicate: (c: UIMessageChunk) => boolean,
+): Promise<UIMessageChunk> {
+  for (let i = 0; i < 500; i++) {
+    const found = chunks.find(predicate);
+    if (found) return found;
+    await sleep(10);
+  }
+  throw new Error(`chunk not seen in ${JSON.stringify(chunks)}`);
+}
+
+describe.each([
+  ['image-studio', 'Generate 10 images'],
+  ['payments', 'Send $200 to Jiro'],
+])('continuous approvals over WebSocket: %s', (app, words) => {
+  it.each([
+    ['approved', true],
+    ['denied', false],
+  ])('%s from a second connection: one stream, one end', async (label, approved) => {
+    const [chatter, decider] = await Promise.all([
+      ChatSocketClient.connect(socketUrl(server)),
+      ChatSocketClient.connect(socketUrl(server)),
+    ]);
+    const live: UIMessageChunk[] = [];
+    const turn = chatter.turn(
+      'r1',
+      { id: `ws-${app}-${label}`, messages: [user(words)], body: { app, userId: 'ws-user' } },
+      (c) => live.push(c),
+    );
+    const request = (await seen(live, (c) => c.type === 'tool-approval-request')) as {
+      approvalId: string;
+    };
+    const result = await decider.decide({
+      approvalId: request.approvalId,
+      approved,
+      reason: approved ? 'ok' : 'no',
+      userId: 'approver',
+    });
+    expect(result).toMatchObject({
+      type: 'decision-result',
+      approvalId: request.approvalId,
+      status: 'completed',
+    });
+    const { chunks, sequences, ended } = await turn;
+    expect(ended).toBe('end');
+    expect(sequences).toEqual(chunks.map((_, i) => i));
+    expect(await invalidChunks(chunks)).toEqual([]);
+    expect(chunks.filter((c) => c.type === 'start')).toHaveLength(1);
+    expect(chunks.filter((c) => c.type === 'finish')).toEqual([
+      expect.objectContaining({ finishReason: 'stop' }),
+    ]);
+    const normalized = normalize(chunks);
+    expect(normalized).toEqual(
+      golden(
+        fileURLToPath(new URL(`./fixtures/ws/${app}-${label}.json`, import.meta.url)),
+        normalized,
+      ),
+    );
+    const message = await finalMessage(chunks);
+    expect(toolParts(message)[0]?.state).toBe(approved ? 'output-available' : 'output-denied');
+    expect(text(message)).toMatch(approved ? /Here are the 10 images|Sent 200 USD/ : /rejected/);
+    chatter.close();
+    decider.close();
+  });
+});
+
+describe('continuous input requests (picker)', () => {
+  it('two values sent as decision frames, one stream to the end', async () => {
+    const chatter = await ChatSocketClient.connect(socketUrl(server));
+    const live: UIMessageChunk[] = [];
+    const turn = chatter.turn(
+      'r1',
+      {
+        id: 'ws-picker',
+        messages: [user('Pick a fruit')],
+        body: { app: 'picker', userId: 'ws-user' },
+      },
+      (c) => live.push(c),
+    );
+    const api = new JsonClient(`http://127.0.0.1:${server.port}`);
+    const select = (await seen(
+      live,
+      (c) => c.type === 'tool-input-available' && c.toolName === 'select_item',
+    )) as { toolCallId: string };
+    await sleep(50);
+    // The same decision from the REST path: POST /api/approvals/:approvalId.
+    const first = await api.post(`/api/approvals/${select.toolCallId}`, {
+      approved: true,
+      payload: { item: 'Apple' },
+    });
+    expect(first.body.status).toBe('pending_approval');
+    const confirm = (await seen(
+      live,
+      (c) => c.type === 'tool-input-available' && c.toolName === 'confirm_choice',
+    )) as { toolCallId: string };
+    await sleep(50);
+    expect(
+      (
+        await chatter.decide({
+          approvalId: confirm.toolCallId,
+          approved: true,
+          payload: { confirmed: true },
+        })
+      ).type,
+    ).toBe('decision-result');
+    const { chunks } = await turn;
+    expect(await invalidChunks(chunks)).toEqual([]);
+    const normalized = normalize(chunks);
+    expect(normalized).toEqual(
+      golden(fileURLToPath(new URL('./fixtures/ws/picker.json', import.meta.url)), normalized),
+    );
+    const message = await finalMessage(chunks);
+    expect(toolParts(message).map((p) => p.state)).toEqual([
+      'output-available',
+      'output-available',
+    ]);
+    expect(text(message)).toContain('You picked Apple, and it is confirmed.');
+    chatter.close();
+  });
+});
+
+describe('the real WebSocketChatTransport', () => {
+  it('keeps one assistant message open across the approval decided from another connection', async () => {
+    const chat = new NodeChat({
+      transport: new WebSocketChatTransport<UIMessage>({
+        url: socketUrl(server),
+        webSocket: WebSocket as never,
+        body: { app: 'payments', userId: 'transport-user' },
+      }),
+    });
+    const sending = chat.sendMessage({ text: 'Send $75 to Ana' });
+    await chat.until(
+      (c) => toolParts((c.lastMessage ?? user('')) as UIMessage)[0]?.state === 'approval-requested',
+    );
+    expect(chat.status).toBe('streaming');
+    const part = toolParts(chat.lastMessage as UIMessage)[0] as ToolPart;
+    const decider = await ChatSocketClient.connect(socketUrl(server));
+    await decider.decide({
+      approvalId: part.approval?.id ?? '',
+      approved: true,
+      userId: 'approver',
+    });
+    await sending;
+    await chat.until((c) => c.status === 'ready');
+    expect(chat.messages).toHaveLength(2);
+    const done = chat.lastMessage as UIMessage;
+    expect(toolParts(done)[0]?.state).toBe('output-available');
+    expect(text(done)).toMatch(/Sent 75 USD to Ana \(transaction TXN-/);
+    decider.close();
+  });
+});
+
+describe('timeouts, abort, cancel, double decisions, bad frames', () => {
+  let quick: RunningServer;
+  beforeAll(async () => {
+    quick = await serve('--approval-timeout', '1');
+  });
+  afterAll(async () => quick.close());
+
+  it('deny policy (payments): a timed-out approval is denied with reason "timed out", audited', async () => {
+    const chatter = await ChatSocketClient.connect(socketUrl(quick));
+    const { chunks } = await chatter.turn('r1', {
+      id: 'deny',
+      messages: [user('Send $5 to Bob')],
+      body: { app: 'payments' },
+    });
+    expect(chunks.filter((c) => c.type === 'finish')).toEqual([
+      expect.objectContaining({ finishReason: 'stop' }),
+    ]);
+    expect(chunks).toContainEqual(
+      expect.objectContaining({
+        type: 'tool-approval-response',
+        approved: false,
+        reason: 'timed out',
+      }),
+    );
+    expect(chunks).toContainEqual(expect.objectContaining({ type: 'tool-output-denied' }));
+    const { sessionId } = (await finalMessage(chunks)).metadata as { sessionId: string };
+    const audit = await quick.holdpoint.runtime.audit(sessionId);
+    expect(audit.find((e) => e.action === 'decided')).toMatchObject({
+      actor: 'system',
+      approved: false,
+      reason: 'timed out',
+    });
+    chatter.close();
+  });
+
+  it('park policy (image-studio): the stream ends with the pause stored; REST resumes it later', async () => {
+    const chatter = await ChatSocketClient.connect(socketUrl(quick));
+    const { chunks } = await chatter.turn('r1', {
+      id: 'park',
+      messages: [user('Generate 3 images')],
+      body: {},
+    });
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
+    const { sessionId } = (await finalMessage(chunks)).metadata as { sessionId: string };
+    const api = new JsonClient(`http://127.0.0.1:${quick.port}`);
+    expect((await api.get(`/api/sessions/${sessionId}`)).body.status).toBe('paused');
+    const resume = await api.post('/api/agent/resume', { session_id: sessionId, approved: true });
+    expect(resume.body.status).toBe('completed');
+    chatter.close();
+  });
+
+  it('abort ends the stream without losing the pause', async () => {
+    const chatter = await ChatSocketClient.connect(socketUrl(server));
+    const frames = chatter.frames();
+    chatter.socket.send(
+      JSON.stringify({
+        type: 'send',
+        requestId: 'a1',
+        id: 'abort',
+        messages: [user('Generate 6 images')],
+        trigger: 'submit-message',
+        headers: {},
+        body: {},
+      }),
+    );
+    const metadata = await (async () => {
+      for (let i = 0; i < 300; i++) {
+        const request = frames.find(
+          (f) => (f.chunk as UIMessageChunk | undefined)?.type === 'tool-approval-request',
+        );
+        const meta = frames
+          .map((f) => f.chunk as { type: string; messageMetadata?: { sessionId: string } })
+          .find((c) => c?.type === 'message-metadata');
+        if (request && meta?.messageMetadata) return meta.messageMetadata;
+        await sleep(10);
+      }
+      throw new Error('no approval request');
+    })();
+    chatter.socket.send(JSON.stringify({ type: 'abort', requestId: 'a1' }));
+    await sleep(100);
+    const count = frames.length;
+    const api = new JsonClient(`http://127.0.0.1:${server.port}`);
+    expect((await api.get(`/api/sessions/${metadata.sessionId}`)).body.status).toBe('paused');
+    const resume = await api.post('/api/agent/resume', {
+      session_id: metadata.sessionId,
+      approved: true,
+    });
+    expect(resume.body.status).toBe('completed');
+    await sleep(100);
+    expect(frames.length).toBe(count);
+    chatter.close();
+  });
+
+  it('a REST cancel ends a waiting stream with a clear final chunk', async () => {
+    const chatter = await ChatSocketClient.connect(socketUrl(server));
+    const live: UIMessageChunk[] = [];
+    const turn = chatter.turn(
+      'c1',
+      { id: 'cancel', messages: [user('Generate 8 images')], body: {} },
+      (c) => live.push(c),
+    );
+    await seen(live, (c) => c.type === 'tool-approval-request');
+    const meta = (await seen(live, (c) => c.type === 'message-metadata')) as {
+      messageMetadata: { sessionId: string };
+    };
+    const api = new JsonClient(`http://127.0.0.1:${server.port}`);
+    await api.post('/api/agent/cancel', {
+      session_id: meta.messageMetadata.sessionId,
+      reason: 'not today',
+    });
+    const { chunks } = await turn;
+    expect(chunks.at(-1)).toMatchObject({
+      type: 'finish',
+      finishReason: 'other',
+      messageMetadata: { status: 'cancelled' },
+    });
+    expect(await invalidChunks(chunks)).toEqual([]);
+    chatter.close();
+  });
+
+  it('a decision made on one path is seen by the others; a second one gets 409 on any path', async () => {
+    const chatter = await ChatSocketClient.connect(socketUrl(server));
+    const live: UIMessageChunk[] = [];
+    const turn = chatter.turn(
+      'd1',
+      { id: 'double', messages: [user('Send $9 to Kim')], body: { app: 'payments' } },
+      (c) => live.push(c),
+    );
+    const request = (await seen(live, (c) => c.type === 'tool-approval-request')) as {
+      approvalId: string;
+    };
+    const api = new JsonClient(`http://127.0.0.1:${server.port}`);
+    expect(
+      (await api.post(`/api/approvals/${request.approvalId}`, { approved: true })).body.status,
+    ).toBe('completed');
+    expect(await chatter.decide({ approvalId: request.approvalId, approved: false })).toMatchObject(
+      { type: 'decision-error', code: 'ALREADY_DECIDED' },
+    );
+    const again = await api.post(`/api/approvals/${request.approvalId}`, { approved: false });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('ALREADY_DECIDED');
+    const { chunks } = await turn;
+    expect(chunks).toContainEqual(
+      expect.objectContaining({
+        type: 'tool-approval-response',
+        approvalId: request.approvalId,
+        approved: true,
+      }),
+    );
+    chatter.close();
+  });
+
+  it('malformed frames: not JSON closes with 1008; bad decision and empty send get error frames', async () => {
+    const client = await ChatSocketClient.connect(socketUrl(server));
+    expect(await client.decide({ approvalId: '', approved: true })).toMatchObject({
+      type: 'decision-error',
+      code: 'VALIDATION_FAILED',
+    });
+    expect(await client.decide({ approvalId: 'adk-unknown', approved: true })).toMatchObject({
+      type: 'decision-error',
+      code: 'APPROVAL_NOT_FOUND',
+    });
+    const empty = await client.turn('e1', { id: 'empty', messages: [user('   ')], body: {} });
+    expect(empty).toMatchObject({
+      ended: 'error',
+      errorText: expect.stringMatching(/^VALIDATION_FAILED/),
+    });
+    const closed = client.closed();
+    client.socket.send('{not json');
+    expect((await closed).code).toBe(1008);
+    const unknownPath = new WebSocket(`ws://127.0.0.1:${server.port}/nope`);
+    await new Promise((resolve) => unknownPath.once('error', resolve));
+  });
+});
+
+describe('with Redis: the decision reaches the waiting stream on another instance', () => {
+  let redis: TestRedis;
+  let a: RunningServer;
+  let b: RunningServer;
+  beforeAll(async () => {
+    redis = await TestRedis.start();
+    [a, b] = await Promise.all([
+      serve('--store', 'redis', '--redis-url', redis.url),
+      serve('--store', 'redis', '--redis-url', redis.url),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+    await redis.stop();
+  });
+
+  it('WebSocketChatTransport on A, POST /api/approvals/:id on B, one stream on A to the end', async () => {
+    const chat = new NodeChat({
+      transport: new WebSocketChatTransport<UIMessage>({
+        url: socketUrl(a),
+        webSocket: WebSocket as never,
+        body: { app: 'image-studio' },
+      }),
+    });
+    const sending = chat.sendMessage({ text: 'Generate 4 images' });
+    await chat.until(
+      (c) => toolParts((c.lastMessage ?? user('')) as UIMessage)[0]?.state === 'approval-requested',
+    );
+    const part = toolParts(chat.lastMessage as UIMessage)[0] as ToolPart;
+    const onB = new JsonClient(`http://127.0.0.1:${b.port}`);
+    const decided = await onB.post(`/api/approvals/${part.approval?.id}`, {
+      approved: true,
+      user_id: 'on-b',
+    });
+    expect(decided.body.status).toBe('completed');
+    await sending;
+    await chat.until((c) => c.status === 'ready');
+    const done = chat.lastMessage as UIMessage;
+    expect(toolParts(done)[0]?.state).toBe('output-available');
+    expect(text(done)).toContain('Here are the 4 images');
+    expect(chat.messages).toHaveLength(2);
+  });
+});
