@@ -3,21 +3,42 @@ import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RunRelay, Unsubscribe } from './run-relay.js';
 
+/** How long a subscriber's mark says "someone waits here"; renewed while subscribed. */
+const WAITING_MS = 60_000;
+
 /**
  * The relay over Redis pub/sub: any instance sharing the Redis receives a
  * session's messages. Subscriptions use one extra connection per process,
  * opened on first use; ioredis re-subscribes after a reconnect.
+ *
+ * A subscriber marks the session's meta hash (`waitingUntil`) before it relies on
+ * the relay; the store reads that mark with every transition, and a run segment
+ * publishes only when someone waits — most runs have nobody listening, and each
+ * PUBLISH costs a socket write.
  */
 export class RedisRelay implements RunRelay {
   private subscriber?: Redis;
   private readonly handlers = new Map<string, Set<(message: unknown) => void>>();
+  private readonly waiting = new Map<string, number>();
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
   ) {}
 
+  /** Records until when someone waits on the session, as read from its meta. */
+  noteWaiting(sessionId: string, until: number): void {
+    if (until > Date.now()) this.waiting.set(sessionId, until);
+    else this.waiting.delete(sessionId);
+  }
+
   publish(sessionId: string, message: unknown): void {
+    const until = this.waiting.get(sessionId) ?? 0;
+    if (until <= Date.now() && !this.handlers.has(this.keys.relay(sessionId))) {
+      this.waiting.delete(sessionId);
+      return;
+    }
     this.conn.client.publish(this.keys.relay(sessionId), JSON.stringify(message)).catch(() => {
       // Best effort by contract: the store holds the truth, waiters re-read it.
     });
@@ -32,11 +53,20 @@ export class RedisRelay implements RunRelay {
       this.handlers.set(channel, handlers);
     }
     handlers.add(handler);
-    if (handlers.size === 1) {
+    const first = handlers.size === 1;
+    if (first) {
       try {
         await this.conn.run(() => subscriber.subscribe(channel));
+        await this.markWaiting(sessionId);
+        this.renewals.set(
+          sessionId,
+          setInterval(() => {
+            this.markWaiting(sessionId).catch(() => {});
+          }, WAITING_MS / 3).unref(),
+        );
       } catch (error) {
         handlers.delete(handler);
+        this.handlers.delete(channel);
         throw error;
       }
     }
@@ -44,13 +74,23 @@ export class RedisRelay implements RunRelay {
       handlers.delete(handler);
       if (handlers.size === 0) {
         this.handlers.delete(channel);
+        clearInterval(this.renewals.get(sessionId));
+        this.renewals.delete(sessionId);
         await subscriber.unsubscribe(channel).catch(() => {});
       }
     };
   }
 
+  private async markWaiting(sessionId: string): Promise<void> {
+    const until = Date.now() + WAITING_MS;
+    await this.conn.run((redis) => redis.hset(this.keys.meta(sessionId), 'waitingUntil', until));
+    this.noteWaiting(sessionId, until);
+  }
+
   /** Closes the subscriber connection. */
   async close(): Promise<void> {
+    for (const timer of this.renewals.values()) clearInterval(timer);
+    this.renewals.clear();
     this.subscriber?.disconnect();
   }
 

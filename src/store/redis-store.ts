@@ -68,14 +68,16 @@ export class RedisStore extends TransactionalStore {
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     return this.conn.run(async (redis) => {
-      const [version, meta, pause, run] = await redis.hmget(
+      const [version, meta, pause, run, waitingUntil] = await redis.hmget(
         this.keys.meta(sessionId),
         'version',
         'data',
         'pause',
         'run',
+        'waitingUntil',
       );
       if (!version || !meta) return undefined;
+      this.relay.noteWaiting(sessionId, Number(waitingUntil ?? 0));
       return {
         version: Number(version),
         snapshot: { meta: JSON.parse(meta), pause: parse(pause ?? null), run: parse(run ?? null) },
