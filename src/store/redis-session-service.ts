@@ -32,6 +32,21 @@ return 1
 
 type JsonState = Record<string, string>;
 
+const READ_LUA = `
+return {
+  redis.call('HGETALL', KEYS[1]),
+  redis.call('HGETALL', KEYS[2]),
+  redis.call('LRANGE', KEYS[3], 0, -1)
+}
+`;
+
+/** A flat HGETALL reply as an object. */
+function pairs(flat: string[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) record[flat[i] as string] = flat[i + 1] as string;
+  return record;
+}
+
 function toJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
@@ -104,6 +119,7 @@ export class RedisSessionService extends BaseSessionService {
   private readonly buffer = new RedisEventBuffer();
   private readonly writer: RedisSessionWriter;
   private readonly create: RedisScript;
+  private readonly read: RedisScript;
 
   constructor(
     private readonly conn: RedisConnection,
@@ -113,6 +129,7 @@ export class RedisSessionService extends BaseSessionService {
     super();
     this.writer = new RedisSessionWriter(conn, keys, sessionTtlMs);
     this.create = conn.script('holdpointCreateSession', CREATE_LUA);
+    this.read = conn.script('holdpointReadSession', READ_LUA);
   }
 
   /** Creates the ADK session and its Holdpoint meta (idle); refuses an id in use. */
@@ -183,19 +200,15 @@ export class RedisSessionService extends BaseSessionService {
   override getSession({ appName, userId, sessionId, config }: GetSessionRequest) {
     return this.conn.run(async (redis): Promise<Session | undefined> => {
       const k = this.keys;
-      const [[record, stateHash, eventJsons], [appHash, userHash]] = await Promise.all([
-        // One transaction, so events and state are read at the same commit.
-        this.conn.exec(
-          redis
-            .multi()
-            .hgetall(k.adk(sessionId))
-            .hgetall(k.state(sessionId))
-            .lrange(k.events(sessionId), 0, -1),
-        ) as Promise<[Record<string, string>, JsonState, string[]]>,
-        this.conn.exec(
-          redis.pipeline().hgetall(k.appState(appName)).hgetall(k.userState(appName, userId)),
-        ) as Promise<[JsonState, JsonState]>,
-      ]);
+      // Sent together: one script reads the session's own keys at one commit (a single
+      // command, where a transaction costs five), the shared app and user state beside it.
+      const [[recordPairs, statePairs, eventJsons], appHash, userHash] = (await Promise.all([
+        this.read([k.adk(sessionId), k.state(sessionId), k.events(sessionId)], []),
+        redis.hgetall(k.appState(appName)),
+        redis.hgetall(k.userState(appName, userId)),
+      ])) as [[string[], string[], string[]], JsonState, JsonState];
+      const record = pairs(recordPairs);
+      const stateHash = pairs(statePairs);
       if (record.appName !== appName || record.userId !== userId) return undefined;
       const sessionState = parseState(stateHash);
       const appState = parseState(appHash);
