@@ -3,8 +3,10 @@ import { measure, type Sample } from './measure.js';
 import { type CommandCounts, RedisCounters, type RedisProfile } from './redis-profile.js';
 import { acquireRedis } from './redis-target.js';
 import { type BenchReport, formatReport, ratio } from './report.js';
-import { bareAdk, inProcess, overHttp, type Scenario } from './scenarios.js';
+import { bareAdk, inProcess, overHttp, type Scenario, type StoreChoice } from './scenarios.js';
 import { loadBenchSettings } from './settings.js';
+import type { StreamSample } from './stream-measure.js';
+import { streamOnServer } from './stream-scenarios.js';
 
 const NAMES = {
   adk: 'bare ADK (Runner + InMemorySessionService)',
@@ -14,11 +16,33 @@ const NAMES = {
   httpRedis: 'http, redis store',
 };
 
+/** Streaming scenarios: the transport (and its protocol), then the store. */
+const STREAMS = {
+  sse: 'sse two-turn',
+  ws: 'ws continuous',
+} as const;
+
 const settings = loadBenchSettings();
 const redis = await acquireRedis(settings.redisUrl);
 const counters = new RedisCounters(redis.url);
 const samples = new Map<string, Sample>();
 let redisProfile: RedisProfile | undefined;
+const streams: StreamSample[] = [];
+
+/** Streams chats over `transport` on a fresh server with `choice` as its store. */
+async function stream(transport: keyof typeof STREAMS, choice: StoreChoice): Promise<void> {
+  const name = `${STREAMS[transport]}, ${choice.store} store`;
+  process.stderr.write(`bench: ${name} …\n`);
+  streams.push(
+    await streamOnServer(name, transport, choice, {
+      concurrency: settings.streamConcurrency,
+      warmupRounds: settings.streamWarmupRounds,
+      rounds: settings.streamRounds,
+      budgetMs: settings.streamBudgetMs,
+      chatTimeoutMs: settings.streamChatTimeoutMs,
+    }),
+  );
+}
 
 /** Times one scenario and releases it, whatever happens. */
 async function run(
@@ -80,6 +104,15 @@ try {
     await overHttp(NAMES.httpRedis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
     settings.httpCycles,
   );
+
+  if (settings.streamConcurrency > 0) {
+    await stream('sse', { store: 'memory' });
+    await stream('ws', { store: 'memory' });
+    if (settings.streamRedis) {
+      await stream('sse', { store: 'redis', url: redis.url, prefix: redis.newPrefix() });
+      await stream('ws', { store: 'redis', url: redis.url, prefix: redis.newPrefix() });
+    }
+  }
 } finally {
   counters.close();
   await redis.close();
@@ -100,5 +133,6 @@ const report: BenchReport = {
       })
     : [],
   redisProfile,
+  streams,
 };
 process.stdout.write(`${formatReport(report)}\n\n${JSON.stringify(report)}\n`);

@@ -1,5 +1,6 @@
 import type { Sample } from './measure.js';
 import type { RedisProfile } from './redis-profile.js';
+import type { StreamSample } from './stream-measure.js';
 
 /** Everything one bench run found. */
 export interface BenchReport {
@@ -9,6 +10,8 @@ export interface BenchReport {
   samples: Sample[];
   ratios: Ratio[];
   redisProfile?: RedisProfile;
+  /** AI SDK streaming chats, many in flight at once. */
+  streams: StreamSample[];
 }
 
 /** How much slower scenario `of` is than the baseline, by latency. */
@@ -87,5 +90,46 @@ export function formatReport(report: BenchReport): string {
       `  ${byCount.map(([name, n]) => `${name} ${n.toFixed(1)}`).join(', ')}`,
     );
   }
+  if (report.streams.length > 0) out.push('', formatStreams(report.streams));
   return out.join('\n');
+}
+
+/** The streaming table: first chunk, approval request and decision → tool output, per scenario. */
+function formatStreams(streams: StreamSample[]): string {
+  const concurrency = [...new Set(streams.map((s) => s.concurrency))].join('/');
+  const failed = streams.filter((s) => s.firstFailure);
+  return [
+    `AI SDK streaming — ${concurrency} chats in flight at once; one chat = "Generate 10 images"` +
+      ' → tool-approval-request → approve → tool-output-available → finish',
+    '  SSE: two turns on POST /api/chat; decision = sending turn 2.' +
+      ' WS: one continuous stream on /api/chat/ws; decision = a decision frame on the same socket.',
+    '',
+    table(
+      [
+        'scenario',
+        'chats',
+        'chats/s',
+        '1st chunk p50',
+        'p99',
+        'approval req p50',
+        'p99',
+        'decision→output p50',
+        'p99',
+        'failed',
+      ],
+      streams.map((s) => [
+        s.scenario + (s.cutShort ? ' (time-bounded)' : ''),
+        `${s.chats} (${s.rounds}×${s.concurrency})`,
+        s.chatsPerSecond.toFixed(1),
+        ms(s.firstChunk.p50Ms),
+        ms(s.firstChunk.p99Ms),
+        ms(s.approvalRequest.p50Ms),
+        ms(s.approvalRequest.p99Ms),
+        ms(s.decisionToOutput.p50Ms),
+        ms(s.decisionToOutput.p99Ms),
+        String(s.failures),
+      ]),
+    ),
+    ...failed.map((s) => `  ${s.scenario}: first failure: ${s.firstFailure}`),
+  ].join('\n');
 }

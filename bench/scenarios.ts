@@ -1,6 +1,6 @@
 import { type HoldpointConfig, loadConfig } from '../src/config/config.js';
 import { createHoldpoint } from '../src/main/create-holdpoint.js';
-import { startServer } from '../src/main/serve.js';
+import { type RunningServer, startServer } from '../src/main/serve.js';
 import { adkBaselineCycle } from './adk-baseline.js';
 import { httpCycle, inProcessCycle } from './holdpoint-cycles.js';
 import type { Cycle } from './measure.js';
@@ -15,9 +15,12 @@ export interface Scenario {
 /** Where a Holdpoint keeps its state; `redis` needs a URL and a prefix of its own. */
 export type StoreChoice = { store: 'memory' } | { store: 'redis'; url: string; prefix: string };
 
-/** The config a real process would load, pinned to the offline model and silent logs. */
-function benchConfig(choice: StoreChoice): HoldpointConfig {
-  const argv = ['--model', 'rules', '--log-level', 'silent', '--store', choice.store];
+/**
+ * The config a real process would load, pinned to the offline model and silent
+ * logs; `extra` flags are appended.
+ */
+function benchConfig(choice: StoreChoice, extra: string[] = []): HoldpointConfig {
+  const argv = ['--model', 'rules', '--log-level', 'silent', '--store', choice.store, ...extra];
   if (choice.store === 'redis')
     argv.push('--redis-url', choice.url, '--redis-prefix', choice.prefix);
   argv.push('--host', '127.0.0.1', '--port', '0');
@@ -35,6 +38,14 @@ export function inProcess(name: string, choice: StoreChoice): Scenario {
 export async function overHttp(name: string, choice: StoreChoice): Promise<Scenario> {
   const server = await startServer(benchConfig(choice));
   return { name, cycle: httpCycle(`http://127.0.0.1:${server.port}`), close: server.close };
+}
+
+/**
+ * A real server for the streaming scenarios; approvals wait up to 10 minutes, so
+ * no timeout policy fires while a loaded server is slow to deliver a decision.
+ */
+export function streamServer(choice: StoreChoice): Promise<RunningServer> {
+  return startServer(benchConfig(choice, ['--approval-timeout', '600']));
 }
 
 /** The same agent on bare ADK. */

@@ -10,6 +10,16 @@ export interface BenchSettings {
   monitorCycles: number;
   /** An external Redis to use instead of a private redis-server. */
   redisUrl?: string;
+  /** Streaming scenarios: chats in flight at once, rounds of them, and their bounds. */
+  streamConcurrency: number;
+  streamWarmupRounds: number;
+  streamRounds: number;
+  /** Most time one streaming scenario may spend on timed rounds (ms). */
+  streamBudgetMs: number;
+  /** Longest one streamed chat may take before it counts as stalled (ms). */
+  streamChatTimeoutMs: number;
+  /** Whether to stream over the Redis store too, not only the memory store. */
+  streamRedis: boolean;
 }
 
 function count(value: string | undefined, fallback: number, name: string): number {
@@ -23,10 +33,13 @@ function count(value: string | undefined, fallback: number, name: string): numbe
 
 /**
  * Bench settings from the environment: BENCH_CYCLES, BENCH_HTTP_CYCLES,
- * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES and BENCH_REDIS_URL.
+ * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES, BENCH_REDIS_URL, and for
+ * the streaming scenarios BENCH_STREAM_CHATS, BENCH_STREAM_ROUNDS, BENCH_STREAM_SECONDS and
+ * BENCH_STREAM_REDIS (0 to stream over the memory store only).
  */
 export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
-  // Five scenarios at 8 s warm-up + 25 s measuring stay under ~3 minutes in the worst case.
+  // Five scenarios at 8 s warm-up + 25 s measuring stay under ~3 minutes in the worst case;
+  // the four streaming ones take ~30 s in all (each at most a 10 s warm-up round + 15 s + 10 s).
   const seconds = count(env.BENCH_SCENARIO_SECONDS, 25, 'BENCH_SCENARIO_SECONDS');
   return {
     warmupCycles: count(env.BENCH_WARMUP, 200, 'BENCH_WARMUP'),
@@ -36,5 +49,11 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     measureBudgetMs: seconds * 1000,
     monitorCycles: count(env.BENCH_MONITOR_CYCLES, 20, 'BENCH_MONITOR_CYCLES'),
     redisUrl: env.BENCH_REDIS_URL || undefined,
+    streamConcurrency: count(env.BENCH_STREAM_CHATS, 100, 'BENCH_STREAM_CHATS'),
+    streamWarmupRounds: 1,
+    streamRounds: count(env.BENCH_STREAM_ROUNDS, 3, 'BENCH_STREAM_ROUNDS'),
+    streamBudgetMs: count(env.BENCH_STREAM_SECONDS, 15, 'BENCH_STREAM_SECONDS') * 1000,
+    streamChatTimeoutMs: 10_000,
+    streamRedis: env.BENCH_STREAM_REDIS !== '0',
   };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { Runner, type Session } from '@google/adk';
 import type { Content, Part } from '@google/genai';
 import type { Logger } from 'pino';
@@ -390,6 +391,9 @@ export class HoldpointRuntime {
         newMessage,
       })) {
         for (const runEvent of collector.add(event, denied)) emit(runEvent);
+        // A streaming caller flushes each event before the next: give I/O a turn even
+        // when the agent never waits (the offline models answer synchronously).
+        if (sink) await yieldToIo();
       }
     } catch (error) {
       collector.error = error instanceof Error ? error.message : String(error);
