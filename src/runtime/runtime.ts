@@ -19,6 +19,7 @@ import { closingEvent } from './dangling-calls.js';
 import type { RunEvent, RunEventSink } from './run-event.js';
 import type { PendingOutcome, RunOutcome } from './run-outcome.js';
 import { CONFIRMATION_CALL, SegmentCollector } from './segment-collector.js';
+import { type HistoryTurn, sessionHistory } from './session-history.js';
 
 export interface RuntimeOptions {
   store: HoldpointStore;
@@ -198,6 +199,10 @@ export class HoldpointRuntime {
 
   /** The session's meta, state, current run and pending approvals. */
   async getSession(sessionId: string): Promise<SessionView> {
+    return (await this.readSession(sessionId)).view;
+  }
+
+  private async readSession(sessionId: string): Promise<{ view: SessionView; session: Session }> {
     await this.expireIfDue(sessionId);
     const meta = await this.requireMeta(sessionId);
     const session = await this.loadSession(meta);
@@ -205,7 +210,15 @@ export class HoldpointRuntime {
       meta.invocationId ? this.store.getRun(sessionId, meta.invocationId) : undefined,
       meta.pauseId ? this.store.getPause(sessionId, meta.pauseId) : undefined,
     ]);
-    return { meta, state: session.state, run, pause, pendingApprovals: undecided(pause) };
+    const view = { meta, state: session.state, run, pause, pendingApprovals: undecided(pause) };
+    return { view, session };
+  }
+
+  /** The session's conversation as turns of run events, for clients that reload. */
+  async history(sessionId: string): Promise<{ view: SessionView; turns: HistoryTurn[] }> {
+    const { view, session } = await this.readSession(sessionId);
+    const app = this.options.apps.get(view.meta.app);
+    return { view, turns: sessionHistory(session.events, app?.hints ?? {}, view.pendingApprovals) };
   }
 
   /** Pending approvals across sessions, for one user (the session's owner) or all. */

@@ -7,6 +7,7 @@ import type { HoldpointRuntime } from '../../runtime/runtime.js';
 import { chatIntent } from '../ai-sdk/chat-intent.js';
 import { chatRequestBody } from '../ai-sdk/chat-request.js';
 import { chatStream } from '../ai-sdk/chat-stream.js';
+import { historyMessages } from '../ai-sdk/history-messages.js';
 import { resolveCaller } from './caller.js';
 import { presentAudit, presentOutcome, presentPendingApproval, presentSession } from './present.js';
 import { parse, readBody } from './read-body.js';
@@ -87,6 +88,14 @@ export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
 
   app.get('/api/sessions/:id', async (c) => {
     return c.json(presentSession(await runtime.getSession(c.req.param('id'))));
+  });
+
+  app.get('/api/sessions/:id/messages', async (c) => {
+    const { view, turns } = await runtime.history(c.req.param('id'));
+    return c.json({
+      ...presentSession(view),
+      messages: await historyMessages(view, turns),
+    });
   });
 
   app.get('/api/approvals', async (c) => {
