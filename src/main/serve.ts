@@ -1,9 +1,14 @@
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { type ServerType, serve as serveNode } from '@hono/node-server';
 import type { HoldpointConfig } from '../config/config.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import { createHoldpoint, type Holdpoint } from './create-holdpoint.js';
+
+/** Where `npm run build:web` puts the web UI. */
+const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 /** A running server; `close` stops it and releases the store. */
 export interface RunningServer {
@@ -20,7 +25,13 @@ export interface RunningServer {
 export async function startServer(config: HoldpointConfig): Promise<RunningServer> {
   const holdpoint = createHoldpoint(config);
   const { runtime, logger, store } = holdpoint;
-  const app = createHttpApp({ runtime, logger });
+  const app = createHttpApp({
+    runtime,
+    logger,
+    webRoot: existsSync(WEB_ROOT) ? WEB_ROOT : undefined,
+  });
+  if (!existsSync(WEB_ROOT))
+    logger.warn('web UI not built (npm run build:web); serving the API only');
   const { server, port } = await new Promise<{ server: ServerType; port: number }>((resolve) => {
     const server = serveNode(
       { fetch: app.fetch, port: config.port, hostname: config.host },

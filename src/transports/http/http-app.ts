@@ -1,3 +1,4 @@
+import { serveStatic } from '@hono/node-server/serve-static';
 import { createUIMessageStreamResponse } from 'ai';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -23,12 +24,14 @@ import {
 export interface HttpAppOptions {
   runtime: HoldpointRuntime;
   logger: Logger;
+  /** The built web UI (index.html and assets), served at `/` when given. */
+  webRoot?: string;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The REST API over a runtime: start, resume, cancel, sessions, approvals, audit, health. */
-export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
+export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hono {
   const app = new Hono();
 
   app.use(
@@ -148,6 +151,15 @@ export function createHttpApp({ runtime, logger }: HttpAppOptions): Hono {
       return c.json({ status: 'unavailable', store: runtime.store.kind, code }, 503);
     }
   });
+
+  if (webRoot) {
+    app.use('/*', serveStatic({ root: webRoot }));
+    // Client-side routes (/, /approvals, …) all load the single page.
+    app.get('*', async (c, next) => {
+      if (c.req.path.startsWith('/api/')) return next();
+      return serveStatic({ root: webRoot, path: 'index.html' })(c, next);
+    });
+  }
 
   app.notFound((c) =>
     c.json(
