@@ -63,7 +63,9 @@ describe('GET /api/sessions/:id/messages: the conversation as UI messages, for r
       state: 'output-available',
       approval: { approved: true },
     });
-    expect((tools(done)[0]?.output as { artifacts: string[] }).artifacts).toHaveLength(10);
+    expect(
+      (tools(done)[0]?.output as { artifacts?: string[] } | undefined)?.artifacts,
+    ).toHaveLength(10);
     expect(parts(done).find((p) => p.type === 'text')?.text).toContain('Here are the 10 images');
     expect(done.metadata).toMatchObject({ status: 'completed' });
   });

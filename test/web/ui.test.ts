@@ -1,0 +1,229 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ARTIFACTS, launchChromium } from './browser.js';
+import { countOf, focusOf, hidden, textOf, visible } from './wait.js';
+import { buildWeb, startWebUi, type WebUi } from './web-ui.js';
+
+let ui: WebUi;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  await buildWeb();
+  ui = await startWebUi();
+  browser = await launchChromium();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await ui?.close();
+});
+
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+  page = await context.newPage();
+});
+afterEach(async () => context?.close());
+
+const shot = (target: Page, name: string) =>
+  target.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: false });
+
+async function open(target: Page, query: string, user = 'tester'): Promise<void> {
+  await target.goto(`${ui.baseUrl}/`);
+  await target.evaluate((name) => localStorage.setItem('holdpoint.user', name), user);
+  await target.goto(`${ui.baseUrl}/${query}`);
+}
+
+async function say(target: Page, words: string): Promise<void> {
+  const box = target.getByRole('textbox', { name: 'Message' });
+  await box.fill(words);
+  await box.press('Enter');
+}
+
+const dialogOf = (target: Page) => target.getByRole('dialog');
+
+describe('web UI', () => {
+  it('image-studio over SSE: approve in the dialog, then 10 images', async () => {
+    await open(page, '?app=image-studio');
+    await shot(page, 'chat-empty');
+    await say(page, 'Generate 10 images');
+    const dialog = dialogOf(page);
+    await visible(dialog);
+    expect(await dialog.getAttribute('aria-modal')).toBe('true');
+    await visible(dialog.getByRole('heading', { name: 'Request image generation' }));
+    await textOf(dialog).toContain('Large request: 10 images');
+    await textOf(dialog).toContain('Num images');
+    await textOf(dialog).toMatch(/Expires in \d+:\d\d/);
+    await focusOf(dialog.getByRole('button', { name: 'Approve' })).toBe(true);
+    await shot(page, 'dialog-image-studio');
+
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await hidden(dialog);
+    await countOf(page.getByRole('img', { name: /^Generated \d+ of/ })).toBe(10);
+    await visible(page.getByText('Here are the 10 images'));
+    expect(new URL(page.url()).searchParams.get('session')).toBeTruthy();
+    await shot(page, 'chat-images');
+  });
+
+  it('image-studio over SSE: reject with a reason, no images', async () => {
+    await open(page, '?app=image-studio');
+    await say(page, 'Generate 10 images');
+    const dialog = dialogOf(page);
+    await visible(dialog);
+    await dialog.getByLabel(/Reason/).fill('too many for now');
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    await hidden(dialog);
+    await visible(page.getByText(/Rejected: “too many for now”/));
+    await textOf(page.locator('.message--assistant .message__text').last()).toMatch(/rejected/i);
+    await countOf(page.getByRole('img', { name: /^Generated \d+ of/ })).toBe(0);
+    await shot(page, 'chat-rejected');
+  });
+
+  it('payments over a continuous WebSocket: keyboard only, one stream', async () => {
+    const sent: string[] = [];
+    let sockets = 0;
+    page.on('websocket', (socket) => {
+      sockets += 1;
+      socket.on('framesent', (frame) => sent.push(String(frame.payload)));
+    });
+    await open(page, '?app=payments&mode=ws');
+    await say(page, 'Send $200 to Jiro');
+    const dialog = dialogOf(page);
+    await visible(dialog);
+    await textOf(dialog).toContain('Send 200 USD to Jiro?');
+    await textOf(dialog).toContain('Recipient');
+    await textOf(dialog).toContain('Jiro');
+    // Tab stays inside the dialog.
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab');
+      expect(await dialog.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    }
+    await dialog.getByRole('button', { name: 'Approve' }).focus();
+    await shot(page, 'dialog-payments');
+    await page.keyboard.press('Enter');
+    await hidden(dialog);
+    const receipt = page.getByRole('region', { name: 'Payment receipt' });
+    await visible(receipt);
+    await textOf(receipt).toMatch(/TXN-/);
+    await textOf(receipt).toContain('$200.00');
+    await textOf(receipt).toContain('Jiro');
+    await shot(page, 'chat-receipt');
+    expect(sockets).toBe(1);
+    expect(sent.filter((f) => JSON.parse(f).type === 'send')).toHaveLength(1);
+  });
+
+  for (const mode of ['sse', 'ws'] as const) {
+    it(`picker over ${mode}: two sequential inputs through the dialog`, async () => {
+      await open(page, `?app=picker${mode === 'ws' ? '&mode=ws' : ''}`);
+      await say(page, 'Pick a fruit');
+      const dialog = dialogOf(page);
+      await visible(dialog);
+      await textOf(dialog).toContain('Input needed');
+      expect(await dialog.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
+      await dialog.getByRole('radio', { name: 'Banana' }).check();
+      await shot(page, `dialog-picker-${mode}`);
+      await dialog.getByRole('button', { name: 'Approve' }).click();
+      await textOf(dialog).toContain('Confirm Banana?');
+      await dialog.getByRole('button', { name: 'Approve' }).click();
+      await hidden(dialog);
+      await visible(page.getByText('You picked Banana, and it is confirmed.'));
+    });
+  }
+
+  it('reload while pending: the conversation and the dialog come back, Approve works', async () => {
+    await open(page, '?app=payments');
+    await say(page, 'Send $200 to Jiro');
+    await visible(dialogOf(page));
+    await page.waitForURL(/session=/);
+    await page.reload();
+    const dialog = dialogOf(page);
+    await visible(dialog);
+    await textOf(dialog).toContain('Send 200 USD to Jiro?');
+    await textOf(page.locator('.message--user')).toContain('Send $200 to Jiro');
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await hidden(dialog);
+    await textOf(page.getByRole('region', { name: 'Payment receipt' })).toMatch(/TXN-/);
+  });
+
+  it('Escape closes without deciding; the banner reopens it', async () => {
+    await open(page, '?app=image-studio');
+    await say(page, 'Generate 3 images');
+    const dialog = dialogOf(page);
+    await visible(dialog);
+    await page.keyboard.press('Escape');
+    await hidden(dialog);
+    const review = page.getByRole('button', { name: 'Review approval' });
+    await visible(review);
+    await shot(page, 'chat-pending-banner');
+    await review.click();
+    await visible(dialog);
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await countOf(page.getByRole('img', { name: /^Generated \d+ of/ })).toBe(3);
+  });
+
+  it('inbox: approve from a second page; the chat page follows', async () => {
+    const user = `inbox-${Date.now()}`;
+    await open(page, '?app=payments', user);
+    await say(page, 'Send 50 EUR to Ana');
+    await visible(dialogOf(page));
+    await page.keyboard.press('Escape');
+
+    const inbox = await context.newPage();
+    await inbox.goto(`${ui.baseUrl}/approvals`);
+    expect(await inbox.getByRole('textbox', { name: 'Signed in as' }).inputValue()).toBe(user);
+    const item = inbox.getByRole('listitem').filter({ hasText: 'Process payment' });
+    await visible(item);
+    await textOf(item).toContain('Send 50 EUR to Ana?');
+    await textOf(item).toMatch(/Requested .* ago/);
+    await textOf(item).toMatch(/Expires in/);
+    await shot(inbox, 'inbox');
+    await item.getByRole('button', { name: /Review/ }).click();
+    const dialog = dialogOf(inbox);
+    await visible(dialog);
+    await shot(inbox, 'inbox-dialog');
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await hidden(dialog);
+    await textOf(item).toContain('Approved');
+    await textOf(item).toContain('completed');
+    await shot(inbox, 'inbox-decided');
+
+    // The chat tab learns about it by polling the session.
+    await textOf(page.getByRole('region', { name: 'Payment receipt' })).toMatch(/TXN-/);
+    await hidden(page.getByRole('button', { name: 'Review approval' }));
+  });
+
+  it('already decided elsewhere: a stale dialog says so and shows the latest state', async () => {
+    // This tab does not poll, so it cannot learn of the other decision before trying its own.
+    await page.route('**/api/sessions/*/messages', (route) => route.abort());
+    await open(page, '?app=payments');
+    await say(page, 'Send $20 to Bob');
+    await visible(dialogOf(page));
+    await page.waitForURL(/session=/);
+    const other = await context.newPage();
+    await other.goto(page.url());
+    const otherDialog = dialogOf(other);
+    await visible(otherDialog);
+    await otherDialog.getByRole('button', { name: 'Approve' }).click();
+    await visible(other.getByRole('region', { name: 'Payment receipt' }));
+    // Keep this tab blind until its own decision is on the way, or a poll could beat the click.
+    await dialogOf(page).getByRole('button', { name: 'Approve' }).click({ timeout: 5_000 });
+    await page.unroute('**/api/sessions/*/messages');
+    await textOf(page.getByRole('alert')).toContain('Already decided elsewhere');
+    await visible(page.getByRole('region', { name: 'Payment receipt' }));
+    await hidden(dialogOf(page));
+    await shot(page, 'chat-already-decided');
+  });
+
+  it('server unreachable: a human error with Retry that works once it is back', async () => {
+    await open(page, '?app=image-studio');
+    await page.route('**/api/chat', (route) => route.abort('connectionrefused'));
+    await say(page, 'Generate 1 image');
+    const alert = page.getByRole('alert');
+    await textOf(alert).toContain('Can’t reach the Holdpoint server');
+    await shot(page, 'chat-unreachable');
+    await page.unroute('**/api/chat');
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await countOf(page.getByRole('img', { name: /^Generated \d+ of/ })).toBe(1);
+    await hidden(alert);
+  });
+});

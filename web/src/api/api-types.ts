@@ -1,0 +1,61 @@
+import type { UIMessage } from 'ai';
+
+/** What Holdpoint puts in the metadata of every assistant message it streams. */
+export interface ChatMetadata {
+  sessionId: string;
+  invocationId: string;
+  app: string;
+  status?: 'running' | 'paused' | 'completed' | 'failed' | 'cancelled' | 'expired';
+  /** ISO time the pause expires, while paused. */
+  expiresAt?: string;
+}
+
+export type ChatMessage = UIMessage<ChatMetadata>;
+
+export type ApprovalKind = 'confirmation' | 'input';
+
+/** An approval request as the REST API shows it. */
+export interface ApiApproval {
+  approval_id: string;
+  kind: ApprovalKind;
+  tool_name: string;
+  tool_call_id: string;
+  args: Record<string, unknown>;
+  hint: string;
+  payload?: unknown;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A pending approval in the cross-session inbox. */
+export interface InboxApproval extends ApiApproval {
+  session_id: string;
+  invocation_id: string;
+  app: string;
+  user_id: string;
+}
+
+/** `GET /api/sessions/:id/messages`. */
+export interface SessionMessages {
+  session_id: string;
+  app: string;
+  status: 'idle' | 'running' | 'paused';
+  messages: ChatMessage[];
+  pending_approvals: ApiApproval[];
+}
+
+/** The answer of a decision: the run's outcome. */
+export interface DecisionOutcome {
+  status: 'completed' | 'pending_approval' | 'failed' | string;
+  session_id: string;
+  invocation_id: string;
+  app: string;
+  result?: string;
+  message?: string;
+}
+
+export interface DecisionBody {
+  approved: boolean;
+  reason?: string;
+  payload?: unknown;
+}

@@ -1,0 +1,53 @@
+import { ApiError, UNREACHABLE } from './api-error';
+import type { DecisionBody, DecisionOutcome, InboxApproval, SessionMessages } from './api-types';
+
+async function request<T>(path: string, init?: RequestInit): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...init?.headers },
+    });
+  } catch (error) {
+    throw new ApiError(UNREACHABLE, error instanceof Error ? error.message : String(error));
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+    if (error?.code) throw new ApiError(error.code, error.message ?? '', response.status);
+    // A proxy answering for a server that is down (e.g. the dev server) has no Holdpoint body.
+    const code = response.status >= 502 && response.status <= 504 ? UNREACHABLE : 'HTTP_ERROR';
+    throw new ApiError(code, `HTTP ${response.status}`, response.status);
+  }
+  return body as T;
+}
+
+/** A session's conversation as UI messages, with its pending approvals. */
+export function getSessionMessages(sessionId: string): Promise<SessionMessages> {
+  return request(`/api/sessions/${encodeURIComponent(sessionId)}/messages`);
+}
+
+/** Pending approvals across sessions owned by the user. */
+export async function listApprovals(userId: string): Promise<InboxApproval[]> {
+  const query = new URLSearchParams({ user_id: userId });
+  const body = await request<{ approvals: InboxApproval[] }>(`/api/approvals?${query}`);
+  return body.approvals;
+}
+
+/** Decides one approval by its id; answers with the run's outcome. */
+export function decideApproval(
+  approvalId: string,
+  decision: DecisionBody,
+  userId: string,
+): Promise<DecisionOutcome> {
+  return request(`/api/approvals/${encodeURIComponent(approvalId)}`, {
+    method: 'POST',
+    body: JSON.stringify({ ...decision, user_id: userId }),
+  });
+}

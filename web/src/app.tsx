@@ -1,0 +1,36 @@
+import { ChatPage } from './chat/chat-page';
+import { IdentityControl } from './identity/identity-control';
+import { InboxPage } from './inbox/inbox-page';
+import { Link, usePathname } from './router';
+
+/** The shell: brand, navigation, who is signed in, and the page. */
+export function App() {
+  const path = usePathname();
+  const inbox = path.replace(/\/+$/, '') === '/approvals';
+  return (
+    <div className="shell">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/" className="brand">
+          <span className="brand__mark" aria-hidden="true">
+            <span />
+            <span />
+          </span>
+          <span className="brand__name">Holdpoint</span>
+        </Link>
+        <nav className="nav" aria-label="Main">
+          <Link to="/" className="nav__link" current={!inbox}>
+            Chat
+          </Link>
+          <Link to="/approvals" className="nav__link" current={inbox}>
+            Approvals
+          </Link>
+        </nav>
+        <IdentityControl />
+      </header>
+      {inbox ? <InboxPage /> : <ChatPage />}
+    </div>
+  );
+}

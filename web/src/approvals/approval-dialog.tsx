@@ -1,0 +1,168 @@
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { useNow } from '../ui/use-now';
+import { type ApprovalRequest, humanizeToolName } from './approval-request';
+import { ArgumentList } from './argument-list';
+import { TimeLeft } from './time-left';
+import { useFocusTrap } from './use-focus-trap';
+
+interface Props {
+  request: ApprovalRequest;
+  /** The example app the request comes from, shown as context. */
+  app?: string;
+  /** Approve; for an input request with options, the chosen value. */
+  onApprove: (choice?: string) => void;
+  onReject: (reason?: string) => void;
+  /** Escape or the close button: hide the dialog without deciding. */
+  onClose: () => void;
+  busy?: boolean;
+  /** A problem with the last decision, shown in the dialog. */
+  error?: ReactNode;
+}
+
+/** Marks the rest of the page inert while a modal is open. */
+function useInertBackground(): void {
+  useEffect(() => {
+    const root = document.getElementById('root');
+    if (!root) return;
+    root.inert = true;
+    root.setAttribute('aria-hidden', 'true');
+    return () => {
+      root.inert = false;
+      root.removeAttribute('aria-hidden');
+    };
+  }, []);
+}
+
+/** The modal where a person approves or rejects a paused tool call, or gives the input. */
+export function ApprovalDialog({ request, app, onApprove, onReject, onClose, busy, error }: Props) {
+  const dialogRef = useRef<HTMLDivElement>(null);
+  const titleId = useId();
+  const hintId = useId();
+  const reasonId = useId();
+  const [reason, setReason] = useState('');
+  const [choice, setChoice] = useState<string | undefined>(undefined);
+  const now = useNow();
+  useFocusTrap(dialogRef);
+  useInertBackground();
+
+  const expired = request.expiresAt ? Date.parse(request.expiresAt) <= now : false;
+  const needsChoice = Boolean(request.options);
+  const canApprove = !busy && !expired && (!needsChoice || choice !== undefined);
+  const isInput = request.kind === 'input';
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Escape') {
+      event.stopPropagation();
+      onClose();
+    }
+  };
+
+  return createPortal(
+    <div className="modal-backdrop">
+      <div
+        ref={dialogRef}
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        aria-describedby={request.hint ? hintId : undefined}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+      >
+        <header className="modal__header">
+          <div>
+            <p className="modal__eyebrow">
+              <span className="pulse" aria-hidden="true" />
+              {isInput ? 'Input needed' : 'Approval needed'}
+              {app ? <span className="modal__app"> · {app}</span> : null}
+            </p>
+            <h2 id={titleId} className="modal__title">
+              {humanizeToolName(request.toolName)}
+            </h2>
+            <code className="modal__tool">{request.toolName}</code>
+          </div>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Close — decide later"
+            onClick={onClose}
+          >
+            ×
+          </button>
+        </header>
+
+        {request.hint ? (
+          <p id={hintId} className="modal__hint">
+            {request.hint}
+          </p>
+        ) : null}
+
+        {needsChoice ? (
+          <fieldset className="choices" disabled={busy || expired}>
+            <legend className="section-label">Choose one</legend>
+            {request.options?.map((option, index) => (
+              <label key={option} className="choice">
+                <input
+                  data-autofocus={index === 0 ? true : undefined}
+                  type="radio"
+                  name={`choice-${titleId}`}
+                  value={option}
+                  checked={choice === option}
+                  onChange={() => setChoice(option)}
+                />
+                <span>{option}</span>
+              </label>
+            ))}
+          </fieldset>
+        ) : (
+          <section className="modal__section" aria-labelledby={`${titleId}-args`}>
+            <h3 id={`${titleId}-args`} className="section-label">
+              Details
+            </h3>
+            <ArgumentList args={request.args} />
+          </section>
+        )}
+
+        <TimeLeft expiresAt={request.expiresAt} now={now} />
+
+        <div className="field">
+          <label htmlFor={reasonId} className="field__label">
+            Reason <span className="field__optional">(optional, sent with a rejection)</span>
+          </label>
+          <input
+            id={reasonId}
+            className="input"
+            value={reason}
+            disabled={busy || expired}
+            placeholder="Why not? The agent is told."
+            onChange={(event) => setReason(event.target.value)}
+          />
+        </div>
+
+        {error ? <div className="modal__error">{error}</div> : null}
+
+        <footer className="modal__actions">
+          <button
+            type="button"
+            className="button button--danger"
+            disabled={busy || expired}
+            onClick={() => onReject(reason.trim() || undefined)}
+          >
+            Reject
+          </button>
+          <button
+            type="button"
+            className="button button--primary"
+            data-autofocus={needsChoice ? undefined : true}
+            disabled={!canApprove}
+            onClick={() => onApprove(choice)}
+          >
+            {busy ? 'Sending…' : 'Approve'}
+          </button>
+        </footer>
+      </div>
+    </div>,
+    document.body,
+  );
+}

@@ -1,0 +1,47 @@
+import type { ApiApproval, ApprovalKind } from '../api/api-types';
+
+/** One approval waiting for a person, however it reached the UI (stream part or REST). */
+export interface ApprovalRequest {
+  /** The id a decision is sent for: the approval id, or the tool call id of an input. */
+  approvalId: string;
+  kind: ApprovalKind;
+  toolName: string;
+  toolCallId: string;
+  args: Record<string, unknown>;
+  hint?: string;
+  /** ISO time the pause expires. */
+  expiresAt?: string;
+  createdAt?: string;
+  /** For input requests that offer a fixed set of values. */
+  options?: string[];
+}
+
+/** The string options an input request offers (`input.options`), if any. */
+export function optionsOf(args: Record<string, unknown>): string[] | undefined {
+  const options = args.options;
+  if (!Array.isArray(options)) return undefined;
+  const strings = options.filter((o): o is string => typeof o === 'string');
+  return strings.length > 0 ? strings : undefined;
+}
+
+/** An approval from the REST API as the UI models it. */
+export function fromApi(approval: ApiApproval): ApprovalRequest {
+  const args = approval.args ?? {};
+  return {
+    approvalId: approval.approval_id,
+    kind: approval.kind,
+    toolName: approval.tool_name,
+    toolCallId: approval.tool_call_id,
+    args,
+    hint: approval.hint,
+    expiresAt: approval.expires_at,
+    createdAt: approval.created_at,
+    options: approval.kind === 'input' ? optionsOf(args) : undefined,
+  };
+}
+
+/** "process_payment" → "Process payment". */
+export function humanizeToolName(name: string): string {
+  const words = name.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

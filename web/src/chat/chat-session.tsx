@@ -1,0 +1,260 @@
+import { useChat } from '@ai-sdk/react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ApiError, toApiError } from '../api/api-error';
+import type { ApiApproval, ChatMessage, SessionMessages } from '../api/api-types';
+import { decideApproval, getSessionMessages } from '../api/holdpoint-api';
+import { ApprovalDialog } from '../approvals/approval-dialog';
+import type { ApprovalRequest } from '../approvals/approval-request';
+import { inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
+import { currentUser } from '../identity/identity';
+import { ErrorNotice } from '../ui/error-notice';
+import { answersComplete } from './auto-send';
+import { appInfo, type ConnectionMode } from './chat-settings';
+import { Composer } from './composer';
+import { createTransport } from './create-transport';
+import { EmptyState } from './empty-state';
+import { findPending, sessionIdOf } from './find-pending';
+import { MessageList } from './message-list';
+import { PendingBanner } from './pending-banner';
+import { useSessionPoll } from './use-session-poll';
+
+interface Props {
+  app: string;
+  mode: ConnectionMode;
+  chatId: string;
+  sessionId?: string;
+  initialMessages: ChatMessage[];
+  initialPending: ApiApproval[];
+  onSessionId: (sessionId: string) => void;
+}
+
+/** Errors that mean "this approval cannot be decided any more": reload the truth. */
+const STALE = new Set([
+  'ALREADY_DECIDED',
+  'APPROVAL_EXPIRED',
+  'PAUSE_CANCELLED',
+  'APPROVAL_NOT_FOUND',
+]);
+
+const sameIds = (a: string[], b: string[]) =>
+  a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+
+/** One conversation with one app over one connection mode, approvals included. */
+export function ChatSession(props: Props) {
+  const { app, mode, chatId, onSessionId } = props;
+  const sessionRef = useRef(props.sessionId);
+  const transport = useMemo(
+    () =>
+      createTransport(mode, () => ({
+        app,
+        userId: currentUser(),
+        ...(sessionRef.current ? { sessionId: sessionRef.current } : {}),
+      })),
+    [mode, app],
+  );
+  useEffect(() => () => transport.close?.(), [transport]);
+
+  const chat = useChat<ChatMessage>({
+    id: chatId,
+    messages: props.initialMessages,
+    transport,
+    sendAutomaticallyWhen: mode === 'sse' ? answersComplete : undefined,
+  });
+  const { messages, status, error, setMessages, clearError } = chat;
+  const streaming = status === 'streaming' || status === 'submitted';
+
+  const [serverPending, setServerPending] = useState(props.initialPending);
+  const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [decisionError, setDecisionError] = useState<ApiError>();
+  const [notice, setNotice] = useState<ApiError>();
+
+  const sessionId = sessionIdOf(messages) ?? props.sessionId;
+  useEffect(() => {
+    if (sessionId && sessionId !== sessionRef.current) {
+      sessionRef.current = sessionId;
+      onSessionId(sessionId);
+    }
+  }, [sessionId, onSessionId]);
+
+  const pending = findPending(messages, serverPending).filter((p) => !decided.has(p.approvalId));
+  const current = pending.find((p) => !dismissed.has(p.approvalId));
+
+  // Whatever the server says is only applied when nothing happened here since it was asked.
+  const lastChange = useRef(Date.now());
+  const messagesRef = useRef(messages);
+  messagesRef.current = messages;
+  const streamingRef = useRef(streaming);
+  streamingRef.current = streaming;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `status` is the trigger, not an input.
+  useEffect(() => {
+    lastChange.current = Date.now();
+  }, [status]);
+
+  const adopt = useCallback(
+    (state: SessionMessages) => {
+      setMessages(state.messages);
+      setServerPending(state.pending_approvals);
+      setDecided(new Set());
+    },
+    [setMessages],
+  );
+
+  const refresh = useCallback(async () => {
+    if (!sessionRef.current) return;
+    adopt(await getSessionMessages(sessionRef.current));
+  }, [adopt]);
+
+  useSessionPoll(sessionId, pending.length > 0 && !busy, (state, askedAt) => {
+    setServerPending(state.pending_approvals);
+    if (askedAt < lastChange.current || streamingRef.current) return;
+    const local = findPending(messagesRef.current).map((p) => p.toolCallId);
+    const remote = state.pending_approvals.map((a) => a.tool_call_id);
+    if (!sameIds(local, remote)) adopt(state);
+  });
+
+  // A stream error that says the approval is settled elsewhere: show the server's truth.
+  const streamError = error ? toApiError(error) : undefined;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-run on a new error code, not on every error object.
+  useEffect(() => {
+    if (streamError && STALE.has(streamError.code)) void refresh().catch(() => undefined);
+  }, [streamError?.code, refresh]);
+
+  const send = (text: string) => {
+    lastChange.current = Date.now();
+    setNotice(undefined);
+    void chat.sendMessage({ text });
+  };
+
+  const retry = () => {
+    clearError();
+    void chat.sendMessage();
+  };
+
+  const decideInStream = async (
+    request: ApprovalRequest,
+    approved: boolean,
+    choice?: string,
+    reason?: string,
+  ) => {
+    const { toolName: tool, toolCallId } = request;
+    if (request.kind === 'confirmation') {
+      await chat.addToolApprovalResponse({ id: request.approvalId, approved, reason });
+    } else if (approved || rejectIsAnswer(request)) {
+      await chat.addToolOutput({
+        tool,
+        toolCallId,
+        output: inputAnswer(request, approved, choice),
+      });
+    } else {
+      const errorText = reason ? `Rejected: ${reason}` : 'Rejected';
+      await chat.addToolOutput({ state: 'output-error', tool, toolCallId, errorText });
+    }
+  };
+
+  const decideByRest = async (
+    request: ApprovalRequest,
+    approved: boolean,
+    choice?: string,
+    reason?: string,
+  ) => {
+    const answers = request.kind === 'input' && (approved || rejectIsAnswer(request));
+    const body = answers
+      ? { approved: true, payload: inputAnswer(request, approved, choice), reason }
+      : { approved, reason };
+    await decideApproval(request.approvalId, body, currentUser());
+    setDecided((prev) => new Set(prev).add(request.approvalId));
+    // An open stream carries the result; without one (reloaded, parked) read it back.
+    if (!streamingRef.current) await refresh();
+  };
+
+  const decide = async (
+    request: ApprovalRequest,
+    approved: boolean,
+    choice?: string,
+    reason?: string,
+  ) => {
+    lastChange.current = Date.now();
+    setDecisionError(undefined);
+    setNotice(undefined);
+    clearError();
+    setBusy(true);
+    try {
+      if (mode === 'sse' && !streaming) await decideInStream(request, approved, choice, reason);
+      else await decideByRest(request, approved, choice, reason);
+    } catch (caught) {
+      const failure = toApiError(caught);
+      if (STALE.has(failure.code)) {
+        setNotice(failure);
+        setDecided((prev) => new Set(prev).add(request.approvalId));
+        await refresh().catch(() => undefined);
+      } else {
+        setDecisionError(failure);
+      }
+    } finally {
+      lastChange.current = Date.now();
+      setBusy(false);
+    }
+  };
+
+  const reopen = (approvalId?: string) => {
+    setDismissed((prev) => {
+      const next = new Set(prev);
+      if (approvalId) next.delete(approvalId);
+      else next.clear();
+      return next;
+    });
+  };
+
+  const info = appInfo(app);
+  const waitingCallIds = new Set(pending.map((p) => p.toolCallId));
+  const first = pending[0];
+
+  return (
+    <div className="chat">
+      <div className="chat__scroll">
+        {messages.length === 0 ? (
+          <EmptyState app={info} disabled={streaming} onPick={send} />
+        ) : (
+          <MessageList
+            messages={messages}
+            waitingCallIds={waitingCallIds}
+            busy={streaming}
+            onReview={(toolCallId) =>
+              reopen(pending.find((p) => p.toolCallId === toolCallId)?.approvalId)
+            }
+          />
+        )}
+      </div>
+      <div className="chat__dock">
+        {notice ? <ErrorNotice error={notice} onDismiss={() => setNotice(undefined)} /> : null}
+        {streamError ? (
+          <ErrorNotice error={streamError} onRetry={retry} onDismiss={clearError} />
+        ) : null}
+        {first && !current ? (
+          <PendingBanner request={first} count={pending.length} onReview={() => reopen()} />
+        ) : null}
+        <Composer
+          onSend={send}
+          onStop={() => void chat.stop()}
+          streaming={streaming}
+          disabled={streaming || pending.length > 0}
+          disabledReason={pending.length > 0 ? 'Waiting for an approval…' : 'The agent is working…'}
+        />
+      </div>
+      {current ? (
+        <ApprovalDialog
+          key={current.approvalId}
+          request={current}
+          app={info.label}
+          busy={busy}
+          error={decisionError ? <ErrorNotice error={decisionError} /> : undefined}
+          onApprove={(choice) => void decide(current, true, choice)}
+          onReject={(reason) => void decide(current, false, undefined, reason)}
+          onClose={() => setDismissed((prev) => new Set(prev).add(current.approvalId))}
+        />
+      ) : null}
+    </div>
+  );
+}

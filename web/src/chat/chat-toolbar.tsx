@@ -1,0 +1,52 @@
+import { APPS, type ConnectionMode, MODES } from './chat-settings';
+
+interface Props {
+  app: string;
+  mode: ConnectionMode;
+  /** The app is fixed once a conversation has a session. */
+  appLocked: boolean;
+  onApp: (app: string) => void;
+  onMode: (mode: ConnectionMode) => void;
+  onNewChat: () => void;
+}
+
+/** Which example app to talk to, over which connection, and a fresh start. */
+export function ChatToolbar({ app, mode, appLocked, onApp, onMode, onNewChat }: Props) {
+  return (
+    <div className="toolbar">
+      <fieldset className="segmented" disabled={appLocked}>
+        <legend className="toolbar__legend">App</legend>
+        {APPS.map((item) => (
+          <label key={item.id} className="segmented__option" title={item.description}>
+            <input
+              type="radio"
+              name="app"
+              value={item.id}
+              checked={app === item.id}
+              onChange={() => onApp(item.id)}
+            />
+            <span>{item.label}</span>
+          </label>
+        ))}
+      </fieldset>
+      <fieldset className="segmented">
+        <legend className="toolbar__legend">Connection</legend>
+        {MODES.map((item) => (
+          <label key={item.id} className="segmented__option" title={item.description}>
+            <input
+              type="radio"
+              name="mode"
+              value={item.id}
+              checked={mode === item.id}
+              onChange={() => onMode(item.id)}
+            />
+            <span>{item.label}</span>
+          </label>
+        ))}
+      </fieldset>
+      <button type="button" className="button button--secondary toolbar__new" onClick={onNewChat}>
+        New chat
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../api/api-types';
+import { answersComplete } from './auto-send';
+import { findPending, sessionIdOf } from './find-pending';
+
+const meta = (status: 'paused' | 'completed', expiresAt?: string) => ({
+  sessionId: 's-1',
+  invocationId: 'inv-1',
+  app: 'payments',
+  status,
+  ...(expiresAt ? { expiresAt } : {}),
+});
+
+const user: ChatMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
+
+function assistant(parts: unknown[], status: 'paused' | 'completed'): ChatMessage {
+  return {
+    id: 'a1',
+    role: 'assistant',
+    metadata: meta(status, status === 'paused' ? '2030-01-01T00:00:00.000Z' : undefined),
+    parts: parts as ChatMessage['parts'],
+  };
+}
+
+const paymentAsked = {
+  type: 'tool-process_payment',
+  toolCallId: 'call-1',
+  state: 'approval-requested',
+  input: { amount: 200, currency: 'USD', recipient: 'Jiro' },
+  approval: { id: 'adk-1', requestReason: 'Send 200 USD to Jiro?' },
+};
+
+describe('findPending', () => {
+  it('a tool part in approval-requested is a confirmation with its hint and expiry', () => {
+    const pending = findPending([
+      user,
+      assistant([{ type: 'step-start' }, paymentAsked], 'paused'),
+    ]);
+    expect(pending).toEqual([
+      {
+        approvalId: 'adk-1',
+        kind: 'confirmation',
+        toolName: 'process_payment',
+        toolCallId: 'call-1',
+        args: { amount: 200, currency: 'USD', recipient: 'Jiro' },
+        hint: 'Send 200 USD to Jiro?',
+        expiresAt: '2030-01-01T00:00:00.000Z',
+        createdAt: undefined,
+      },
+    ]);
+    expect(sessionIdOf([user, assistant([paymentAsked], 'paused')])).toBe('s-1');
+  });
+
+  it('a tool part left in input-available by a paused run is an input with its options', () => {
+    const part = {
+      type: 'tool-select_item',
+      toolCallId: 'call-2',
+      state: 'input-available',
+      input: { options: ['Apple', 'Banana'], prompt: 'Pick a fruit' },
+    };
+    const [pending] = findPending([user, assistant([part], 'paused')]);
+    expect(pending).toMatchObject({
+      approvalId: 'call-2',
+      kind: 'input',
+      hint: 'Pick a fruit',
+      options: ['Apple', 'Banana'],
+    });
+    // Still running (not paused): just a tool call in flight.
+    expect(findPending([user, assistant([part], 'completed')])).toEqual([]);
+  });
+
+  it('takes the hint and expiry of inputs from the server when it knows them', () => {
+    const part = {
+      type: 'tool-confirm_choice',
+      toolCallId: 'call-3',
+      state: 'input-available',
+      input: { item: 'Banana' },
+    };
+    const [pending] = findPending(
+      [user, assistant([part], 'paused')],
+      [
+        {
+          approval_id: 'call-3',
+          kind: 'input',
+          tool_name: 'confirm_choice',
+          tool_call_id: 'call-3',
+          args: { item: 'Banana' },
+          hint: 'Confirm Banana?',
+          created_at: '2029-12-31T23:00:00.000Z',
+          expires_at: '2030-01-01T00:00:00.000Z',
+        },
+      ],
+    );
+    expect(pending).toMatchObject({ hint: 'Confirm Banana?', options: undefined });
+  });
+
+  it('decided parts are not pending', () => {
+    const done = { ...paymentAsked, state: 'output-available', output: { status: 'completed' } };
+    expect(findPending([user, assistant([done], 'completed')])).toEqual([]);
+  });
+});
+
+describe('answersComplete (two-turn auto send)', () => {
+  it('sends once every confirmation of the step is answered', () => {
+    const answered = {
+      ...paymentAsked,
+      state: 'approval-responded',
+      approval: { id: 'adk-1', approved: true },
+    };
+    const messages = [user, assistant([{ type: 'step-start' }, answered], 'paused')];
+    expect(answersComplete({ messages })).toBe(true);
+    const other = { ...paymentAsked, toolCallId: 'call-9', approval: { id: 'adk-9' } };
+    const half = [user, assistant([{ type: 'step-start' }, answered, other], 'paused')];
+    expect(answersComplete({ messages: half })).toBe(false);
+  });
+
+  it('sends input answers of a paused run, never a completed turn whose tools ran', () => {
+    const output = {
+      type: 'tool-select_item',
+      toolCallId: 'call-2',
+      state: 'output-available',
+      input: {},
+      output: { item: 'Banana' },
+    };
+    const parts = [{ type: 'step-start' }, output];
+    expect(answersComplete({ messages: [user, assistant(parts, 'paused')] })).toBe(true);
+    expect(answersComplete({ messages: [user, assistant(parts, 'completed')] })).toBe(false);
+  });
+});

@@ -1,0 +1,80 @@
+import type { ApiApproval, ChatMessage } from '../api/api-types';
+import { type ApprovalRequest, optionsOf } from '../approvals/approval-request';
+
+interface ToolPartLike {
+  type: string;
+  toolName?: string;
+  toolCallId: string;
+  state: string;
+  input?: unknown;
+  approval?: { id: string; requestReason?: string };
+}
+
+export function toolPartsOf(message: ChatMessage): ToolPartLike[] {
+  return message.parts.filter(
+    (part) => part.type.startsWith('tool-') || part.type === 'dynamic-tool',
+  ) as unknown as ToolPartLike[];
+}
+
+export function toolNameOf(part: { type: string; toolName?: string }): string {
+  return part.type === 'dynamic-tool' ? (part.toolName ?? 'tool') : part.type.slice(5);
+}
+
+const asArgs = (input: unknown): Record<string, unknown> =>
+  typeof input === 'object' && input !== null && !Array.isArray(input)
+    ? (input as Record<string, unknown>)
+    : {};
+
+/**
+ * The approvals the conversation waits for, from the tool parts of the latest assistant
+ * message: parts in `approval-requested` (confirmations), and parts left in
+ * `input-available` by a paused run (input requests). The server's pending approvals, when
+ * known, add the hint and expiry the stream does not carry for inputs.
+ */
+export function findPending(
+  messages: ChatMessage[],
+  server: ApiApproval[] = [],
+): ApprovalRequest[] {
+  const message = messages.findLast((m) => m.role === 'assistant');
+  if (!message) return [];
+  const metadata = message.metadata;
+  const byCall = new Map(server.map((a) => [a.tool_call_id, a]));
+  const pending: ApprovalRequest[] = [];
+  for (const part of toolPartsOf(message)) {
+    const known = byCall.get(part.toolCallId);
+    const args = asArgs(part.input);
+    const common = {
+      toolName: toolNameOf(part),
+      toolCallId: part.toolCallId,
+      args,
+      expiresAt: known?.expires_at ?? metadata?.expiresAt,
+      createdAt: known?.created_at,
+    };
+    if (part.state === 'approval-requested' && part.approval) {
+      pending.push({
+        ...common,
+        approvalId: part.approval.id,
+        kind: 'confirmation',
+        hint: part.approval.requestReason ?? known?.hint,
+      });
+    } else if (part.state === 'input-available' && metadata?.status === 'paused') {
+      pending.push({
+        ...common,
+        approvalId: part.toolCallId,
+        kind: 'input',
+        hint: known?.hint ?? (typeof args.prompt === 'string' ? args.prompt : undefined),
+        options: optionsOf(args),
+      });
+    }
+  }
+  return pending;
+}
+
+/** The session id the server gave this conversation, from the latest assistant metadata. */
+export function sessionIdOf(messages: ChatMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const id = messages[i]?.metadata?.sessionId;
+    if (id) return id;
+  }
+  return undefined;
+}

@@ -1,0 +1,45 @@
+import { useEffect, useRef } from 'react';
+import type { ChatMessage } from '../api/api-types';
+import { MessageView } from './message-view';
+
+interface Props {
+  messages: ChatMessage[];
+  waitingCallIds: Set<string>;
+  busy: boolean;
+  onReview: (toolCallId: string) => void;
+}
+
+/** The conversation, scrolled to the newest message as it streams in. */
+export function MessageList({ messages, waitingCallIds, busy, onReview }: Props) {
+  const endRef = useRef<HTMLDivElement>(null);
+  const last = messages.at(-1);
+  const lastSize = last ? JSON.stringify(last.parts).length : 0;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll when the conversation grows.
+  useEffect(() => {
+    endRef.current?.scrollIntoView?.({ block: 'end' });
+  }, [messages.length, lastSize]);
+
+  return (
+    <section className="conversation" aria-label="Conversation" aria-busy={busy}>
+      <ol className="message-list" aria-live="polite" aria-relevant="additions">
+        {messages.map((message) => (
+          <MessageView
+            key={message.id}
+            message={message}
+            waitingCallIds={waitingCallIds}
+            onReview={onReview}
+          />
+        ))}
+      </ol>
+      {busy && last?.role === 'user' ? (
+        <p className="typing" role="status">
+          <span className="visually-hidden">The agent is working…</span>
+          <span />
+          <span />
+          <span />
+        </p>
+      ) : null}
+      <div ref={endRef} />
+    </section>
+  );
+}

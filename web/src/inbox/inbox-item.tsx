@@ -1,0 +1,86 @@
+import type { InboxApproval } from '../api/api-types';
+import { humanizeToolName } from '../approvals/approval-request';
+import { ArgumentList } from '../approvals/argument-list';
+import { formatDuration } from '../ui/relative-time';
+
+/** What happened to an approval decided (or tried) from this page. */
+export type ItemOutcome =
+  | { state: 'approved' | 'rejected'; detail: string }
+  | { state: 'expired' | 'already-decided' | 'cancelled'; detail: string };
+
+interface Props {
+  approval: InboxApproval;
+  now: number;
+  outcome?: ItemOutcome;
+  onReview: () => void;
+}
+
+const OUTCOME_LABEL: Record<ItemOutcome['state'], string> = {
+  approved: 'Approved',
+  rejected: 'Rejected',
+  expired: 'Expired',
+  'already-decided': 'Already decided',
+  cancelled: 'Cancelled',
+};
+
+/** One pending approval in the inbox: what, where, how old, how long it has left. */
+export function InboxItem({ approval, now, outcome, onReview }: Props) {
+  const age = now - Date.parse(approval.created_at);
+  const left = Date.parse(approval.expires_at) - now;
+  const expired = left <= 0;
+  const state = outcome?.state ?? (expired ? 'expired' : undefined);
+  const sessionLink = `/?${new URLSearchParams({ session: approval.session_id, app: approval.app })}`;
+  return (
+    <li className={`inbox-item${state ? ` inbox-item--${state}` : ''}`}>
+      <div className="inbox-item__main">
+        <div className="inbox-item__title-row">
+          <h2 className="inbox-item__title">{humanizeToolName(approval.tool_name)}</h2>
+          <span className="badge badge--neutral">{approval.app}</span>
+          <span className="badge badge--neutral">
+            {approval.kind === 'input' ? 'input' : 'confirmation'}
+          </span>
+        </div>
+        {approval.hint ? <p className="inbox-item__hint">{approval.hint}</p> : null}
+        <ArgumentList args={approval.args} />
+        <p className="inbox-item__meta">
+          <span>
+            Requested <time dateTime={approval.created_at}>{formatDuration(age)} ago</time>
+          </span>
+          <span aria-hidden="true"> · </span>
+          {expired ? (
+            <span className="inbox-item__expiry inbox-item__expiry--over">Expired</span>
+          ) : (
+            <span className={left < 60_000 ? 'inbox-item__expiry--soon' : undefined}>
+              Expires in <time dateTime={approval.expires_at}>{formatDuration(left)}</time>
+            </span>
+          )}
+          <span aria-hidden="true"> · </span>
+          <span>
+            by <strong>{approval.user_id}</strong>
+          </span>
+          <span aria-hidden="true"> · </span>
+          <a href={sessionLink} className="link">
+            Open conversation
+          </a>
+        </p>
+      </div>
+      <div className="inbox-item__side">
+        {state ? (
+          <p className={`inbox-item__outcome inbox-item__outcome--${state}`} role="status">
+            <strong>{OUTCOME_LABEL[state]}</strong>
+            <span>{outcome?.detail ?? 'Nobody decided in time.'}</span>
+          </p>
+        ) : (
+          <button
+            type="button"
+            className="button button--primary"
+            onClick={onReview}
+            aria-label={`Review ${humanizeToolName(approval.tool_name)} (${approval.app})`}
+          >
+            Review
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,151 @@
+import { useState } from 'react';
+import { toApiError } from '../api/api-error';
+import type { InboxApproval } from '../api/api-types';
+import { decideApproval } from '../api/holdpoint-api';
+import { ApprovalDialog } from '../approvals/approval-dialog';
+import { fromApi } from '../approvals/approval-request';
+import { inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
+import { useCurrentUser } from '../identity/identity';
+import { ErrorNotice } from '../ui/error-notice';
+import { useNow } from '../ui/use-now';
+import { InboxItem, type ItemOutcome } from './inbox-item';
+import { useInbox } from './use-inbox';
+
+const OUTCOME_OF_ERROR: Record<string, ItemOutcome['state']> = {
+  APPROVAL_EXPIRED: 'expired',
+  ALREADY_DECIDED: 'already-decided',
+  PAUSE_CANCELLED: 'cancelled',
+  APPROVAL_NOT_FOUND: 'already-decided',
+};
+
+function resultDetail(status: string): string {
+  if (status === 'completed') return 'The run resumed and completed.';
+  if (status === 'pending_approval') return 'The run resumed and is waiting again.';
+  return `The run resumed (${status}).`;
+}
+
+/** Pending approvals of the signed-in user across sessions, decided in place. */
+export function InboxPage() {
+  const user = useCurrentUser();
+  const { approvals, loading, error, reload } = useInbox(user);
+  const now = useNow(5000);
+  // Decided rows stay visible with their outcome after the server stops listing them.
+  const [kept, setKept] = useState<Map<string, { approval: InboxApproval; outcome: ItemOutcome }>>(
+    new Map(),
+  );
+  const [reviewing, setReviewing] = useState<InboxApproval>();
+  const [busy, setBusy] = useState(false);
+  const [decisionError, setDecisionError] = useState<ReturnType<typeof toApiError>>();
+
+  const record = (approval: InboxApproval, outcome: ItemOutcome) =>
+    setKept((prev) => new Map(prev).set(approval.approval_id, { approval, outcome }));
+
+  const decide = async (
+    approval: InboxApproval,
+    approved: boolean,
+    choice?: string,
+    reason?: string,
+  ) => {
+    const request = fromApi(approval);
+    const answers = request.kind === 'input' && (approved || rejectIsAnswer(request));
+    setBusy(true);
+    setDecisionError(undefined);
+    try {
+      const outcome = await decideApproval(
+        approval.approval_id,
+        answers
+          ? { approved: true, reason, payload: inputAnswer(request, approved, choice) }
+          : { approved, reason },
+        user,
+      );
+      record(approval, {
+        state: approved ? 'approved' : 'rejected',
+        detail: resultDetail(outcome.status),
+      });
+      setReviewing(undefined);
+      void reload();
+    } catch (caught) {
+      const failure = toApiError(caught);
+      const state = OUTCOME_OF_ERROR[failure.code];
+      if (state) {
+        record(approval, { state, detail: failure.message });
+        setReviewing(undefined);
+        void reload();
+      } else {
+        setDecisionError(failure);
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const listed = new Set(approvals.map((a) => a.approval_id));
+  const rows = [
+    ...approvals.map((approval) => ({
+      approval,
+      outcome: kept.get(approval.approval_id)?.outcome,
+    })),
+    ...[...kept.values()].filter((k) => !listed.has(k.approval.approval_id)),
+  ];
+  const open = rows.filter((r) => !r.outcome).length;
+
+  return (
+    <main className="page page--inbox" id="main">
+      <header className="page__header">
+        <div>
+          <h1 className="page__title">Approvals</h1>
+          <p className="page__subtitle">
+            Pending approvals in conversations of <strong>{user}</strong>, oldest expiry first.
+          </p>
+        </div>
+        <button type="button" className="button button--secondary" onClick={() => void reload()}>
+          Refresh
+        </button>
+      </header>
+      {error ? <ErrorNotice error={error} onRetry={() => void reload()} /> : null}
+      {loading && rows.length === 0 ? (
+        <p className="loading" role="status">
+          Loading approvals…
+        </p>
+      ) : null}
+      {!loading && rows.length === 0 && !error ? (
+        <div className="inbox-empty">
+          <p className="inbox-empty__title">Nothing waits for you</p>
+          <p>When an agent pauses for a decision in one of your conversations, it shows up here.</p>
+        </div>
+      ) : null}
+      {rows.length > 0 ? (
+        <>
+          <p className="visually-hidden" role="status">
+            {open} pending
+          </p>
+          <ul className="inbox-list" aria-label="Pending approvals">
+            {rows.map(({ approval, outcome }) => (
+              <InboxItem
+                key={approval.approval_id}
+                approval={approval}
+                now={now}
+                outcome={outcome}
+                onReview={() => {
+                  setDecisionError(undefined);
+                  setReviewing(approval);
+                }}
+              />
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {reviewing ? (
+        <ApprovalDialog
+          request={fromApi(reviewing)}
+          app={reviewing.app}
+          busy={busy}
+          error={decisionError ? <ErrorNotice error={decisionError} /> : undefined}
+          onApprove={(choice) => void decide(reviewing, true, choice)}
+          onReject={(reason) => void decide(reviewing, false, undefined, reason)}
+          onClose={() => setReviewing(undefined)}
+        />
+      ) : null}
+    </main>
+  );
+}

@@ -1,0 +1,49 @@
+interface Props {
+  transactionId: string;
+  amount?: number;
+  currency?: string;
+  recipient?: string;
+}
+
+function formatAmount(amount: number | undefined, currency: string | undefined): string {
+  if (amount === undefined) return '—';
+  try {
+    return new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: currency ?? 'USD',
+    }).format(amount);
+  } catch {
+    return `${amount} ${currency ?? ''}`.trim();
+  }
+}
+
+/** The receipt of a completed payment. */
+export function PaymentReceipt({ transactionId, amount, currency, recipient }: Props) {
+  return (
+    <section className="receipt" aria-label="Payment receipt">
+      <header className="receipt__header">
+        <span className="receipt__check" aria-hidden="true">
+          ✓
+        </span>
+        <span className="receipt__title">Payment sent</span>
+        <span className="receipt__amount">{formatAmount(amount, currency)}</span>
+      </header>
+      <dl className="receipt__rows">
+        <div className="receipt__row">
+          <dt>Recipient</dt>
+          <dd>{recipient ?? '—'}</dd>
+        </div>
+        <div className="receipt__row">
+          <dt>Currency</dt>
+          <dd>{currency ?? '—'}</dd>
+        </div>
+        <div className="receipt__row">
+          <dt>Transaction</dt>
+          <dd>
+            <code className="receipt__txn">{transactionId}</code>
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
