@@ -157,6 +157,35 @@ describe('picker over SSE: input requests answered with tool outputs', () => {
   });
 });
 
+describe('picker over SSE: declining an input request', () => {
+  it('an output-error answer declines it; the run goes on without a choice', async () => {
+    const body = { id: 'chat-picker-declined', app: 'picker', userId: 'tester' };
+    const question = user('u1', 'Pick a fruit');
+    const first = await checked(
+      await postChat(chatUrl, { ...body, messages: [question] }),
+      'picker-declined-1',
+    );
+    const m1 = await finalMessage(first.chunks);
+    const select = toolParts(m1).find((p) => p.type === 'tool-select_item') as ToolPart;
+    const declined = answered(m1, select.toolCallId, {
+      state: 'output-error',
+      errorText: 'none of these',
+    } as Partial<ToolPart>);
+    const second = await checked(
+      await postChat(chatUrl, { ...body, messages: [question, declined] }),
+      'picker-declined-2',
+    );
+    const m2 = await finalMessage(second.chunks, declined);
+    expect(text(m2)).toContain('Nothing was picked.');
+    const { sessionId } = m2.metadata as { sessionId: string };
+    const audit = await server.holdpoint.runtime.audit(sessionId);
+    expect(audit.find((e) => e.action === 'decided')).toMatchObject({
+      approved: false,
+      reason: 'none of these',
+    });
+  });
+});
+
 describe('errors over SSE', () => {
   it('malformed bodies get a 400 with a code, not a stream', async () => {
     for (const body of [

@@ -164,6 +164,45 @@ describe('continuous input requests (picker)', () => {
   });
 });
 
+describe('continuous input request declined (picker)', () => {
+  it('a decision frame with approved:false declines it; the same stream ends the run', async () => {
+    const chatter = await ChatSocketClient.connect(socketUrl(server));
+    const live: UIMessageChunk[] = [];
+    const turn = chatter.turn(
+      'r1',
+      { id: 'ws-picker-declined', messages: [user('Pick a fruit')], body: { app: 'picker' } },
+      (c) => live.push(c),
+    );
+    const select = (await seen(
+      live,
+      (c) => c.type === 'tool-input-available' && c.toolName === 'select_item',
+    )) as { toolCallId: string };
+    await sleep(50);
+    expect(
+      (
+        await chatter.decide({
+          approvalId: select.toolCallId,
+          approved: false,
+          reason: 'none of these',
+        })
+      ).type,
+    ).toBe('decision-result');
+    const { chunks } = await turn;
+    expect(await invalidChunks(chunks)).toEqual([]);
+    const normalized = normalize(chunks);
+    expect(normalized).toEqual(
+      golden(
+        fileURLToPath(new URL('./fixtures/ws/picker-declined.json', import.meta.url)),
+        normalized,
+      ),
+    );
+    const message = await finalMessage(chunks);
+    expect(toolParts(message)[0]?.state).toBe('output-denied');
+    expect(text(message)).toContain('Nothing was picked.');
+    chatter.close();
+  });
+});
+
 describe('the real WebSocketChatTransport', () => {
   it('keeps one assistant message open across the approval decided from another connection', async () => {
     const chat = new NodeChat({
