@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+// Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
+// by these limits, not timed by them.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
 

@@ -1,5 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
+// by these limits, not timed by them.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
+
 import type { JsonClient } from './support/json-client.js';
 import { TestRedis } from './support/redis-server.js';
 import { ServerProcess } from './support/server-process.js';

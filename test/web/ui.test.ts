@@ -1,5 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+// Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
+// by these limits, not timed by them.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
+
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { countOf, focusOf, hidden, textOf, visible } from './wait.js';
 import { buildWeb, startWebUi, type WebUi } from './web-ui.js';
