@@ -26,7 +26,7 @@ export class ServerProcess {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`server did not start:\n${logs.join('')}`)),
-        30_000,
+        90_000,
       );
       const onData = (chunk: Buffer) => {
         logs.push(chunk.toString());
