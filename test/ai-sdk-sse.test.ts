@@ -10,12 +10,15 @@ import { loadConfig } from '../src/config/config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { NodeChat } from './support/node-chat.js';
 import {
+  expectGoldenStream,
   finalMessage,
-  golden,
   invalidChunks,
-  normalize,
+  messageText,
   postChat,
   type SseTurn,
+  type ToolPart,
+  toolParts,
+  userMessage,
 } from './support/ui-stream.js';
 
 let server: RunningServer;
@@ -29,19 +32,6 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-type ToolPart = {
-  type: string;
-  toolCallId: string;
-  state: string;
-  input?: unknown;
-  output?: unknown;
-  approval?: { id: string; approved?: boolean; reason?: string };
-};
-
-const toolParts = (message: UIMessage) =>
-  message.parts.filter((p) => p.type.startsWith('tool-')) as unknown as ToolPart[];
-const text = (message: UIMessage) =>
-  message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
 const fixture = (name: string) =>
   fileURLToPath(new URL(`./fixtures/sse/${name}.json`, import.meta.url));
 
@@ -51,17 +41,9 @@ async function checked(turn: SseTurn, name: string): Promise<SseTurn> {
   expect(turn.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
   expect(turn.headers.get('content-type')).toContain('text/event-stream');
   expect(turn.done).toBe(true);
-  expect(await invalidChunks(turn.chunks)).toEqual([]);
-  const normalized = normalize(turn.chunks);
-  expect(normalized).toEqual(golden(fixture(name), normalized));
+  await expectGoldenStream(turn.chunks, fixture(name));
   return turn;
 }
-
-const user = (id: string, words: string): UIMessage => ({
-  id,
-  role: 'user',
-  parts: [{ type: 'text', text: words }],
-});
 
 /** The assistant message with one tool part changed, as the client would post it. */
 function answered(message: UIMessage, toolCallId: string, change: Partial<ToolPart>): UIMessage {
@@ -82,7 +64,7 @@ describe.each([
     ['denied', false],
   ])('%s', async (label, approved) => {
     const body = { id: `chat-${app}-${label}`, app, userId: 'tester' };
-    const question = user('u1', words);
+    const question = userMessage(words);
     const first = await checked(
       await postChat(chatUrl, { ...body, messages: [question] }),
       `${app}-${label}-1`,
@@ -112,14 +94,16 @@ describe.each([
       invocationId: (paused.metadata as { invocationId: string }).invocationId,
       status: 'completed',
     });
-    expect(text(done)).toMatch(approved ? /Here are the 10 images|Sent 200 USD/ : /rejected/);
+    expect(messageText(done)).toMatch(
+      approved ? /Here are the 10 images|Sent 200 USD/ : /rejected/,
+    );
   });
 });
 
 describe('picker over SSE: input requests answered with tool outputs', () => {
   it('select_item then confirm_choice, both resume the run', async () => {
     const body = { id: 'chat-picker', app: 'picker', userId: 'tester' };
-    const question = user('u1', 'Pick a fruit');
+    const question = userMessage('Pick a fruit', 'u1');
     const first = await checked(
       await postChat(chatUrl, { ...body, messages: [question] }),
       'picker-1',
@@ -152,7 +136,7 @@ describe('picker over SSE: input requests answered with tool outputs', () => {
       'picker-3',
     );
     const m3 = await finalMessage(third.chunks, a2);
-    expect(text(m3)).toContain('You picked Banana, and it is confirmed.');
+    expect(messageText(m3)).toContain('You picked Banana, and it is confirmed.');
     expect(m3.id).toBe(m1.id);
   });
 });
@@ -160,7 +144,7 @@ describe('picker over SSE: input requests answered with tool outputs', () => {
 describe('picker over SSE: declining an input request', () => {
   it('an output-error answer declines it; the run goes on without a choice', async () => {
     const body = { id: 'chat-picker-declined', app: 'picker', userId: 'tester' };
-    const question = user('u1', 'Pick a fruit');
+    const question = userMessage('Pick a fruit', 'u1');
     const first = await checked(
       await postChat(chatUrl, { ...body, messages: [question] }),
       'picker-declined-1',
@@ -176,7 +160,7 @@ describe('picker over SSE: declining an input request', () => {
       'picker-declined-2',
     );
     const m2 = await finalMessage(second.chunks, declined);
-    expect(text(m2)).toContain('Nothing was picked.');
+    expect(messageText(m2)).toContain('Nothing was picked.');
     const { sessionId } = m2.metadata as { sessionId: string };
     const audit = await server.holdpoint.runtime.audit(sessionId);
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
@@ -207,7 +191,7 @@ describe('errors over SSE', () => {
 
   it('deciding twice, an unknown approval, and a message while paused stream a clear error', async () => {
     const body = { id: 'chat-errors', userId: 'tester' };
-    const question = user('u1', 'Generate 4 images');
+    const question = userMessage('Generate 4 images', 'u1');
     const paused = await finalMessage(
       (await postChat(chatUrl, { ...body, messages: [question] })).chunks,
     );
@@ -216,7 +200,7 @@ describe('errors over SSE', () => {
 
     const busy = await postChat(chatUrl, {
       ...body,
-      messages: [question, paused, user('u2', 'Generate 2 images')],
+      messages: [question, paused, userMessage('Generate 2 images', 'u2')],
     });
     expect(await invalidChunks(busy.chunks)).toEqual([]);
     expect(busy.chunks).toContainEqual({
@@ -281,7 +265,7 @@ describe('the real AI SDK client (DefaultChatTransport) against the server', () 
     expect(chat.messages).toHaveLength(2);
     const done = chat.lastMessage as UIMessage;
     expect(done.id).toBe(message.id);
-    expect(text(done)).toContain('Here are the 10 images');
+    expect(messageText(done)).toContain('Here are the 10 images');
     expect((toolParts(done)[0]?.output as { artifacts?: string[] })?.artifacts).toHaveLength(10);
     const { sessionId } = done.metadata as { sessionId: string };
     const audit = await server.holdpoint.runtime.audit(sessionId);
@@ -314,7 +298,7 @@ describe('the real AI SDK client (DefaultChatTransport) against the server', () 
         c.status === 'ready' && toolParts(c.lastMessage as UIMessage)[0]?.state === 'output-denied',
     );
     expect(chat.error).toBeUndefined();
-    expect(text(chat.lastMessage as UIMessage)).toContain('rejected');
+    expect(messageText(chat.lastMessage as UIMessage)).toContain('rejected');
   });
 
   it('several approvals in one step: the run continues once all are answered', async () => {
@@ -345,7 +329,7 @@ describe('the real AI SDK client (DefaultChatTransport) against the server', () 
       'output-available',
       'output-denied',
     ]);
-    expect(text(chat.lastMessage as UIMessage)).toMatch(
+    expect(messageText(chat.lastMessage as UIMessage)).toMatch(
       /Sent 200 USD to Jiro .*The payment to Ana was not sent/,
     );
   });
@@ -380,9 +364,9 @@ describe('the real AI SDK client (DefaultChatTransport) against the server', () 
       output: { confirmed: true },
     });
     await chat.until(
-      (c) => c.status === 'ready' && text(c.lastMessage as UIMessage).includes('confirmed'),
+      (c) => c.status === 'ready' && messageText(c.lastMessage as UIMessage).includes('confirmed'),
     );
-    expect(text(chat.lastMessage as UIMessage)).toContain(
+    expect(messageText(chat.lastMessage as UIMessage)).toContain(
       'You picked Cherry, and it is confirmed.',
     );
     expect(chat.messages).toHaveLength(2);

@@ -9,24 +9,18 @@ import { ChatSocketClient } from './support/chat-socket-client.js';
 import { JsonClient } from './support/json-client.js';
 import { NodeChat } from './support/node-chat.js';
 import { TestRedis } from './support/redis-server.js';
-import { finalMessage, golden, invalidChunks, normalize } from './support/ui-stream.js';
+import {
+  expectGoldenStream,
+  finalMessage,
+  invalidChunks,
+  messageText,
+  type ToolPart,
+  toolParts,
+  userMessage,
+} from './support/ui-stream.js';
 
-type ToolPart = {
-  type: string;
-  toolCallId: string;
-  state: string;
-  output?: unknown;
-  approval?: { id: string };
-};
-const toolParts = (message: UIMessage) =>
-  message.parts.filter((p) => p.type.startsWith('tool-')) as unknown as ToolPart[];
-const text = (message: UIMessage) =>
-  message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-const user = (words: string): UIMessage => ({
-  id: 'u1',
-  role: 'user',
-  parts: [{ type: 'text', text: words }],
-});
+const fixture = (name: string) =>
+  fileURLToPath(new URL(`./fixtures/ws/${name}.json`, import.meta.url));
 const socketUrl = (server: RunningServer) => `ws://127.0.0.1:${server.port}/api/chat/ws`;
 
 async function serve(...args: string[]): Promise<RunningServer> {
@@ -69,7 +63,11 @@ describe.each([
     const live: UIMessageChunk[] = [];
     const turn = chatter.turn(
       'r1',
-      { id: `ws-${app}-${label}`, messages: [user(words)], body: { app, userId: 'ws-user' } },
+      {
+        id: `ws-${app}-${label}`,
+        messages: [userMessage(words)],
+        body: { app, userId: 'ws-user' },
+      },
       (c) => live.push(c),
     );
     const request = (await seen(live, (c) => c.type === 'tool-approval-request')) as {
@@ -89,21 +87,16 @@ describe.each([
     const { chunks, sequences, ended } = await turn;
     expect(ended).toBe('end');
     expect(sequences).toEqual(chunks.map((_, i) => i));
-    expect(await invalidChunks(chunks)).toEqual([]);
     expect(chunks.filter((c) => c.type === 'start')).toHaveLength(1);
     expect(chunks.filter((c) => c.type === 'finish')).toEqual([
       expect.objectContaining({ finishReason: 'stop' }),
     ]);
-    const normalized = normalize(chunks);
-    expect(normalized).toEqual(
-      golden(
-        fileURLToPath(new URL(`./fixtures/ws/${app}-${label}.json`, import.meta.url)),
-        normalized,
-      ),
-    );
+    await expectGoldenStream(chunks, fixture(`${app}-${label}`));
     const message = await finalMessage(chunks);
     expect(toolParts(message)[0]?.state).toBe(approved ? 'output-available' : 'output-denied');
-    expect(text(message)).toMatch(approved ? /Here are the 10 images|Sent 200 USD/ : /rejected/);
+    expect(messageText(message)).toMatch(
+      approved ? /Here are the 10 images|Sent 200 USD/ : /rejected/,
+    );
     chatter.close();
     decider.close();
   });
@@ -117,7 +110,7 @@ describe('continuous input requests (picker)', () => {
       'r1',
       {
         id: 'ws-picker',
-        messages: [user('Pick a fruit')],
+        messages: [userMessage('Pick a fruit')],
         body: { app: 'picker', userId: 'ws-user' },
       },
       (c) => live.push(c),
@@ -149,17 +142,13 @@ describe('continuous input requests (picker)', () => {
       ).type,
     ).toBe('decision-result');
     const { chunks } = await turn;
-    expect(await invalidChunks(chunks)).toEqual([]);
-    const normalized = normalize(chunks);
-    expect(normalized).toEqual(
-      golden(fileURLToPath(new URL('./fixtures/ws/picker.json', import.meta.url)), normalized),
-    );
+    await expectGoldenStream(chunks, fixture('picker'));
     const message = await finalMessage(chunks);
     expect(toolParts(message).map((p) => p.state)).toEqual([
       'output-available',
       'output-available',
     ]);
-    expect(text(message)).toContain('You picked Apple, and it is confirmed.');
+    expect(messageText(message)).toContain('You picked Apple, and it is confirmed.');
     chatter.close();
   });
 });
@@ -170,7 +159,11 @@ describe('continuous input request declined (picker)', () => {
     const live: UIMessageChunk[] = [];
     const turn = chatter.turn(
       'r1',
-      { id: 'ws-picker-declined', messages: [user('Pick a fruit')], body: { app: 'picker' } },
+      {
+        id: 'ws-picker-declined',
+        messages: [userMessage('Pick a fruit')],
+        body: { app: 'picker' },
+      },
       (c) => live.push(c),
     );
     const select = (await seen(
@@ -188,17 +181,10 @@ describe('continuous input request declined (picker)', () => {
       ).type,
     ).toBe('decision-result');
     const { chunks } = await turn;
-    expect(await invalidChunks(chunks)).toEqual([]);
-    const normalized = normalize(chunks);
-    expect(normalized).toEqual(
-      golden(
-        fileURLToPath(new URL('./fixtures/ws/picker-declined.json', import.meta.url)),
-        normalized,
-      ),
-    );
+    await expectGoldenStream(chunks, fixture('picker-declined'));
     const message = await finalMessage(chunks);
     expect(toolParts(message)[0]?.state).toBe('output-denied');
-    expect(text(message)).toContain('Nothing was picked.');
+    expect(messageText(message)).toContain('Nothing was picked.');
     chatter.close();
   });
 });
@@ -214,7 +200,9 @@ describe('the real WebSocketChatTransport', () => {
     });
     const sending = chat.sendMessage({ text: 'Send $75 to Ana' });
     await chat.until(
-      (c) => toolParts((c.lastMessage ?? user('')) as UIMessage)[0]?.state === 'approval-requested',
+      (c) =>
+        toolParts((c.lastMessage ?? userMessage('')) as UIMessage)[0]?.state ===
+        'approval-requested',
     );
     expect(chat.status).toBe('streaming');
     const part = toolParts(chat.lastMessage as UIMessage)[0] as ToolPart;
@@ -229,7 +217,7 @@ describe('the real WebSocketChatTransport', () => {
     expect(chat.messages).toHaveLength(2);
     const done = chat.lastMessage as UIMessage;
     expect(toolParts(done)[0]?.state).toBe('output-available');
-    expect(text(done)).toMatch(/Sent 75 USD to Ana \(transaction TXN-/);
+    expect(messageText(done)).toMatch(/Sent 75 USD to Ana \(transaction TXN-/);
     decider.close();
   });
 });
@@ -245,7 +233,7 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     const chatter = await ChatSocketClient.connect(socketUrl(quick));
     const { chunks } = await chatter.turn('r1', {
       id: 'deny',
-      messages: [user('Send $5 to Bob')],
+      messages: [userMessage('Send $5 to Bob')],
       body: { app: 'payments' },
     });
     expect(chunks.filter((c) => c.type === 'finish')).toEqual([
@@ -273,7 +261,7 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     const chatter = await ChatSocketClient.connect(socketUrl(quick));
     const { chunks } = await chatter.turn('r1', {
       id: 'park',
-      messages: [user('Generate 3 images')],
+      messages: [userMessage('Generate 3 images')],
       body: {},
     });
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
@@ -293,7 +281,7 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
         type: 'send',
         requestId: 'a1',
         id: 'abort',
-        messages: [user('Generate 6 images')],
+        messages: [userMessage('Generate 6 images')],
         trigger: 'submit-message',
         headers: {},
         body: {},
@@ -332,7 +320,7 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     const live: UIMessageChunk[] = [];
     const turn = chatter.turn(
       'c1',
-      { id: 'cancel', messages: [user('Generate 8 images')], body: {} },
+      { id: 'cancel', messages: [userMessage('Generate 8 images')], body: {} },
       (c) => live.push(c),
     );
     await seen(live, (c) => c.type === 'tool-approval-request');
@@ -359,7 +347,7 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     const live: UIMessageChunk[] = [];
     const turn = chatter.turn(
       'd1',
-      { id: 'double', messages: [user('Send $9 to Kim')], body: { app: 'payments' } },
+      { id: 'double', messages: [userMessage('Send $9 to Kim')], body: { app: 'payments' } },
       (c) => live.push(c),
     );
     const request = (await seen(live, (c) => c.type === 'tool-approval-request')) as {
@@ -396,7 +384,11 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
       type: 'decision-error',
       code: 'APPROVAL_NOT_FOUND',
     });
-    const empty = await client.turn('e1', { id: 'empty', messages: [user('   ')], body: {} });
+    const empty = await client.turn('e1', {
+      id: 'empty',
+      messages: [userMessage('   ')],
+      body: {},
+    });
     expect(empty).toMatchObject({
       ended: 'error',
       errorText: expect.stringMatching(/^VALIDATION_FAILED/),
@@ -435,7 +427,9 @@ describe('with Redis: the decision reaches the waiting stream on another instanc
     });
     const sending = chat.sendMessage({ text: 'Generate 4 images' });
     await chat.until(
-      (c) => toolParts((c.lastMessage ?? user('')) as UIMessage)[0]?.state === 'approval-requested',
+      (c) =>
+        toolParts((c.lastMessage ?? userMessage('')) as UIMessage)[0]?.state ===
+        'approval-requested',
     );
     const part = toolParts(chat.lastMessage as UIMessage)[0] as ToolPart;
     const onB = new JsonClient(`http://127.0.0.1:${b.port}`);
@@ -448,7 +442,7 @@ describe('with Redis: the decision reaches the waiting stream on another instanc
     await chat.until((c) => c.status === 'ready');
     const done = chat.lastMessage as UIMessage;
     expect(toolParts(done)[0]?.state).toBe('output-available');
-    expect(text(done)).toContain('Here are the 4 images');
+    expect(messageText(done)).toContain('Here are the 4 images');
     expect(chat.messages).toHaveLength(2);
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { safeValidateTypes } from '@ai-sdk/provider-utils';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from 'ai';
+import { expect } from 'vitest';
 
 /** The SSE response of one chat turn, as raw `data:` payloads. */
 export interface SseTurn {
@@ -101,4 +102,36 @@ export function golden(path: string, actual: unknown): unknown {
     writeFileSync(path, `${JSON.stringify(actual, null, 2)}\n`);
   }
   return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** The fields of a tool part the tests read. */
+export interface ToolPart {
+  type: string;
+  toolCallId: string;
+  state: string;
+  input?: unknown;
+  output?: unknown;
+  approval?: { id: string; approved?: boolean; reason?: string };
+}
+
+/** The tool parts of a UI message. */
+export function toolParts(message: UIMessage): ToolPart[] {
+  return message.parts.filter((p) => p.type.startsWith('tool-')) as unknown as ToolPart[];
+}
+
+/** The text of a UI message. */
+export function messageText(message: UIMessage): string {
+  return message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+/** A user message as the client sends it. */
+export function userMessage(words: string, id = 'u1'): UIMessage {
+  return { id, role: 'user', parts: [{ type: 'text', text: words }] };
+}
+
+/** Every chunk validates with the SDK's schema and the stream matches its golden file. */
+export async function expectGoldenStream(chunks: UIMessageChunk[], path: string): Promise<void> {
+  expect(await invalidChunks(chunks)).toEqual([]);
+  const normalized = normalize(chunks);
+  expect(normalized).toEqual(golden(path, normalized));
 }
