@@ -106,23 +106,17 @@ export class HoldpointRuntime {
   /** Starts a run for a user's message, on a new session unless `sessionId` is given. */
   async start(request: StartRequest, sink?: RunEventSink): Promise<RunOutcome> {
     const { store } = this.options;
-    let appName = request.app ?? this.options.defaultApp;
-    let session: Session;
-    if (request.sessionId) {
-      const meta = await this.requireMeta(request.sessionId);
-      if (request.app && request.app !== meta.app) {
-        throw new HoldpointError(
-          'APP_MISMATCH',
-          `Session ${meta.sessionId} belongs to app ${meta.app}, not ${request.app}.`,
-        );
-      }
-      appName = meta.app;
-      session = await this.loadSession(meta);
-    } else {
-      this.requireApp(appName);
-      session = await store.sessions.createSession({ appName, userId: request.userId });
+    const meta = request.sessionId ? await this.requireMeta(request.sessionId) : undefined;
+    if (meta && request.app && request.app !== meta.app) {
+      throw new HoldpointError(
+        'APP_MISMATCH',
+        `Session ${meta.sessionId} belongs to app ${meta.app}, not ${request.app}.`,
+      );
     }
-    const app = this.requireApp(appName);
+    const app = this.requireApp(meta?.app ?? request.app ?? this.options.defaultApp);
+    const session = meta
+      ? await this.loadSession(meta)
+      : await store.sessions.createSession({ appName: app.name, userId: request.userId });
     const now = this.now();
     const run: RunRecord = {
       invocationId: `inv-${randomUUID()}`,
@@ -184,7 +178,6 @@ export class HoldpointRuntime {
 
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
   async cancel(sessionId: string, actor: string, reason?: string): Promise<Pause> {
-    await this.requireMeta(sessionId);
     const pause = await this.store.cancel(sessionId, actor, reason, this.now());
     this.log(sessionId, pause.invocationId).info({ reason }, 'run cancelled');
     this.store.relay.publish(sessionId, {
