@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 // Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
@@ -198,8 +198,13 @@ describe('web UI', () => {
   });
 
   it('already decided elsewhere: a stale dialog says so and shows the latest state', async () => {
-    // This tab does not poll, so it cannot learn of the other decision before trying its own.
-    await page.route('**/api/sessions/*/messages', (route) => route.abort());
+    // This tab's reads of the session are held back, so it cannot learn of the other
+    // decision before trying its own; they go through, late, once it has tried.
+    const held: Route[] = [];
+    let blind = true;
+    await page.route('**/api/sessions/*/messages', (route) =>
+      blind ? held.push(route) : route.continue(),
+    );
     await open(page, '?app=payments');
     await say(page, 'Send $20 to Bob');
     await visible(dialogOf(page));
@@ -210,9 +215,9 @@ describe('web UI', () => {
     await visible(otherDialog);
     await otherDialog.getByRole('button', { name: 'Approve' }).click();
     await visible(other.getByRole('region', { name: 'Payment receipt' }));
-    // Keep this tab blind until its own decision is on the way, or a poll could beat the click.
     await dialogOf(page).getByRole('button', { name: 'Approve' }).click({ timeout: 5_000 });
-    await page.unroute('**/api/sessions/*/messages');
+    blind = false;
+    await Promise.all(held.splice(0).map((route) => route.continue()));
     await textOf(page.getByRole('alert')).toContain('Already decided elsewhere');
     await visible(page.getByRole('region', { name: 'Payment receipt' }));
     await hidden(dialogOf(page));
