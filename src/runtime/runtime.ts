@@ -114,13 +114,10 @@ export class HoldpointRuntime {
       );
     }
     const app = this.requireApp(meta?.app ?? request.app ?? this.options.defaultApp);
-    const session = meta
-      ? await this.loadSession(meta)
-      : await store.sessions.createSession({ appName: app.name, userId: request.userId });
     const now = this.now();
     const run: RunRecord = {
       invocationId: `inv-${randomUUID()}`,
-      sessionId: session.id,
+      sessionId: meta?.sessionId ?? randomUUID(),
       app: app.name,
       userId: request.userId,
       query: request.query,
@@ -128,13 +125,20 @@ export class HoldpointRuntime {
       startedAt: now,
       updatedAt: now,
     };
-    await store.beginRun(run, now + this.leaseMs);
-    const closing = closingEvent(
-      session.events,
-      run.invocationId,
-      'The approval request ended without a decision; the tool did not run.',
-    );
-    if (closing) await store.sessions.appendEvent({ session, event: closing });
+    const leaseUntil = now + this.leaseMs;
+    let session: Session;
+    if (meta) {
+      session = await this.loadSession(meta);
+      await store.beginRun(run, leaseUntil);
+      const closing = closingEvent(
+        session.events,
+        run.invocationId,
+        'The approval request ended without a decision; the tool did not run.',
+      );
+      if (closing) await store.sessions.appendEvent({ session, event: closing });
+    } else {
+      session = await store.createRunningSession(run, leaseUntil);
+    }
     return this.drive(
       app,
       session,

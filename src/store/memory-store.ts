@@ -1,5 +1,6 @@
 import { type CreateSessionRequest, InMemorySessionService, type Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
+import { HoldpointError } from '../core/errors.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
 import { MemoryRelay } from './run-relay.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
@@ -13,13 +14,28 @@ interface SessionRecord {
   audit: AuditEntry[];
 }
 
-/** ADK's in-memory session service that also gives each new session its Holdpoint meta. */
+/**
+ * ADK's in-memory session service that also gives each new session its Holdpoint
+ * meta, and refuses an id in use (ADK's would replace that session).
+ */
 class MemorySessionService extends InMemorySessionService {
-  constructor(private readonly onCreate: (session: Session) => void) {
+  constructor(
+    private readonly exists: (sessionId: string) => boolean,
+    private readonly onCreate: (session: Session) => void,
+  ) {
     super();
   }
 
   override async createSession(request: CreateSessionRequest): Promise<Session> {
+    if (request.sessionId && this.exists(request.sessionId)) {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        `Session ${request.sessionId} already exists.`,
+        {
+          session_id: request.sessionId,
+        },
+      );
+    }
     const session = await super.createSession(request);
     this.onCreate(session);
     return session;
@@ -56,23 +72,26 @@ export class MemoryStore extends TransactionalStore {
 
   constructor() {
     super();
-    this.sessions = new MemorySessionService((session) => {
-      const now = Date.now();
-      this.records.set(session.id, {
-        meta: {
-          sessionId: session.id,
-          app: session.appName,
-          userId: session.userId,
-          status: 'idle',
-          createdAt: now,
-          updatedAt: now,
-        },
-        version: 0,
-        pauses: new Map(),
-        runs: new Map(),
-        audit: [],
-      });
-    });
+    this.sessions = new MemorySessionService(
+      (sessionId) => this.records.has(sessionId),
+      (session) => {
+        const now = Date.now();
+        this.records.set(session.id, {
+          meta: {
+            sessionId: session.id,
+            app: session.appName,
+            userId: session.userId,
+            status: 'idle',
+            createdAt: now,
+            updatedAt: now,
+          },
+          version: 0,
+          pauses: new Map(),
+          runs: new Map(),
+          audit: [],
+        });
+      },
+    );
   }
 
   protected async readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {

@@ -101,9 +101,14 @@ export class RedisEffectLedger implements EffectLedger {
       throw error;
     }
     const entry: LedgerEntry = { done: true, result };
-    await this.conn.run(() =>
-      this.storeResult([redisKey], [claim, JSON.stringify(entry), this.options.resultTtlMs]),
-    );
+    // Not waited for: the write goes out ahead of whatever the run sends next on this
+    // connection (its next commit included), and the effect has happened either way.
+    // Should it fail, the claim keeps blocking a second run of the effect until it lapses.
+    this.conn
+      .run(() =>
+        this.storeResult([redisKey], [claim, JSON.stringify(entry), this.options.resultTtlMs]),
+      )
+      .catch(() => undefined);
     return result;
   }
 }

@@ -1,8 +1,10 @@
 /**
  * The Redis key layout of Holdpoint. Every key of one session carries the hash tag
  * `{s:<sessionId>}`, so a session's keys share one Redis Cluster slot and one Lua
- * script may change them all atomically. Global keys (indexes, app and user state,
- * effects) live in other slots and are never part of a session's atomic change.
+ * script may change them all atomically. The keys an app shares across its
+ * sessions (app and user state, session lists) carry `{a:<app>}`, so one script
+ * reads or writes them together. Global keys (pause and approval indexes, effects)
+ * live in other slots; none of these is ever part of a session's atomic change.
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {
@@ -71,24 +73,28 @@ export class RedisKeys {
     return `${this.prefix}:approval:${approvalId}`;
   }
 
+  private app(appName: string, name: string): string {
+    return `${this.prefix}:{a:${appName}}:${name}`;
+  }
+
   /** Hash: ADK `app:` state of one app, key (without prefix) → JSON value. */
   appState(appName: string): string {
-    return `${this.prefix}:app:${appName}:state`;
+    return this.app(appName, 'state');
   }
 
   /** Hash: ADK `user:` state of one user of one app, key (without prefix) → JSON value. */
   userState(appName: string, userId: string): string {
-    return `${this.prefix}:user:${appName}:${userId}:state`;
+    return this.app(appName, `user:${userId}:state`);
   }
 
   /** Set of the session ids of one user of one app. */
   userSessions(appName: string, userId: string): string {
-    return `${this.prefix}:sessions:${appName}:${userId}`;
+    return this.app(appName, `sessions:${userId}`);
   }
 
   /** Set of the user ids that have sessions in one app. */
   appUsers(appName: string): string {
-    return `${this.prefix}:users:${appName}`;
+    return this.app(appName, 'users');
   }
 
   /** Pub/sub channel of a session's run messages. */

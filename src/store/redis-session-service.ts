@@ -19,7 +19,18 @@ import type { SessionMeta } from '../core/types.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import { type BufferedEvent, RedisEventBuffer } from './redis-event-buffer.js';
 import type { RedisKeys } from './redis-keys.js';
-import { RedisSessionWriter, type VersionedWrites } from './redis-session-writer.js';
+import type {
+  JsonState,
+  RedisSessionCache,
+  SharedState,
+  StoredAdkSession,
+} from './redis-session-cache.js';
+import {
+  RedisSessionWriter,
+  type VersionedWrites,
+  type WriteResult,
+} from './redis-session-writer.js';
+import { pairs, RedisSharedState } from './redis-shared-state.js';
 
 const CREATE_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -30,22 +41,14 @@ for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[6]) end
 return 1
 `;
 
-type JsonState = Record<string, string>;
-
 const READ_LUA = `
 return {
+  redis.call('HGET', KEYS[4], 'version') or '',
   redis.call('HGETALL', KEYS[1]),
   redis.call('HGETALL', KEYS[2]),
   redis.call('LRANGE', KEYS[3], 0, -1)
 }
 `;
-
-/** A flat HGETALL reply as an object. */
-function pairs(flat: string[]): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) record[flat[i] as string] = flat[i + 1] as string;
-  return record;
-}
 
 function toJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
@@ -113,23 +116,27 @@ function paginate(
  * written by the session's next commit, atomically with the state transition that
  * ends the run segment: a run holds its session under a lease, so its events become
  * durable together with the pause or finish that ends it. `flush` writes them
- * without a transition. Reads of this process include its buffered events.
+ * without a transition. Reads of this process include its buffered events, and a
+ * session this process runs under its lease is read from the session cache.
  */
 export class RedisSessionService extends BaseSessionService {
   private readonly buffer = new RedisEventBuffer();
   private readonly writer: RedisSessionWriter;
   private readonly create: RedisScript;
   private readonly read: RedisScript;
+  private readonly shared: RedisSharedState;
 
   constructor(
     private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
     private readonly sessionTtlMs: number,
+    private readonly cache: RedisSessionCache,
   ) {
     super();
     this.writer = new RedisSessionWriter(conn, keys, sessionTtlMs);
     this.create = conn.script('holdpointCreateSession', CREATE_LUA);
     this.read = conn.script('holdpointReadSession', READ_LUA);
+    this.shared = new RedisSharedState(conn, keys);
   }
 
   /** Creates the ADK session and its Holdpoint meta (idle); refuses an id in use. */
@@ -139,7 +146,7 @@ export class RedisSessionService extends BaseSessionService {
     state,
     sessionId,
   }: CreateSessionRequest): Promise<Session> {
-    return this.conn.run(async (redis) => {
+    return this.conn.run(async () => {
       const id = sessionId || randomUUID();
       const now = Date.now();
       const meta: SessionMeta = {
@@ -152,16 +159,8 @@ export class RedisSessionService extends BaseSessionService {
       };
       const split = splitState(state ? trimTempState(state) : {});
       const k = this.keys;
-      const index = redis
-        .pipeline()
-        .sadd(k.userSessions(appName, userId), id)
-        .sadd(k.appUsers(appName), userId);
-      if (Object.keys(split.appState).length > 0) index.hset(k.appState(appName), split.appState);
-      if (Object.keys(split.userState).length > 0) {
-        index.hset(k.userState(appName, userId), split.userState);
-      }
       // Sent together (one round trip): indexing an id that turns out to be taken is harmless.
-      const [created, replies] = await Promise.all([
+      const [created, shared] = await Promise.all([
         this.create(
           [k.meta(id), k.adk(id), k.state(id)],
           [
@@ -174,21 +173,28 @@ export class RedisSessionService extends BaseSessionService {
             ...Object.entries(split.sessionState).flat(),
           ],
         ),
-        this.conn.exec(index.hgetall(k.appState(appName)).hgetall(k.userState(appName, userId))),
+        this.shared.apply(appName, userId, {
+          sessionId: id,
+          appState: split.appState,
+          userState: split.userState,
+        }),
       ]);
       if (created !== 1) {
         throw new HoldpointError('VALIDATION_FAILED', `Session ${id} already exists.`, {
           session_id: id,
         });
       }
-      const [appState, userState] = replies.slice(-2) as [JsonState, JsonState];
+      this.cache.created(id, 0, {
+        snapshot: { meta: JSON.stringify(meta) },
+        adk: { appName, userId, lastUpdateTime: now, state: split.sessionState, events: [] },
+      });
       return createSession({
         id,
         appName,
         userId,
         state: mergeStates(
-          parseState(appState),
-          parseState(userState),
+          parseState(shared.appState),
+          parseState(shared.userState),
           parseState(split.sessionState),
         ),
         events: [],
@@ -197,49 +203,80 @@ export class RedisSessionService extends BaseSessionService {
     });
   }
 
-  override getSession({ appName, userId, sessionId, config }: GetSessionRequest) {
-    return this.conn.run(async (redis): Promise<Session | undefined> => {
+  override async getSession({
+    appName,
+    userId,
+    sessionId,
+    config,
+  }: GetSessionRequest): Promise<Session | undefined> {
+    const leased = this.cache.leased(sessionId, Date.now());
+    if (leased && leased.appName === appName && leased.userId === userId) {
+      const events = leased.events.map((event) => JSON.parse(event.json) as Event);
+      return this.toSession(sessionId, leased, events, leased, config);
+    }
+    return this.conn.run(async () => {
       const k = this.keys;
-      // Sent together: one script reads the session's own keys at one commit (a single
-      // command, where a transaction costs five), the shared app and user state beside it.
-      const [[recordPairs, statePairs, eventJsons], appHash, userHash] = (await Promise.all([
-        this.read([k.adk(sessionId), k.state(sessionId), k.events(sessionId)], []),
-        redis.hgetall(k.appState(appName)),
-        redis.hgetall(k.userState(appName, userId)),
-      ])) as [[string[], string[], string[]], JsonState, JsonState];
+      // Sent together: one script reads the session's own keys at one commit, another
+      // the app's and the user's shared state.
+      const [[version, recordPairs, statePairs, eventJsons], shared] = (await Promise.all([
+        this.read(
+          [k.adk(sessionId), k.state(sessionId), k.events(sessionId), k.meta(sessionId)],
+          [],
+        ),
+        this.shared.apply(appName, userId),
+      ])) as [[string, string[], string[], string[]], SharedState];
       const record = pairs(recordPairs);
-      const stateHash = pairs(statePairs);
       if (record.appName !== appName || record.userId !== userId) return undefined;
-      const sessionState = parseState(stateHash);
-      const appState = parseState(appHash);
-      const userState = parseState(userHash);
-      let events = eventJsons.map((json) => JSON.parse(json) as Event);
-      let lastUpdateTime = Number(record.lastUpdateTime);
-      for (const buffered of this.buffer.list(sessionId)) {
-        const event = JSON.parse(buffered.json) as Event;
-        const index = events.findIndex((e) => e.id === event.id);
-        if (index >= 0) events[index] = event;
-        else events.push(event);
-        Object.assign(sessionState, parseState(buffered.sessionState));
-        Object.assign(appState, parseState(buffered.appState));
-        Object.assign(userState, parseState(buffered.userState));
-        lastUpdateTime = buffered.timestamp;
-      }
-      if (config?.numRecentEvents) events = events.slice(-config.numRecentEvents);
-      if (config?.afterTimestamp) {
-        const after = config.afterTimestamp;
-        let i = events.length - 1;
-        while (i >= 0 && (events[i]?.timestamp ?? 0) >= after) i--;
-        if (i >= 0) events = events.slice(i + 1);
-      }
-      return createSession({
-        id: sessionId,
+      const events = eventJsons.map((json) => JSON.parse(json) as Event);
+      const stored: StoredAdkSession = {
         appName,
         userId,
-        state: mergeStates(appState, userState, sessionState),
-        events,
-        lastUpdateTime,
-      });
+        lastUpdateTime: Number(record.lastUpdateTime),
+        state: pairs(statePairs),
+        events: events.map((event, i) => ({ id: event.id, json: eventJsons[i] as string })),
+      };
+      if (version !== '') this.cache.readAdk(sessionId, Number(version), stored, shared);
+      return this.toSession(sessionId, stored, events, shared, config);
+    });
+  }
+
+  /** An ADK session from what is stored, with this process's buffered events on top. */
+  private toSession(
+    sessionId: string,
+    stored: StoredAdkSession,
+    storedEvents: Event[],
+    shared: SharedState,
+    config: GetSessionRequest['config'],
+  ): Session {
+    const sessionState = parseState(stored.state);
+    const appState = parseState(shared.appState);
+    const userState = parseState(shared.userState);
+    let events = storedEvents;
+    let lastUpdateTime = stored.lastUpdateTime;
+    for (const buffered of this.buffer.list(sessionId)) {
+      const event = JSON.parse(buffered.json) as Event;
+      const index = events.findIndex((e) => e.id === event.id);
+      if (index >= 0) events[index] = event;
+      else events.push(event);
+      Object.assign(sessionState, parseState(buffered.sessionState));
+      Object.assign(appState, parseState(buffered.appState));
+      Object.assign(userState, parseState(buffered.userState));
+      lastUpdateTime = buffered.timestamp;
+    }
+    if (config?.numRecentEvents) events = events.slice(-config.numRecentEvents);
+    if (config?.afterTimestamp) {
+      const after = config.afterTimestamp;
+      let i = events.length - 1;
+      while (i >= 0 && (events[i]?.timestamp ?? 0) >= after) i--;
+      if (i >= 0) events = events.slice(i + 1);
+    }
+    return createSession({
+      id: sessionId,
+      appName: stored.appName,
+      userId: stored.userId,
+      state: mergeStates(appState, userState, sessionState),
+      events,
+      lastUpdateTime,
     });
   }
 
@@ -310,6 +347,7 @@ export class RedisSessionService extends BaseSessionService {
         ...runKeys,
       );
       this.buffer.drop(sessionId);
+      this.cache.delete(sessionId);
       const index = redis
         .pipeline()
         .zrem(k.paused(), sessionId)
@@ -340,27 +378,83 @@ export class RedisSessionService extends BaseSessionService {
 
   /** Makes the events this process buffered for the session durable now. */
   async flush(sessionId: string): Promise<void> {
-    const expireAt = await this.commitSession(sessionId, undefined);
+    const written = await this.commitSession(sessionId, undefined);
     // Only a session that no longer exists refuses a flush: its events have nowhere to go.
-    if (expireAt === undefined) this.buffer.drop(sessionId);
+    if (written === undefined) this.buffer.drop(sessionId);
+  }
+
+  /**
+   * Creates a session (ADK record, meta) with the writes of its first transition in
+   * one atomic step, e.g. a run that takes it at once. Refuses an id in use.
+   */
+  createWith(transition: VersionedWrites, run?: { leaseUntil: number }): Promise<Session> {
+    return this.conn.run(async () => {
+      const { sessionId, app: appName, userId } = transition.writes.meta;
+      // One round trip: the session lists and the shared state travel with the write.
+      const [written, shared] = await Promise.all([
+        this.writer.write(sessionId, transition, []),
+        this.shared.apply(appName, userId, { sessionId }),
+      ]);
+      if (!written) {
+        throw new HoldpointError('VALIDATION_FAILED', `Session ${sessionId} already exists.`, {
+          session_id: sessionId,
+        });
+      }
+      const now = transition.writes.meta.createdAt;
+      this.cache.created(sessionId, written.version, {
+        snapshot: written.snapshot,
+        adk: { appName, userId, lastUpdateTime: now, state: {}, events: [] },
+        shared: run && shared,
+        leaseUntil: run?.leaseUntil,
+      });
+      return createSession({
+        id: sessionId,
+        appName,
+        userId,
+        state: mergeStates(parseState(shared.appState), parseState(shared.userState), {}),
+        events: [],
+        lastUpdateTime: now,
+      });
+    });
   }
 
   /**
    * Writes `transition` (when given) and this process's buffered events of the
-   * session in one atomic step. Returns the expiry of the session's keys, or
-   * undefined when nothing was written (the session moved on or is gone).
+   * session in one atomic step. `run` says the transition takes the session for a
+   * run of this process, under that lease. Returns what was written, or undefined
+   * when nothing was (the session moved on or is gone).
    */
   commitSession(
     sessionId: string,
     transition: VersionedWrites | undefined,
-  ): Promise<number | undefined> {
-    return this.conn.run(() =>
-      this.buffer.drain(sessionId, async (events) => {
-        const expireAt = await this.writer.write(sessionId, transition, events);
-        if (expireAt !== undefined) await this.writeSharedState(events);
-        return expireAt;
-      }),
-    );
+    run?: { leaseUntil: number },
+  ): Promise<WriteResult | undefined> {
+    return this.conn.run(() => {
+      const readVersion = typeof transition?.version === 'number' ? transition.version : undefined;
+      const cached = this.cache.get(sessionId);
+      // A run that will read its session from the cache needs the shared state as of
+      // now: read it in the same round trip as the write.
+      const shared =
+        run && cached?.adk && cached.version === readVersion
+          ? this.shared.apply(cached.adk.appName, cached.adk.userId)
+          : undefined;
+      return this.buffer.drain(sessionId, async (events) => {
+        const [written, sharedState] = await Promise.all([
+          this.writer.write(sessionId, transition, events),
+          shared,
+        ]);
+        if (!written) return undefined;
+        this.cache.committed(sessionId, {
+          readVersion,
+          version: written.version,
+          snapshot: written.snapshot,
+          events,
+          run: run && { leaseUntil: run.leaseUntil, shared: sharedState },
+        });
+        await this.writeSharedState(events);
+        return written;
+      });
+    });
   }
 
   /** `app:` and `user:` state live outside the session's slot, so they follow its commit. */
@@ -369,11 +463,7 @@ export class RedisSessionService extends BaseSessionService {
     if (!first) return;
     const appState: JsonState = Object.assign({}, ...events.map((e) => e.appState));
     const userState: JsonState = Object.assign({}, ...events.map((e) => e.userState));
-    const write = this.conn.client.pipeline();
-    if (Object.keys(appState).length > 0) write.hset(this.keys.appState(first.appName), appState);
-    if (Object.keys(userState).length > 0) {
-      write.hset(this.keys.userState(first.appName, first.userId), userState);
-    }
-    if (write.length > 0) await this.conn.exec(write);
+    if (Object.keys(appState).length === 0 && Object.keys(userState).length === 0) return;
+    await this.shared.apply(first.appName, first.userId, { appState, userState });
   }
 }

@@ -2,6 +2,7 @@ import type { Pause, RunRecord } from '../core/types.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { BufferedEvent } from './redis-event-buffer.js';
 import type { RedisKeys } from './redis-keys.js';
+import type { StoredSnapshot } from './redis-session-cache.js';
 import type { SessionWrites } from './transitions.js';
 
 // One script, so a transition and the events of the run segment it ends are written
@@ -10,13 +11,23 @@ import type { SessionWrites } from './transitions.js';
 // retention), which never shrinks, so a pause never outlives or predeceases its meta.
 const WRITE_LUA = `
 local stored = redis.call('HGET', KEYS[1], 'version')
-if not stored then return false end
-if ARGV[1] ~= '' and stored ~= ARGV[1] then return false end
+if ARGV[1] == 'new' then
+  if stored then return false end
+  local meta = cjson.decode(ARGV[2])
+  redis.call('HSET', KEYS[2], 'id', meta.sessionId, 'appName', meta.app, 'userId', meta.userId, 'lastUpdateTime', ARGV[3])
+  stored = '0'
+elseif not stored or (ARGV[1] ~= '' and stored ~= ARGV[1]) then
+  return false
+end
+-- Every write moves the version, event flushes included, so a copy of the session
+-- held by any process is known to be current exactly when its version is.
+local version = tonumber(stored) + 1
 local keep = tonumber(redis.call('HGET', KEYS[1], 'keepUntil') or '0')
 if ARGV[5] ~= '' and tonumber(ARGV[5]) > keep then keep = tonumber(ARGV[5]) end
 local expireAt = math.max(tonumber(ARGV[3]) + tonumber(ARGV[4]), keep)
-if ARGV[1] ~= '' then
-  redis.call('HSET', KEYS[1], 'version', tonumber(stored) + 1, 'data', ARGV[2], 'keepUntil', keep)
+redis.call('HSET', KEYS[1], 'version', version, 'keepUntil', keep)
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'data', ARGV[2])
   -- The current pause and run ride in the meta hash too, so a snapshot is one HMGET.
   if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'pause', ARGV[12]) else redis.call('HDEL', KEYS[1], 'pause') end
   if ARGV[13] ~= '' then redis.call('HSET', KEYS[1], 'run', ARGV[13]) else redis.call('HDEL', KEYS[1], 'run') end
@@ -54,15 +65,27 @@ for _ = 1, tonumber(ARGV[10]) do
 end
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[2], 'lastUpdateTime', ARGV[11]) end
 for _, key in ipairs(KEYS) do redis.call('PEXPIREAT', key, expireAt) end
-return expireAt
+return { expireAt, version, tonumber(redis.call('HGET', KEYS[1], 'waitingUntil') or '0') }
 `;
 
 /** A state transition to commit only if the session is still at `version`. */
 export interface VersionedWrites {
-  version: number;
+  /** The version read, or `new` to create the session (its ADK record too) with the writes. */
+  version: number | 'new';
   writes: SessionWrites;
   /** The session's current pause and run after the writes (for the meta hash). */
   current: { pause?: Pause; run?: RunRecord };
+}
+
+/** What a write that Redis accepted left behind. */
+export interface WriteResult {
+  /** When the session's keys now expire. */
+  expireAt: number;
+  version: number;
+  /** Until when a subscriber said it waits on the session's relay (0: nobody). */
+  waitingUntil: number;
+  /** The snapshot as written; undefined for an event flush. */
+  snapshot?: StoredSnapshot;
 }
 
 /**
@@ -81,19 +104,33 @@ export class RedisSessionWriter {
   }
 
   /**
-   * Writes `events` and, when given, `transition`. Returns the expiry given to the
-   * session's keys, or undefined when the session is gone or no longer at the version.
+   * Writes `events` and, when given, `transition`. Returns what was written, or
+   * undefined when the session is gone, no longer at the version, or (`new`) exists.
    */
   async write(
     sessionId: string,
     transition: VersionedWrites | undefined,
     events: BufferedEvent[],
-  ): Promise<number | undefined> {
+  ): Promise<WriteResult | undefined> {
     const k = this.keys;
     const writes = transition?.writes;
     const pauses = writes?.pauses ?? [];
     const run = writes?.run;
     const state: Record<string, string> = Object.assign({}, ...events.map((e) => e.sessionState));
+    // The current pause and run are usually among the records written: encode each once.
+    const encoded = new Map<object, string>();
+    const json = (value: object): string => {
+      const known = encoded.get(value);
+      if (known !== undefined) return known;
+      const text = JSON.stringify(value);
+      encoded.set(value, text);
+      return text;
+    };
+    const snapshot: StoredSnapshot | undefined = transition && {
+      meta: json(transition.writes.meta),
+      pause: transition.current.pause && json(transition.current.pause),
+      run: transition.current.run && json(transition.current.run),
+    };
     const keys = [
       k.meta(sessionId),
       k.adk(sessionId),
@@ -111,7 +148,7 @@ export class RedisSessionWriter {
     ];
     const args = [
       transition ? String(transition.version) : '',
-      writes ? JSON.stringify(writes.meta) : '',
+      snapshot?.meta ?? '',
       Date.now(),
       this.sessionTtlMs,
       writes?.pauseRetainUntil ?? '',
@@ -121,15 +158,17 @@ export class RedisSessionWriter {
       events.length,
       Object.keys(state).length,
       events.at(-1)?.timestamp ?? '',
-      transition?.current.pause ? JSON.stringify(transition.current.pause) : '',
-      transition?.current.run ? JSON.stringify(transition.current.run) : '',
-      ...pauses.map((p) => JSON.stringify(p)),
-      ...(run ? [JSON.stringify(run)] : []),
+      snapshot?.pause ?? '',
+      snapshot?.run ?? '',
+      ...pauses.map(json),
+      ...(run ? [json(run)] : []),
       ...(writes?.audit ?? []).map((line) => JSON.stringify(line)),
       ...events.flatMap((e) => [e.id, e.json]),
       ...Object.entries(state).flat(),
     ];
-    const expireAt = await this.script(keys, args);
-    return expireAt === null ? undefined : Number(expireAt);
+    const reply = (await this.script(keys, args)) as [number, number, number] | null;
+    if (!reply) return undefined;
+    const [expireAt, version, waitingUntil] = reply;
+    return { expireAt, version, waitingUntil, snapshot };
   }
 }

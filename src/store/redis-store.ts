@@ -1,11 +1,13 @@
+import type { Session } from '@google/adk';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
 import { RedisConnection } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisRelay } from './redis-relay.js';
+import { RedisSessionCache, type StoredSnapshot } from './redis-session-cache.js';
 import { RedisSessionService } from './redis-session-service.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
-import type { SessionWrites } from './transitions.js';
+import { beginRunTransition, type SessionSnapshot, type SessionWrites } from './transitions.js';
 
 const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
 
@@ -21,8 +23,20 @@ export interface RedisStoreOptions {
   effectClaimMs?: number;
 }
 
-function parse<T>(json: string | null): T | undefined {
-  return json === null ? undefined : (JSON.parse(json) as T);
+function parse<T>(json: string | null | undefined): T | undefined {
+  return json === null || json === undefined ? undefined : (JSON.parse(json) as T);
+}
+
+function parseSnapshot(stored: StoredSnapshot): SessionSnapshot {
+  return { meta: JSON.parse(stored.meta), pause: parse(stored.pause), run: parse(stored.run) };
+}
+
+/** Whether `writes` take the session for a new run, or back for a resumed one. */
+function takesRun(before: SessionMeta, writes: SessionWrites): boolean {
+  return (
+    writes.meta.status === 'running' &&
+    (before.status !== 'running' || before.invocationId !== writes.meta.invocationId)
+  );
 }
 
 /**
@@ -40,13 +54,16 @@ export class RedisStore extends TransactionalStore {
   readonly relay: RedisRelay;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
+  private readonly cache = new RedisSessionCache();
+  private readonly sessionTtlMs: number;
 
   constructor(options: RedisStoreOptions) {
     super();
     const ttlMs = options.sessionTtlSeconds * 1000;
+    this.sessionTtlMs = ttlMs;
     this.conn = new RedisConnection(options.url);
     this.keys = new RedisKeys(options.keyPrefix ?? 'hp');
-    this.sessions = new RedisSessionService(this.conn, this.keys, ttlMs);
+    this.sessions = new RedisSessionService(this.conn, this.keys, ttlMs, this.cache);
     this.relay = new RedisRelay(this.conn, this.keys);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: ttlMs,
@@ -66,7 +83,32 @@ export class RedisStore extends TransactionalStore {
     }
   }
 
-  protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
+  /** Creates the session and begins `run` on it in one atomic step (one round trip). */
+  override createRunningSession(run: RunRecord, leaseUntil: number): Promise<Session> {
+    const meta: SessionMeta = {
+      sessionId: run.sessionId,
+      app: run.app,
+      userId: run.userId,
+      status: 'idle',
+      createdAt: run.startedAt,
+      updatedAt: run.startedAt,
+    };
+    const { writes } = beginRunTransition({ meta }, run, leaseUntil);
+    if (!writes) throw new Error('Beginning a run on a new session must write it');
+    return this.sessions.createWith(
+      { version: 'new', writes, current: { run: writes.run } },
+      { leaseUntil },
+    );
+  }
+
+  protected async readSnapshot(
+    sessionId: string,
+    fresh: boolean,
+  ): Promise<VersionedSnapshot | undefined> {
+    const cached = fresh ? undefined : this.cache.get(sessionId);
+    if (cached?.snapshot) {
+      return { version: cached.version, snapshot: parseSnapshot(cached.snapshot), cached: true };
+    }
     return this.conn.run(async (redis) => {
       const [version, meta, pause, run, waitingUntil] = await redis.hmget(
         this.keys.meta(sessionId),
@@ -76,12 +118,14 @@ export class RedisStore extends TransactionalStore {
         'run',
         'waitingUntil',
       );
-      if (!version || !meta) return undefined;
+      if (!version || !meta) {
+        this.cache.delete(sessionId);
+        return undefined;
+      }
       this.relay.noteWaiting(sessionId, Number(waitingUntil ?? 0));
-      return {
-        version: Number(version),
-        snapshot: { meta: JSON.parse(meta), pause: parse(pause ?? null), run: parse(run ?? null) },
-      };
+      const stored: StoredSnapshot = { meta, pause: pause ?? undefined, run: run ?? undefined };
+      this.cache.readSnapshot(sessionId, Number(version), stored);
+      return { version: Number(version), snapshot: parseSnapshot(stored) };
     });
   }
 
@@ -102,24 +146,35 @@ export class RedisStore extends TransactionalStore {
           : meta.invocationId === before.meta.invocationId
             ? before.run
             : undefined;
-      const expireAt = await this.sessions.commitSession(sessionId, {
-        version: read.version,
-        writes,
-        current: { pause, run },
-      });
-      if (expireAt === undefined) return false;
-      // The global indexes change only when a session enters or leaves a pause.
+      // The global indexes change only when a session enters or leaves a pause. Entries
+      // go out ahead of the commit, in the same round trip: one whose commit then fails
+      // points at a session that is not paused, and every reader re-checks the session.
       const k = this.keys;
-      const index = redis.pipeline();
-      const wasPaused = before.meta.status === 'paused';
-      if (wasPaused && meta.status !== 'paused') index.zrem(k.paused(), sessionId);
+      const indexed: Promise<unknown>[] = [];
       if (meta.status === 'paused' && pause && pause.pauseId !== before.meta.pauseId) {
-        index.zadd(k.paused(), pause.expiresAt, sessionId);
+        const keepUntil = Math.max(Date.now() + this.sessionTtlMs, writes.pauseRetainUntil ?? 0);
+        indexed.push(redis.zadd(k.paused(), pause.expiresAt, sessionId));
         for (const { approvalId } of pause.approvals) {
-          index.set(k.approval(approvalId), sessionId, 'PXAT', expireAt);
+          indexed.push(redis.set(k.approval(approvalId), sessionId, 'PXAT', keepUntil));
         }
       }
-      if (index.length > 0) await this.conn.exec(index);
+      const [written] = await Promise.all([
+        this.sessions.commitSession(
+          sessionId,
+          { version: read.version, writes, current: { pause, run } },
+          takesRun(before.meta, writes) ? { leaseUntil: meta.leaseUntil ?? 0 } : undefined,
+        ),
+        ...indexed,
+      ]);
+      if (!written) {
+        this.cache.delete(sessionId);
+        return false;
+      }
+      this.relay.noteWaiting(sessionId, written.waitingUntil);
+      if (before.meta.status === 'paused' && meta.status !== 'paused') {
+        // Not waited for: a stale entry only costs its readers a re-check.
+        redis.zrem(k.paused(), sessionId).catch(() => {});
+      }
       return true;
     });
   }

@@ -22,6 +22,7 @@ export class MemoryRelay implements RunRelay {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
   publish(sessionId: string, message: unknown): void {
+    if (this.emitter.listenerCount(sessionId) === 0) return;
     // Delivered on a later tick, as over a network, and as a copy.
     const copy = structuredClone(message);
     queueMicrotask(() => this.emitter.emit(sessionId, copy));

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createEvent } from '@google/adk';
+import { createEvent, type Session } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ErrorCode, isHoldpointError } from '../core/errors.js';
 import type { AuditEntry, Decision, Pause, RunRecord } from '../core/types.js';
@@ -200,6 +200,105 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const actions = (await store.listAudit(session.id)).map((line) => line.action);
     expect(actions.filter((a) => a === 'requested')).toHaveLength(2);
     expect(actions.filter((a) => a === 'decided')).toHaveLength(2);
+  });
+
+  it('creates a session with its first run already holding it', async () => {
+    const now = Date.now();
+    const userId = unique('user');
+    const run = newRun(unique('session'), userId, now);
+    const session = await store.createRunningSession(run, now + 60_000);
+    expect(session).toMatchObject({ id: run.sessionId, appName: APP, userId, events: [] });
+    expect(await subject.peer.getMeta(run.sessionId)).toMatchObject({
+      status: 'running',
+      invocationId: run.invocationId,
+      leaseUntil: now + 60_000,
+    });
+    expect(await subject.peer.getRun(run.sessionId, run.invocationId)).toMatchObject({
+      status: 'running',
+    });
+    const listed = await subject.peer.sessions.listSessions({ appName: APP, userId });
+    expect(listed.sessions.map((s) => s.id)).toEqual([run.sessionId]);
+    expect(await codeOf(store.createRunningSession(run, now + 60_000))).toBe('VALIDATION_FAILED');
+  });
+
+  it('answers from what the session is now, whatever this handle did to it before', async () => {
+    const now = Date.now();
+    const { session, run, pause } = await pausedSession(1, now);
+    const approvalId = pause.approvals[0]?.approvalId as string;
+    // The peer decides, runs and finishes the pause this handle created.
+    await subject.peer.decide(
+      session.id,
+      { decisions: [decision(approvalId, now + 1)] },
+      now + 1,
+      now + 60_000,
+    );
+    await subject.peer.finishRun(
+      session.id,
+      run.invocationId,
+      { status: 'completed', audit: [] },
+      now + 2,
+    );
+    // The pause this handle wrote no longer stands in the way of a new run...
+    const next = newRun(session.id, session.userId, now + 3);
+    expect(await codeOf(store.beginRun(next, now + 60_000))).toBe('ok');
+    expect(await subject.peer.getMeta(session.id)).toMatchObject({
+      status: 'running',
+      invocationId: next.invocationId,
+    });
+    // ...and a run this handle began can be ended by the peer, then paused by nobody.
+    await subject.peer.finishRun(
+      session.id,
+      next.invocationId,
+      { status: 'failed', audit: [] },
+      now + 4,
+    );
+    const late = newPause(next, 1, now + 5);
+    expect(await codeOf(store.savePause(late, requested(late), now + HOUR))).toBe('SESSION_BUSY');
+    expect(await codeOf(store.cancel(session.id, 'alice', undefined, now + 6))).toBe(
+      'NO_PENDING_APPROVAL',
+    );
+  });
+
+  it("reads the events another handle's run wrote", async () => {
+    const now = Date.now();
+    const userId = unique('user');
+    const run = newRun(unique('session'), userId, now);
+    const session = await store.createRunningSession(run, now + 60_000);
+    const pause = newPause(run, 1, now);
+    await store.savePause(pause, requested(pause), now + HOUR);
+
+    // The peer resumes the pause, appends an event and finishes the run.
+    const approvalId = pause.approvals[0]?.approvalId as string;
+    await subject.peer.decide(
+      session.id,
+      { decisions: [decision(approvalId, now + 1)] },
+      now + 1,
+      now + 60_000,
+    );
+    const seen = await subject.peer.sessions.getSession({
+      appName: APP,
+      userId,
+      sessionId: session.id,
+    });
+    const event = createEvent({
+      invocationId: run.invocationId,
+      author: 'user',
+      content: { role: 'user', parts: [{ text: 'from the peer' }] },
+      actions: { stateDelta: { step: 2 } },
+    });
+    await subject.peer.sessions.appendEvent({ session: seen as Session, event });
+    await subject.peer.finishRun(
+      session.id,
+      run.invocationId,
+      { status: 'completed', audit: [] },
+      now + 2,
+    );
+
+    // This handle's next run sees the session as the peer left it.
+    await store.beginRun(newRun(session.id, userId, now + 3), now + 60_000);
+    const read = await store.sessions.getSession({ appName: APP, userId, sessionId: session.id });
+    expect(read?.events.map((e) => e.id)).toEqual([event.id]);
+    expect(read?.state).toEqual({ step: 2 });
   });
 
   it('refuses an unknown approval and changes nothing', async () => {

@@ -1,4 +1,4 @@
-import type { BaseSessionService } from '@google/adk';
+import type { BaseSessionService, Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import type {
   AuditEntry,
@@ -44,6 +44,11 @@ export interface HoldpointStore {
   /** Tells waiters in any process what happens to a session's run. */
   readonly relay: RunRelay;
 
+  /**
+   * Creates a session with `run.sessionId`, `run.app` and `run.userId` and begins
+   * `run` on it, as `createSession` then `beginRun` would; returns the ADK session.
+   */
+  createRunningSession(run: RunRecord, leaseUntil: number): Promise<Session>;
   /** The Holdpoint meta of a session, or undefined when it does not exist. */
   getMeta(sessionId: string): Promise<SessionMeta | undefined>;
   /**

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BaseSessionService } from '@google/adk';
+import type { BaseSessionService, Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import { HoldpointError } from '../core/errors.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
@@ -21,6 +21,11 @@ import {
 export interface VersionedSnapshot {
   snapshot: SessionSnapshot;
   version: number;
+  /**
+   * From this process's own copy, not read just now: good for a compare-and-set,
+   * never for an answer that writes nothing.
+   */
+  cached?: boolean;
 }
 
 const MAX_ATTEMPTS = 100;
@@ -29,7 +34,9 @@ const MAX_ATTEMPTS = 100;
  * The state machine of every store: read a session's snapshot, compute the
  * transition, commit it only if nobody changed the session in between (compare
  * and set on a per-session version), retry otherwise. Stores provide the read and
- * the atomic commit; the rules live once, in transitions.ts.
+ * the atomic commit; the rules live once, in transitions.ts. A store may answer a
+ * read from a copy it keeps: a transition computed on it counts only once its
+ * commit succeeds, anything else is computed again on a fresh read.
  */
 export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly kind: 'memory' | 'redis';
@@ -37,7 +44,11 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly effects: EffectLedger;
   abstract readonly relay: RunRelay;
 
-  protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
+  /** The session's snapshot; `fresh` forbids answering from a kept copy. */
+  protected abstract readSnapshot(
+    sessionId: string,
+    fresh: boolean,
+  ): Promise<VersionedSnapshot | undefined>;
   /** Writes everything at once if the session is still at `read.version`; false otherwise. */
   protected abstract commit(
     sessionId: string,
@@ -58,23 +69,51 @@ export abstract class TransactionalStore implements HoldpointStore {
     sessionId: string,
     transition: (snapshot: SessionSnapshot) => Transition<T>,
   ): Promise<T> {
+    let fresh = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const read = await this.readSnapshot(sessionId);
+      const read = await this.readSnapshot(sessionId, fresh);
       if (!read) {
         throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
           session_id: sessionId,
         });
       }
-      const result = transition(read.snapshot);
+      let result: Transition<T>;
+      try {
+        result = transition(read.snapshot);
+      } catch (error) {
+        if (!read.cached) throw error;
+        fresh = true;
+        continue;
+      }
+      if (!result.writes && read.cached) {
+        fresh = true;
+        continue;
+      }
       if (result.writes && !(await this.commit(sessionId, read, result.writes))) {
-        // Someone else changed the session between our read and commit: read again.
-        await sleep(Math.random() * Math.min(50, 2 ** attempt));
+        // Someone else changed the session between our read and commit: read again
+        // (at once when only a kept copy was out of date).
+        if (!read.cached) await sleep(Math.random() * Math.min(50, 2 ** attempt));
+        fresh = true;
         continue;
       }
       if (result.error) throw result.error;
       return result.value as T;
     }
     throw new HoldpointError('SESSION_BUSY', 'The session is changing too often; try again.');
+  }
+
+  /**
+   * Creates a session for `run` (its id, app and user) and begins the run on it.
+   * Stores that can do both in one atomic step override this.
+   */
+  async createRunningSession(run: RunRecord, leaseUntil: number): Promise<Session> {
+    const session = await this.sessions.createSession({
+      appName: run.app,
+      userId: run.userId,
+      sessionId: run.sessionId,
+    });
+    await this.beginRun(run, leaseUntil);
+    return session;
   }
 
   beginRun(run: RunRecord, leaseUntil: number): Promise<void> {
