@@ -1,6 +1,7 @@
 /**
  * Makes a side effect happen once per key, across retries, concurrent resumes and
- * processes. Tools that move money or make things call it around their effect.
+ * processes. Tools that move money or make things call it around their effect,
+ * keyed by `toolCallEffectKey`.
  */
 export interface EffectLedger {
   /**
@@ -8,4 +9,16 @@ export interface EffectLedger {
    * calls with the same key return the stored result without running it.
    */
   once<T>(key: string, effect: () => Promise<T>): Promise<T>;
+  /**
+   * Starts claiming `key` for a `once(key)` this process is about to make, so the
+   * claim travels while the run gets to the tool. Returns what gives the claim up
+   * if that `once` never came; after it came, the returned function does nothing.
+   * Ledgers without claims to send need not implement it.
+   */
+  prepare?(key: string): () => void;
+}
+
+/** The ledger key of a tool call's effect: call ids are unique within a session. */
+export function toolCallEffectKey(sessionId: string, callId: string): string {
+  return `${sessionId}:${callId}`;
 }

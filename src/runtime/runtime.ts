@@ -5,6 +5,7 @@ import type { Content, Part } from '@google/genai';
 import type { Logger } from 'pino';
 import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
 import { approvalAudit } from '../core/audit.js';
+import { toolCallEffectKey } from '../core/effect-ledger.js';
 import { HoldpointError } from '../core/errors.js';
 import type {
   ApprovalRequest,
@@ -160,6 +161,7 @@ export class HoldpointRuntime {
       now,
       now + this.leaseMs,
     );
+    const releases = outcome === 'claimed' ? this.prepareEffects(pause) : [];
     this.log(pause.sessionId, pause.invocationId).info(
       { decided_by: request.decidedBy, decisions: pause.decisions.length, outcome },
       'decisions recorded',
@@ -171,13 +173,31 @@ export class HoldpointRuntime {
       emit({ type: 'outcome', outcome: pending });
       return pending;
     }
-    return this.drive(
-      this.requireApp(pause.app),
-      { id: pause.sessionId, userId: pause.userId },
-      pause.invocationId,
-      { role: 'user', parts: pause.approvals.map((a) => answerPart(a, pause.decisions)) },
-      { sink, resumedFrom: pause },
-    );
+    try {
+      return await this.drive(
+        this.requireApp(pause.app),
+        { id: pause.sessionId, userId: pause.userId },
+        pause.invocationId,
+        { role: 'user', parts: pause.approvals.map((a) => answerPart(a, pause.decisions)) },
+        { sink, resumedFrom: pause },
+      );
+    } finally {
+      for (const release of releases) release();
+    }
+  }
+
+  /**
+   * The tools of approved confirmations run first thing in the resumed run: send
+   * their effect claims now, so the claims travel while ADK gets to the tools.
+   */
+  private prepareEffects(pause: Pause): (() => void)[] {
+    const { effects } = this.store;
+    const prepare = effects.prepare?.bind(effects);
+    if (!prepare) return [];
+    const approved = new Set(pause.decisions.filter((d) => d.approved).map((d) => d.approvalId));
+    return pause.approvals
+      .filter((a) => a.kind === 'confirmation' && approved.has(a.approvalId))
+      .map((a) => prepare(toolCallEffectKey(pause.sessionId, a.toolCallId)));
   }
 
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */

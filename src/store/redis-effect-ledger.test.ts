@@ -51,4 +51,29 @@ describe('RedisEffectLedger', () => {
     await expect(failing).rejects.toThrow('boom');
     expect(await waiting).toBe('second try');
   });
+
+  it('uses a claim sent ahead by prepare, and gives up one nobody used', async () => {
+    const release = ledger.prepare('prepared');
+    let runs = 0;
+    expect(await ledger.once('prepared', async () => ++runs)).toBe(1);
+    release();
+    expect(await ledger.once('prepared', async () => ++runs)).toBe(1);
+
+    const giveUp = ledger.prepare('unused');
+    await expect.poll(() => scratch.redis.exists(keys.effect('unused'))).toBe(1);
+    giveUp();
+    await expect.poll(() => scratch.redis.exists(keys.effect('unused'))).toBe(0);
+  });
+
+  it('never runs an effect whose key someone else holds, prepared or not', async () => {
+    await scratch.redis.set(keys.effect('held'), JSON.stringify({ done: true, result: 'theirs' }));
+    ledger.prepare('held');
+    let ran = false;
+    const result = await ledger.once('held', async () => {
+      ran = true;
+      return 'mine';
+    });
+    expect(result).toBe('theirs');
+    expect(ran).toBe(false);
+  });
 });

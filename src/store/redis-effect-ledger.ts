@@ -18,6 +18,10 @@ return redis.call('DEL', KEYS[1])
 `;
 
 const POLL_MS = 20;
+
+function newClaim(): string {
+  return JSON.stringify({ claim: randomUUID() });
+}
 const DEFAULT_WAIT_MS = 5_000;
 
 interface LedgerEntry {
@@ -47,6 +51,8 @@ export interface RedisEffectLedgerOptions {
 export class RedisEffectLedger implements EffectLedger {
   private readonly storeResult: RedisScript;
   private readonly release: RedisScript;
+  /** Claims sent by `prepare`, by key: the claim when granted. */
+  private readonly prepared = new Map<string, Promise<string | undefined>>();
 
   constructor(
     private readonly conn: RedisConnection,
@@ -59,7 +65,13 @@ export class RedisEffectLedger implements EffectLedger {
 
   async once<T>(key: string, effect: () => Promise<T>): Promise<T> {
     const redisKey = this.keys.effect(key);
-    const claim = JSON.stringify({ claim: randomUUID() });
+    const prepared = this.prepared.get(key);
+    if (prepared) {
+      this.prepared.delete(key);
+      const claim = await prepared;
+      if (claim) return this.runClaimed(redisKey, claim, effect);
+    }
+    const claim = newClaim();
     const deadline = Date.now() + (this.options.waitMs ?? DEFAULT_WAIT_MS);
     for (;;) {
       const claimed = await this.conn.run((redis) =>
@@ -84,6 +96,29 @@ export class RedisEffectLedger implements EffectLedger {
         await sleep(POLL_MS);
       }
     }
+  }
+
+  /**
+   * Sends the claim of `key` now. A `once(key)` that follows uses it when it was
+   * granted and claims as usual when it was not (someone else holds the key).
+   */
+  prepare(key: string): () => void {
+    const redisKey = this.keys.effect(key);
+    const claim = newClaim();
+    const granted = this.conn
+      .run((redis) => redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'))
+      .then(
+        (reply) => (reply ? claim : undefined),
+        () => undefined,
+      );
+    this.prepared.set(key, granted);
+    return () => {
+      if (this.prepared.get(key) !== granted) return;
+      this.prepared.delete(key);
+      void granted.then((held) => {
+        if (held) this.conn.run(() => this.release([redisKey], [held])).catch(() => undefined);
+      });
+    };
   }
 
   private async runClaimed<T>(
