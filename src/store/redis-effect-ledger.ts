@@ -18,11 +18,11 @@ return redis.call('DEL', KEYS[1])
 `;
 
 const POLL_MS = 20;
+const DEFAULT_WAIT_MS = 5_000;
 
 function newClaim(): string {
   return JSON.stringify({ claim: randomUUID() });
 }
-const DEFAULT_WAIT_MS = 5_000;
 
 interface LedgerEntry {
   claim?: string;

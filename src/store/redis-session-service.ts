@@ -32,15 +32,6 @@ import {
 } from './redis-session-writer.js';
 import { pairs, RedisSharedState } from './redis-shared-state.js';
 
-const CREATE_LUA = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'version', 0, 'data', ARGV[1], 'keepUntil', 0)
-redis.call('HSET', KEYS[2], 'id', ARGV[2], 'appName', ARGV[3], 'userId', ARGV[4], 'lastUpdateTime', ARGV[5])
-for i = 7, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
-for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[6]) end
-return 1
-`;
-
 const READ_LUA = `
 return {
   redis.call('HGET', KEYS[4], 'version') or '',
@@ -56,6 +47,14 @@ function toJson(value: unknown): string {
 
 function parseState(hash: JsonState): Record<string, unknown> {
   return Object.fromEntries(Object.entries(hash).map(([key, json]) => [key, JSON.parse(json)]));
+}
+
+/** What a new session starts with: its state by scope (JSON values), and a run's lease. */
+export interface InitialSession {
+  sessionState?: JsonState;
+  appState?: JsonState;
+  userState?: JsonState;
+  leaseUntil?: number;
 }
 
 /** Splits ADK state into session, `app:` and `user:` scopes (`temp:` is never stored). */
@@ -122,19 +121,17 @@ function paginate(
 export class RedisSessionService extends BaseSessionService {
   private readonly buffer = new RedisEventBuffer();
   private readonly writer: RedisSessionWriter;
-  private readonly create: RedisScript;
   private readonly read: RedisScript;
   private readonly shared: RedisSharedState;
 
   constructor(
     private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
-    private readonly sessionTtlMs: number,
+    sessionTtlMs: number,
     private readonly cache: RedisSessionCache,
   ) {
     super();
     this.writer = new RedisSessionWriter(conn, keys, sessionTtlMs);
-    this.create = conn.script('holdpointCreateSession', CREATE_LUA);
     this.read = conn.script('holdpointReadSession', READ_LUA);
     this.shared = new RedisSharedState(conn, keys);
   }
@@ -146,61 +143,19 @@ export class RedisSessionService extends BaseSessionService {
     state,
     sessionId,
   }: CreateSessionRequest): Promise<Session> {
-    return this.conn.run(async () => {
-      const id = sessionId || randomUUID();
-      const now = Date.now();
-      const meta: SessionMeta = {
-        sessionId: id,
-        app: appName,
-        userId,
-        status: 'idle',
-        createdAt: now,
-        updatedAt: now,
-      };
-      const split = splitState(state ? trimTempState(state) : {});
-      const k = this.keys;
-      // Sent together (one round trip): indexing an id that turns out to be taken is harmless.
-      const [created, shared] = await Promise.all([
-        this.create(
-          [k.meta(id), k.adk(id), k.state(id)],
-          [
-            JSON.stringify(meta),
-            id,
-            appName,
-            userId,
-            now,
-            this.sessionTtlMs,
-            ...Object.entries(split.sessionState).flat(),
-          ],
-        ),
-        this.shared.apply(appName, userId, {
-          sessionId: id,
-          appState: split.appState,
-          userState: split.userState,
-        }),
-      ]);
-      if (created !== 1) {
-        throw new HoldpointError('VALIDATION_FAILED', `Session ${id} already exists.`, {
-          session_id: id,
-        });
-      }
-      this.cache.created(id, 0, {
-        snapshot: { meta: JSON.stringify(meta) },
-        adk: { appName, userId, lastUpdateTime: now, state: split.sessionState, events: [] },
-      });
-      return createSession({
-        id,
-        appName,
-        userId,
-        state: mergeStates(
-          parseState(shared.appState),
-          parseState(shared.userState),
-          parseState(split.sessionState),
-        ),
-        events: [],
-        lastUpdateTime: now,
-      });
-    });
+    const now = Date.now();
+    const meta: SessionMeta = {
+      sessionId: sessionId || randomUUID(),
+      app: appName,
+      userId,
+      status: 'idle',
+      createdAt: now,
+      updatedAt: now,
+    };
+    return this.createWith(
+      { version: 'new', writes: { meta, audit: [] }, current: {} },
+      splitState(state ? trimTempState(state) : {}),
+    );
   }
 
   override async getSession({
@@ -385,35 +340,43 @@ export class RedisSessionService extends BaseSessionService {
 
   /**
    * Creates a session (ADK record, meta) with the writes of its first transition in
-   * one atomic step, e.g. a run that takes it at once. Refuses an id in use.
+   * one atomic step, and its initial state. `leaseUntil` says the transition takes
+   * the session for a run of this process. Refuses an id in use.
    */
-  createWith(transition: VersionedWrites, run?: { leaseUntil: number }): Promise<Session> {
+  createWith(
+    transition: VersionedWrites,
+    { sessionState = {}, appState, userState, leaseUntil }: InitialSession = {},
+  ): Promise<Session> {
     return this.conn.run(async () => {
-      const { sessionId, app: appName, userId } = transition.writes.meta;
-      // One round trip: the session lists and the shared state travel with the write.
+      const { sessionId, app: appName, userId, createdAt } = transition.writes.meta;
+      // One round trip: the session lists and the shared state travel with the write;
+      // listing an id that turns out to be taken is harmless.
       const [written, shared] = await Promise.all([
-        this.writer.write(sessionId, transition, []),
-        this.shared.apply(appName, userId, { sessionId }),
+        this.writer.write(sessionId, transition, [], sessionState),
+        this.shared.apply(appName, userId, { sessionId, appState, userState }),
       ]);
       if (!written) {
         throw new HoldpointError('VALIDATION_FAILED', `Session ${sessionId} already exists.`, {
           session_id: sessionId,
         });
       }
-      const now = transition.writes.meta.createdAt;
       this.cache.created(sessionId, written.version, {
         snapshot: written.snapshot,
-        adk: { appName, userId, lastUpdateTime: now, state: {}, events: [] },
-        shared: run && shared,
-        leaseUntil: run?.leaseUntil,
+        adk: { appName, userId, lastUpdateTime: createdAt, state: sessionState, events: [] },
+        shared: leaseUntil === undefined ? undefined : shared,
+        leaseUntil,
       });
       return createSession({
         id: sessionId,
         appName,
         userId,
-        state: mergeStates(parseState(shared.appState), parseState(shared.userState), {}),
+        state: mergeStates(
+          parseState(shared.appState),
+          parseState(shared.userState),
+          parseState(sessionState),
+        ),
         events: [],
-        lastUpdateTime: now,
+        lastUpdateTime: createdAt,
       });
     });
   }

@@ -2,7 +2,7 @@ import type { Pause, RunRecord } from '../core/types.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { BufferedEvent } from './redis-event-buffer.js';
 import type { RedisKeys } from './redis-keys.js';
-import type { StoredSnapshot } from './redis-session-cache.js';
+import type { JsonState, StoredSnapshot } from './redis-session-cache.js';
 import type { SessionWrites } from './transitions.js';
 
 // One script, so a transition and the events of the run segment it ends are written
@@ -14,7 +14,7 @@ local stored = redis.call('HGET', KEYS[1], 'version')
 if ARGV[1] == 'new' then
   if stored then return false end
   local meta = cjson.decode(ARGV[2])
-  redis.call('HSET', KEYS[2], 'id', meta.sessionId, 'appName', meta.app, 'userId', meta.userId, 'lastUpdateTime', ARGV[3])
+  redis.call('HSET', KEYS[2], 'id', meta.sessionId, 'appName', meta.app, 'userId', meta.userId)
   stored = '0'
 elseif not stored or (ARGV[1] ~= '' and stored ~= ARGV[1]) then
   return false
@@ -104,19 +104,24 @@ export class RedisSessionWriter {
   }
 
   /**
-   * Writes `events` and, when given, `transition`. Returns what was written, or
+   * Writes `events` and, when given, `transition`; a new session starts with
+   * `initialState` (session-scoped, JSON values). Returns what was written, or
    * undefined when the session is gone, no longer at the version, or (`new`) exists.
    */
   async write(
     sessionId: string,
     transition: VersionedWrites | undefined,
     events: BufferedEvent[],
+    initialState: JsonState = {},
   ): Promise<WriteResult | undefined> {
     const k = this.keys;
     const writes = transition?.writes;
     const pauses = writes?.pauses ?? [];
     const run = writes?.run;
-    const state: Record<string, string> = Object.assign({}, ...events.map((e) => e.sessionState));
+    const state: JsonState = Object.assign({}, initialState, ...events.map((e) => e.sessionState));
+    // A new session was last updated when it was created, until it has events.
+    const lastUpdateTime =
+      events.at(-1)?.timestamp ?? (transition?.version === 'new' ? writes?.meta.createdAt : '');
     // The current pause and run are usually among the records written: encode each once.
     const encoded = new Map<object, string>();
     const json = (value: object): string => {
@@ -157,7 +162,7 @@ export class RedisSessionWriter {
       writes?.audit.length ?? 0,
       events.length,
       Object.keys(state).length,
-      events.at(-1)?.timestamp ?? '',
+      lastUpdateTime ?? '',
       snapshot?.pause ?? '',
       snapshot?.run ?? '',
       ...pauses.map(json),
