@@ -53,8 +53,23 @@ export class RedisConnection {
     });
   }
 
-  /** Runs `operation` once the connection is ready; every failure becomes a HoldpointError. */
-  async run<T>(operation: (client: Redis) => Promise<T>): Promise<T> {
+  /**
+   * Runs `operation` once the connection is ready; every failure becomes a
+   * HoldpointError. On a ready connection the operation starts at once, so the
+   * commands it sends first leave before the caller's next line runs.
+   */
+  run<T>(operation: (client: Redis) => Promise<T>): Promise<T> {
+    if (this.client.status !== 'ready') return this.runWhenReady(operation);
+    try {
+      return operation(this.client).catch((error: unknown) => {
+        throw this.toHoldpointError(error);
+      });
+    } catch (error) {
+      return Promise.reject(this.toHoldpointError(error));
+    }
+  }
+
+  private async runWhenReady<T>(operation: (client: Redis) => Promise<T>): Promise<T> {
     try {
       await this.ready();
       return await operation(this.client);

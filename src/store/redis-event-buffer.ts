@@ -56,8 +56,9 @@ export class RedisEventBuffer {
       }
       return result;
     };
-    const previous = this.writes.get(sessionId) ?? Promise.resolve();
-    const current = previous.then(run, run);
+    // With no write in flight the write starts at once, so its commands leave now.
+    const previous = this.writes.get(sessionId);
+    const current = previous ? previous.then(run, run) : run();
     const settled = current.catch(() => undefined);
     this.writes.set(sessionId, settled);
     void settled.then(() => {

@@ -16,27 +16,15 @@ export class RedisKeys {
     return `${this.prefix}:{s:${sessionId}}:${name}`;
   }
 
-  /** Hash: `version`, `data` (SessionMeta JSON), `keepUntil` (latest pause retention). */
+  /**
+   * Hash: the session record. `version` (moved by every write), `data` (SessionMeta
+   * JSON), `pauseId` and `invocationId` (the current pause and run, '' for none),
+   * `keepUntil` (latest pause retention), `waitingUntil` (relay subscribers), the
+   * ADK record (`appName`, `userId`, `lastUpdateTime`), and every pause and run of the
+   * session as `pause:<pauseId>` and `run:<invocationId>` (JSON).
+   */
   meta(sessionId: string): string {
     return this.session(sessionId, 'meta');
-  }
-
-  pause(sessionId: string, pauseId: string): string {
-    return this.session(sessionId, `pause:${pauseId}`);
-  }
-
-  run(sessionId: string, invocationId: string): string {
-    return this.session(sessionId, `run:${invocationId}`);
-  }
-
-  /** Set of the session's pause keys, so deleting a session finds them. */
-  pauses(sessionId: string): string {
-    return this.session(sessionId, 'pauses');
-  }
-
-  /** Set of the session's run keys, so deleting a session finds them. */
-  runs(sessionId: string): string {
-    return this.session(sessionId, 'runs');
   }
 
   /** List of AuditEntry JSON lines. */
@@ -52,11 +40,6 @@ export class RedisKeys {
   /** Hash: event id → index in the events list, so a re-appended event replaces itself. */
   eventIndex(sessionId: string): string {
     return this.session(sessionId, 'event-index');
-  }
-
-  /** Hash: the ADK session record (id, appName, userId, lastUpdateTime). */
-  adk(sessionId: string): string {
-    return this.session(sessionId, 'adk');
   }
 
   /** Hash: session-scoped ADK state, key → JSON value. */

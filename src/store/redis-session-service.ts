@@ -15,7 +15,7 @@ import {
   trimTempState,
 } from '@google/adk';
 import { HoldpointError } from '../core/errors.js';
-import type { SessionMeta } from '../core/types.js';
+import type { Pause, SessionMeta } from '../core/types.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import { type BufferedEvent, RedisEventBuffer } from './redis-event-buffer.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -26,6 +26,7 @@ import type {
   StoredAdkSession,
 } from './redis-session-cache.js';
 import {
+  pauseField,
   RedisSessionWriter,
   type VersionedWrites,
   type WriteResult,
@@ -34,8 +35,7 @@ import { pairs, RedisSharedState } from './redis-shared-state.js';
 
 const READ_LUA = `
 return {
-  redis.call('HGET', KEYS[4], 'version') or '',
-  redis.call('HGETALL', KEYS[1]),
+  redis.call('HMGET', KEYS[1], 'version', 'appName', 'userId', 'lastUpdateTime'),
   redis.call('HGETALL', KEYS[2]),
   redis.call('LRANGE', KEYS[3], 0, -1)
 }
@@ -173,24 +173,21 @@ export class RedisSessionService extends BaseSessionService {
       const k = this.keys;
       // Sent together: one script reads the session's own keys at one commit, another
       // the app's and the user's shared state.
-      const [[version, recordPairs, statePairs, eventJsons], shared] = (await Promise.all([
-        this.read(
-          [k.adk(sessionId), k.state(sessionId), k.events(sessionId), k.meta(sessionId)],
-          [],
-        ),
+      const [[record, statePairs, eventJsons], shared] = (await Promise.all([
+        this.read([k.meta(sessionId), k.state(sessionId), k.events(sessionId)], []),
         this.shared.apply(appName, userId),
-      ])) as [[string, string[], string[], string[]], SharedState];
-      const record = pairs(recordPairs);
-      if (record.appName !== appName || record.userId !== userId) return undefined;
+      ])) as [[(string | null)[], string[], string[]], SharedState];
+      const [version, storedApp, storedUser, lastUpdateTime] = record;
+      if (storedApp !== appName || storedUser !== userId) return undefined;
       const events = eventJsons.map((json) => JSON.parse(json) as Event);
       const stored: StoredAdkSession = {
         appName,
         userId,
-        lastUpdateTime: Number(record.lastUpdateTime),
+        lastUpdateTime: Number(lastUpdateTime),
         state: pairs(statePairs),
         events: events.map((event, i) => ({ id: event.id, json: eventJsons[i] as string })),
       };
-      if (version !== '') this.cache.readAdk(sessionId, Number(version), stored, shared);
+      if (version) this.cache.readAdk(sessionId, Number(version), stored, shared);
       return this.toSession(sessionId, stored, events, shared, config);
     });
   }
@@ -248,7 +245,8 @@ export class RedisSessionService extends BaseSessionService {
         (ids[u] ?? []).map((sessionId) => ({ userId, sessionId, set: sets[u] ?? '' })),
       );
       const read = redis.pipeline();
-      for (const { sessionId } of listed) read.hmget(k.adk(sessionId), 'appName', 'lastUpdateTime');
+      for (const { sessionId } of listed)
+        read.hmget(k.meta(sessionId), 'appName', 'lastUpdateTime');
       const records = (await this.conn.exec(read)) as (string | null)[][];
       const sessions: Session[] = [];
       const gone = redis.pipeline();
@@ -280,26 +278,17 @@ export class RedisSessionService extends BaseSessionService {
   override deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
     return this.conn.run(async (redis) => {
       const k = this.keys;
-      const [storedApp, storedUser] = await redis.hmget(k.adk(sessionId), 'appName', 'userId');
-      if (storedApp !== appName || storedUser !== userId) return;
-      const [pauseKeys, runKeys] = (await this.conn.exec(
-        redis.multi().smembers(k.pauses(sessionId)).smembers(k.runs(sessionId)),
-      )) as [string[], string[]];
-      const pauses = pauseKeys.length > 0 ? await redis.mget(pauseKeys) : [];
-      const approvals = pauses.flatMap((json) =>
-        json ? (JSON.parse(json) as { approvals: { approvalId: string }[] }).approvals : [],
+      const record = await redis.hgetall(k.meta(sessionId));
+      if (record.appName !== appName || record.userId !== userId) return;
+      const approvals = Object.entries(record).flatMap(([field, json]) =>
+        field.startsWith(pauseField('')) ? (JSON.parse(json) as Pause).approvals : [],
       );
       await redis.del(
         k.meta(sessionId),
-        k.adk(sessionId),
         k.state(sessionId),
         k.events(sessionId),
         k.eventIndex(sessionId),
         k.audit(sessionId),
-        k.pauses(sessionId),
-        k.runs(sessionId),
-        ...pauseKeys,
-        ...runKeys,
       );
       this.buffer.drop(sessionId);
       this.cache.delete(sessionId);
@@ -396,15 +385,13 @@ export class RedisSessionService extends BaseSessionService {
       const readVersion = typeof transition?.version === 'number' ? transition.version : undefined;
       const cached = this.cache.get(sessionId);
       // A run that will read its session from the cache needs the shared state as of
-      // now: read it in the same round trip as the write.
-      const shared =
-        run && cached?.adk && cached.version === readVersion
-          ? this.shared.apply(cached.adk.appName, cached.adk.userId)
-          : undefined;
+      // now: read it in the same round trip as the write, sent right behind it.
+      const sharedOf =
+        run && cached?.adk && cached.version === readVersion ? cached.adk : undefined;
       return this.buffer.drain(sessionId, async (events) => {
         const [written, sharedState] = await Promise.all([
           this.writer.write(sessionId, transition, events),
-          shared,
+          sharedOf && this.shared.apply(sharedOf.appName, sharedOf.userId),
         ]);
         if (!written) return undefined;
         this.cache.committed(sessionId, {

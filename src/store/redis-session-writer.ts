@@ -6,15 +6,25 @@ import type { JsonState, StoredSnapshot } from './redis-session-cache.js';
 import type { SessionWrites } from './transitions.js';
 
 // One script, so a transition and the events of the run segment it ends are written
-// together or not at all. Every key it touches is declared (Redis Cluster rule), and
-// every declared key gets the same expiry: max(now + session TTL, latest pause
-// retention), which never shrinks, so a pause never outlives or predeceases its meta.
+// together or not at all. The script does little on purpose: each call into Redis
+// costs as much as the data it moves, so fields, list items and hash entries go in
+// one variadic call each. Every declared key (Redis Cluster rule) gets the same
+// expiry: max(now + session TTL, latest pause retention), which never shrinks, so a
+// pause never outlives or predeceases its session.
+//
+// ARGV: version ('new' creates, '' skips the check), now, session TTL, pause
+// retention ('' for none), then how many meta field/value pairs, audit lines, events
+// (id, JSON) and state pairs follow, then those.
 const WRITE_LUA = `
-local stored = redis.call('HGET', KEYS[1], 'version')
+local function call(command, key, list, first, last)
+  for i = first, last, 4000 do
+    redis.call(command, key, unpack(list, i, math.min(i + 3999, last)))
+  end
+end
+local read = redis.call('HMGET', KEYS[1], 'version', 'keepUntil', 'waitingUntil')
+local stored = read[1]
 if ARGV[1] == 'new' then
   if stored then return false end
-  local meta = cjson.decode(ARGV[2])
-  redis.call('HSET', KEYS[2], 'id', meta.sessionId, 'appName', meta.app, 'userId', meta.userId)
   stored = '0'
 elseif not stored or (ARGV[1] ~= '' and stored ~= ARGV[1]) then
   return false
@@ -22,58 +32,66 @@ end
 -- Every write moves the version, event flushes included, so a copy of the session
 -- held by any process is known to be current exactly when its version is.
 local version = tonumber(stored) + 1
-local keep = tonumber(redis.call('HGET', KEYS[1], 'keepUntil') or '0')
-if ARGV[5] ~= '' and tonumber(ARGV[5]) > keep then keep = tonumber(ARGV[5]) end
-local expireAt = math.max(tonumber(ARGV[3]) + tonumber(ARGV[4]), keep)
+local keep = tonumber(read[2] or '0')
+if ARGV[4] ~= '' and tonumber(ARGV[4]) > keep then keep = tonumber(ARGV[4]) end
+local expireAt = math.max(tonumber(ARGV[2]) + tonumber(ARGV[3]), keep)
+local metaPairs, auditLines, events, statePairs =
+  tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local a = 9
 redis.call('HSET', KEYS[1], 'version', version, 'keepUntil', keep)
-if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[1], 'data', ARGV[2])
-  -- The current pause and run ride in the meta hash too, so a snapshot is one HMGET.
-  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'pause', ARGV[12]) else redis.call('HDEL', KEYS[1], 'pause') end
-  if ARGV[13] ~= '' then redis.call('HSET', KEYS[1], 'run', ARGV[13]) else redis.call('HDEL', KEYS[1], 'run') end
-end
-local k = 9
-local a = 14
-for _ = 1, tonumber(ARGV[6]) do
-  redis.call('SET', KEYS[k], ARGV[a])
-  redis.call('SADD', KEYS[7], KEYS[k])
-  k = k + 1
-  a = a + 1
-end
-if ARGV[7] == '1' then
-  redis.call('SET', KEYS[k], ARGV[a])
-  redis.call('SADD', KEYS[8], KEYS[k])
-  a = a + 1
-end
-for _ = 1, tonumber(ARGV[8]) do
-  redis.call('RPUSH', KEYS[6], ARGV[a])
-  a = a + 1
-end
-for _ = 1, tonumber(ARGV[9]) do
-  local index = redis.call('HGET', KEYS[5], ARGV[a])
-  if index then
-    redis.call('LSET', KEYS[4], index, ARGV[a + 1])
-  else
-    local length = redis.call('RPUSH', KEYS[4], ARGV[a + 1])
-    redis.call('HSET', KEYS[5], ARGV[a], length - 1)
+call('HSET', KEYS[1], ARGV, a, a + 2 * metaPairs - 1)
+a = a + 2 * metaPairs
+call('RPUSH', KEYS[5], ARGV, a, a + auditLines - 1)
+a = a + auditLines
+if events > 0 then
+  local ids = {}
+  for i = 1, events do ids[i] = ARGV[a + 2 * i - 2] end
+  local known = redis.call('HMGET', KEYS[4], unpack(ids))
+  local added, addedIds = {}, {}
+  for i = 1, events do
+    local json = ARGV[a + 2 * i - 1]
+    if known[i] then
+      redis.call('LSET', KEYS[3], known[i], json)
+    else
+      added[#added + 1] = json
+      addedIds[#addedIds + 1] = ids[i]
+    end
   end
-  a = a + 2
+  if #added > 0 then
+    local length = 0
+    for i = 1, #added, 4000 do
+      length = redis.call('RPUSH', KEYS[3], unpack(added, i, math.min(i + 3999, #added)))
+    end
+    local index = {}
+    for i, id in ipairs(addedIds) do
+      index[2 * i - 1] = id
+      index[2 * i] = length - #added + i - 1
+    end
+    call('HSET', KEYS[4], index, 1, #index)
+  end
+  a = a + 2 * events
 end
-for _ = 1, tonumber(ARGV[10]) do
-  redis.call('HSET', KEYS[3], ARGV[a], ARGV[a + 1])
-  a = a + 2
-end
-if ARGV[11] ~= '' then redis.call('HSET', KEYS[2], 'lastUpdateTime', ARGV[11]) end
+call('HSET', KEYS[2], ARGV, a, a + 2 * statePairs - 1)
 for _, key in ipairs(KEYS) do redis.call('PEXPIREAT', key, expireAt) end
-return { expireAt, version, tonumber(redis.call('HGET', KEYS[1], 'waitingUntil') or '0') }
+return { expireAt, version, tonumber(read[3] or '0') }
 `;
+
+/** The meta field holding the record of pause `pauseId`. */
+export function pauseField(pauseId: string): string {
+  return `pause:${pauseId}`;
+}
+
+/** The meta field holding the record of run `invocationId`. */
+export function runField(invocationId: string): string {
+  return `run:${invocationId}`;
+}
 
 /** A state transition to commit only if the session is still at `version`. */
 export interface VersionedWrites {
   /** The version read, or `new` to create the session (its ADK record too) with the writes. */
   version: number | 'new';
   writes: SessionWrites;
-  /** The session's current pause and run after the writes (for the meta hash). */
+  /** The session's current pause and run after the writes (the snapshot as written). */
   current: { pause?: Pause; run?: RunRecord };
 }
 
@@ -116,12 +134,7 @@ export class RedisSessionWriter {
   ): Promise<WriteResult | undefined> {
     const k = this.keys;
     const writes = transition?.writes;
-    const pauses = writes?.pauses ?? [];
-    const run = writes?.run;
     const state: JsonState = Object.assign({}, initialState, ...events.map((e) => e.sessionState));
-    // A new session was last updated when it was created, until it has events.
-    const lastUpdateTime =
-      events.at(-1)?.timestamp ?? (transition?.version === 'new' ? writes?.meta.createdAt : '');
     // The current pause and run are usually among the records written: encode each once.
     const encoded = new Map<object, string>();
     const json = (value: object): string => {
@@ -131,49 +144,56 @@ export class RedisSessionWriter {
       encoded.set(value, text);
       return text;
     };
+    const metaFields: (string | number)[] = [];
+    if (writes) {
+      metaFields.push(
+        'data',
+        json(writes.meta),
+        'pauseId',
+        writes.meta.pauseId ?? '',
+        'invocationId',
+        writes.meta.invocationId ?? '',
+      );
+      for (const pause of writes.pauses ?? [])
+        metaFields.push(pauseField(pause.pauseId), json(pause));
+      if (writes.run) metaFields.push(runField(writes.run.invocationId), json(writes.run));
+    }
+    const created = transition?.version === 'new' ? writes?.meta : undefined;
+    if (created) metaFields.push('appName', created.app, 'userId', created.userId);
+    // A new session was last updated when it was created, until it has events.
+    const lastUpdateTime = events.at(-1)?.timestamp ?? created?.createdAt;
+    if (lastUpdateTime !== undefined) metaFields.push('lastUpdateTime', lastUpdateTime);
+    const audit = (writes?.audit ?? []).map((line) => JSON.stringify(line));
+    const stateFields = Object.entries(state).flat();
+    const keys = [
+      k.meta(sessionId),
+      k.state(sessionId),
+      k.events(sessionId),
+      k.eventIndex(sessionId),
+      k.audit(sessionId),
+    ];
+    const args = [
+      transition ? String(transition.version) : '',
+      Date.now(),
+      this.sessionTtlMs,
+      writes?.pauseRetainUntil ?? '',
+      metaFields.length / 2,
+      audit.length,
+      events.length,
+      stateFields.length / 2,
+      ...metaFields,
+      ...audit,
+      ...events.flatMap((e) => [e.id, e.json]),
+      ...stateFields,
+    ];
+    const reply = (await this.script(keys, args)) as [number, number, number] | null;
+    if (!reply) return undefined;
+    const [expireAt, version, waitingUntil] = reply;
     const snapshot: StoredSnapshot | undefined = transition && {
       meta: json(transition.writes.meta),
       pause: transition.current.pause && json(transition.current.pause),
       run: transition.current.run && json(transition.current.run),
     };
-    const keys = [
-      k.meta(sessionId),
-      k.adk(sessionId),
-      k.state(sessionId),
-      k.events(sessionId),
-      k.eventIndex(sessionId),
-      k.audit(sessionId),
-      k.pauses(sessionId),
-      k.runs(sessionId),
-      ...pauses.map((p) => k.pause(sessionId, p.pauseId)),
-      ...(run ? [k.run(sessionId, run.invocationId)] : []),
-      // The current pause and run stay as long as the meta that points at them.
-      ...(writes?.meta.pauseId ? [k.pause(sessionId, writes.meta.pauseId)] : []),
-      ...(writes?.meta.invocationId ? [k.run(sessionId, writes.meta.invocationId)] : []),
-    ];
-    const args = [
-      transition ? String(transition.version) : '',
-      snapshot?.meta ?? '',
-      Date.now(),
-      this.sessionTtlMs,
-      writes?.pauseRetainUntil ?? '',
-      pauses.length,
-      run ? 1 : 0,
-      writes?.audit.length ?? 0,
-      events.length,
-      Object.keys(state).length,
-      lastUpdateTime ?? '',
-      snapshot?.pause ?? '',
-      snapshot?.run ?? '',
-      ...pauses.map(json),
-      ...(run ? [json(run)] : []),
-      ...(writes?.audit ?? []).map((line) => JSON.stringify(line)),
-      ...events.flatMap((e) => [e.id, e.json]),
-      ...Object.entries(state).flat(),
-    ];
-    const reply = (await this.script(keys, args)) as [number, number, number] | null;
-    if (!reply) return undefined;
-    const [expireAt, version, waitingUntil] = reply;
     return { expireAt, version, waitingUntil, snapshot };
   }
 }

@@ -1,15 +1,29 @@
 import type { Session } from '@google/adk';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
-import { RedisConnection } from './redis-connection.js';
+import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisSessionCache, type StoredSnapshot } from './redis-session-cache.js';
 import { RedisSessionService } from './redis-session-service.js';
+import { pauseField, runField } from './redis-session-writer.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
 import { beginRunTransition, type SessionSnapshot, type SessionWrites } from './transitions.js';
 
 const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
+
+// The meta names the current pause and run; their records are fields of the same hash.
+const READ_SNAPSHOT_LUA = `
+local current = redis.call('HMGET', KEYS[1], 'pauseId', 'invocationId')
+return redis.call('HMGET', KEYS[1], 'version', 'data', 'waitingUntil',
+  'pause:' .. (current[1] or ''), 'run:' .. (current[2] or ''))
+`;
+// Takes a session out of the paused index only while its entry is still the one
+// read (scored by that pause's expiry): a session that paused again since stays.
+const UNINDEX_PAUSE_LUA = `
+if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') ~= tonumber(ARGV[2]) then return 0 end
+return redis.call('ZREM', KEYS[1], ARGV[1])
+`;
 
 /** How to reach Redis and how long to keep what is stored there. */
 export interface RedisStoreOptions {
@@ -31,6 +45,15 @@ function parseSnapshot(stored: StoredSnapshot): SessionSnapshot {
   return { meta: JSON.parse(stored.meta), pause: parse(stored.pause), run: parse(stored.run) };
 }
 
+/** Whether `written` is `pause` ended for good: resumed, expired or cancelled. */
+function endsPause(pause: Pause, written: Pause): boolean {
+  return (
+    written.pauseId === pause.pauseId &&
+    written.status !== 'pending' &&
+    written.status !== 'resuming'
+  );
+}
+
 /** Whether `writes` take the session for a new run, or back for a resumed one. */
 function takesRun(before: SessionMeta, writes: SessionWrites): boolean {
   return (
@@ -43,9 +66,11 @@ function takesRun(before: SessionMeta, writes: SessionWrites): boolean {
  * The shared store: every process pointing at the same Redis sees the same sessions,
  * pauses and decisions. A session's keys share one hash tag, and each transition is
  * one Lua compare-and-set on the session's version, so it stays atomic on Redis
- * Cluster too. Global indexes (paused sessions, approval ids) are written after the
- * commit and re-checked by their readers. When Redis cannot be reached every method
- * rejects promptly with STORE_UNAVAILABLE.
+ * Cluster too. Global indexes (paused sessions, approval ids) are written ahead of
+ * the commit that enters a pause, in the same round trip; a session leaves the paused
+ * index once its pause has ended, and readers re-check every entry and prune stale
+ * ones. When Redis cannot be reached every method rejects promptly with
+ * STORE_UNAVAILABLE.
  */
 export class RedisStore extends TransactionalStore {
   readonly kind = 'redis' as const;
@@ -56,6 +81,8 @@ export class RedisStore extends TransactionalStore {
   private readonly keys: RedisKeys;
   private readonly cache = new RedisSessionCache();
   private readonly sessionTtlMs: number;
+  private readonly readCurrent: RedisScript;
+  private readonly unindexPause: RedisScript;
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -65,6 +92,8 @@ export class RedisStore extends TransactionalStore {
     this.keys = new RedisKeys(options.keyPrefix ?? 'hp');
     this.sessions = new RedisSessionService(this.conn, this.keys, ttlMs, this.cache);
     this.relay = new RedisRelay(this.conn, this.keys);
+    this.readCurrent = this.conn.script('holdpointReadSnapshot', READ_SNAPSHOT_LUA);
+    this.unindexPause = this.conn.script('holdpointUnindexPause', UNINDEX_PAUSE_LUA);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: ttlMs,
       claimTtlMs: options.effectClaimMs ?? DEFAULT_EFFECT_CLAIM_MS,
@@ -109,15 +138,11 @@ export class RedisStore extends TransactionalStore {
     if (cached?.snapshot) {
       return { version: cached.version, snapshot: parseSnapshot(cached.snapshot), cached: true };
     }
-    return this.conn.run(async (redis) => {
-      const [version, meta, pause, run, waitingUntil] = await redis.hmget(
-        this.keys.meta(sessionId),
-        'version',
-        'data',
-        'pause',
-        'run',
-        'waitingUntil',
-      );
+    return this.conn.run(async () => {
+      const [version, meta, waitingUntil, pause, run] = (await this.readCurrent(
+        [this.keys.meta(sessionId)],
+        [],
+      )) as (string | null)[];
       if (!version || !meta) {
         this.cache.delete(sessionId);
         return undefined;
@@ -171,12 +196,21 @@ export class RedisStore extends TransactionalStore {
         return false;
       }
       this.relay.noteWaiting(sessionId, written.waitingUntil);
-      if (before.meta.status === 'paused' && meta.status !== 'paused') {
-        // Not waited for: a stale entry only costs its readers a re-check.
-        redis.zrem(k.paused(), sessionId).catch(() => {});
+      const ended = before.pause;
+      if (ended && meta.status !== 'paused' && writes.pauses?.some((p) => endsPause(ended, p))) {
+        // After the caller's turn and not waited for: until then the entry only costs
+        // its readers a re-check of the session.
+        setImmediate(() => this.unindex(sessionId, ended.expiresAt));
       }
       return true;
     });
+  }
+
+  /** Drops the session's paused-index entry if it is still the one scored `expiresAt`. */
+  private unindex(sessionId: string, expiresAt: number): Promise<unknown> {
+    return this.conn
+      .run(() => this.unindexPause([this.keys.paused()], [sessionId, expiresAt]))
+      .catch(() => undefined);
   }
 
   getMeta(sessionId: string): Promise<SessionMeta | undefined> {
@@ -187,27 +221,30 @@ export class RedisStore extends TransactionalStore {
 
   getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
     return this.conn.run(async (redis) =>
-      parse<Pause>(await redis.get(this.keys.pause(sessionId, pauseId))),
+      parse<Pause>(await redis.hget(this.keys.meta(sessionId), pauseField(pauseId))),
     );
   }
 
   getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
     return this.conn.run(async (redis) =>
-      parse<RunRecord>(await redis.get(this.keys.run(sessionId, invocationId))),
+      parse<RunRecord>(await redis.hget(this.keys.meta(sessionId), runField(invocationId))),
     );
   }
 
   listPausedSessions(): Promise<string[]> {
     return this.conn.run(async (redis) => {
-      const ids = await redis.zrange(this.keys.paused(), 0, '-1');
+      const entries = await redis.zrange(this.keys.paused(), 0, '-1', 'WITHSCORES');
+      const ids = entries.filter((_, i) => i % 2 === 0);
       if (ids.length === 0) return [];
       const read = redis.pipeline();
       for (const id of ids) read.hget(this.keys.meta(id), 'data');
       const metas = (await this.conn.exec(read)) as (string | null)[];
-      const gone = ids.filter((_, i) => metas[i] === null);
-      // Expired or deleted sessions never come back: prune them from the index.
-      if (gone.length > 0) await redis.zrem(this.keys.paused(), ...gone);
-      return ids.filter((_, i) => parse<SessionMeta>(metas[i] ?? null)?.status === 'paused');
+      const isPaused = metas.map((json) => parse<SessionMeta>(json)?.status === 'paused');
+      // Entries of sessions that are gone or no longer paused are pruned here.
+      await Promise.all(
+        ids.flatMap((id, i) => (isPaused[i] ? [] : [this.unindex(id, Number(entries[2 * i + 1]))])),
+      );
+      return ids.filter((_, i) => isPaused[i]);
     });
   }
 
