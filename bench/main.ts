@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import { measure, type Sample } from './measure.js';
+import { measure, measureInterleaved, type Sample } from './measure.js';
 import { type CommandCounts, RedisCounters, type RedisProfile } from './redis-profile.js';
 import { acquireRedis } from './redis-target.js';
 import { type BenchReport, formatReport, ratio } from './report.js';
@@ -65,40 +65,56 @@ async function run(
   }
 }
 
-try {
-  await run(bareAdk(NAMES.adk), settings.inProcessCycles);
-  await run(inProcess(NAMES.memory, { store: 'memory' }), settings.inProcessCycles);
-
-  const redisScenario = inProcess(NAMES.redis, {
-    store: 'redis',
-    url: redis.url,
-    prefix: redis.newPrefix(),
-  });
+/**
+ * Bare ADK and the in-process cycles on both stores, timed in alternating rounds so
+ * the ratios to bare ADK do not depend on when each ran; then Redis's commands per
+ * cycle are counted.
+ */
+async function inProcessTogether(): Promise<void> {
+  const scenarios = [
+    bareAdk(NAMES.adk),
+    inProcess(NAMES.memory, { store: 'memory' }),
+    inProcess(NAMES.redis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
+  ];
+  const [, , redisScenario] = scenarios;
   let before: CommandCounts = {};
-  await run(
-    {
-      ...redisScenario,
-      // Count commands while the store is still open, then watch a few more cycles.
-      close: async () => {
-        const split = await counters.monitor(redisScenario.cycle, settings.monitorCycles);
-        if (redisProfile && settings.monitorCycles > 0) {
-          redisProfile.clientCommands = split.client;
-          redisProfile.luaCommands = split.lua;
-        }
-        await redisScenario.close();
+  process.stderr.write(`bench: ${scenarios.map((s) => s.name).join(', ')}, interleaved …\n`);
+  try {
+    const timed = await measureInterleaved(
+      scenarios.map(({ name, cycle }) => ({
+        scenario: name,
+        cycle,
+        ...(name === NAMES.redis && {
+          beforeTimed: async () => {
+            before = await counters.commandStats();
+          },
+          afterTimed: async (cycles: number) => {
+            redisProfile = RedisCounters.perCycle(before, await counters.commandStats(), cycles);
+          },
+        }),
+      })),
+      {
+        warmupCycles: settings.warmupCycles,
+        warmupBudgetMs: settings.warmupBudgetMs,
+        cycles: settings.inProcessCycles,
+        budgetMs: settings.measureBudgetMs,
+        roundCycles: settings.roundCycles,
       },
-    },
-    settings.inProcessCycles,
-    {
-      beforeTimed: async () => {
-        before = await counters.commandStats();
-      },
-      afterTimed: async (cycles) => {
-        redisProfile = RedisCounters.perCycle(before, await counters.commandStats(), cycles);
-      },
-    },
-  );
+    );
+    for (const sample of timed) samples.set(sample.scenario, sample);
+    // Split client commands from Lua-internal ones on a few more cycles.
+    if (redisScenario && redisProfile && settings.monitorCycles > 0) {
+      const split = await counters.monitor(redisScenario.cycle, settings.monitorCycles);
+      redisProfile.clientCommands = split.client;
+      redisProfile.luaCommands = split.lua;
+    }
+  } finally {
+    for (const scenario of scenarios) await scenario.close();
+  }
+}
 
+try {
+  await inProcessTogether();
   await run(await overHttp(NAMES.httpMemory, { store: 'memory' }), settings.httpCycles);
   await run(
     await overHttp(NAMES.httpRedis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),

@@ -45,15 +45,8 @@ async function runCycles(cycle: Cycle, limit: number, budgetMs: number): Promise
   return latencies;
 }
 
-/**
- * Warms `cycle` up, then times it sequentially, so each latency is one cycle alone
- * and cycles/s is the inverse of the mean latency.
- */
-export async function measure(scenario: string, cycle: Cycle, plan: MeasurePlan): Promise<Sample> {
-  await runCycles(cycle, plan.warmupCycles, plan.warmupBudgetMs);
-  await plan.beforeTimed?.();
-  const latencies = await runCycles(cycle, plan.cycles, plan.budgetMs);
-  await plan.afterTimed?.(latencies.length);
+/** Latency statistics of `latencies` (ms, one cycle each, in any order). */
+function summarize(scenario: string, latencies: number[], planned: number): Sample {
   const total = latencies.reduce((sum, ms) => sum + ms, 0);
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
@@ -63,6 +56,56 @@ export async function measure(scenario: string, cycle: Cycle, plan: MeasurePlan)
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
     meanMs: latencies.length > 0 ? total / latencies.length : Number.NaN,
-    cutShort: latencies.length < plan.cycles,
+    cutShort: latencies.length < planned,
   };
+}
+
+/**
+ * Warms `cycle` up, then times it sequentially, so each latency is one cycle alone
+ * and cycles/s is the inverse of the mean latency.
+ */
+export async function measure(scenario: string, cycle: Cycle, plan: MeasurePlan): Promise<Sample> {
+  await runCycles(cycle, plan.warmupCycles, plan.warmupBudgetMs);
+  await plan.beforeTimed?.();
+  const latencies = await runCycles(cycle, plan.cycles, plan.budgetMs);
+  await plan.afterTimed?.(latencies.length);
+  return summarize(scenario, latencies, plan.cycles);
+}
+
+/** A cycle to time beside others, with what to run around its timed cycles. */
+export interface Contender {
+  scenario: string;
+  cycle: Cycle;
+  beforeTimed?: () => Promise<void>;
+  afterTimed?: (cycles: number) => Promise<void>;
+}
+
+/**
+ * Times several cycles in alternating rounds of `roundCycles` each, the order
+ * rotating every round, so that a machine getting slower or faster during the run
+ * weighs on all of them alike and their ratios hold. Each gets `plan.budgetMs`.
+ */
+export async function measureInterleaved(
+  contenders: Contender[],
+  plan: Omit<MeasurePlan, 'beforeTimed' | 'afterTimed'> & { roundCycles: number },
+): Promise<Sample[]> {
+  for (const { cycle } of contenders)
+    await runCycles(cycle, plan.warmupCycles, plan.warmupBudgetMs);
+  for (const contender of contenders) await contender.beforeTimed?.();
+  const runs = contenders.map((contender) => ({ contender, latencies: [] as number[] }));
+  const deadline = performance.now() + plan.budgetMs * contenders.length;
+  for (let round = 0; performance.now() < deadline; round++) {
+    const first = round % runs.length;
+    const rotated = [...runs.slice(first), ...runs.slice(0, first)];
+    const open = rotated.filter((run) => run.latencies.length < plan.cycles);
+    if (open.length === 0) break;
+    for (const run of open) {
+      const left = Math.min(plan.roundCycles, plan.cycles - run.latencies.length);
+      run.latencies.push(...(await runCycles(run.contender.cycle, left, Number.POSITIVE_INFINITY)));
+    }
+  }
+  for (const { contender, latencies } of runs) await contender.afterTimed?.(latencies.length);
+  return runs.map(({ contender, latencies }) =>
+    summarize(contender.scenario, latencies, plan.cycles),
+  );
 }

@@ -2,6 +2,8 @@
 export interface BenchSettings {
   warmupCycles: number;
   inProcessCycles: number;
+  /** In-process scenarios take turns in rounds of this many cycles each. */
+  roundCycles: number;
   httpCycles: number;
   /** Most time one scenario may spend warming up, then measuring (ms each). */
   warmupBudgetMs: number;
@@ -32,7 +34,7 @@ function count(value: string | undefined, fallback: number, name: string): numbe
 }
 
 /**
- * Bench settings from the environment: BENCH_CYCLES, BENCH_HTTP_CYCLES,
+ * Bench settings from the environment: BENCH_CYCLES, BENCH_ROUND_CYCLES, BENCH_HTTP_CYCLES,
  * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES, BENCH_REDIS_URL, and for
  * the streaming scenarios BENCH_STREAM_CHATS, BENCH_STREAM_ROUNDS, BENCH_STREAM_SECONDS and
  * BENCH_STREAM_REDIS (0 to stream over the memory store only).
@@ -44,6 +46,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
   return {
     warmupCycles: count(env.BENCH_WARMUP, 200, 'BENCH_WARMUP'),
     inProcessCycles: count(env.BENCH_CYCLES, 2000, 'BENCH_CYCLES'),
+    roundCycles: Math.max(1, count(env.BENCH_ROUND_CYCLES, 50, 'BENCH_ROUND_CYCLES')),
     httpCycles: count(env.BENCH_HTTP_CYCLES, 500, 'BENCH_HTTP_CYCLES'),
     warmupBudgetMs: 8_000,
     measureBudgetMs: seconds * 1000,
