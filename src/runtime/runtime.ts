@@ -17,6 +17,7 @@ import type {
 } from '../core/types.js';
 import type { DecisionBatch, HoldpointStore } from '../store/store.js';
 import { closingEvent } from './dangling-calls.js';
+import { DurabilityGate } from './durability-gate.js';
 import type { RunEvent, RunEventSink } from './run-event.js';
 import type { PendingOutcome, RunOutcome } from './run-outcome.js';
 import { CONFIRMATION_CALL, SegmentCollector } from './segment-collector.js';
@@ -89,6 +90,7 @@ export interface SessionView {
  */
 export class HoldpointRuntime {
   private readonly runners = new Map<string, Runner>();
+  private readonly gate = new DurabilityGate();
   private readonly now: () => number;
 
   constructor(private readonly options: RuntimeOptions) {
@@ -128,6 +130,7 @@ export class HoldpointRuntime {
     };
     const leaseUntil = now + this.leaseMs;
     let session: Session;
+    let stored: Promise<void> | undefined;
     if (meta) {
       session = await this.loadSession(meta);
       await store.beginRun(run, leaseUntil);
@@ -138,14 +141,14 @@ export class HoldpointRuntime {
       );
       if (closing) await store.sessions.appendEvent({ session, event: closing });
     } else {
-      session = await store.createRunningSession(run, leaseUntil);
+      ({ session, stored } = await store.createRunningSession(run, leaseUntil));
     }
     return this.drive(
       app,
       session,
       run.invocationId,
       { role: 'user', parts: [{ text: request.query }] },
-      { sink },
+      { sink, stored },
     );
   }
 
@@ -370,6 +373,24 @@ export class HoldpointRuntime {
     return session;
   }
 
+  /**
+   * Waits until a new session is stored before its run's first commit. When it never
+   * will be, forgets what this process holds of it and fails with the store's error.
+   */
+  private async settle(
+    app: AgentApp,
+    session: Pick<Session, 'id' | 'userId'>,
+    stored: Promise<void>,
+  ): Promise<void> {
+    try {
+      await stored;
+    } catch (error) {
+      const key = { appName: app.name, userId: session.userId, sessionId: session.id };
+      await this.store.sessions.deleteSession(key).catch(() => undefined);
+      throw error;
+    }
+  }
+
   private runner(app: AgentApp): Runner {
     let runner = this.runners.get(app.name);
     if (!runner) {
@@ -377,6 +398,7 @@ export class HoldpointRuntime {
         appName: app.name,
         agent: app.rootAgent,
         sessionService: this.store.sessions,
+        plugins: [this.gate],
       });
       this.runners.set(app.name, runner);
     }
@@ -398,7 +420,11 @@ export class HoldpointRuntime {
     session: Pick<Session, 'id' | 'userId'>,
     invocationId: string,
     newMessage: Content,
-    { sink, resumedFrom }: { sink?: RunEventSink; resumedFrom?: Pause },
+    {
+      sink,
+      resumedFrom,
+      stored,
+    }: { sink?: RunEventSink; resumedFrom?: Pause; stored?: Promise<void> },
   ): Promise<RunOutcome> {
     const log = this.log(session.id, invocationId);
     const emit = this.emitter(session.id, sink);
@@ -414,6 +440,7 @@ export class HoldpointRuntime {
     }
     const denied = deniedCalls(resumedFrom);
     const collector = new SegmentCollector(app.hints);
+    const lift = stored && this.gate.hold(session.id, stored);
     try {
       for await (const event of this.runner(app).runAsync({
         userId: session.userId,
@@ -427,7 +454,10 @@ export class HoldpointRuntime {
       }
     } catch (error) {
       collector.error = error instanceof Error ? error.message : String(error);
+    } finally {
+      lift?.();
     }
+    if (stored) await this.settle(app, session, stored);
     const now = this.now();
     if (collector.error !== undefined) {
       await this.store.finishRun(

@@ -80,6 +80,11 @@ export class RedisKeys {
     return this.app(appName, 'users');
   }
 
+  /** Pub/sub channel naming the app (`<app>`) or user (`<app>\n<user>`) whose shared state changed. */
+  sharedStateChanged(): string {
+    return `${this.prefix}:shared-state-changed`;
+  }
+
   /** Pub/sub channel of a session's run messages. */
   relay(sessionId: string): string {
     return `${this.prefix}:relay:${sessionId}`;

@@ -28,10 +28,12 @@ import type {
 import {
   pauseField,
   RedisSessionWriter,
+  storedSnapshot,
   type VersionedWrites,
   type WriteResult,
 } from './redis-session-writer.js';
 import { pairs, RedisSharedState } from './redis-shared-state.js';
+import type { CreatedSession } from './store.js';
 
 const READ_LUA = `
 return {
@@ -55,6 +57,22 @@ export interface InitialSession {
   appState?: JsonState;
   userState?: JsonState;
   leaseUntil?: number;
+}
+
+/** The ADK session a new session starts as. */
+function newSession(sessionId: string, adk: StoredAdkSession, shared: SharedState): Session {
+  return createSession({
+    id: sessionId,
+    appName: adk.appName,
+    userId: adk.userId,
+    state: mergeStates(
+      parseState(shared.appState),
+      parseState(shared.userState),
+      parseState(adk.state),
+    ),
+    events: [],
+    lastUpdateTime: adk.lastUpdateTime,
+  });
 }
 
 /** Splits ADK state into session, `app:` and `user:` scopes (`temp:` is never stored). */
@@ -276,6 +294,13 @@ export class RedisSessionService extends BaseSessionService {
 
   /** Deletes the session with its events, runs, pauses and their index entries. */
   override deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
+    // What this process holds of the session goes first, so it goes even when Redis
+    // cannot be reached (a session whose creation failed is deleted that way).
+    const local = this.cache.get(sessionId)?.adk ?? this.buffer.list(sessionId)[0];
+    if (local?.appName === appName && local.userId === userId) {
+      this.buffer.drop(sessionId);
+      this.cache.delete(sessionId);
+    }
     return this.conn.run(async (redis) => {
       const k = this.keys;
       const record = await redis.hgetall(k.meta(sessionId));
@@ -332,41 +357,71 @@ export class RedisSessionService extends BaseSessionService {
    * one atomic step, and its initial state. `leaseUntil` says the transition takes
    * the session for a run of this process. Refuses an id in use.
    */
-  createWith(
+  async createWith(transition: VersionedWrites, initial: InitialSession = {}): Promise<Session> {
+    const { session, stored } = await this.create(transition, initial, false);
+    await stored;
+    return session;
+  }
+
+  /**
+   * Creates a session under an id nobody else can know yet, with a first transition
+   * that takes it for a run of this process until `leaseUntil`. Answers as soon as
+   * the run can start: when the `app:`/`user:` state is known here, before Redis has
+   * confirmed the write, which `stored` then tells.
+   */
+  createRunning(transition: VersionedWrites, leaseUntil: number): Promise<CreatedSession> {
+    return this.create(transition, { leaseUntil }, true);
+  }
+
+  private create(
     transition: VersionedWrites,
-    { sessionState = {}, appState, userState, leaseUntil }: InitialSession = {},
-  ): Promise<Session> {
+    { sessionState = {}, appState, userState, leaseUntil }: InitialSession,
+    early: boolean,
+  ): Promise<CreatedSession> {
     return this.conn.run(async () => {
       const { sessionId, app: appName, userId, createdAt } = transition.writes.meta;
       // One round trip: the session lists and the shared state travel with the write;
       // listing an id that turns out to be taken is harmless.
-      const [written, shared] = await Promise.all([
-        this.writer.write(sessionId, transition, [], sessionState),
-        this.shared.apply(appName, userId, { sessionId, appState, userState }),
-      ]);
-      if (!written) {
-        throw new HoldpointError('VALIDATION_FAILED', `Session ${sessionId} already exists.`, {
-          session_id: sessionId,
+      const writing = this.writer.write(sessionId, transition, [], sessionState);
+      const registering = this.shared.apply(appName, userId, { sessionId, appState, userState });
+      const confirmed = this.conn.run(async () => {
+        const [written, shared] = await Promise.all([writing, registering]);
+        if (!written) {
+          throw new HoldpointError('VALIDATION_FAILED', `Session ${sessionId} already exists.`, {
+            session_id: sessionId,
+          });
+        }
+        return { written, shared };
+      });
+      const adk = { appName, userId, lastUpdateTime: createdAt, state: sessionState, events: [] };
+      const known = early ? this.shared.cached(appName, userId) : undefined;
+      if (!known) {
+        const { written, shared } = await confirmed;
+        this.cache.created(sessionId, written.version, {
+          snapshot: written.snapshot,
+          adk,
+          shared: leaseUntil === undefined ? undefined : shared,
+          leaseUntil,
         });
+        return { session: newSession(sessionId, adk, shared), stored: Promise.resolve() };
       }
-      this.cache.created(sessionId, written.version, {
-        snapshot: written.snapshot,
-        adk: { appName, userId, lastUpdateTime: createdAt, state: sessionState, events: [] },
-        shared: leaseUntil === undefined ? undefined : shared,
+      // A new session's first write makes it version 1: the run reads it from the cache.
+      this.cache.created(sessionId, 1, {
+        snapshot: storedSnapshot(transition),
+        adk,
+        shared: known,
         leaseUntil,
       });
-      return createSession({
-        id: sessionId,
-        appName,
-        userId,
-        state: mergeStates(
-          parseState(shared.appState),
-          parseState(shared.userState),
-          parseState(sessionState),
-        ),
-        events: [],
-        lastUpdateTime: createdAt,
-      });
+      const stored = confirmed.then(
+        ({ written }) => {
+          if (written.version !== 1) this.cache.delete(sessionId);
+        },
+        (error: unknown) => {
+          this.cache.delete(sessionId);
+          throw error;
+        },
+      );
+      return { session: newSession(sessionId, adk, known), stored };
     });
   }
 
@@ -385,13 +440,15 @@ export class RedisSessionService extends BaseSessionService {
       const readVersion = typeof transition?.version === 'number' ? transition.version : undefined;
       const cached = this.cache.get(sessionId);
       // A run that will read its session from the cache needs the shared state as of
-      // now: read it in the same round trip as the write, sent right behind it.
+      // now: the copy kept here while no change was announced, or else read in the
+      // same round trip as the write, sent right behind it.
       const sharedOf =
         run && cached?.adk && cached.version === readVersion ? cached.adk : undefined;
+      const known = sharedOf && this.shared.cached(sharedOf.appName, sharedOf.userId);
       return this.buffer.drain(sessionId, async (events) => {
         const [written, sharedState] = await Promise.all([
           this.writer.write(sessionId, transition, events),
-          sharedOf && this.shared.apply(sharedOf.appName, sharedOf.userId),
+          known ?? (sharedOf && this.shared.apply(sharedOf.appName, sharedOf.userId)),
         ]);
         if (!written) return undefined;
         this.cache.committed(sessionId, {
@@ -405,6 +462,11 @@ export class RedisSessionService extends BaseSessionService {
         return written;
       });
     });
+  }
+
+  /** Stops listening for shared-state changes. */
+  async close(): Promise<void> {
+    await this.shared.close();
   }
 
   /** `app:` and `user:` state live outside the session's slot, so they follow its commit. */

@@ -86,6 +86,18 @@ export function runField(invocationId: string): string {
   return `run:${invocationId}`;
 }
 
+/** The snapshot a transition leaves, as stored (JSON). */
+export function storedSnapshot(
+  transition: VersionedWrites,
+  json: (value: object) => string = JSON.stringify,
+): StoredSnapshot {
+  return {
+    meta: json(transition.writes.meta),
+    pause: transition.current.pause && json(transition.current.pause),
+    run: transition.current.run && json(transition.current.run),
+  };
+}
+
 /** A state transition to commit only if the session is still at `version`. */
 export interface VersionedWrites {
   /** The version read, or `new` to create the session (its ADK record too) with the writes. */
@@ -189,11 +201,11 @@ export class RedisSessionWriter {
     const reply = (await this.script(keys, args)) as [number, number, number] | null;
     if (!reply) return undefined;
     const [expireAt, version, waitingUntil] = reply;
-    const snapshot: StoredSnapshot | undefined = transition && {
-      meta: json(transition.writes.meta),
-      pause: transition.current.pause && json(transition.current.pause),
-      run: transition.current.run && json(transition.current.run),
+    return {
+      expireAt,
+      version,
+      waitingUntil,
+      snapshot: transition && storedSnapshot(transition, json),
     };
-    return { expireAt, version, waitingUntil, snapshot };
   }
 }

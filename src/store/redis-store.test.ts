@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createEvent, type Session, ToolConfirmation } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHoldpointError } from '../core/errors.js';
@@ -250,6 +251,35 @@ describe('RedisStore', () => {
     expect(checked).not.toContain('gone-session');
     expect(await scratch.redis.zscore(`${scratch.prefix}:paused`, 'gone-session')).toBeNull();
     expect(await scratch.redis.zscore(`${scratch.prefix}:paused`, idle.session.id)).toBeNull();
+  });
+
+  it('starts runs from the shared state kept here until a peer changes it', async () => {
+    const userId = `user-${Math.random()}`;
+    const begin = async (handle: RedisStore) => {
+      const run = newRun({ id: `session-${Math.random()}`, userId } as Session, Date.now());
+      const { session, stored } = await handle.createRunningSession(run, Date.now() + 60_000);
+      await stored;
+      return { run, session };
+    };
+    await begin(store);
+    await begin(peer);
+    const channel = `${scratch.prefix}:shared-state-changed`;
+    await expect.poll(async () => (await scratch.redis.pubsub('NUMSUB', channel))[1]).toBe(2);
+    // Read while listening: kept, and what this handle's next runs start from.
+    expect((await begin(store)).session.state['user:color']).toBeUndefined();
+
+    const { run, session } = await begin(peer);
+    const event = createEvent({
+      invocationId: run.invocationId,
+      author: 'user',
+      actions: { stateDelta: { 'user:color': 'blue' } },
+    });
+    await peer.sessions.appendEvent({ session, event });
+    await peer.finishRun(session.id, run.invocationId, { status: 'completed', audit: [] }, 0);
+
+    // The announcement reaches this handle within moments; its very next run sees the change.
+    await sleep(100);
+    expect((await begin(store)).session.state['user:color']).toBe('blue');
   });
 
   it('takes a session out of the paused index once its pause has ended', async () => {

@@ -1,4 +1,3 @@
-import type { Session } from '@google/adk';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
 import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
@@ -7,6 +6,7 @@ import { RedisRelay } from './redis-relay.js';
 import { RedisSessionCache, type StoredSnapshot } from './redis-session-cache.js';
 import { RedisSessionService } from './redis-session-service.js';
 import { pauseField, runField } from './redis-session-writer.js';
+import type { CreatedSession } from './store.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
 import { beginRunTransition, type SessionSnapshot, type SessionWrites } from './transitions.js';
 
@@ -112,8 +112,11 @@ export class RedisStore extends TransactionalStore {
     }
   }
 
-  /** Creates the session and begins `run` on it in one atomic step (one round trip). */
-  override createRunningSession(run: RunRecord, leaseUntil: number): Promise<Session> {
+  /**
+   * Creates the session and begins `run` on it in one atomic step (one round trip),
+   * answering before Redis confirms when the shared state is known here.
+   */
+  override createRunningSession(run: RunRecord, leaseUntil: number): Promise<CreatedSession> {
     const meta: SessionMeta = {
       sessionId: run.sessionId,
       app: run.app,
@@ -124,9 +127,9 @@ export class RedisStore extends TransactionalStore {
     };
     const { writes } = beginRunTransition({ meta }, run, leaseUntil);
     if (!writes) throw new Error('Beginning a run on a new session must write it');
-    return this.sessions.createWith(
+    return this.sessions.createRunning(
       { version: 'new', writes, current: { run: writes.run } },
-      { leaseUntil },
+      leaseUntil,
     );
   }
 
@@ -269,6 +272,7 @@ export class RedisStore extends TransactionalStore {
 
   async close(): Promise<void> {
     await this.relay.close();
+    await this.sessions.close();
     await this.conn.close();
   }
 }

@@ -206,8 +206,9 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const now = Date.now();
     const userId = unique('user');
     const run = newRun(unique('session'), userId, now);
-    const session = await store.createRunningSession(run, now + 60_000);
+    const { session, stored } = await store.createRunningSession(run, now + 60_000);
     expect(session).toMatchObject({ id: run.sessionId, appName: APP, userId, events: [] });
+    await stored;
     expect(await subject.peer.getMeta(run.sessionId)).toMatchObject({
       status: 'running',
       invocationId: run.invocationId,
@@ -218,7 +219,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     });
     const listed = await subject.peer.sessions.listSessions({ appName: APP, userId });
     expect(listed.sessions.map((s) => s.id)).toEqual([run.sessionId]);
-    expect(await codeOf(store.createRunningSession(run, now + 60_000))).toBe('VALIDATION_FAILED');
+    const again = store.createRunningSession(run, now + 60_000).then((created) => created.stored);
+    expect(await codeOf(again)).toBe('VALIDATION_FAILED');
   });
 
   it('answers from what the session is now, whatever this handle did to it before', async () => {
@@ -263,7 +265,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const now = Date.now();
     const userId = unique('user');
     const run = newRun(unique('session'), userId, now);
-    const session = await store.createRunningSession(run, now + 60_000);
+    const { session, stored } = await store.createRunningSession(run, now + 60_000);
+    await stored;
     const pause = newPause(run, 1, now);
     await store.savePause(pause, requested(pause), now + HOUR);
 

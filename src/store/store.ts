@@ -27,6 +27,15 @@ export interface RunEnding {
   executedCallIds?: string[];
 }
 
+/**
+ * A session created for a run: usable at once, stored once `stored` resolves (it
+ * rejects when the session never will be). Nothing with an effect may run before.
+ */
+export interface CreatedSession {
+  session: Session;
+  stored: Promise<void>;
+}
+
 /** Decisions to record: one by one, or one answer for every undecided approval. */
 export type DecisionBatch = { decisions: Decision[] } | { all: Omit<Decision, 'approvalId'> };
 
@@ -45,10 +54,12 @@ export interface HoldpointStore {
   readonly relay: RunRelay;
 
   /**
-   * Creates a session with `run.sessionId`, `run.app` and `run.userId` and begins
-   * `run` on it, as `createSession` then `beginRun` would; returns the ADK session.
+   * Creates a session with `run.sessionId` (new, made by the caller: nobody else can
+   * know it yet), `run.app` and `run.userId` and begins `run` on it, as
+   * `createSession` then `beginRun` would. A store may answer before the session is
+   * durable: the run may start, and its tools and first commit wait for `stored`.
    */
-  createRunningSession(run: RunRecord, leaseUntil: number): Promise<Session>;
+  createRunningSession(run: RunRecord, leaseUntil: number): Promise<CreatedSession>;
   /** The Holdpoint meta of a session, or undefined when it does not exist. */
   getMeta(sessionId: string): Promise<SessionMeta | undefined>;
   /**

@@ -1,10 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BaseSessionService, Session } from '@google/adk';
+import type { BaseSessionService } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import { HoldpointError } from '../core/errors.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
 import type { RunRelay } from './run-relay.js';
-import type { DecideResult, DecisionBatch, HoldpointStore, RunEnding } from './store.js';
+import type {
+  CreatedSession,
+  DecideResult,
+  DecisionBatch,
+  HoldpointStore,
+  RunEnding,
+} from './store.js';
 import {
   beginRunTransition,
   cancelTransition,
@@ -106,14 +112,14 @@ export abstract class TransactionalStore implements HoldpointStore {
    * Creates a session for `run` (its id, app and user) and begins the run on it.
    * Stores that can do both in one atomic step override this.
    */
-  async createRunningSession(run: RunRecord, leaseUntil: number): Promise<Session> {
+  async createRunningSession(run: RunRecord, leaseUntil: number): Promise<CreatedSession> {
     const session = await this.sessions.createSession({
       appName: run.app,
       userId: run.userId,
       sessionId: run.sessionId,
     });
     await this.beginRun(run, leaseUntil);
-    return session;
+    return { session, stored: Promise.resolve() };
   }
 
   beginRun(run: RunRecord, leaseUntil: number): Promise<void> {
