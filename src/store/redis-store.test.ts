@@ -282,7 +282,7 @@ describe('RedisStore', () => {
     expect((await begin(store)).session.state['user:color']).toBe('blue');
   });
 
-  it('takes a session out of the paused index once its pause has ended', async () => {
+  it('prunes index entries of ended pauses on read, and lets old ones age out', async () => {
     const { session, run, now } = await running();
     const index = `${scratch.prefix}:paused`;
     await store.savePause(newPause(run, now), [], now + HOUR);
@@ -293,16 +293,24 @@ describe('RedisStore', () => {
       now + HOUR,
     );
     expect(claimed.outcome).toBe('claimed');
-    // Resuming: still listed in the index, though no reader reports it as paused.
-    expect(await peer.listPausedSessions()).not.toContain(session.id);
-
-    const again = await running();
-    const pause = newPause(again.run, now);
-    await store.savePause(pause, [], now + HOUR);
     await store.finishRun(session.id, run.invocationId, { status: 'completed', audit: [] }, now);
-    await store.cancel(again.session.id, 'bob', undefined, now);
-    await expect.poll(() => scratch.redis.zscore(index, session.id)).toBeNull();
-    await expect.poll(() => scratch.redis.zscore(index, again.session.id)).toBeNull();
+    const cancelled = await running();
+    await store.savePause(newPause(cancelled.run, now), [], now + HOUR);
+    await store.cancel(cancelled.session.id, 'bob', undefined, now);
+    // Ended pauses leave their entries behind; a reader never reports them, and drops them.
+    expect(await scratch.redis.zscore(index, session.id)).not.toBeNull();
+    const listed = await peer.listPausedSessions();
+    expect(listed).not.toContain(session.id);
+    expect(listed).not.toContain(cancelled.session.id);
+    expect(await scratch.redis.zscore(index, session.id)).toBeNull();
+    expect(await scratch.redis.zscore(index, cancelled.session.id)).toBeNull();
+
+    // An entry older than any session could live is dropped by the next pause.
+    await scratch.redis.zadd(index, now - 2 * HOUR, 'long-gone');
+    const next = await running();
+    await store.savePause(newPause(next.run, now), [], now + HOUR);
+    expect(await scratch.redis.zscore(index, 'long-gone')).toBeNull();
+    expect(await scratch.redis.zscore(index, next.session.id)).not.toBeNull();
   });
 
   it('deletes every key of a deleted session', async () => {

@@ -18,6 +18,12 @@ local current = redis.call('HMGET', KEYS[1], 'pauseId', 'invocationId')
 return redis.call('HMGET', KEYS[1], 'version', 'data', 'waitingUntil',
   'pause:' .. (current[1] or ''), 'run:' .. (current[2] or ''))
 `;
+// Indexes a paused session by its pause's expiry, and drops entries so old that
+// their sessions are gone: entries of ended pauses are otherwise pruned by readers.
+const INDEX_PAUSE_LUA = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
+return redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+`;
 // Takes a session out of the paused index only while its entry is still the one
 // read (scored by that pause's expiry): a session that paused again since stays.
 const UNINDEX_PAUSE_LUA = `
@@ -43,15 +49,6 @@ function parse<T>(json: string | null | undefined): T | undefined {
 
 function parseSnapshot(stored: StoredSnapshot): SessionSnapshot {
   return { meta: JSON.parse(stored.meta), pause: parse(stored.pause), run: parse(stored.run) };
-}
-
-/** Whether `written` is `pause` ended for good: resumed, expired or cancelled. */
-function endsPause(pause: Pause, written: Pause): boolean {
-  return (
-    written.pauseId === pause.pauseId &&
-    written.status !== 'pending' &&
-    written.status !== 'resuming'
-  );
 }
 
 /** Whether `writes` take the session for a new run, or back for a resumed one. */
@@ -82,6 +79,7 @@ export class RedisStore extends TransactionalStore {
   private readonly cache = new RedisSessionCache();
   private readonly sessionTtlMs: number;
   private readonly readCurrent: RedisScript;
+  private readonly indexPause: RedisScript;
   private readonly unindexPause: RedisScript;
 
   constructor(options: RedisStoreOptions) {
@@ -93,6 +91,7 @@ export class RedisStore extends TransactionalStore {
     this.sessions = new RedisSessionService(this.conn, this.keys, ttlMs, this.cache);
     this.relay = new RedisRelay(this.conn, this.keys);
     this.readCurrent = this.conn.script('holdpointReadSnapshot', READ_SNAPSHOT_LUA);
+    this.indexPause = this.conn.script('holdpointIndexPause', INDEX_PAUSE_LUA);
     this.unindexPause = this.conn.script('holdpointUnindexPause', UNINDEX_PAUSE_LUA);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: ttlMs,
@@ -174,14 +173,17 @@ export class RedisStore extends TransactionalStore {
           : meta.invocationId === before.meta.invocationId
             ? before.run
             : undefined;
-      // The global indexes change only when a session enters or leaves a pause. Entries
-      // go out ahead of the commit, in the same round trip: one whose commit then fails
-      // points at a session that is not paused, and every reader re-checks the session.
+      // The global indexes are written when a session enters a pause, ahead of the
+      // commit, in the same round trip. An entry whose commit then fails, or whose pause
+      // has ended since, points at a session that is not paused: every reader re-checks
+      // the session and prunes such entries, and they age out with their sessions.
       const k = this.keys;
       const indexed: Promise<unknown>[] = [];
       if (meta.status === 'paused' && pause && pause.pauseId !== before.meta.pauseId) {
-        const keepUntil = Math.max(Date.now() + this.sessionTtlMs, writes.pauseRetainUntil ?? 0);
-        indexed.push(redis.zadd(k.paused(), pause.expiresAt, sessionId));
+        const now = Date.now();
+        const keepUntil = Math.max(now + this.sessionTtlMs, writes.pauseRetainUntil ?? 0);
+        const gone = now - Math.max(this.sessionTtlMs, keepUntil - pause.expiresAt);
+        indexed.push(this.indexPause([k.paused()], [sessionId, pause.expiresAt, gone]));
         for (const { approvalId } of pause.approvals) {
           indexed.push(redis.set(k.approval(approvalId), sessionId, 'PXAT', keepUntil));
         }
@@ -199,12 +201,6 @@ export class RedisStore extends TransactionalStore {
         return false;
       }
       this.relay.noteWaiting(sessionId, written.waitingUntil);
-      const ended = before.pause;
-      if (ended && meta.status !== 'paused' && writes.pauses?.some((p) => endsPause(ended, p))) {
-        // After the caller's turn and not waited for: until then the entry only costs
-        // its readers a re-check of the session.
-        setImmediate(() => this.unindex(sessionId, ended.expiresAt));
-      }
       return true;
     });
   }
