@@ -5,7 +5,7 @@ import type { Content, Part } from '@google/genai';
 import type { Logger } from 'pino';
 import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
 import { approvalAudit } from '../core/audit.js';
-import { toolCallEffectKey } from '../core/effect-ledger.js';
+import { resumedEffectKeys } from '../core/effect-ledger.js';
 import { HoldpointError } from '../core/errors.js';
 import type {
   ApprovalRequest,
@@ -190,17 +190,14 @@ export class HoldpointRuntime {
   }
 
   /**
-   * The tools of approved confirmations run first thing in the resumed run: send
-   * their effect claims now, so the claims travel while ADK gets to the tools.
+   * The tools of approved confirmations run first thing in the resumed run: claim
+   * their effects now (a store may have sent the claims with the decision already),
+   * so the claims travel while ADK gets to the tools.
    */
   private prepareEffects(pause: Pause): (() => void)[] {
     const { effects } = this.store;
     const prepare = effects.prepare?.bind(effects);
-    if (!prepare) return [];
-    const approved = new Set(pause.decisions.filter((d) => d.approved).map((d) => d.approvalId));
-    return pause.approvals
-      .filter((a) => a.kind === 'confirmation' && approved.has(a.approvalId))
-      .map((a) => prepare(toolCallEffectKey(pause.sessionId, a.toolCallId)));
+    return prepare ? resumedEffectKeys(pause).map(prepare) : [];
   }
 
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */

@@ -104,6 +104,8 @@ export class RedisEffectLedger implements EffectLedger {
    */
   prepare(key: string): () => void {
     const redisKey = this.keys.effect(key);
+    const sent = this.prepared.get(key);
+    if (sent) return () => this.releasePrepared(key, redisKey, sent);
     const claim = newClaim();
     const granted = this.conn
       .run((redis) => redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'))
@@ -112,13 +114,16 @@ export class RedisEffectLedger implements EffectLedger {
         () => undefined,
       );
     this.prepared.set(key, granted);
-    return () => {
-      if (this.prepared.get(key) !== granted) return;
-      this.prepared.delete(key);
-      void granted.then((held) => {
-        if (held) this.conn.run(() => this.release([redisKey], [held])).catch(() => undefined);
-      });
-    };
+    return () => this.releasePrepared(key, redisKey, granted);
+  }
+
+  /** Gives up a claim `prepare` sent, unless a `once` took it or it was given up already. */
+  private releasePrepared(key: string, redisKey: string, granted: Promise<string | undefined>) {
+    if (this.prepared.get(key) !== granted) return;
+    this.prepared.delete(key);
+    void granted.then((held) => {
+      if (held) this.conn.run(() => this.release([redisKey], [held])).catch(() => undefined);
+    });
   }
 
   private async runClaimed<T>(

@@ -282,6 +282,26 @@ describe('RedisStore', () => {
     expect((await begin(store)).session.state['user:color']).toBe('blue');
   });
 
+  it('claims the effects of approved confirmations with the decision that resumes', async () => {
+    const approvedRun = await running();
+    const deniedRun = await running();
+    const decide = async (run: RunRecord, approved: boolean) => {
+      await store.savePause(newPause(run, run.startedAt), [], run.startedAt + HOUR);
+      const all = { approved, decidedBy: 'bob', at: run.startedAt };
+      await store.decide(run.sessionId, { all }, run.startedAt, run.startedAt + HOUR);
+      return `${scratch.prefix}:effect:${run.sessionId}:call-1`;
+    };
+    const claimed = await decide(approvedRun.run, true);
+    const untouched = await decide(deniedRun.run, false);
+
+    await expect.poll(() => scratch.redis.get(claimed)).toMatch(/"claim"/);
+    expect(await scratch.redis.get(untouched)).toBeNull();
+    // This process's run uses the claim: the effect runs, once.
+    const effect = async () => 'done';
+    expect(await store.effects.once(`${approvedRun.run.sessionId}:call-1`, effect)).toBe('done');
+    expect(await scratch.redis.get(claimed)).toMatch(/"done":true/);
+  });
+
   it('prunes index entries of ended pauses on read, and lets old ones age out', async () => {
     const { session, run, now } = await running();
     const index = `${scratch.prefix}:paused`;

@@ -1,3 +1,4 @@
+import { resumedEffectKeys } from '../core/effect-ledger.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../core/types.js';
 import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
@@ -188,15 +189,20 @@ export class RedisStore extends TransactionalStore {
           indexed.push(redis.set(k.approval(approvalId), sessionId, 'PXAT', keepUntil));
         }
       }
-      const [written] = await Promise.all([
-        this.sessions.commitSession(
-          sessionId,
-          { version: read.version, writes, current: { pause, run } },
-          takesRun(before.meta, writes) ? { leaseUntil: meta.leaseUntil ?? 0 } : undefined,
-        ),
-        ...indexed,
-      ]);
+      const committing = this.sessions.commitSession(
+        sessionId,
+        { version: read.version, writes, current: { pause, run } },
+        takesRun(before.meta, writes) ? { leaseUntil: meta.leaseUntil ?? 0 } : undefined,
+      );
+      // Claiming a resume claims the effects it runs first, right behind the commit in
+      // the same round trip; the runtime's own `prepare` of those keys then finds them.
+      const resumed = pause?.status === 'resuming' && before.pause?.status !== 'resuming';
+      const claims = resumed
+        ? resumedEffectKeys(pause).map((key) => this.effects.prepare(key))
+        : [];
+      const [written] = await Promise.all([committing, ...indexed]);
       if (!written) {
+        for (const release of claims) release();
         this.cache.delete(sessionId);
         return false;
       }
