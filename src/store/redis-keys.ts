@@ -49,11 +49,12 @@ export class RedisKeys {
 
   /** Zset of paused session ids scored by their pause's expiresAt. */
   paused(): string {
-    return `${this.prefix}:paused`;
+    return `${this.prefix}:{index}:paused`;
   }
 
+  /** String: the session an approval id belongs to. */
   approval(approvalId: string): string {
-    return `${this.prefix}:approval:${approvalId}`;
+    return `${this.prefix}:{index}:approval:${approvalId}`;
   }
 
   private app(appName: string, name: string): string {

@@ -100,9 +100,11 @@ describe('RedisStore', () => {
     const names = sessionKeys.map((key) => key.slice(key.indexOf('}') + 2)).sort();
     expect(names).toEqual(['audit', 'event-index', 'events', 'meta', 'state']);
     expect(
-      await scratch.redis.get(`${scratch.prefix}:approval:${pause.approvals[0]?.approvalId}`),
+      await scratch.redis.get(
+        `${scratch.prefix}:{index}:approval:${pause.approvals[0]?.approvalId}`,
+      ),
     ).toBe(session.id);
-    expect(await scratch.redis.zscore(`${scratch.prefix}:paused`, session.id)).toBe(
+    expect(await scratch.redis.zscore(`${scratch.prefix}:{index}:paused`, session.id)).toBe(
       String(pause.expiresAt),
     );
   });
@@ -245,12 +247,22 @@ describe('RedisStore', () => {
 
     // A stale index entry (its writer died before the index update) is re-checked.
     const idle = await running();
-    await scratch.redis.zadd(`${scratch.prefix}:paused`, 0, idle.session.id, 0, 'gone-session');
+    await scratch.redis.zadd(
+      `${scratch.prefix}:{index}:paused`,
+      0,
+      idle.session.id,
+      0,
+      'gone-session',
+    );
     const checked = await peer.listPausedSessions();
     expect(checked).not.toContain(idle.session.id);
     expect(checked).not.toContain('gone-session');
-    expect(await scratch.redis.zscore(`${scratch.prefix}:paused`, 'gone-session')).toBeNull();
-    expect(await scratch.redis.zscore(`${scratch.prefix}:paused`, idle.session.id)).toBeNull();
+    expect(
+      await scratch.redis.zscore(`${scratch.prefix}:{index}:paused`, 'gone-session'),
+    ).toBeNull();
+    expect(
+      await scratch.redis.zscore(`${scratch.prefix}:{index}:paused`, idle.session.id),
+    ).toBeNull();
   });
 
   it('starts runs from the shared state kept here until a peer changes it', async () => {
@@ -304,7 +316,7 @@ describe('RedisStore', () => {
 
   it('prunes index entries of ended pauses on read, and lets old ones age out', async () => {
     const { session, run, now } = await running();
-    const index = `${scratch.prefix}:paused`;
+    const index = `${scratch.prefix}:{index}:paused`;
     await store.savePause(newPause(run, now), [], now + HOUR);
     const claimed = await store.decide(
       session.id,

@@ -19,11 +19,15 @@ local current = redis.call('HMGET', KEYS[1], 'pauseId', 'invocationId')
 return redis.call('HMGET', KEYS[1], 'version', 'data', 'waitingUntil',
   'pause:' .. (current[1] or ''), 'run:' .. (current[2] or ''))
 `;
-// Indexes a paused session by its pause's expiry, and drops entries so old that
-// their sessions are gone: entries of ended pauses are otherwise pruned by readers.
+// Indexes a paused session by its pause's expiry and its approval ids (KEYS[2..]),
+// and drops paused entries so old that their sessions are gone: entries of ended
+// pauses are otherwise pruned by readers. ARGV: session id, expiry, gone-before
+// time, until when the approval entries are kept.
 const INDEX_PAUSE_LUA = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
-return redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+for i = 2, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'PXAT', ARGV[4]) end
+return 1
 `;
 // Takes a session out of the paused index only while its entry is still the one
 // read (scored by that pause's expiry): a session that paused again since stays.
@@ -162,7 +166,7 @@ export class RedisStore extends TransactionalStore {
     read: VersionedSnapshot,
     writes: SessionWrites,
   ): Promise<boolean> {
-    return this.conn.run(async (redis) => {
+    return this.conn.run(async () => {
       const before = read.snapshot;
       const { meta } = writes;
       const pause =
@@ -184,10 +188,13 @@ export class RedisStore extends TransactionalStore {
         const now = Date.now();
         const keepUntil = Math.max(now + this.sessionTtlMs, writes.pauseRetainUntil ?? 0);
         const gone = now - Math.max(this.sessionTtlMs, keepUntil - pause.expiresAt);
-        indexed.push(this.indexPause([k.paused()], [sessionId, pause.expiresAt, gone]));
-        for (const { approvalId } of pause.approvals) {
-          indexed.push(redis.set(k.approval(approvalId), sessionId, 'PXAT', keepUntil));
-        }
+        const approvals = pause.approvals.map((a) => k.approval(a.approvalId));
+        indexed.push(
+          this.indexPause(
+            [k.paused(), ...approvals],
+            [sessionId, pause.expiresAt, gone, keepUntil],
+          ),
+        );
       }
       const committing = this.sessions.commitSession(
         sessionId,
