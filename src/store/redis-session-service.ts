@@ -413,9 +413,7 @@ export class RedisSessionService extends BaseSessionService {
         leaseUntil,
       });
       const stored = confirmed.then(
-        ({ written }) => {
-          if (written.version !== 1) this.cache.delete(sessionId);
-        },
+        () => undefined,
         (error: unknown) => {
           this.cache.delete(sessionId);
           throw error;
