@@ -59,22 +59,6 @@ export interface InitialSession {
   leaseUntil?: number;
 }
 
-/** The ADK session a new session starts as. */
-function newSession(sessionId: string, adk: StoredAdkSession, shared: SharedState): Session {
-  return createSession({
-    id: sessionId,
-    appName: adk.appName,
-    userId: adk.userId,
-    state: mergeStates(
-      parseState(shared.appState),
-      parseState(shared.userState),
-      parseState(adk.state),
-    ),
-    events: [],
-    lastUpdateTime: adk.lastUpdateTime,
-  });
-}
-
 /** Splits ADK state into session, `app:` and `user:` scopes (`temp:` is never stored). */
 function splitState(state: Record<string, unknown>): {
   sessionState: JsonState;
@@ -216,7 +200,7 @@ export class RedisSessionService extends BaseSessionService {
     stored: StoredAdkSession,
     storedEvents: Event[],
     shared: SharedState,
-    config: GetSessionRequest['config'],
+    config?: GetSessionRequest['config'],
   ): Session {
     const sessionState = parseState(stored.state);
     const appState = parseState(shared.appState);
@@ -358,9 +342,8 @@ export class RedisSessionService extends BaseSessionService {
    * the session for a run of this process. Refuses an id in use.
    */
   async createWith(transition: VersionedWrites, initial: InitialSession = {}): Promise<Session> {
-    const { session, stored } = await this.create(transition, initial, false);
-    await stored;
-    return session;
+    // Not early: the session is stored once this answers.
+    return (await this.create(transition, initial, false)).session;
   }
 
   /**
@@ -403,7 +386,7 @@ export class RedisSessionService extends BaseSessionService {
           shared: leaseUntil === undefined ? undefined : shared,
           leaseUntil,
         });
-        return { session: newSession(sessionId, adk, shared), stored: Promise.resolve() };
+        return { session: this.toSession(sessionId, adk, [], shared), stored: Promise.resolve() };
       }
       // A new session's first write makes it version 1: the run reads it from the cache.
       this.cache.created(sessionId, 1, {
@@ -419,7 +402,7 @@ export class RedisSessionService extends BaseSessionService {
           throw error;
         },
       );
-      return { session: newSession(sessionId, adk, known), stored };
+      return { session: this.toSession(sessionId, adk, [], known), stored };
     });
   }
 

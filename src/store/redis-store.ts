@@ -69,10 +69,9 @@ function takesRun(before: SessionMeta, writes: SessionWrites): boolean {
  * pauses and decisions. A session's keys share one hash tag, and each transition is
  * one Lua compare-and-set on the session's version, so it stays atomic on Redis
  * Cluster too. Global indexes (paused sessions, approval ids) are written ahead of
- * the commit that enters a pause, in the same round trip; a session leaves the paused
- * index once its pause has ended, and readers re-check every entry and prune stale
- * ones. When Redis cannot be reached every method rejects promptly with
- * STORE_UNAVAILABLE.
+ * the commit that enters a pause, in the same round trip; ending a pause leaves its
+ * entry behind, and readers re-check every entry and prune stale ones. When Redis
+ * cannot be reached every method rejects promptly with STORE_UNAVAILABLE.
  */
 export class RedisStore extends TransactionalStore {
   readonly kind = 'redis' as const;
