@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApps, DEFAULT_APP } from '../src/agents/app-registry.js';
 import type { EffectLedger } from '../src/core/effect-ledger.js';
-import { isHoldpointError } from '../src/core/errors.js';
+import { codeOf } from '../src/core/errors.test-support.js';
 import { HoldpointRuntime } from '../src/runtime/runtime.js';
 import { RedisStore } from '../src/store/redis-store.js';
 import { TestRedis } from './support/redis-server.js';
@@ -24,15 +24,6 @@ afterAll(async () => {
   admin.disconnect();
   await redis.stop();
 });
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (error) {
-    return isHoldpointError(error) ? error.code : `raw: ${String(error)}`;
-  }
-}
 
 describe("a new session's first run on Redis", () => {
   it('runs no tool for a session Redis refused to store', async () => {

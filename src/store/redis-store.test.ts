@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createEvent, type Session, ToolConfirmation } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isHoldpointError } from '../core/errors.js';
+import { codeOf } from '../core/errors.test-support.js';
 import type { Pause, RunRecord } from '../core/types.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
 import { RedisStore } from './redis-store.js';
@@ -68,15 +68,6 @@ async function running(userId = `user-${Math.random()}`) {
   const run = newRun(session, now);
   await store.beginRun(run, now + 60_000);
   return { session, run, now };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (error) {
-    return isHoldpointError(error) ? error.code : `raw: ${String(error)}`;
-  }
 }
 
 describe('RedisStore', () => {

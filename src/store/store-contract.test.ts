@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createEvent, type Session } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ErrorCode, isHoldpointError } from '../core/errors.js';
+import { codeOf } from '../core/errors.test-support.js';
 import type { AuditEntry, Decision, Pause, RunRecord } from '../core/types.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
@@ -104,16 +104,6 @@ function requested(pause: Pause): AuditEntry[] {
 
 function decision(approvalId: string, at: number, approved = true): Decision {
   return { approvalId, approved, decidedBy: 'alice', at };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<ErrorCode | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (error) {
-    if (isHoldpointError(error)) return error.code;
-    throw error;
-  }
 }
 
 describe.each(subjects)('$kind store contract', ({ open }) => {
