@@ -1,22 +1,43 @@
-import { BasePlugin, type BaseTool, type Context } from '@google/adk';
+import { BasePlugin, type BaseTool, type Context, type LlmResponse } from '@google/adk';
+
+/** What a held call answers when the write it waited for will never hold. */
+const STOPPED_TOOL = { error: 'The run stopped before this call: the store did not take it.' };
+const STOPPED_MODEL: LlmResponse = { turnComplete: true };
+
+interface Hold {
+  /** true lets calls through; false or a rejection answers them without running them. */
+  until: Promise<boolean>;
+  models: boolean;
+}
+
+/** Whether the write a hold waits for is stored; a failed write never will be. */
+function held(hold: Hold): Promise<boolean> {
+  return hold.until.catch(() => false);
+}
 
 /**
- * Holds every tool call of a session until the session is stored. A new session's
- * first run starts while its creation is still on the way to the store; no tool
- * may have an effect for a session that might never exist.
+ * Holds a session's calls until the write its run depends on is stored. A new
+ * session's first run starts while its creation is still on the way to the store,
+ * and a resumed run while its claim is: no tool may have an effect, and no model
+ * of a resumed run may be called, for a write that might never hold.
  */
 export class DurabilityGate extends BasePlugin {
-  private readonly pending = new Map<string, Promise<void>>();
+  private readonly holds = new Map<string, Hold>();
 
   constructor() {
     super('holdpoint-durability-gate');
   }
 
-  /** Holds the session's tool calls until `stored` settles; returns what lifts the hold. */
-  hold(sessionId: string, stored: Promise<void>): () => void {
-    this.pending.set(sessionId, stored);
+  /**
+   * Holds the session's tool calls, and its model calls too when `models`, until
+   * `until` settles: true lets them through; false or a rejection answers them
+   * without running them, and the caller aborts the run. Returns what lifts the hold.
+   */
+  hold(sessionId: string, until: Promise<boolean>, { models = false } = {}): () => void {
+    const hold = { until, models };
+    this.holds.set(sessionId, hold);
     return () => {
-      if (this.pending.get(sessionId) === stored) this.pending.delete(sessionId);
+      if (this.holds.get(sessionId) === hold) this.holds.delete(sessionId);
     };
   }
 
@@ -28,7 +49,6 @@ export class DurabilityGate extends BasePlugin {
     return undefined;
   }
 
-  /** Waits for the session to be stored; a session that never will be fails the call. */
   override async beforeToolCallback({
     toolContext,
   }: {
@@ -36,7 +56,16 @@ export class DurabilityGate extends BasePlugin {
     toolArgs: Record<string, unknown>;
     toolContext: Context;
   }): Promise<Record<string, unknown> | undefined> {
-    await this.pending.get(toolContext.invocationContext.session.id);
-    return undefined;
+    const hold = this.holds.get(toolContext.invocationContext.session.id);
+    return !hold || (await held(hold)) ? undefined : STOPPED_TOOL;
+  }
+
+  override async beforeModelCallback({
+    callbackContext,
+  }: {
+    callbackContext: Context;
+  }): Promise<LlmResponse | undefined> {
+    const hold = this.holds.get(callbackContext.invocationContext.session.id);
+    return !hold?.models || (await held(hold)) ? undefined : STOPPED_MODEL;
   }
 }

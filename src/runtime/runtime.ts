@@ -15,7 +15,7 @@ import type {
   RunRecord,
   SessionMeta,
 } from '../core/types.js';
-import type { DecisionBatch, HoldpointStore } from '../store/store.js';
+import type { DecideResult, DecisionBatch, EarlyClaim, HoldpointStore } from '../store/store.js';
 import { closingEvent } from './dangling-calls.js';
 import { DurabilityGate } from './durability-gate.js';
 import type { RunEvent, RunEventSink } from './run-event.js';
@@ -158,31 +158,49 @@ export class HoldpointRuntime {
    */
   async resume(request: ResumeRequest, sink?: RunEventSink): Promise<RunOutcome> {
     const now = this.now();
-    const { outcome, pause } = await this.store.decide(
-      request.sessionId,
-      this.toBatch(request, now),
-      now,
-      now + this.leaseMs,
-    );
-    const releases = outcome === 'claimed' ? this.prepareEffects(pause) : [];
-    this.log(pause.sessionId, pause.invocationId).info(
-      { decided_by: request.decidedBy, decisions: pause.decisions.length, outcome },
-      'decisions recorded',
-    );
+    const batch = this.toBatch(request, now);
+    const { sessionId, decidedBy } = request;
+    const leaseUntil = now + this.leaseMs;
+    try {
+      const early = await this.store.decideEarly(sessionId, batch, now, leaseUntil);
+      return await this.resumeDecided(early, decidedBy, sink);
+    } catch (error) {
+      // An early claim that lost its race left nothing behind: decide again, afresh.
+      if (!(error instanceof ClaimLost)) throw error;
+    }
+    const decided = await this.store.decide(sessionId, batch, now, leaseUntil);
+    return this.resumeDecided(decided, decidedBy, sink);
+  }
+
+  private async resumeDecided(
+    { outcome, pause, early }: DecideResult,
+    decidedBy: string,
+    sink?: RunEventSink,
+  ): Promise<RunOutcome> {
+    const recorded = () =>
+      this.log(pause.sessionId, pause.invocationId).info(
+        { decided_by: decidedBy, decisions: pause.decisions.length, outcome },
+        'decisions recorded',
+      );
     if (outcome === 'pending') {
+      recorded();
       const pending = pendingOutcome(pause);
       const emit = this.emitter(pause.sessionId, sink);
       emit({ type: 'decided', approvals: pause.approvals, decisions: pause.decisions });
       emit({ type: 'outcome', outcome: pending });
       return pending;
     }
+    // An early claim is recorded once it is stored.
+    if (!early) recorded();
+    else early.stored.then((held) => held && recorded()).catch(() => undefined);
+    const releases = this.prepareEffects(pause);
     try {
       return await this.drive(
         this.requireApp(pause.app),
         { id: pause.sessionId, userId: pause.userId },
         pause.invocationId,
         { role: 'user', parts: pause.approvals.map((a) => answerPart(a, pause.decisions)) },
-        { sink, resumedFrom: pause },
+        { sink, resumedFrom: pause, claim: early },
       );
     } finally {
       for (const release of releases) release();
@@ -333,6 +351,21 @@ export class HoldpointRuntime {
     };
   }
 
+  /** Holds events back until the claim is stored; drops them if it never is. */
+  private afterClaim(claim: EarlyClaim, emit: RunEventSink): RunEventSink {
+    let state: 'waiting' | 'stored' | 'lost' = 'waiting';
+    const held: RunEvent[] = [];
+    const settle = (stored: boolean) => {
+      state = stored ? 'stored' : 'lost';
+      if (stored) for (const event of held.splice(0)) emit(event);
+    };
+    claim.stored.then(settle, () => settle(false));
+    return (event) => {
+      if (state === 'waiting') held.push(event);
+      else if (state === 'stored') emit(event);
+    };
+  }
+
   private get leaseMs(): number {
     return (this.options.runLeaseSeconds ?? 600) * 1000;
   }
@@ -388,6 +421,24 @@ export class HoldpointRuntime {
     }
   }
 
+  /**
+   * Waits until an early claim is stored. When it lost its race, or the store failed,
+   * forgets what the run appended on it (the run has stopped) and throws.
+   */
+  private async confirmClaim(claim: EarlyClaim): Promise<void> {
+    let held: boolean;
+    try {
+      held = await claim.stored;
+    } catch (error) {
+      claim.discard();
+      throw error;
+    }
+    if (!held) {
+      claim.discard();
+      throw new ClaimLost();
+    }
+  }
+
   private runner(app: AgentApp): Runner {
     let runner = this.runners.get(app.name);
     if (!runner) {
@@ -421,10 +472,12 @@ export class HoldpointRuntime {
       sink,
       resumedFrom,
       stored,
-    }: { sink?: RunEventSink; resumedFrom?: Pause; stored?: Promise<void> },
+      claim,
+    }: { sink?: RunEventSink; resumedFrom?: Pause; stored?: Promise<void>; claim?: EarlyClaim },
   ): Promise<RunOutcome> {
     const log = this.log(session.id, invocationId);
-    const emit = this.emitter(session.id, sink);
+    const direct = this.emitter(session.id, sink);
+    const emit = claim ? this.afterClaim(claim, direct) : direct;
     emit({
       type: 'run-started',
       sessionId: session.id,
@@ -437,12 +490,21 @@ export class HoldpointRuntime {
     }
     const denied = deniedCalls(resumedFrom);
     const collector = new SegmentCollector(app.hints);
-    const lift = stored && this.gate.hold(session.id, stored);
+    // A run whose session or claim is still on its way to the store stops at once
+    // should it never get there.
+    const ready = stored ? stored.then(() => true) : claim?.stored;
+    const abort = new AbortController();
+    ready?.then(
+      (held) => held || abort.abort(),
+      () => abort.abort(),
+    );
+    const lift = ready && this.gate.hold(session.id, ready, { models: claim !== undefined });
     try {
       for await (const event of this.runner(app).runAsync({
         userId: session.userId,
         sessionId: session.id,
         newMessage,
+        abortSignal: abort.signal,
       })) {
         for (const runEvent of collector.add(event, denied)) emit(runEvent);
         // A streaming caller flushes each event before the next: give I/O a turn even
@@ -455,6 +517,7 @@ export class HoldpointRuntime {
       lift?.();
     }
     if (stored) await this.settle(app, session, stored);
+    if (claim) await this.confirmClaim(claim);
     const now = this.now();
     if (collector.error !== undefined) {
       await this.store.finishRun(
@@ -539,6 +602,9 @@ export class HoldpointRuntime {
     return this.options.logger.child({ session_id: sessionId, invocation_id: invocationId });
   }
 }
+
+/** A run started on an early claim that another writer beat: nothing of it was stored. */
+class ClaimLost extends Error {}
 
 /** Tool calls a person rejected in `pause`: their ADK responses mean "denied", not "failed". */
 function deniedCalls(pause: Pause | undefined): Set<string> {

@@ -117,6 +117,18 @@ export class RedisSessionCache {
     });
   }
 
+  /**
+   * Lets this process's run read the session at `version` from here before the write
+   * that takes it for the run is confirmed. Nothing else changes: a compare-and-set
+   * from this copy is still checked against `version`.
+   */
+  leaseAhead(sessionId: string, version: number, leaseUntil: number, shared: SharedState): void {
+    const entry = this.entries.get(sessionId);
+    if (entry?.version !== version || !entry.adk) return;
+    entry.leaseUntil = leaseUntil;
+    entry.shared = shared;
+  }
+
   /** Records a fresh read of the snapshot at `version`. */
   readSnapshot(sessionId: string, version: number, snapshot: StoredSnapshot): void {
     const previous = this.entries.get(sessionId);

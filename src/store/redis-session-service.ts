@@ -426,7 +426,12 @@ export class RedisSessionService extends BaseSessionService {
       const sharedOf =
         run && cached?.adk && cached.version === readVersion ? cached.adk : undefined;
       const known = sharedOf && this.shared.cached(sharedOf.appName, sharedOf.userId);
-      return this.buffer.drain(sessionId, async (events) => {
+      // With the shared state known, the run may read its session from the cache while
+      // the write is on its way: a transition leaves the ADK side as it was.
+      if (run && known && readVersion !== undefined) {
+        this.cache.leaseAhead(sessionId, readVersion, run.leaseUntil, known);
+      }
+      const writing = this.buffer.drain(sessionId, async (events) => {
         const [written, sharedState] = await Promise.all([
           this.writer.write(sessionId, transition, events),
           known ?? (sharedOf && this.shared.apply(sharedOf.appName, sharedOf.userId)),
@@ -442,7 +447,21 @@ export class RedisSessionService extends BaseSessionService {
         await this.writeSharedState(events);
         return written;
       });
+      // A write that failed may or may not have happened: the next one reads afresh.
+      return writing.catch((error: unknown) => {
+        this.cache.delete(sessionId);
+        throw error;
+      });
     });
+  }
+
+  /**
+   * Forgets the events this process appended to the session and its copy of it:
+   * for a run that started on a claim that did not hold, once that run has stopped.
+   */
+  discard(sessionId: string): void {
+    this.buffer.drop(sessionId);
+    this.cache.delete(sessionId);
   }
 
   /** Stops listening for shared-state changes. */

@@ -305,6 +305,36 @@ describe('RedisStore', () => {
     expect(await scratch.redis.get(claimed)).toMatch(/"done":true/);
   });
 
+  it('answers a claim early from its copy, and writes nothing when the copy was stale', async () => {
+    const { session, run, now } = await running();
+    const pause = newPause(run, now);
+    await store.savePause(pause, [], now + HOUR);
+    const all = { approved: true, decidedBy: 'bob', at: now };
+
+    const claimed = await store.decideEarly(session.id, { all }, now, now + HOUR);
+    expect(claimed.outcome).toBe('claimed');
+    expect(await claimed.early?.stored).toBe(true);
+    expect(await peer.getPause(session.id, pause.pauseId)).toMatchObject({ status: 'resuming' });
+
+    // A peer moves the session on; this handle's copy still shows the pause pending.
+    const second = await running();
+    const stalePause = newPause(second.run, second.now);
+    await store.savePause(stalePause, [], second.now + HOUR);
+    await peer.cancel(second.session.id, 'carol', undefined, second.now);
+    const audit = await peer.listAudit(second.session.id);
+    const lost = await store.decideEarly(second.session.id, { all }, second.now, second.now + HOUR);
+    expect(lost.outcome).toBe('claimed');
+    expect(await lost.early?.stored).toBe(false);
+    expect(await peer.getPause(second.session.id, stalePause.pauseId)).toMatchObject({
+      status: 'cancelled',
+    });
+    expect(await peer.listAudit(second.session.id)).toEqual(audit);
+    // Deciding again reads afresh and tells why.
+    expect(
+      await codeOf(store.decide(second.session.id, { all }, second.now, second.now + HOUR)),
+    ).toBe('PAUSE_CANCELLED');
+  });
+
   it('prunes index entries of ended pauses on read, and lets old ones age out', async () => {
     const { session, run, now } = await running();
     const index = `${scratch.prefix}:{index}:paused`;

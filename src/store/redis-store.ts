@@ -7,9 +7,14 @@ import { RedisRelay } from './redis-relay.js';
 import { RedisSessionCache, type StoredSnapshot } from './redis-session-cache.js';
 import { RedisSessionService } from './redis-session-service.js';
 import { pauseField, runField } from './redis-session-writer.js';
-import type { CreatedSession } from './store.js';
+import type { CreatedSession, DecideResult, DecisionBatch } from './store.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
-import { beginRunTransition, type SessionSnapshot, type SessionWrites } from './transitions.js';
+import {
+  beginRunTransition,
+  decideTransition,
+  type SessionSnapshot,
+  type SessionWrites,
+} from './transitions.js';
 
 const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
 
@@ -134,6 +139,51 @@ export class RedisStore extends TransactionalStore {
       { version: 'new', writes, current: { run: writes.run } },
       leaseUntil,
     );
+  }
+
+  /**
+   * Records decisions. A decision that completes the pause, computed on this
+   * process's copy of the session, answers `claimed` as soon as its claim is sent:
+   * the resumed run gets going during the round trip (see EarlyClaim).
+   */
+  override decideEarly(
+    sessionId: string,
+    batch: DecisionBatch,
+    now: number,
+    leaseUntil: number,
+  ): Promise<DecideResult> {
+    const early = this.claimEarly(sessionId, batch, now, leaseUntil);
+    return early ? Promise.resolve(early) : this.decide(sessionId, batch, now, leaseUntil);
+  }
+
+  private claimEarly(
+    sessionId: string,
+    batch: DecisionBatch,
+    now: number,
+    leaseUntil: number,
+  ): DecideResult | undefined {
+    const cached = this.cache.get(sessionId);
+    if (!cached?.snapshot) return undefined;
+    const read = {
+      version: cached.version,
+      snapshot: parseSnapshot(cached.snapshot),
+      cached: true,
+    };
+    let claim: ReturnType<typeof decideTransition>;
+    try {
+      claim = decideTransition(read.snapshot, batch, now, leaseUntil);
+    } catch {
+      // Refusals are answered from a fresh read, never from a copy.
+      return undefined;
+    }
+    if (!claim.writes || claim.error || claim.value?.outcome !== 'claimed') return undefined;
+    return {
+      ...claim.value,
+      early: {
+        stored: this.commit(sessionId, read, claim.writes),
+        discard: () => this.sessions.discard(sessionId),
+      },
+    };
   }
 
   protected async readSnapshot(

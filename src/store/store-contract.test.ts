@@ -380,6 +380,35 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(decided).toHaveLength(1);
   });
 
+  it('lets exactly one of 20 concurrent early deciders hold a claim', async () => {
+    const now = Date.now();
+    const { session, pause } = await pausedSession(1, now);
+    const approvalId = pause.approvals[0]?.approvalId ?? '';
+    // As the runtime does: an early claim that did not hold is decided again.
+    const decide = async (handle: HoldpointStore, i: number) => {
+      const batch = { decisions: [decision(approvalId, now + i)] };
+      const result = await handle.decideEarly(session.id, batch, now + 1, now + 60_000);
+      if (result.early && !(await result.early.stored)) {
+        result.early.discard();
+        return handle.decide(session.id, batch, now + 1, now + 60_000);
+      }
+      return result;
+    };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        codeOf(
+          decide(i % 2 ? subject.peer : store, i).then((result) => {
+            if (result.outcome !== 'claimed') throw new Error(`unexpected ${result.outcome}`);
+          }),
+        ),
+      ),
+    );
+    expect(results.filter((code) => code === 'ok')).toHaveLength(1);
+    expect(results.filter((code) => code === 'ALREADY_DECIDED')).toHaveLength(19);
+    const decided = (await store.listAudit(session.id)).filter((line) => line.action === 'decided');
+    expect(decided).toHaveLength(1);
+  });
+
   it('runs an effect once for 20 concurrent callers, who all get its result', async () => {
     const key = unique('effect');
     let runs = 0;

@@ -15,6 +15,22 @@ export interface DecideResult {
   pause: Pause;
   /** `claimed`: every approval is decided and this caller must resume the run. */
   outcome: 'pending' | 'claimed';
+  /** Set when `decideEarly` answered `claimed` before the claim was stored. */
+  early?: EarlyClaim;
+}
+
+/**
+ * A claim a store answered as soon as it sent it. The resumed run may start; no tool
+ * or model call of it may happen before `stored` says the claim holds.
+ */
+export interface EarlyClaim {
+  /**
+   * true once the claim is stored; false when another writer changed the session
+   * first, so nothing of it was written (decide again); rejects when the store failed.
+   */
+  stored: Promise<boolean>;
+  /** Forgets what the session's run appended since the claim, once that run has stopped. */
+  discard(): void;
 }
 
 /** How a run ended, written atomically with the session going idle. */
@@ -85,6 +101,16 @@ export interface HoldpointStore {
    * gets `claimed`.
    */
   decide(
+    sessionId: string,
+    batch: DecisionBatch,
+    now: number,
+    leaseUntil: number,
+  ): Promise<DecideResult>;
+  /**
+   * `decide`, except that a store may answer `claimed` as soon as it has sent the
+   * claim, with `early` saying whether it holds; others answer as `decide` does.
+   */
+  decideEarly(
     sessionId: string,
     batch: DecisionBatch,
     now: number,

@@ -146,6 +146,16 @@ export abstract class TransactionalStore implements HoldpointStore {
     return this.transact(sessionId, (s) => decideTransition(s, batch, now, leaseUntil));
   }
 
+  /** Answers as `decide`: stores that can answer before their claim is stored override it. */
+  decideEarly(
+    sessionId: string,
+    batch: DecisionBatch,
+    now: number,
+    leaseUntil: number,
+  ): Promise<DecideResult> {
+    return this.decide(sessionId, batch, now, leaseUntil);
+  }
+
   finishRun(
     sessionId: string,
     invocationId: string,
