@@ -3,7 +3,7 @@ import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { BufferedEvent } from './redis-event-buffer.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { JsonState, StoredSnapshot } from './redis-session-cache.js';
-import type { SessionWrites } from './transitions.js';
+import type { SessionSnapshot, SessionWrites } from './transitions.js';
 
 // One script, so a transition and the events of the run segment it ends are written
 // together or not at all. The script does little on purpose: each call into Redis
@@ -86,16 +86,39 @@ export function runField(invocationId: string): string {
   return `run:${invocationId}`;
 }
 
+// The records behind each stored snapshot, parsed at most once: a snapshot kept by
+// the session cache is used by every transition until the next write. Transitions
+// build new records and never change these.
+const records = new WeakMap<StoredSnapshot, SessionSnapshot>();
+
+function parsed<T>(json: string | undefined): T | undefined {
+  return json === undefined ? undefined : (JSON.parse(json) as T);
+}
+
+/** The records of a stored snapshot. */
+export function snapshotRecords(stored: StoredSnapshot): SessionSnapshot {
+  let snapshot = records.get(stored);
+  if (!snapshot) {
+    snapshot = {
+      meta: JSON.parse(stored.meta),
+      pause: parsed(stored.pause),
+      run: parsed(stored.run),
+    };
+    records.set(stored, snapshot);
+  }
+  return snapshot;
+}
+
 /** The snapshot a transition leaves, as stored (JSON). */
 export function storedSnapshot(
   transition: VersionedWrites,
   json: (value: object) => string = JSON.stringify,
 ): StoredSnapshot {
-  return {
-    meta: json(transition.writes.meta),
-    pause: transition.current.pause && json(transition.current.pause),
-    run: transition.current.run && json(transition.current.run),
-  };
+  const { meta } = transition.writes;
+  const { pause, run } = transition.current;
+  const stored = { meta: json(meta), pause: pause && json(pause), run: run && json(run) };
+  records.set(stored, { meta, pause, run });
+  return stored;
 }
 
 /** A state transition to commit only if the session is still at `version`. */

@@ -6,15 +6,10 @@ import { RedisKeys } from './redis-keys.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisSessionCache, type StoredSnapshot } from './redis-session-cache.js';
 import { RedisSessionService } from './redis-session-service.js';
-import { pauseField, runField } from './redis-session-writer.js';
+import { pauseField, runField, snapshotRecords } from './redis-session-writer.js';
 import type { CreatedSession, DecideResult, DecisionBatch } from './store.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
-import {
-  beginRunTransition,
-  decideTransition,
-  type SessionSnapshot,
-  type SessionWrites,
-} from './transitions.js';
+import { beginRunTransition, decideTransition, type SessionWrites } from './transitions.js';
 
 const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
 
@@ -55,10 +50,6 @@ export interface RedisStoreOptions {
 
 function parse<T>(json: string | null | undefined): T | undefined {
   return json === null || json === undefined ? undefined : (JSON.parse(json) as T);
-}
-
-function parseSnapshot(stored: StoredSnapshot): SessionSnapshot {
-  return { meta: JSON.parse(stored.meta), pause: parse(stored.pause), run: parse(stored.run) };
 }
 
 /** Whether `writes` take the session for a new run, or back for a resumed one. */
@@ -166,7 +157,7 @@ export class RedisStore extends TransactionalStore {
     if (!cached?.snapshot) return undefined;
     const read = {
       version: cached.version,
-      snapshot: parseSnapshot(cached.snapshot),
+      snapshot: snapshotRecords(cached.snapshot),
       cached: true,
     };
     let claim: ReturnType<typeof decideTransition>;
@@ -192,7 +183,7 @@ export class RedisStore extends TransactionalStore {
   ): Promise<VersionedSnapshot | undefined> {
     const cached = fresh ? undefined : this.cache.get(sessionId);
     if (cached?.snapshot) {
-      return { version: cached.version, snapshot: parseSnapshot(cached.snapshot), cached: true };
+      return { version: cached.version, snapshot: snapshotRecords(cached.snapshot), cached: true };
     }
     return this.conn.run(async () => {
       const [version, meta, waitingUntil, pause, run] = (await this.readCurrent(
@@ -206,7 +197,7 @@ export class RedisStore extends TransactionalStore {
       this.relay.noteWaiting(sessionId, Number(waitingUntil ?? 0));
       const stored: StoredSnapshot = { meta, pause: pause ?? undefined, run: run ?? undefined };
       this.cache.readSnapshot(sessionId, Number(version), stored);
-      return { version: Number(version), snapshot: parseSnapshot(stored) };
+      return { version: Number(version), snapshot: snapshotRecords(stored) };
     });
   }
 
