@@ -172,6 +172,40 @@ describe('a resumed run on an early claim', () => {
     }
   });
 
+  it('resumes once when one process gets the same decision twice at once', async () => {
+    const reached: string[] = [];
+    const runtime = runtimeOn(store, reached);
+    const paused = await runtime.start({
+      query: 'Generate 2 images',
+      userId: 'kim',
+      app: 'image-studio',
+    });
+    // This process keeps the paused session and the user's shared state: both decisions
+    // are claimed early, from the same copy.
+    await runtime.history(paused.sessionId);
+    const approve = () =>
+      runtime.resume({ sessionId: paused.sessionId, decidedBy: 'kim', approved: true });
+    const results = await Promise.allSettled([approve(), approve()]);
+
+    const completed = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.status] : []));
+    expect(completed).toEqual(['completed']);
+    const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+    expect(await codeOf(Promise.reject(refused[0]))).toBe('ALREADY_DECIDED');
+    expect(reached).toHaveLength(1);
+    // The winner's run is stored whole, and nothing of the loser's.
+    const reader = await openStore();
+    const session = await reader.sessions.getSession({
+      appName: 'image-studio',
+      userId: 'kim',
+      sessionId: paused.sessionId,
+    });
+    await reader.close();
+    const responses = (session?.events ?? [])
+      .flatMap((event) => event.content?.parts ?? [])
+      .flatMap((part) => (part.functionResponse ? [part.functionResponse.name] : []));
+    expect(responses).toEqual(['adk_request_confirmation', 'request_image_generation']);
+  });
+
   it('calls no model when the claim does not hold', async () => {
     // A picked already, so the session waits on its next question.
     const { peer, b, sessionId, decision } = await staleCopyInB('picker', 'Pick a fruit');

@@ -193,10 +193,18 @@ export class HoldpointRuntime {
     // An early claim is recorded once it is stored.
     if (!early) recorded();
     else early.stored.then((held) => held && recorded()).catch(() => undefined);
+    let app: AgentApp;
+    try {
+      app = this.requireApp(pause.app);
+    } catch (error) {
+      // No run starts: an early claim still has to be settled.
+      if (early) await this.confirmClaim(early);
+      throw error;
+    }
     const releases = this.prepareEffects(pause);
     try {
       return await this.drive(
-        this.requireApp(pause.app),
+        app,
         { id: pause.sessionId, userId: pause.userId },
         pause.invocationId,
         { role: 'user', parts: pause.approvals.map((a) => answerPart(a, pause.decisions)) },

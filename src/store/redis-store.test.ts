@@ -325,6 +325,7 @@ describe('RedisStore', () => {
     const lost = await store.decideEarly(second.session.id, { all }, second.now, second.now + HOUR);
     expect(lost.outcome).toBe('claimed');
     expect(await lost.early?.stored).toBe(false);
+    lost.early?.discard();
     expect(await peer.getPause(second.session.id, stalePause.pauseId)).toMatchObject({
       status: 'cancelled',
     });

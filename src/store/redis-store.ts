@@ -81,6 +81,8 @@ export class RedisStore extends TransactionalStore {
   private readonly readCurrent: RedisScript;
   private readonly indexPause: RedisScript;
   private readonly unindexPause: RedisScript;
+  /** Early claims whose run may still append to the session, by session. */
+  private readonly unsettledClaims = new Map<string, Promise<void>>();
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -154,7 +156,7 @@ export class RedisStore extends TransactionalStore {
     leaseUntil: number,
   ): DecideResult | undefined {
     const cached = this.cache.get(sessionId);
-    if (!cached?.snapshot) return undefined;
+    if (!cached?.snapshot || this.unsettledClaims.has(sessionId)) return undefined;
     const read = {
       version: cached.version,
       snapshot: snapshotRecords(cached.snapshot),
@@ -168,11 +170,27 @@ export class RedisStore extends TransactionalStore {
       return undefined;
     }
     if (!claim.writes || claim.error || claim.value?.outcome !== 'claimed') return undefined;
+    // Until the claim holds, or the run on it stopped and what it appended is gone,
+    // nothing else in this process reads the session for a transition: a commit would
+    // take that run's appended events with it.
+    let settle = () => {};
+    const settled = new Promise<void>((resolve) => {
+      settle = () => {
+        if (this.unsettledClaims.get(sessionId) === settled) this.unsettledClaims.delete(sessionId);
+        resolve();
+      };
+    });
+    this.unsettledClaims.set(sessionId, settled);
+    const stored = this.commit(sessionId, read, claim.writes);
+    stored.then((held) => held && settle()).catch(() => undefined);
     return {
       ...claim.value,
       early: {
-        stored: this.commit(sessionId, read, claim.writes),
-        discard: () => this.sessions.discard(sessionId),
+        stored,
+        discard: () => {
+          this.sessions.discard(sessionId);
+          settle();
+        },
       },
     };
   }
@@ -181,6 +199,7 @@ export class RedisStore extends TransactionalStore {
     sessionId: string,
     fresh: boolean,
   ): Promise<VersionedSnapshot | undefined> {
+    await this.unsettledClaims.get(sessionId);
     const cached = fresh ? undefined : this.cache.get(sessionId);
     if (cached?.snapshot) {
       return { version: cached.version, snapshot: snapshotRecords(cached.snapshot), cached: true };

@@ -29,7 +29,11 @@ export interface EarlyClaim {
    * first, so nothing of it was written (decide again); rejects when the store failed.
    */
   stored: Promise<boolean>;
-  /** Forgets what the session's run appended since the claim, once that run has stopped. */
+  /**
+   * Forgets what the session's run appended since the claim, once that run has
+   * stopped; a claim that did not hold must be discarded, as the session's other
+   * transitions in this process wait until it is.
+   */
   discard(): void;
 }
 
