@@ -1,10 +1,16 @@
 import type { Redis } from 'ioredis';
-import type { RedisConnection } from './redis-connection.js';
+import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RunRelay, Unsubscribe } from './run-relay.js';
 
 /** How long a subscriber's mark says "someone waits here"; renewed while subscribed. */
 const WAITING_MS = 60_000;
+// Marks only a session that exists: a mark on a gone one would leave a key behind
+// with no expiry.
+const MARK_WAITING_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSET', KEYS[1], 'waitingUntil', ARGV[1])
+`;
 
 /**
  * The relay over Redis pub/sub: any instance sharing the Redis receives a
@@ -21,11 +27,14 @@ export class RedisRelay implements RunRelay {
   private readonly handlers = new Map<string, Set<(message: unknown) => void>>();
   private readonly waiting = new Map<string, number>();
   private readonly renewals = new Map<string, NodeJS.Timeout>();
+  private readonly mark: RedisScript;
 
   constructor(
     private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
-  ) {}
+  ) {
+    this.mark = conn.script('holdpointMarkWaiting', MARK_WAITING_LUA);
+  }
 
   /** Records until when someone waits on the session, as read from its meta. */
   noteWaiting(sessionId: string, until: number): void {
@@ -83,7 +92,7 @@ export class RedisRelay implements RunRelay {
 
   private async markWaiting(sessionId: string): Promise<void> {
     const until = Date.now() + WAITING_MS;
-    await this.conn.run((redis) => redis.hset(this.keys.meta(sessionId), 'waitingUntil', until));
+    await this.conn.run(() => this.mark([this.keys.meta(sessionId)], [until]));
     this.noteWaiting(sessionId, until);
   }
 

@@ -380,6 +380,20 @@ describe('RedisStore', () => {
     expect(await store.findApproval(pause.approvals[0]?.approvalId ?? '')).toBeUndefined();
     expect(await store.getMeta(session.id)).toBeUndefined();
   });
+
+  it('marks a session waited on only while it exists', async () => {
+    const { session } = await running();
+    const meta = `${scratch.prefix}:{s:${session.id}}:meta`;
+    const stop = await store.relay.subscribe(session.id, () => {});
+    expect(Number(await scratch.redis.hget(meta, 'waitingUntil'))).toBeGreaterThan(Date.now());
+    await stop();
+
+    // Waiting on a session that is gone leaves nothing behind.
+    const gone = `gone-${Math.random()}`;
+    const stopGone = await store.relay.subscribe(gone, () => {});
+    await stopGone();
+    expect((await scratch.keys()).filter((key) => key.includes(gone))).toEqual([]);
+  });
 });
 
 describe('RedisStore when Redis is unreachable', () => {
