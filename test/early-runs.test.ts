@@ -71,29 +71,14 @@ describe("a new session's first run on Redis", () => {
   it('runs no tool for a session Redis refused to store', async () => {
     // Tools report here the moment they reach their effect.
     const reached: string[] = [];
-    const effects: EffectLedger = {
-      once: (key, effect) => {
-        reached.push(key);
-        return store.effects.once(key, effect);
-      },
-    };
-    const runtime = new HoldpointRuntime({
-      store,
-      apps: createApps({ model: 'rules', imageThreshold: 1, effects }),
-      defaultApp: DEFAULT_APP,
-      pauseTtlSeconds: 3600,
-      retentionSeconds: 600,
-      logger: pino({ level: 'silent' }),
-    });
+    const runtime = runtimeOn(store, reached);
     const oneImage = () =>
       runtime.start({ query: 'Generate 1 image', userId: 'ana', app: 'image-studio' });
 
     expect((await oneImage()).status).toBe('completed');
     // Once the store listens for shared-state changes, what it read is kept, and the
     // next run of the user starts before Redis has confirmed its session.
-    await expect
-      .poll(async () => (await admin.pubsub('NUMSUB', 'early:shared-state-changed'))[1])
-      .toBe(1);
+    await listening(1);
     expect((await oneImage()).status).toBe('completed');
     const before = reached.length;
 

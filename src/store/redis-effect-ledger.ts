@@ -74,9 +74,7 @@ export class RedisEffectLedger implements EffectLedger {
     const claim = newClaim();
     const deadline = Date.now() + (this.options.waitMs ?? DEFAULT_WAIT_MS);
     for (;;) {
-      const claimed = await this.conn.run((redis) =>
-        redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'),
-      );
+      const claimed = await this.claim(redisKey, claim);
       if (claimed) return this.runClaimed(redisKey, claim, effect);
       // Another caller holds the key: wait for its result; claim again if it released.
       for (;;) {
@@ -107,12 +105,10 @@ export class RedisEffectLedger implements EffectLedger {
     const sent = this.prepared.get(key);
     if (sent) return () => this.releasePrepared(key, redisKey, sent);
     const claim = newClaim();
-    const granted = this.conn
-      .run((redis) => redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'))
-      .then(
-        (reply) => (reply ? claim : undefined),
-        () => undefined,
-      );
+    const granted = this.claim(redisKey, claim).then(
+      (reply) => (reply ? claim : undefined),
+      () => undefined,
+    );
     this.prepared.set(key, granted);
     return () => this.releasePrepared(key, redisKey, granted);
   }
@@ -121,9 +117,19 @@ export class RedisEffectLedger implements EffectLedger {
   private releasePrepared(key: string, redisKey: string, granted: Promise<string | undefined>) {
     if (this.prepared.get(key) !== granted) return;
     this.prepared.delete(key);
-    void granted.then((held) => {
-      if (held) this.conn.run(() => this.release([redisKey], [held])).catch(() => undefined);
-    });
+    void granted.then((held) => held && this.giveUp(redisKey, held));
+  }
+
+  /** Claims `redisKey` for `claim` unless someone holds it; 'OK' when granted. */
+  private claim(redisKey: string, claim: string): Promise<'OK' | null> {
+    return this.conn.run((redis) =>
+      redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'),
+    );
+  }
+
+  /** Releases `claim` on `redisKey` if it still holds it. */
+  private giveUp(redisKey: string, claim: string): Promise<unknown> {
+    return this.conn.run(() => this.release([redisKey], [claim])).catch(() => undefined);
   }
 
   private async runClaimed<T>(
@@ -137,7 +143,7 @@ export class RedisEffectLedger implements EffectLedger {
     } catch (error) {
       // The effect's own failure is what the caller must see; an unreleased claim
       // only delays a retry until it lapses.
-      await this.conn.run(() => this.release([redisKey], [claim])).catch(() => undefined);
+      await this.giveUp(redisKey, claim);
       throw error;
     }
     const entry: LedgerEntry = { done: true, result };

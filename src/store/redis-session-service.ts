@@ -281,10 +281,7 @@ export class RedisSessionService extends BaseSessionService {
     // What this process holds of the session goes first, so it goes even when Redis
     // cannot be reached (a session whose creation failed is deleted that way).
     const local = this.cache.get(sessionId)?.adk ?? this.buffer.list(sessionId)[0];
-    if (local?.appName === appName && local.userId === userId) {
-      this.buffer.drop(sessionId);
-      this.cache.delete(sessionId);
-    }
+    if (local?.appName === appName && local.userId === userId) this.discard(sessionId);
     return this.conn.run(async (redis) => {
       const k = this.keys;
       const record = await redis.hgetall(k.meta(sessionId));
@@ -299,8 +296,7 @@ export class RedisSessionService extends BaseSessionService {
         k.eventIndex(sessionId),
         k.audit(sessionId),
       );
-      this.buffer.drop(sessionId);
-      this.cache.delete(sessionId);
+      this.discard(sessionId);
       const index = redis
         .pipeline()
         .zrem(k.paused(), sessionId)
@@ -456,8 +452,9 @@ export class RedisSessionService extends BaseSessionService {
   }
 
   /**
-   * Forgets the events this process appended to the session and its copy of it:
-   * for a run that started on a claim that did not hold, once that run has stopped.
+   * Forgets what this process holds of the session: the events it appended and not
+   * yet wrote, and its copy. For a session deleted, or a run that started on a claim
+   * that did not hold, once that run has stopped.
    */
   discard(sessionId: string): void {
     this.buffer.drop(sessionId);

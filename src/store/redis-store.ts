@@ -9,7 +9,12 @@ import { RedisSessionService } from './redis-session-service.js';
 import { pauseField, runField, snapshotRecords } from './redis-session-writer.js';
 import type { CreatedSession, DecideResult, DecisionBatch } from './store.js';
 import { TransactionalStore, type VersionedSnapshot } from './transactional-store.js';
-import { beginRunTransition, decideTransition, type SessionWrites } from './transitions.js';
+import {
+  beginRunTransition,
+  decideTransition,
+  type SessionWrites,
+  type Transition,
+} from './transitions.js';
 
 const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
 
@@ -155,14 +160,9 @@ export class RedisStore extends TransactionalStore {
     now: number,
     leaseUntil: number,
   ): DecideResult | undefined {
-    const cached = this.cache.get(sessionId);
-    if (!cached?.snapshot || this.unsettledClaims.has(sessionId)) return undefined;
-    const read = {
-      version: cached.version,
-      snapshot: snapshotRecords(cached.snapshot),
-      cached: true,
-    };
-    let claim: ReturnType<typeof decideTransition>;
+    const read = this.unsettledClaims.has(sessionId) ? undefined : this.keptSnapshot(sessionId);
+    if (!read) return undefined;
+    let claim: Transition<DecideResult>;
     try {
       claim = decideTransition(read.snapshot, batch, now, leaseUntil);
     } catch {
@@ -195,15 +195,20 @@ export class RedisStore extends TransactionalStore {
     };
   }
 
+  /** The session's snapshot as this process keeps it, if it does. */
+  private keptSnapshot(sessionId: string): VersionedSnapshot | undefined {
+    const cached = this.cache.get(sessionId);
+    if (!cached?.snapshot) return undefined;
+    return { version: cached.version, snapshot: snapshotRecords(cached.snapshot), cached: true };
+  }
+
   protected async readSnapshot(
     sessionId: string,
     fresh: boolean,
   ): Promise<VersionedSnapshot | undefined> {
     await this.unsettledClaims.get(sessionId);
-    const cached = fresh ? undefined : this.cache.get(sessionId);
-    if (cached?.snapshot) {
-      return { version: cached.version, snapshot: snapshotRecords(cached.snapshot), cached: true };
-    }
+    const kept = fresh ? undefined : this.keptSnapshot(sessionId);
+    if (kept) return kept;
     return this.conn.run(async () => {
       const [version, meta, waitingUntil, pause, run] = (await this.readCurrent(
         [this.keys.meta(sessionId)],

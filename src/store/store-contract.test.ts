@@ -126,6 +126,17 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     return { session, run, pause };
   }
 
+  /** The peer approves the only approval of `pause` at `now + 1`, claiming its resume. */
+  function peerClaims(pause: Pause, now: number) {
+    const approvalId = pause.approvals[0]?.approvalId as string;
+    return subject.peer.decide(
+      pause.sessionId,
+      { decisions: [decision(approvalId, now + 1)] },
+      now + 1,
+      now + 60_000,
+    );
+  }
+
   it('creates the Holdpoint meta with the session', async () => {
     const session = await store.sessions.createSession({ appName: APP, userId: 'ann' });
     expect(await store.getMeta(session.id)).toMatchObject({
@@ -216,14 +227,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   it('answers from what the session is now, whatever this handle did to it before', async () => {
     const now = Date.now();
     const { session, run, pause } = await pausedSession(1, now);
-    const approvalId = pause.approvals[0]?.approvalId as string;
     // The peer decides, runs and finishes the pause this handle created.
-    await subject.peer.decide(
-      session.id,
-      { decisions: [decision(approvalId, now + 1)] },
-      now + 1,
-      now + 60_000,
-    );
+    await peerClaims(pause, now);
     await subject.peer.finishRun(
       session.id,
       run.invocationId,
@@ -261,13 +266,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     await store.savePause(pause, requested(pause), now + HOUR);
 
     // The peer resumes the pause, appends an event and finishes the run.
-    const approvalId = pause.approvals[0]?.approvalId as string;
-    await subject.peer.decide(
-      session.id,
-      { decisions: [decision(approvalId, now + 1)] },
-      now + 1,
-      now + 60_000,
-    );
+    await peerClaims(pause, now);
     const seen = await subject.peer.sessions.getSession({
       appName: APP,
       userId,
