@@ -21,8 +21,11 @@ function expectPaused(outcome: { status: string }): void {
   }
 }
 
+/** What a cycle calls; a floor scenario puts a round trip behind each answer. */
+type CycleRuntime = Pick<HoldpointRuntime, 'start' | 'resume'>;
+
 /** A cycle on the runtime itself: start, then approve everything. */
-export function inProcessCycle(runtime: HoldpointRuntime): Cycle {
+export function inProcessCycle(runtime: CycleRuntime): Cycle {
   return async () => {
     const paused = await runtime.start({ query: QUERY, userId: USER, app: APP });
     expectPaused(paused);
@@ -33,6 +36,30 @@ export function inProcessCycle(runtime: HoldpointRuntime): Cycle {
     });
     expectCompleted(done.status, done.status === 'completed' ? done.artifacts.length : 0);
   };
+}
+
+/**
+ * A cycle on `runtime` (the memory store) that waits for one `roundTrip` behind each
+ * of its two answers. A store that makes the pause durable before answering
+ * `pending_approval`, and the completion before answering `completed`, waits at
+ * least that long: this is the least a durable cycle can cost on this machine.
+ */
+export function durableFloorCycle(
+  runtime: HoldpointRuntime,
+  roundTrip: () => Promise<unknown>,
+): Cycle {
+  return inProcessCycle({
+    start: async (request) => {
+      const outcome = await runtime.start(request);
+      await roundTrip();
+      return outcome;
+    },
+    resume: async (request) => {
+      const outcome = await runtime.resume(request);
+      await roundTrip();
+      return outcome;
+    },
+  });
 }
 
 interface OutcomeBody {

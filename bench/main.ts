@@ -1,9 +1,16 @@
 import { cpus } from 'node:os';
 import { measure, measureInterleaved, type Sample } from './measure.js';
-import { type CommandCounts, RedisCounters, type RedisProfile } from './redis-profile.js';
+import { RedisCounters, type RedisProfile } from './redis-profile.js';
 import { acquireRedis } from './redis-target.js';
 import { type BenchReport, formatReport, ratio } from './report.js';
-import { bareAdk, inProcess, overHttp, type Scenario, type StoreChoice } from './scenarios.js';
+import {
+  bareAdk,
+  durableFloor,
+  inProcess,
+  overHttp,
+  type Scenario,
+  type StoreChoice,
+} from './scenarios.js';
 import { loadBenchSettings } from './settings.js';
 import type { StreamSample } from './stream-measure.js';
 import { streamOnServer } from './stream-scenarios.js';
@@ -12,6 +19,7 @@ const NAMES = {
   adk: 'bare ADK (Runner + InMemorySessionService)',
   memory: 'in-process, memory store',
   redis: 'in-process, redis store',
+  floor: 'in-process, durable floor',
   httpMemory: 'http, memory store',
   httpRedis: 'http, redis store',
 };
@@ -45,11 +53,7 @@ async function stream(transport: keyof typeof STREAMS, choice: StoreChoice): Pro
 }
 
 /** Times one scenario and releases it, whatever happens. */
-async function run(
-  scenario: Scenario,
-  cycles: number,
-  hooks: { beforeTimed?: () => Promise<void>; afterTimed?: (n: number) => Promise<void> } = {},
-): Promise<void> {
+async function run(scenario: Scenario, cycles: number): Promise<void> {
   process.stderr.write(`bench: ${scenario.name} …\n`);
   try {
     const sample = await measure(scenario.name, scenario.cycle, {
@@ -57,7 +61,6 @@ async function run(
       warmupBudgetMs: settings.warmupBudgetMs,
       cycles,
       budgetMs: settings.measureBudgetMs,
-      ...hooks,
     });
     samples.set(scenario.name, sample);
   } finally {
@@ -66,33 +69,22 @@ async function run(
 }
 
 /**
- * Bare ADK and the in-process cycles on both stores, timed in alternating rounds so
- * the ratios to bare ADK do not depend on when each ran; then Redis's commands per
- * cycle are counted.
+ * Bare ADK, the in-process cycles on both stores and the durable floor, timed in
+ * alternating rounds so the ratios to bare ADK do not depend on when each ran; then
+ * Redis's commands per cycle are counted on a few more cycles of the Redis store.
  */
 async function inProcessTogether(): Promise<void> {
   const scenarios = [
     bareAdk(NAMES.adk),
     inProcess(NAMES.memory, { store: 'memory' }),
     inProcess(NAMES.redis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
+    durableFloor(NAMES.floor, redis.url),
   ];
   const [, , redisScenario] = scenarios;
-  let before: CommandCounts = {};
   process.stderr.write(`bench: ${scenarios.map((s) => s.name).join(', ')}, interleaved …\n`);
   try {
     const timed = await measureInterleaved(
-      scenarios.map(({ name, cycle }) => ({
-        scenario: name,
-        cycle,
-        ...(name === NAMES.redis && {
-          beforeTimed: async () => {
-            before = await counters.commandStats();
-          },
-          afterTimed: async (cycles: number) => {
-            redisProfile = RedisCounters.perCycle(before, await counters.commandStats(), cycles);
-          },
-        }),
-      })),
+      scenarios.map(({ name, cycle }) => ({ scenario: name, cycle })),
       {
         warmupCycles: settings.warmupCycles,
         warmupBudgetMs: settings.warmupBudgetMs,
@@ -102,11 +94,8 @@ async function inProcessTogether(): Promise<void> {
       },
     );
     for (const sample of timed) samples.set(sample.scenario, sample);
-    // Split client commands from Lua-internal ones on a few more cycles.
-    if (redisScenario && redisProfile && settings.monitorCycles > 0) {
-      const split = await counters.monitor(redisScenario.cycle, settings.monitorCycles);
-      redisProfile.clientCommands = split.client;
-      redisProfile.luaCommands = split.lua;
+    if (redisScenario && settings.monitorCycles > 0) {
+      redisProfile = await counters.profile(redisScenario.cycle, settings.monitorCycles);
     }
   } finally {
     for (const scenario of scenarios) await scenario.close();
@@ -134,20 +123,35 @@ try {
   await redis.close();
 }
 
-const order = [NAMES.memory, NAMES.redis, NAMES.httpMemory, NAMES.httpRedis, NAMES.adk];
+const order = [
+  NAMES.memory,
+  NAMES.redis,
+  NAMES.floor,
+  NAMES.httpMemory,
+  NAMES.httpRedis,
+  NAMES.adk,
+];
 const ordered = order.flatMap((name) => samples.get(name) ?? []);
-const adk = samples.get(NAMES.adk);
+const ratioOf = (of: string, to: string, targeted = false) => {
+  const [a, b] = [samples.get(of), samples.get(to)];
+  return a && b ? [ratio(a, b, targeted)] : [];
+};
 const report: BenchReport = {
   node: process.version,
   cpus: cpus().length,
   redis: redis.description,
   samples: ordered,
-  ratios: adk
-    ? [NAMES.redis, NAMES.memory].flatMap((name) => {
-        const sample = samples.get(name);
-        return sample ? [ratio(sample, adk)] : [];
-      })
-    : [],
+  ratios: [
+    ...ratioOf(NAMES.redis, NAMES.adk, true),
+    ...ratioOf(NAMES.memory, NAMES.adk),
+    ...ratioOf(NAMES.floor, NAMES.adk),
+    ...ratioOf(NAMES.redis, NAMES.floor),
+  ],
+  floorNote: samples.has(NAMES.floor)
+    ? `durable floor = the memory-store cycle with one awaited Redis PING behind each of its two answers:\n` +
+      '  the least any store adds that makes the pause durable before answering pending_approval,\n' +
+      '  and the completion before answering completed (invariant 4)'
+    : undefined,
   redisProfile,
   streams,
 };

@@ -21,9 +21,6 @@ export interface MeasurePlan {
   warmupBudgetMs: number;
   cycles: number;
   budgetMs: number;
-  /** Runs right before and after the timed cycles, e.g. to read server counters. */
-  beforeTimed?: () => Promise<void>;
-  afterTimed?: (cycles: number) => Promise<void>;
 }
 
 /** The nearest-rank percentile `p` (0..100) of ascending `sorted`. */
@@ -66,18 +63,14 @@ function summarize(scenario: string, latencies: number[], planned: number): Samp
  */
 export async function measure(scenario: string, cycle: Cycle, plan: MeasurePlan): Promise<Sample> {
   await runCycles(cycle, plan.warmupCycles, plan.warmupBudgetMs);
-  await plan.beforeTimed?.();
   const latencies = await runCycles(cycle, plan.cycles, plan.budgetMs);
-  await plan.afterTimed?.(latencies.length);
   return summarize(scenario, latencies, plan.cycles);
 }
 
-/** A cycle to time beside others, with what to run around its timed cycles. */
+/** A cycle to time beside others. */
 export interface Contender {
   scenario: string;
   cycle: Cycle;
-  beforeTimed?: () => Promise<void>;
-  afterTimed?: (cycles: number) => Promise<void>;
 }
 
 /**
@@ -87,11 +80,10 @@ export interface Contender {
  */
 export async function measureInterleaved(
   contenders: Contender[],
-  plan: Omit<MeasurePlan, 'beforeTimed' | 'afterTimed'> & { roundCycles: number },
+  plan: MeasurePlan & { roundCycles: number },
 ): Promise<Sample[]> {
   for (const { cycle } of contenders)
     await runCycles(cycle, plan.warmupCycles, plan.warmupBudgetMs);
-  for (const contender of contenders) await contender.beforeTimed?.();
   const runs = contenders.map((contender) => ({ contender, latencies: [] as number[] }));
   const deadline = performance.now() + plan.budgetMs * contenders.length;
   for (let round = 0; performance.now() < deadline; round++) {
@@ -104,7 +96,6 @@ export async function measureInterleaved(
       run.latencies.push(...(await runCycles(run.contender.cycle, left, Number.POSITIVE_INFINITY)));
     }
   }
-  for (const { contender, latencies } of runs) await contender.afterTimed?.(latencies.length);
   return runs.map(({ contender, latencies }) =>
     summarize(contender.scenario, latencies, plan.cycles),
   );

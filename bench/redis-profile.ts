@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { Cycle } from './measure.js';
 
-/** Calls per command name, as INFO commandstats counts them (Lua-internal calls included). */
+/** Calls per command name (lower case), Lua-internal calls included. */
 export type CommandCounts = Record<string, number>;
 
 /** Redis work per cycle of one scenario. */
@@ -10,23 +10,13 @@ export interface RedisProfile {
   /** Every command Redis executed, per cycle, by name. */
   perCycle: CommandCounts;
   total: number;
-  /** Commands clients sent (each EVALSHA counts once), per cycle; from MONITOR. */
-  clientCommands?: number;
-  /** Commands Lua scripts ran inside EVALSHA, per cycle; from MONITOR. */
-  luaCommands?: number;
+  /** Commands clients sent (each EVALSHA counts once), per cycle. */
+  clientCommands: number;
+  /** Commands Lua scripts ran inside EVALSHA, per cycle. */
+  luaCommands: number;
 }
 
-/** Parses `cmdstat_hget:calls=12,usec=…` lines. */
-function parseCommandStats(info: string): CommandCounts {
-  const counts: CommandCounts = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    const [, name, calls] = match;
-    if (name && calls) counts[name] = Number(calls);
-  }
-  return counts;
-}
-
-/** A connection to read server counters from, separate from the store's own. */
+/** Watches what a Redis executes, on connections of its own. */
 export class RedisCounters {
   private readonly redis: Redis;
 
@@ -34,37 +24,20 @@ export class RedisCounters {
     this.redis = new Redis(url, { maxRetriesPerRequest: 1 });
   }
 
-  /** Snapshot of INFO commandstats. */
-  async commandStats(): Promise<CommandCounts> {
-    return parseCommandStats(await this.redis.info('commandstats'));
-  }
-
   /**
-   * Commands per cycle between two snapshots, leaving out the INFO calls this
-   * reader made itself.
+   * Runs `cycles` cycles under MONITOR (untimed: MONITOR slows Redis) and counts,
+   * per cycle, every command Redis executed, split into what clients sent and what
+   * Lua scripts ran. Only these cycles run meanwhile, so nothing else is counted.
    */
-  static perCycle(before: CommandCounts, after: CommandCounts, cycles: number): RedisProfile {
-    const perCycle: CommandCounts = {};
-    let total = 0;
-    for (const [name, calls] of Object.entries(after)) {
-      const delta = calls - (before[name] ?? 0) - (name === 'info' ? 1 : 0);
-      if (delta <= 0 || cycles === 0) continue;
-      perCycle[name] = delta / cycles;
-      total += delta / cycles;
-    }
-    return { perCycle, total };
-  }
-
-  /**
-   * Runs `cycles` cycles under MONITOR (untimed: MONITOR slows Redis) and splits
-   * what the clients sent from what Lua scripts ran.
-   */
-  async monitor(cycle: Cycle, cycles: number): Promise<{ client: number; lua: number }> {
+  async profile(cycle: Cycle, cycles: number): Promise<RedisProfile> {
     // ioredis opens a separate connection for MONITOR; this one stays usable.
     const monitor = await this.redis.monitor();
+    const counts: CommandCounts = {};
     let client = 0;
     let lua = 0;
-    monitor.on('monitor', (_time: string, _args: string[], source: string) => {
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      const name = (args[0] ?? '').toLowerCase();
+      counts[name] = (counts[name] ?? 0) + 1;
       if (source === 'lua') lua += 1;
       else client += 1;
     });
@@ -75,7 +48,13 @@ export class RedisCounters {
     } finally {
       monitor.disconnect();
     }
-    return { client: cycles > 0 ? client / cycles : 0, lua: cycles > 0 ? lua / cycles : 0 };
+    const per = (n: number) => (cycles > 0 ? n / cycles : 0);
+    return {
+      perCycle: Object.fromEntries(Object.entries(counts).map(([name, n]) => [name, per(n)])),
+      total: per(client + lua),
+      clientCommands: per(client),
+      luaCommands: per(lua),
+    };
   }
 
   close(): void {

@@ -9,6 +9,8 @@ export interface BenchReport {
   redis: string;
   samples: Sample[];
   ratios: Ratio[];
+  /** What the durable floor scenario is, printed under the ratios when it ran. */
+  floorNote?: string;
   redisProfile?: RedisProfile;
   /** AI SDK streaming chats, many in flight at once. */
   streams: StreamSample[];
@@ -21,18 +23,21 @@ export interface Ratio {
   p50: number;
   p99: number;
   mean: number;
+  /** Whether this ratio is the one the ≤ 2× target is about. */
+  targeted: boolean;
 }
 
 const TARGET = 2;
 
 /** `of` relative to `to`, by p50, p99 and mean latency (the mean is 1 / throughput). */
-export function ratio(of: Sample, to: Sample): Ratio {
+export function ratio(of: Sample, to: Sample, targeted = false): Ratio {
   return {
     of: of.scenario,
     to: to.scenario,
     p50: of.p50Ms / to.p50Ms,
     p99: of.p99Ms / to.p99Ms,
     mean: of.meanMs / to.meanMs,
+    targeted,
   };
 }
 
@@ -73,20 +78,19 @@ export function formatReport(report: BenchReport): string {
         times(r.p50),
         times(r.p99),
         times(r.mean),
-        r.of.includes('redis') ? (Math.max(r.p50, r.mean) <= TARGET ? 'met' : 'missed') : '-',
+        r.targeted ? (Math.max(r.p50, r.mean) <= TARGET ? 'met' : 'missed') : '-',
       ]),
     ),
   ];
+  if (report.floorNote) out.push(report.floorNote);
   const profile = report.redisProfile;
   if (profile) {
     const byCount = Object.entries(profile.perCycle).sort((a, b) => b[1] - a[1]);
     out.push(
       '',
       `Redis commands per in-process cycle: ${profile.total.toFixed(1)} in all` +
-        (profile.clientCommands === undefined
-          ? ''
-          : ` (${profile.clientCommands.toFixed(1)} sent by clients, ` +
-            `${(profile.luaCommands ?? 0).toFixed(1)} run inside Lua)`),
+        ` (${profile.clientCommands.toFixed(1)} sent by clients, ` +
+        `${profile.luaCommands.toFixed(1)} run inside Lua)`,
       `  ${byCount.map(([name, n]) => `${name} ${n.toFixed(1)}`).join(', ')}`,
     );
   }

@@ -1,8 +1,9 @@
+import { Redis } from 'ioredis';
 import { type HoldpointConfig, loadConfig } from '../src/config/config.js';
 import { createHoldpoint } from '../src/main/create-holdpoint.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { adkBaselineCycle } from './adk-baseline.js';
-import { httpCycle, inProcessCycle } from './holdpoint-cycles.js';
+import { durableFloorCycle, httpCycle, inProcessCycle } from './holdpoint-cycles.js';
 import type { Cycle } from './measure.js';
 
 /** A cycle to time, and what to release once it has been timed. */
@@ -32,6 +33,23 @@ function benchConfig(choice: StoreChoice, extra: string[] = []): HoldpointConfig
 export function inProcess(name: string, choice: StoreChoice): Scenario {
   const { runtime, store } = createHoldpoint(benchConfig(choice));
   return { name, cycle: inProcessCycle(runtime), close: () => store.close() };
+}
+
+/**
+ * The memory-store runtime with one awaited PING to the Redis at `url` behind each
+ * answer: what making each answer durable costs at the very least.
+ */
+export function durableFloor(name: string, url: string): Scenario {
+  const { runtime, store } = createHoldpoint(benchConfig({ store: 'memory' }));
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  return {
+    name,
+    cycle: durableFloorCycle(runtime, () => redis.ping()),
+    close: async () => {
+      redis.disconnect();
+      await store.close();
+    },
+  };
 }
 
 /** The real HTTP server on an ephemeral 127.0.0.1 port, called with fetch. */

@@ -8,7 +8,7 @@ export interface BenchSettings {
   /** Most time one scenario may spend warming up, then measuring (ms each). */
   warmupBudgetMs: number;
   measureBudgetMs: number;
-  /** Cycles watched with MONITOR to split client commands from Lua-internal ones. */
+  /** Cycles watched with MONITOR to count the Redis commands of one cycle (0: none). */
   monitorCycles: number;
   /** An external Redis to use instead of a private redis-server. */
   redisUrl?: string;
@@ -40,7 +40,7 @@ function count(value: string | undefined, fallback: number, name: string): numbe
  * BENCH_STREAM_REDIS (0 to stream over the memory store only).
  */
 export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
-  // Five scenarios at 8 s warm-up + 25 s measuring stay under ~3 minutes in the worst case;
+  // Six scenarios at 8 s warm-up + 25 s measuring stay under ~3.5 minutes in the worst case;
   // the four streaming ones take ~30 s in all (each at most a 10 s warm-up round + 15 s + 10 s).
   const seconds = count(env.BENCH_SCENARIO_SECONDS, 25, 'BENCH_SCENARIO_SECONDS');
   return {
