@@ -27,6 +27,20 @@ export class RedisKeys {
     return this.session(sessionId, 'meta');
   }
 
+  /**
+   * Every key of one session, in this order: meta, state, events, event index,
+   * audit. A write sets the same expiry on each; deleting a session deletes each.
+   */
+  sessionKeys(sessionId: string): string[] {
+    return [
+      this.meta(sessionId),
+      this.state(sessionId),
+      this.events(sessionId),
+      this.eventIndex(sessionId),
+      this.audit(sessionId),
+    ];
+  }
+
   /** List of AuditEntry JSON lines. */
   audit(sessionId: string): string {
     return this.session(sessionId, 'audit');

@@ -289,13 +289,7 @@ export class RedisSessionService extends BaseSessionService {
       const approvals = Object.entries(record).flatMap(([field, json]) =>
         field.startsWith(pauseField('')) ? (JSON.parse(json) as Pause).approvals : [],
       );
-      await redis.del(
-        k.meta(sessionId),
-        k.state(sessionId),
-        k.events(sessionId),
-        k.eventIndex(sessionId),
-        k.audit(sessionId),
-      );
+      await redis.del(...k.sessionKeys(sessionId));
       this.discard(sessionId);
       const index = redis
         .pipeline()

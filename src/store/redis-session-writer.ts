@@ -12,7 +12,8 @@ import type { SessionSnapshot, SessionWrites } from './transitions.js';
 // expiry: max(now + session TTL, latest pause retention), which never shrinks, so a
 // pause never outlives or predeceases its session.
 //
-// ARGV: version ('new' creates, '' skips the check), now, session TTL, pause
+// KEYS: the session's keys (RedisKeys.sessionKeys: meta, state, events, event
+// index, audit). ARGV: version ('new' creates, '' skips the check), now, session TTL, pause
 // retention ('' for none), then how many meta field/value pairs, audit lines, events
 // (id, JSON) and state pairs follow, then those.
 const WRITE_LUA = `
@@ -167,7 +168,6 @@ export class RedisSessionWriter {
     events: BufferedEvent[],
     initialState: JsonState = {},
   ): Promise<WriteResult | undefined> {
-    const k = this.keys;
     const writes = transition?.writes;
     const state: JsonState = Object.assign({}, initialState, ...events.map((e) => e.sessionState));
     // The current pause and run are usually among the records written: encode each once.
@@ -200,13 +200,6 @@ export class RedisSessionWriter {
     if (lastUpdateTime !== undefined) metaFields.push('lastUpdateTime', lastUpdateTime);
     const audit = (writes?.audit ?? []).map((line) => JSON.stringify(line));
     const stateFields = Object.entries(state).flat();
-    const keys = [
-      k.meta(sessionId),
-      k.state(sessionId),
-      k.events(sessionId),
-      k.eventIndex(sessionId),
-      k.audit(sessionId),
-    ];
     const args = [
       transition ? String(transition.version) : '',
       Date.now(),
@@ -221,7 +214,9 @@ export class RedisSessionWriter {
       ...events.flatMap((e) => [e.id, e.json]),
       ...stateFields,
     ];
-    const reply = (await this.script(keys, args)) as [number, number, number] | null;
+    const reply = (await this.script(this.keys.sessionKeys(sessionId), args)) as
+      | [number, number, number]
+      | null;
     if (!reply) return undefined;
     const [expireAt, version, waitingUntil] = reply;
     return {
