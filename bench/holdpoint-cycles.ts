@@ -48,17 +48,14 @@ export function durableFloorCycle(
   runtime: HoldpointRuntime,
   roundTrip: () => Promise<unknown>,
 ): Cycle {
+  const afterRoundTrip = async <T>(answer: Promise<T>): Promise<T> => {
+    const outcome = await answer;
+    await roundTrip();
+    return outcome;
+  };
   return inProcessCycle({
-    start: async (request) => {
-      const outcome = await runtime.start(request);
-      await roundTrip();
-      return outcome;
-    },
-    resume: async (request) => {
-      const outcome = await runtime.resume(request);
-      await roundTrip();
-      return outcome;
-    },
+    start: (request) => afterRoundTrip(runtime.start(request)),
+    resume: (request) => afterRoundTrip(runtime.resume(request)),
   });
 }
 
