@@ -248,7 +248,7 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     );
     expect(chunks).toContainEqual(expect.objectContaining({ type: 'tool-output-denied' }));
     const { sessionId } = (await finalMessage(chunks)).metadata as { sessionId: string };
-    const audit = await quick.holdpoint.runtime.audit(sessionId);
+    const { entries: audit } = await quick.holdpoint.runtime.audit({ sessionId });
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       actor: 'system',
       approved: false,

@@ -456,7 +456,9 @@ describe('expiry', () => {
     });
     await sleep(1100);
     expect(await short.holdpoint.runtime.expireDue()).toBeGreaterThanOrEqual(1);
-    const audit = await short.holdpoint.store.listAudit(start.body.session_id);
+    const { entries: audit } = await short.holdpoint.runtime.audit({
+      sessionId: start.body.session_id,
+    });
     expect(audit.map((e) => e.action)).toEqual(['requested', 'expired']);
   });
 });

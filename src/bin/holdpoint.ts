@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<void> {
     });
     const holdpoint = createHoldpoint(config);
     if (!holdpoint.runtime.appNames.includes(app)) {
-      await holdpoint.store.close();
+      await holdpoint.runtime.close();
       throw new HoldpointError(
         'UNKNOWN_APP',
         `Unknown app ${app}. Known apps: ${holdpoint.runtime.appNames.join(', ')}.`,
@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<void> {
         output: process.stdout,
       });
     } finally {
-      await holdpoint.store.close();
+      await holdpoint.runtime.close();
     }
     return;
   }

@@ -19,6 +19,9 @@ const configSchema = z
     model: z.string().min(1).optional(),
     imageThreshold: z.coerce.number().int().min(0).default(1),
     sweepIntervalSeconds: z.coerce.number().positive().default(5),
+    runLeaseSeconds: z.coerce.number().min(3).default(30),
+    memoryMaxSessions: positiveInt.default(10_000),
+    memoryMaxMb: positiveInt.default(256),
     approvalTimeoutSeconds: z.coerce.number().positive().default(30),
     approvalTimeoutPolicy: z.enum(['deny', 'park']).default('park'),
     logLevel: z
@@ -44,6 +47,9 @@ const flags = {
   model: { type: 'string', env: 'HOLDPOINT_MODEL' },
   'image-threshold': { type: 'string', env: 'HOLDPOINT_IMAGE_THRESHOLD' },
   'sweep-interval': { type: 'string', env: 'HOLDPOINT_SWEEP_INTERVAL_SECONDS' },
+  'run-lease': { type: 'string', env: 'HOLDPOINT_RUN_LEASE_SECONDS' },
+  'memory-max-sessions': { type: 'string', env: 'HOLDPOINT_MEMORY_MAX_SESSIONS' },
+  'memory-max-mb': { type: 'string', env: 'HOLDPOINT_MEMORY_MAX_MB' },
   'approval-timeout': { type: 'string', env: 'HOLDPOINT_APPROVAL_TIMEOUT_SECONDS' },
   'approval-timeout-policy': { type: 'string', env: 'HOLDPOINT_APPROVAL_TIMEOUT_POLICY' },
   'log-level': { type: 'string', env: 'LOG_LEVEL' },
@@ -55,6 +61,7 @@ const keyOf = (flag: string) =>
     'pause-ttl': 'pauseTtlSeconds',
     'session-ttl': 'sessionTtlSeconds',
     'sweep-interval': 'sweepIntervalSeconds',
+    'run-lease': 'runLeaseSeconds',
     'approval-timeout': 'approvalTimeoutSeconds',
   })[flag] ?? camel(flag);
 

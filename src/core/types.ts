@@ -59,16 +59,28 @@ export interface RunRecord {
 
 export type SessionStatus = 'idle' | 'running' | 'paused';
 
+/**
+ * A running segment's hold on its session. Only the segment that took it (`owner`)
+ * may end the run; it renews `until` while it works, and another run may take the
+ * session over only once `until` has passed.
+ */
+export interface Lease {
+  owner: string;
+  until: number;
+}
+
 /** Holdpoint's own view of a session, beside ADK's events and state. */
 export interface SessionMeta {
   sessionId: string;
   app: string;
   userId: string;
   status: SessionStatus;
+  /** The current (latest) run. */
   invocationId?: string;
+  /** The latest pause, kept after it ends so late deciders learn how it ended. */
   pauseId?: string;
-  /** While running: until when the running process holds the session. */
-  leaseUntil?: number;
+  /** While running: the segment that holds the session. */
+  lease?: Lease;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,16 +1,16 @@
 import { type Logger, pino } from 'pino';
 import { createApps, DEFAULT_APP } from '../agents/app-registry.js';
 import type { HoldpointConfig } from '../config/config.js';
-import { HoldpointRuntime } from '../runtime/runtime.js';
-import { MemoryStore } from '../store/memory-store.js';
-import { RedisStore } from '../store/redis-store.js';
+import { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
+import { RedisStore } from '../store/redis/redis-store.js';
 import type { HoldpointStore } from '../store/store.js';
+import { routeAdkLogs } from './adk-logger.js';
 
-/** A wired Holdpoint: store, example apps and the runtime over them. */
+/** A wired Holdpoint: the example apps and the runtime over the configured store. */
 export interface Holdpoint {
   config: HoldpointConfig;
   logger: Logger;
-  store: HoldpointStore;
   runtime: HoldpointRuntime;
 }
 
@@ -23,12 +23,17 @@ export function createStore(config: HoldpointConfig): HoldpointStore {
       sessionTtlSeconds: config.sessionTtlSeconds,
     });
   }
-  return new MemoryStore();
+  return new MemoryStore({
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    maxSessions: config.memoryMaxSessions,
+    maxBytes: config.memoryMaxMb * 1024 * 1024,
+  });
 }
 
 /** Builds everything a transport needs from a config. */
 export function createHoldpoint(config: HoldpointConfig, logger?: Logger): Holdpoint {
   const log = logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
+  routeAdkLogs(log);
   const store = createStore(config);
   const apps = createApps({
     model: config.model,
@@ -41,9 +46,10 @@ export function createHoldpoint(config: HoldpointConfig, logger?: Logger): Holdp
     defaultApp: DEFAULT_APP,
     pauseTtlSeconds: config.pauseTtlSeconds,
     retentionSeconds: config.sessionTtlSeconds,
+    runLeaseSeconds: config.runLeaseSeconds,
     approvalTimeoutSeconds: config.approvalTimeoutSeconds,
     approvalTimeoutPolicy: config.approvalTimeoutPolicy,
     logger: log,
   });
-  return { config, logger: log, store, runtime };
+  return { config, logger: log, runtime };
 }

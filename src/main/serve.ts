@@ -24,7 +24,7 @@ export interface RunningServer {
  */
 export async function startServer(config: HoldpointConfig): Promise<RunningServer> {
   const holdpoint = createHoldpoint(config);
-  const { runtime, logger, store } = holdpoint;
+  const { runtime, logger } = holdpoint;
   const app = createHttpApp({
     runtime,
     logger,
@@ -39,14 +39,9 @@ export async function startServer(config: HoldpointConfig): Promise<RunningServe
     );
   });
   const sockets = attachChatSocket(server as Server, { runtime, logger });
-  const sweeper = setInterval(() => {
-    runtime
-      .expireDue()
-      .catch((error: unknown) => logger.warn({ err: error }, 'expiry sweep failed'));
-  }, config.sweepIntervalSeconds * 1000);
-  sweeper.unref();
+  const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds);
   logger.info(
-    { port, host: config.host, store: store.kind, model: config.model, apps: runtime.appNames },
+    { port, host: config.host, store: config.store, model: config.model, apps: runtime.appNames },
     `Holdpoint listening on http://${config.host}:${port}`,
   );
   return {
@@ -54,11 +49,11 @@ export async function startServer(config: HoldpointConfig): Promise<RunningServe
     server,
     port,
     close: async () => {
-      clearInterval(sweeper);
+      stopSweeper();
       for (const client of sockets.clients) client.terminate();
       sockets.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
+      await runtime.close();
     },
   };
 }

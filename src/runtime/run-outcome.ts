@@ -1,4 +1,5 @@
-import type { ApprovalRequest, Decision } from '../core/types.js';
+import type { ApprovalRequest, Decision, Pause } from '../core/types.js';
+import { undecidedApprovals } from '../store/transitions.js';
 
 /** A run that finished. */
 export interface CompletedOutcome {
@@ -25,3 +26,18 @@ export interface PendingOutcome {
 
 /** What starting or resuming a run leads to. */
 export type RunOutcome = CompletedOutcome | PendingOutcome;
+
+/** The outcome of a run waiting on `pause`. */
+export function pendingOutcome(pause: Pause): PendingOutcome {
+  const open = undecidedApprovals(pause);
+  return {
+    status: 'pending_approval',
+    sessionId: pause.sessionId,
+    invocationId: pause.invocationId,
+    app: pause.app,
+    message: open.map((a) => a.hint).join('\n'),
+    approvals: open,
+    decisions: pause.decisions,
+    expiresAt: pause.expiresAt,
+  };
+}

@@ -16,11 +16,12 @@ export function decisionConflict(
   if (pause.status === 'cancelled') {
     return new HoldpointError('PAUSE_CANCELLED', 'The run was cancelled.');
   }
-  const ids = new Set(pause.approvals.map((a) => a.approvalId));
+  const byId = new Map(pause.approvals.map((a) => [a.approvalId, a]));
   const decided = new Set(pause.decisions.map((d) => d.approvalId));
   const seen = new Set<string>();
   for (const decision of decisions) {
-    if (!ids.has(decision.approvalId)) {
+    const approval = byId.get(decision.approvalId);
+    if (!approval) {
       return new HoldpointError(
         'APPROVAL_NOT_FOUND',
         `No approval ${decision.approvalId} in this pause.`,
@@ -37,6 +38,13 @@ export function decisionConflict(
       );
     }
     seen.add(decision.approvalId);
+    if (approval.kind === 'input' && decision.approved && decision.payload === undefined) {
+      return new HoldpointError(
+        'VALIDATION_FAILED',
+        `Approval ${decision.approvalId} (${approval.toolName}) waits for a value: give it as the decision's payload.`,
+        { approval_id: decision.approvalId, missing: 'payload' },
+      );
+    }
   }
   if (pause.status !== 'pending') {
     return new HoldpointError(

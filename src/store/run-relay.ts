@@ -1,5 +1,3 @@
-import { EventEmitter } from 'node:events';
-
 /** Stops a subscription. */
 export type Unsubscribe = () => Promise<void>;
 
@@ -15,23 +13,4 @@ export interface RunRelay {
   publish(sessionId: string, message: unknown): void;
   /** Receives the session's messages from now on. */
   subscribe(sessionId: string, handler: (message: unknown) => void): Promise<Unsubscribe>;
-}
-
-/** The relay of one process. */
-export class MemoryRelay implements RunRelay {
-  private readonly emitter = new EventEmitter().setMaxListeners(0);
-
-  publish(sessionId: string, message: unknown): void {
-    if (this.emitter.listenerCount(sessionId) === 0) return;
-    // Delivered on a later tick, as over a network, and as a copy.
-    const copy = structuredClone(message);
-    queueMicrotask(() => this.emitter.emit(sessionId, copy));
-  }
-
-  async subscribe(sessionId: string, handler: (message: unknown) => void): Promise<Unsubscribe> {
-    this.emitter.on(sessionId, handler);
-    return async () => {
-      this.emitter.off(sessionId, handler);
-    };
-  }
 }

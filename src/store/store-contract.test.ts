@@ -1,12 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createEvent, type Session } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf } from '../core/errors.test-support.js';
-import type { AuditEntry, Decision, Pause, RunRecord } from '../core/types.js';
-import { MemoryStore } from './memory-store.js';
-import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
-import { RedisStore } from './redis-store.js';
+import type { Pause } from '../core/types.js';
+import { MemoryStore } from './memory/memory-store.js';
+import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
+import { RedisStore } from './redis/redis-store.js';
 import type { HoldpointStore } from './store.js';
+import {
+  APP,
+  decision,
+  HOUR,
+  lease,
+  newPause,
+  newRun,
+  pausedSession,
+  requested,
+  runningSession,
+  segmentEnd,
+  unique,
+  userEvent,
+} from './store-fixtures.test-support.js';
 
 /** A store, and a second handle on the same data (another process for Redis). */
 interface Subject {
@@ -21,7 +34,7 @@ const subjects: { kind: string; open: () => Subject }[] = [
   {
     kind: 'memory',
     open: () => {
-      const store = new MemoryStore();
+      const store = new MemoryStore({ sessionTtlSeconds: 600 });
       return { store, peer: store, close: async () => {} };
     },
   },
@@ -44,329 +57,343 @@ const subjects: { kind: string; open: () => Subject }[] = [
 
 afterAll(() => scratch.cleanup());
 
-const APP = 'contract-app';
-const HOUR = 3_600_000;
-let counter = 0;
-
-function unique(name: string): string {
-  counter += 1;
-  return `${name}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-function newRun(sessionId: string, userId: string, now: number): RunRecord {
-  return {
-    invocationId: unique('inv'),
-    sessionId,
-    app: APP,
-    userId,
-    query: 'send $200 to Jiro',
-    status: 'running',
-    startedAt: now,
-    updatedAt: now,
-  };
-}
-
-function newPause(run: RunRecord, approvals: number, now: number, ttlMs = HOUR): Pause {
-  return {
-    pauseId: unique('pause'),
-    sessionId: run.sessionId,
-    invocationId: run.invocationId,
-    app: APP,
-    userId: run.userId,
-    status: 'pending',
-    approvals: Array.from({ length: approvals }, (_, i) => ({
-      approvalId: unique(`approval${i}`),
-      kind: 'confirmation' as const,
-      toolName: 'process_payment',
-      toolCallId: unique('call'),
-      args: { amount: 200, recipient: 'Jiro' },
-      hint: 'Send $200 to Jiro?',
-      createdAt: now,
-      expiresAt: now + ttlMs,
-    })),
-    decisions: [],
-    createdAt: now,
-    expiresAt: now + ttlMs,
-  };
-}
-
-function requested(pause: Pause): AuditEntry[] {
-  return pause.approvals.map((a) => ({
-    at: pause.createdAt,
-    action: 'requested',
-    sessionId: pause.sessionId,
-    invocationId: pause.invocationId,
-    actor: 'system',
-    approvalId: a.approvalId,
-    toolName: a.toolName,
-  }));
-}
-
-function decision(approvalId: string, at: number, approved = true): Decision {
-  return { approvalId, approved, decidedBy: 'alice', at };
-}
-
 describe.each(subjects)('$kind store contract', ({ open }) => {
   let subject: Subject;
   let store: HoldpointStore;
+  let peer: HoldpointStore;
 
   beforeAll(() => {
     subject = open();
     store = subject.store;
+    peer = subject.peer;
   });
   afterAll(() => subject.close());
 
-  /** A session paused on a pause with `approvals` approval requests. */
-  async function pausedSession(approvals: number, now = Date.now(), ttlMs = HOUR) {
-    const session = await store.sessions.createSession({ appName: APP, userId: unique('user') });
-    const run = newRun(session.id, session.userId, now);
-    await store.beginRun(run, now + 60_000);
-    const pause = newPause(run, approvals, now, ttlMs);
-    await store.savePause(pause, requested(pause), now + 2 * ttlMs);
-    return { session, run, pause };
-  }
-
-  /** The peer approves the only approval of `pause` at `now + 1`, claiming its resume. */
+  /** The peer approves the only approval of `pause`, claiming its resume. */
   function peerClaims(pause: Pause, now: number) {
     const approvalId = pause.approvals[0]?.approvalId as string;
-    return subject.peer.decide(
+    return peer.decide(
       pause.sessionId,
       { decisions: [decision(approvalId, now + 1)] },
       now + 1,
-      now + 60_000,
+      lease(now),
     );
   }
 
-  it('creates the Holdpoint meta with the session', async () => {
-    const session = await store.sessions.createSession({ appName: APP, userId: 'ann' });
-    expect(await store.getMeta(session.id)).toMatchObject({
-      sessionId: session.id,
+  async function actions(sessionId: string): Promise<string[]> {
+    return (await store.listAudit(sessionId, 0, 1000)).map((line) => line.action);
+  }
+
+  it('creates a session idle, or held by its first run; never twice', async () => {
+    const now = Date.now();
+    const sessionId = unique('session');
+    await store.createSession({ sessionId, app: APP, userId: 'ann', createdAt: now });
+    expect((await peer.getSnapshot(sessionId))?.meta).toMatchObject({
+      sessionId,
       app: APP,
       userId: 'ann',
       status: 'idle',
     });
-    expect(await store.getMeta('no-such-session')).toBeUndefined();
+    expect(
+      await codeOf(store.createSession({ sessionId, app: APP, userId: 'x', createdAt: now })),
+    ).toBe('SESSION_EXISTS');
+    expect(await store.getSnapshot('no-such-session')).toBeUndefined();
+
+    const { sessionId: held, run, held: holding } = await runningSession(store, now);
+    expect(await peer.getSnapshot(held)).toMatchObject({
+      meta: { status: 'running', invocationId: run.invocationId, lease: holding },
+      run: { status: 'running' },
+    });
+    const session = await peer.loadSession(held, APP, run.userId);
+    expect(session).toMatchObject({ id: held, appName: APP, userId: run.userId, events: [] });
+    expect(await peer.loadSession(held, APP, 'someone-else')).toBeUndefined();
   });
 
   it('runs, pauses, collects every decision, claims once and finishes', async () => {
     const now = Date.now();
-    const { session, run, pause } = await pausedSession(2, now);
+    const { sessionId, run, pause } = await pausedSession(store, 2, now);
     const [first, second] = pause.approvals.map((a) => a.approvalId) as [string, string];
 
-    expect(await store.getMeta(session.id)).toMatchObject({
-      status: 'paused',
-      pauseId: pause.pauseId,
+    expect(await peer.getSnapshot(sessionId)).toMatchObject({
+      meta: { status: 'paused', pauseId: pause.pauseId },
+      run: { status: 'paused' },
+      pause: { status: 'pending' },
     });
-    expect(await store.getRun(session.id, run.invocationId)).toMatchObject({ status: 'paused' });
-    expect(await store.listPausedSessions()).toContain(session.id);
-    expect(await store.findApproval(second)).toBe(session.id);
+    expect(await peer.findApproval(second)).toBe(sessionId);
 
     const partial = await store.decide(
-      session.id,
+      sessionId,
       { decisions: [decision(first, now + 1)] },
       now + 1,
-      now + 60_000,
+      lease(now),
     );
     expect(partial.outcome).toBe('pending');
     expect(partial.pause.decisions).toHaveLength(1);
 
+    const held = lease(now);
     const last = await store.decide(
-      session.id,
+      sessionId,
       { decisions: [decision(second, now + 2)] },
       now + 2,
-      now + 60_000,
+      held,
     );
     expect(last.outcome).toBe('claimed');
     expect(last.pause.status).toBe('resuming');
-    expect(await store.getMeta(session.id)).toMatchObject({ status: 'running' });
-    expect(await store.listPausedSessions()).not.toContain(session.id);
+    expect((await peer.getSnapshot(sessionId))?.meta).toMatchObject({
+      status: 'running',
+      lease: held,
+    });
     expect(
       await codeOf(
-        store.decide(session.id, { decisions: [decision(second, now + 3)] }, now + 3, now),
+        store.decide(sessionId, { decisions: [decision(second, now + 3)] }, now + 3, lease(now)),
       ),
     ).toBe('ALREADY_DECIDED');
 
-    await store.finishRun(
-      session.id,
-      run.invocationId,
-      { status: 'completed', result: 'sent', audit: [] },
-      now + 4,
-    );
-    expect(await store.getMeta(session.id)).toMatchObject({ status: 'idle' });
-    expect(await store.getPause(session.id, pause.pauseId)).toMatchObject({ status: 'resumed' });
-    expect(await store.getRun(session.id, run.invocationId)).toMatchObject({
+    await store.finishRun(segmentEnd(run, held, now + 4, { events: [], state: {} }, []), {
+      status: 'completed',
+      result: 'sent',
+      audit: [],
+    });
+    expect((await peer.getSnapshot(sessionId))?.meta).toMatchObject({ status: 'idle' });
+    expect(await peer.getPause(sessionId, pause.pauseId)).toMatchObject({ status: 'resumed' });
+    expect(await peer.getRun(sessionId, run.invocationId)).toMatchObject({
       status: 'completed',
       result: 'sent',
     });
-    const actions = (await store.listAudit(session.id)).map((line) => line.action);
-    expect(actions.filter((a) => a === 'requested')).toHaveLength(2);
-    expect(actions.filter((a) => a === 'decided')).toHaveLength(2);
+    const lines = await actions(sessionId);
+    expect(lines.filter((a) => a === 'requested')).toHaveLength(2);
+    expect(lines.filter((a) => a === 'decided')).toHaveLength(2);
+    expect(lines).toContain('resumed');
   });
 
-  it('creates a session with its first run already holding it', async () => {
+  it("stores a segment's events and state with its end, not before", async () => {
     const now = Date.now();
-    const userId = unique('user');
-    const run = newRun(unique('session'), userId, now);
-    const { session, stored } = await store.createRunningSession(run, now + 60_000);
-    expect(session).toMatchObject({ id: run.sessionId, appName: APP, userId, events: [] });
-    await stored;
-    expect(await subject.peer.getMeta(run.sessionId)).toMatchObject({
-      status: 'running',
-      invocationId: run.invocationId,
-      leaseUntil: now + 60_000,
-    });
-    expect(await subject.peer.getRun(run.sessionId, run.invocationId)).toMatchObject({
-      status: 'running',
-    });
-    const listed = await subject.peer.sessions.listSessions({ appName: APP, userId });
-    expect(listed.sessions.map((s) => s.id)).toEqual([run.sessionId]);
-    const again = store.createRunningSession(run, now + 60_000).then((created) => created.stored);
-    expect(await codeOf(again)).toBe('VALIDATION_FAILED');
-  });
-
-  it('answers from what the session is now, whatever this handle did to it before', async () => {
-    const now = Date.now();
-    const { session, run, pause } = await pausedSession(1, now);
-    // The peer decides, runs and finishes the pause this handle created.
-    await peerClaims(pause, now);
-    await subject.peer.finishRun(
-      session.id,
-      run.invocationId,
-      { status: 'completed', audit: [] },
-      now + 2,
-    );
-    // The pause this handle wrote no longer stands in the way of a new run...
-    const next = newRun(session.id, session.userId, now + 3);
-    expect(await codeOf(store.beginRun(next, now + 60_000))).toBe('ok');
-    expect(await subject.peer.getMeta(session.id)).toMatchObject({
-      status: 'running',
-      invocationId: next.invocationId,
-    });
-    // ...and a run this handle began can be ended by the peer, then paused by nobody.
-    await subject.peer.finishRun(
-      session.id,
-      next.invocationId,
-      { status: 'failed', audit: [] },
-      now + 4,
-    );
-    const late = newPause(next, 1, now + 5);
-    expect(await codeOf(store.savePause(late, requested(late), now + HOUR))).toBe('SESSION_BUSY');
-    expect(await codeOf(store.cancel(session.id, 'alice', undefined, now + 6))).toBe(
-      'NO_PENDING_APPROVAL',
-    );
-  });
-
-  it("reads the events another handle's run wrote", async () => {
-    const now = Date.now();
-    const userId = unique('user');
-    const run = newRun(unique('session'), userId, now);
-    const { session, stored } = await store.createRunningSession(run, now + 60_000);
-    await stored;
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const said = userEvent(run.invocationId, 'Generate 10 images', { intent: 'images' });
     const pause = newPause(run, 1, now);
-    await store.savePause(pause, requested(pause), now + HOUR);
-
-    // The peer resumes the pause, appends an event and finishes the run.
-    await peerClaims(pause, now);
-    const seen = await subject.peer.sessions.getSession({
-      appName: APP,
-      userId,
-      sessionId: session.id,
-    });
-    const event = createEvent({
+    // Until the end is committed, nothing the segment appended is in the store.
+    expect((await peer.loadSession(sessionId, APP, userId))?.events).toEqual([]);
+    await store.savePause(
+      segmentEnd(run, held, now, {
+        events: [said],
+        state: { intent: 'images', 'app:theme': 'dark', 'user:plan': 'pro', 'temp:x': 1 },
+      }),
+      pause,
+      requested(pause),
+      now + HOUR,
+    );
+    const read = await peer.loadSession(sessionId, APP, userId);
+    expect(read?.events.map((e) => e.id)).toEqual([said.id]);
+    expect(read?.events[0]).toMatchObject({
       invocationId: run.invocationId,
       author: 'user',
-      content: { role: 'user', parts: [{ text: 'from the peer' }] },
-      actions: { stateDelta: { step: 2 } },
+      content: { role: 'user', parts: [{ text: 'Generate 10 images' }] },
+      actions: { stateDelta: { intent: 'images' } },
     });
-    await subject.peer.sessions.appendEvent({ session: seen as Session, event });
-    await subject.peer.finishRun(
-      session.id,
-      run.invocationId,
+    expect(read?.state).toEqual({ intent: 'images', 'app:theme': 'dark', 'user:plan': 'pro' });
+    expect(read?.lastUpdateTime).toBe(said.timestamp);
+
+    // The resumed segment's events follow, in order; an event appended again replaces itself.
+    await peerClaims(pause, now);
+    const resumedLease = (await peer.getSnapshot(sessionId))?.meta.lease ?? lease(now);
+    const answer = userEvent(run.invocationId, 'yes');
+    await peer.finishRun(
+      segmentEnd(run, resumedLease, now + 2, {
+        events: [answer, { ...said, branch: 'again' }],
+        state: {},
+      }),
       { status: 'completed', audit: [] },
-      now + 2,
+    );
+    const after = await store.loadSession(sessionId, APP, userId);
+    expect(after?.events.map((e) => [e.id, e.branch])).toEqual([
+      [said.id, 'again'],
+      [answer.id, undefined],
+    ]);
+  });
+
+  it("shares app: state across the app and user: state across a user's sessions", async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    await store.finishRun(
+      segmentEnd(run, held, now, {
+        events: [userEvent(run.invocationId, 'hi')],
+        state: { 'app:motd': 'hello', 'user:lang': 'ja', domain_id: 7 },
+      }),
+      { status: 'completed', audit: [] },
+    );
+    // (`app:` state is shared with the other tests of this app.)
+    expect((await peer.loadSession(sessionId, APP, userId))?.state).toMatchObject({
+      'app:motd': 'hello',
+      'user:lang': 'ja',
+      domain_id: 7,
+    });
+    const sibling = await runningSession(peer, now, userId);
+    const siblingState = (await peer.loadSession(sibling.sessionId, APP, userId))?.state;
+    expect(siblingState).toMatchObject({ 'app:motd': 'hello', 'user:lang': 'ja' });
+    expect(siblingState).not.toHaveProperty('domain_id');
+    const stranger = await runningSession(peer, now);
+    const strangerState = (await peer.loadSession(stranger.sessionId, APP, stranger.userId))?.state;
+    expect(strangerState).toMatchObject({ 'app:motd': 'hello' });
+    expect(strangerState).not.toHaveProperty('user:lang');
+  });
+
+  it('keeps a session for the segment that holds it, and lets another run take it only once the lease lapsed', async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const next = (at: number) => newRun(sessionId, userId, at);
+    expect(await codeOf(peer.beginRun(next(now + 1), lease(now)))).toBe('SESSION_BUSY');
+
+    // Renewed: still busy past the first lease's end.
+    const renewed = { owner: held.owner, until: now + 120_000 };
+    await store.renewLease(sessionId, run.invocationId, renewed);
+    expect(await codeOf(peer.beginRun(next(now + 90_000), lease(now)))).toBe('SESSION_BUSY');
+    expect(await codeOf(store.renewLease(sessionId, run.invocationId, lease(now)))).toBe(
+      'LEASE_LOST',
     );
 
-    // This handle's next run sees the session as the peer left it.
-    await store.beginRun(newRun(session.id, userId, now + 3), now + 60_000);
-    const read = await store.sessions.getSession({ appName: APP, userId, sessionId: session.id });
-    expect(read?.events.map((e) => e.id)).toEqual([event.id]);
-    expect(read?.state).toEqual({ step: 2 });
+    // Lapsed: another run takes over, and the run left behind is recorded failed.
+    const taker = next(now + 130_000);
+    await peer.beginRun(taker, lease(now + 130_000));
+    expect(await peer.getRun(sessionId, run.invocationId)).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('lease lapsed'),
+    });
+    expect(await actions(sessionId)).toEqual(['failed']);
+
+    // The segment that lost its lease can neither renew nor end, and leaves nothing behind.
+    const late = segmentEnd(run, renewed, now + 140_000, {
+      events: [userEvent(run.invocationId, 'stale')],
+      state: { stale: true },
+    });
+    expect(await codeOf(store.renewLease(sessionId, run.invocationId, renewed))).toBe('LEASE_LOST');
+    expect(await codeOf(store.finishRun(late, { status: 'completed', audit: [] }))).toBe(
+      'LEASE_LOST',
+    );
+    const pause = newPause(run, 1, now + 140_000);
+    expect(await codeOf(store.savePause(late, pause, [], now + HOUR))).toBe('LEASE_LOST');
+    const read = await peer.loadSession(sessionId, APP, userId);
+    expect(read?.events).toEqual([]);
+    expect(read?.state).not.toHaveProperty('stale');
+    expect((await peer.getSnapshot(sessionId))?.meta).toMatchObject({
+      status: 'running',
+      invocationId: taker.invocationId,
+    });
   });
 
   it('refuses an unknown approval and changes nothing', async () => {
     const now = Date.now();
-    const { session, pause } = await pausedSession(1, now);
-    const before = [await store.getMeta(session.id), await store.listAudit(session.id)];
+    const { sessionId, pause } = await pausedSession(store, 1, now);
+    const before = [await store.getSnapshot(sessionId), await actions(sessionId)];
     expect(
-      await codeOf(store.decide(session.id, { decisions: [decision('nope', now)] }, now, now)),
+      await codeOf(
+        store.decide(sessionId, { decisions: [decision('nope', now)] }, now, lease(now)),
+      ),
     ).toBe('APPROVAL_NOT_FOUND');
-    expect([await store.getMeta(session.id), await store.listAudit(session.id)]).toEqual(before);
-    expect(await store.getPause(session.id, pause.pauseId)).toEqual(pause);
+    expect([await store.getSnapshot(sessionId), await actions(sessionId)]).toEqual(before);
+    expect(await store.getPause(sessionId, pause.pauseId)).toEqual(pause);
     expect(await store.findApproval('nope')).toBeUndefined();
   });
 
-  it('expires a pause decided too late, and says so every time', async () => {
+  it('refuses to approve an input request without its value, and changes nothing', async () => {
     const now = Date.now();
-    const { session, pause } = await pausedSession(1, now, 1_000);
-    const late = pause.expiresAt + 1;
-    const approvalId = pause.approvals[0]?.approvalId ?? '';
-    expect(
-      await codeOf(
-        store.decide(session.id, { decisions: [decision(approvalId, late)] }, late, late),
-      ),
-    ).toBe('APPROVAL_EXPIRED');
-    expect(
-      await codeOf(
-        store.decide(session.id, { decisions: [decision(approvalId, late)] }, late, late),
-      ),
-    ).toBe('APPROVAL_EXPIRED');
-    expect(await store.getPause(session.id, pause.pauseId)).toMatchObject({ status: 'expired' });
-    expect(await store.getMeta(session.id)).toMatchObject({ status: 'idle' });
-    expect(await store.listPausedSessions()).not.toContain(session.id);
-    const actions = (await store.listAudit(session.id)).map((line) => line.action);
-    expect(actions).toContain('expired');
+    const { sessionId, pause } = await pausedSession(store, 1, now, HOUR, 'input');
+    const approvalId = pause.approvals[0]?.approvalId as string;
+    const refused = store.decide(
+      sessionId,
+      { decisions: [decision(approvalId, now)] },
+      now,
+      lease(now),
+    );
+    await expect(refused).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { approval_id: approvalId, missing: 'payload' },
+    });
+    expect(await store.getPause(sessionId, pause.pauseId)).toEqual(pause);
+    const valued = { ...decision(approvalId, now), payload: { item: 'Banana' } };
+    expect((await store.decide(sessionId, { decisions: [valued] }, now, lease(now))).outcome).toBe(
+      'claimed',
+    );
   });
 
-  it('cancels a paused run; a decision then gets PAUSE_CANCELLED', async () => {
+  it('expires a pause decided too late, and says so every time, cancel included', async () => {
     const now = Date.now();
-    const { session, pause } = await pausedSession(1, now);
-    const cancelled = await store.cancel(session.id, 'bob', 'changed my mind', now + 1);
+    const { sessionId, pause } = await pausedSession(store, 1, now, 1_000);
+    const late = pause.expiresAt + 1;
+    const approvalId = pause.approvals[0]?.approvalId ?? '';
+    const decideLate = () =>
+      store.decide(sessionId, { decisions: [decision(approvalId, late)] }, late, lease(late));
+    expect(await codeOf(decideLate())).toBe('APPROVAL_EXPIRED');
+    expect(await codeOf(decideLate())).toBe('APPROVAL_EXPIRED');
+    expect(await codeOf(store.cancel(sessionId, 'bob', undefined, late))).toBe('APPROVAL_EXPIRED');
+    expect(await store.getPause(sessionId, pause.pauseId)).toMatchObject({ status: 'expired' });
+    expect((await store.getSnapshot(sessionId))?.meta).toMatchObject({ status: 'idle' });
+    expect(await store.listDuePauses(late + HOUR, 100)).not.toContain(sessionId);
+    expect(await actions(sessionId)).toContain('expired');
+  });
+
+  it('cancels a paused run; deciding or cancelling again says it was cancelled', async () => {
+    const now = Date.now();
+    const { sessionId, pause } = await pausedSession(store, 1, now);
+    const cancelled = await store.cancel(sessionId, 'bob', 'changed my mind', now + 1);
     expect(cancelled.status).toBe('cancelled');
     const approvalId = pause.approvals[0]?.approvalId ?? '';
     expect(
-      await codeOf(store.decide(session.id, { decisions: [decision(approvalId, now)] }, now, now)),
+      await codeOf(
+        store.decide(sessionId, { decisions: [decision(approvalId, now)] }, now, lease(now)),
+      ),
     ).toBe('PAUSE_CANCELLED');
-    expect((await store.listAudit(session.id)).map((line) => line.action)).toContain('cancelled');
-    expect(await codeOf(store.cancel(session.id, 'bob', undefined, now + 2))).toBe(
+    expect(await actions(sessionId)).toContain('cancelled');
+    expect(await codeOf(store.cancel(sessionId, 'bob', undefined, now + 2))).toBe(
+      'PAUSE_CANCELLED',
+    );
+  });
+
+  it('answers a resume of a resumed pause ALREADY_DECIDED, and of a newer run NO_PENDING_APPROVAL', async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, pause } = await pausedSession(store, 1, now);
+    const claimed = await peerClaims(pause, now);
+    expect(claimed.outcome).toBe('claimed');
+    const held = (await store.getSnapshot(sessionId))?.meta.lease ?? lease(now);
+    await store.finishRun(segmentEnd(run, held, now + 2), { status: 'completed', audit: [] });
+    const all = { all: { approved: true, decidedBy: 'bob', at: now + 3 } };
+    expect(await codeOf(store.decide(sessionId, all, now + 3, lease(now)))).toBe('ALREADY_DECIDED');
+    expect(await codeOf(store.cancel(sessionId, 'bob', undefined, now + 3))).toBe(
+      'NO_PENDING_APPROVAL',
+    );
+    await store.beginRun(newRun(sessionId, userId, now + 4), lease(now + 4));
+    expect(await codeOf(store.decide(sessionId, all, now + 5, lease(now)))).toBe(
       'NO_PENDING_APPROVAL',
     );
   });
 
-  it('refuses a new run while the session is paused', async () => {
+  it('refuses a new run while paused, naming only the undecided approvals', async () => {
     const now = Date.now();
-    const { session } = await pausedSession(1, now);
-    expect(await codeOf(store.beginRun(newRun(session.id, session.userId, now), now))).toBe(
-      'SESSION_PAUSED',
+    const { sessionId, userId, pause } = await pausedSession(store, 2, now);
+    const [first, second] = pause.approvals;
+    await store.decide(
+      sessionId,
+      { decisions: [decision(first?.approvalId as string, now)] },
+      now,
+      lease(now),
     );
-    expect(await codeOf(store.beginRun(newRun('no-such-session', 'u', now), now))).toBe(
+    await expect(store.beginRun(newRun(sessionId, userId, now), lease(now))).rejects.toMatchObject({
+      code: 'SESSION_PAUSED',
+      details: { pending_approvals: [second] },
+    });
+    expect(await codeOf(store.beginRun(newRun('no-such-session', 'u', now), lease(now)))).toBe(
       'SESSION_NOT_FOUND',
     );
   });
 
   it('lets exactly one of 20 concurrent deciders claim the resume', async () => {
     const now = Date.now();
-    const { session, pause } = await pausedSession(1, now);
+    const { sessionId, pause } = await pausedSession(store, 1, now);
     const approvalId = pause.approvals[0]?.approvalId ?? '';
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         codeOf(
-          (i % 2 ? subject.peer : store)
-            .decide(
-              session.id,
-              { decisions: [decision(approvalId, now + i)] },
-              now + 1,
-              now + 60_000,
-            )
+          (i % 2 ? peer : store)
+            .decide(sessionId, { decisions: [decision(approvalId, now + i)] }, now + 1, lease(now))
             .then((result) => {
               if (result.outcome !== 'claimed') throw new Error(`unexpected ${result.outcome}`);
             }),
@@ -375,37 +402,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     );
     expect(results.filter((code) => code === 'ok')).toHaveLength(1);
     expect(results.filter((code) => code === 'ALREADY_DECIDED')).toHaveLength(19);
-    const decided = (await store.listAudit(session.id)).filter((line) => line.action === 'decided');
-    expect(decided).toHaveLength(1);
-  });
-
-  it('lets exactly one of 20 concurrent early deciders hold a claim', async () => {
-    const now = Date.now();
-    const { session, pause } = await pausedSession(1, now);
-    const approvalId = pause.approvals[0]?.approvalId ?? '';
-    // As the runtime does: an early claim that did not hold is decided again.
-    const decide = async (handle: HoldpointStore, i: number) => {
-      const batch = { decisions: [decision(approvalId, now + i)] };
-      const result = await handle.decideEarly(session.id, batch, now + 1, now + 60_000);
-      if (result.early && !(await result.early.stored)) {
-        result.early.discard();
-        return handle.decide(session.id, batch, now + 1, now + 60_000);
-      }
-      return result;
-    };
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        codeOf(
-          decide(i % 2 ? subject.peer : store, i).then((result) => {
-            if (result.outcome !== 'claimed') throw new Error(`unexpected ${result.outcome}`);
-          }),
-        ),
-      ),
-    );
-    expect(results.filter((code) => code === 'ok')).toHaveLength(1);
-    expect(results.filter((code) => code === 'ALREADY_DECIDED')).toHaveLength(19);
-    const decided = (await store.listAudit(session.id)).filter((line) => line.action === 'decided');
-    expect(decided).toHaveLength(1);
+    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
   });
 
   it('runs an effect once for 20 concurrent callers, who all get its result', async () => {
@@ -417,13 +414,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       return { orderId: 'REQ-10-HUMAN', images: [1, 2] };
     };
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? subject.peer : store).effects.once(key, effect),
-      ),
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? peer : store).effects.once(key, effect)),
     );
     expect(runs).toBe(1);
-    for (const result of results)
+    for (const result of results) {
       expect(result).toEqual({ orderId: 'REQ-10-HUMAN', images: [1, 2] });
+    }
     expect(await store.effects.once(key, effect)).toEqual({
       orderId: 'REQ-10-HUMAN',
       images: [1, 2],
@@ -441,134 +437,65 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(await store.effects.once(key, async () => 'paid')).toBe('paid');
   });
 
-  it('makes appended events durable with the commit, readable by another process', async () => {
+  it('lists due pauses only once they are due', async () => {
     const now = Date.now();
-    const userId = unique('user');
-    const session = await store.sessions.createSession({
-      appName: APP,
-      userId,
-      state: { user_name: 'Ann', 'temp:scratch': 1 },
-    });
-    const run = newRun(session.id, userId, now);
-    await store.beginRun(run, now + 60_000);
-    const event = createEvent({
-      invocationId: run.invocationId,
-      author: 'user',
-      content: { role: 'user', parts: [{ text: 'Generate 10 images' }] },
-      actions: {
-        stateDelta: { intent: 'images', 'app:theme': 'dark', 'user:plan': 'pro', 'temp:x': 1 },
-      },
-    });
-    await store.sessions.appendEvent({ session, event });
-    const pause = newPause(run, 1, now);
-    await store.savePause(pause, requested(pause), now + HOUR);
-
-    const read = await subject.peer.sessions.getSession({
-      appName: APP,
-      userId,
-      sessionId: session.id,
-    });
-    expect(read?.events).toHaveLength(1);
-    expect(read?.events[0]).toMatchObject({
-      id: event.id,
-      invocationId: run.invocationId,
-      author: 'user',
-      content: { role: 'user', parts: [{ text: 'Generate 10 images' }] },
-      actions: { stateDelta: { intent: 'images', 'app:theme': 'dark', 'user:plan': 'pro' } },
-    });
-    expect(read?.events[0]?.actions.stateDelta).not.toHaveProperty('temp:x');
-    expect(read?.state).toEqual({
-      user_name: 'Ann',
-      intent: 'images',
-      'app:theme': 'dark',
-      'user:plan': 'pro',
-    });
-    expect(read?.lastUpdateTime).toBe(event.timestamp);
+    const { sessionId, pause } = await pausedSession(store, 1, now, 5_000);
+    expect(await peer.listDuePauses(now, 1000)).not.toContain(sessionId);
+    expect(await peer.listDuePauses(pause.expiresAt, 1000)).toContain(sessionId);
+    expect(await peer.expire(sessionId, pause.expiresAt)).toMatchObject({ status: 'expired' });
+    expect(await peer.listDuePauses(pause.expiresAt, 1000)).not.toContain(sessionId);
   });
 
-  it("shares app: state across the app and user: state across a user's sessions", async () => {
+  it("lists an owner's paused sessions by expiry, a page at a time, and only while paused", async () => {
     const now = Date.now();
-    const userId = unique('user');
-    const session = await store.sessions.createSession({ appName: APP, userId });
-    const run = newRun(session.id, userId, now);
-    await store.beginRun(run, now + 60_000);
-    await store.sessions.appendEvent({
-      session,
-      event: createEvent({
-        invocationId: run.invocationId,
-        author: 'agent',
-        actions: { stateDelta: { 'app:motd': 'hello', 'user:lang': 'ja', domain_id: 7 } },
-      }),
-    });
-    await store.finishRun(session.id, run.invocationId, { status: 'completed', audit: [] }, now);
-
-    const sibling = await subject.peer.sessions.createSession({ appName: APP, userId });
-    expect(sibling.state).toMatchObject({ 'app:motd': 'hello', 'user:lang': 'ja' });
-    expect(sibling.state).not.toHaveProperty('domain_id');
-    const stranger = await subject.peer.sessions.createSession({
-      appName: APP,
-      userId: unique('user'),
-    });
-    expect(stranger.state).toMatchObject({ 'app:motd': 'hello' });
-    expect(stranger.state).not.toHaveProperty('user:lang');
-    const other = await store.sessions.createSession({ appName: 'other-app', userId });
-    expect(other.state).toEqual({});
-  });
-
-  it('gets, lists and deletes sessions as ADK expects', async () => {
-    const userId = unique('user');
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      ids.push((await store.sessions.createSession({ appName: APP, userId })).id);
-      await sleep(2);
+    const userId = unique('owner');
+    const pauses: Pause[] = [];
+    // Five pauses expiring at the same moment, two later: ties page by session id.
+    for (const ttl of [HOUR, HOUR, 2 * HOUR, HOUR, HOUR, 3 * HOUR, HOUR]) {
+      const started = await runningSession(store, now, userId);
+      const pause = newPause(started.run, 1, now, ttl);
+      await store.savePause(
+        segmentEnd(started.run, started.held, now),
+        pause,
+        requested(pause),
+        now + 4 * HOUR,
+      );
+      pauses.push(pause);
     }
-    const all = await store.sessions.listSessions({ appName: APP, userId, order: 'asc' });
-    expect(all.sessions.map((s) => s.id)).toEqual(ids);
-    expect(all).toMatchObject({ page: 1, limit: 3, totalItems: 3, totalPages: 1 });
-    const page = await store.sessions.listSessions({
-      appName: APP,
-      userId,
-      order: 'desc',
-      limit: 2,
-      page: 2,
-    });
-    expect(page).toMatchObject({ page: 2, limit: 2, totalItems: 3, totalPages: 2 });
-    expect(page.sessions.map((s) => s.id)).toEqual([ids[0]]);
-    expect(await store.sessions.listSessions({ appName: 'no-such-app', userId, limit: 5 })).toEqual(
-      { sessions: [], page: 1, limit: 5, totalItems: 0, totalPages: 0 },
+    const expected = [...pauses]
+      .sort((a, b) => a.expiresAt - b.expiresAt || (a.sessionId < b.sessionId ? -1 : 1))
+      .map((p) => p.sessionId);
+    const seen: string[] = [];
+    let after: { score: number; member: string } | undefined;
+    for (let pages = 0; pages < 5; pages++) {
+      const page = await peer.listPaused({ userId, limit: 3, after }, now);
+      seen.push(...page.items.map((s) => s.meta.sessionId));
+      if (!page.next) break;
+      after = page.next;
+    }
+    expect(seen).toEqual(expected);
+
+    // Ended pauses drop out; another owner's never show.
+    const [resumed, cancelled] = pauses as [Pause, Pause];
+    await peerClaims(resumed, now);
+    await store.cancel(cancelled.sessionId, 'bob', undefined, now);
+    const listed = await peer.listPaused({ userId, limit: 100 }, now);
+    expect(listed.items.map((s) => s.meta.sessionId)).toEqual(
+      expected.filter((id) => id !== resumed.sessionId && id !== cancelled.sessionId),
     );
-
-    const sessionId = ids[0] ?? '';
-    expect(
-      await store.sessions.getSession({ appName: APP, userId: 'x', sessionId }),
-    ).toBeUndefined();
-    await store.sessions.deleteSession({ appName: APP, userId, sessionId });
-    expect(await store.sessions.getSession({ appName: APP, userId, sessionId })).toBeUndefined();
-    const left = await store.sessions.listSessions({ appName: APP, userId });
-    expect(left.sessions.map((s) => s.id).sort()).toEqual(ids.slice(1).sort());
+    expect(listed.next).toBeUndefined();
+    const other = await peer.listPaused({ userId: unique('nobody'), limit: 100 }, now);
+    expect(other.items).toEqual([]);
+    // Pauses past their time are the sweep's, not the inbox's.
+    expect((await peer.listPaused({ userId, limit: 100 }, now + 5 * HOUR)).items).toEqual([]);
   });
 
-  it('honours numRecentEvents and afterTimestamp', async () => {
+  it('pages the audit log', async () => {
     const now = Date.now();
-    const userId = unique('user');
-    const session = await store.sessions.createSession({ appName: APP, userId });
-    const run = newRun(session.id, userId, now);
-    await store.beginRun(run, now + 60_000);
-    for (let i = 0; i < 5; i++) {
-      await store.sessions.appendEvent({
-        session,
-        event: createEvent({
-          invocationId: run.invocationId,
-          author: 'agent',
-          timestamp: 1000 + i,
-        }),
-      });
-    }
-    await store.finishRun(session.id, run.invocationId, { status: 'completed', audit: [] }, now);
-    const key = { appName: APP, userId, sessionId: session.id };
-    const recent = await store.sessions.getSession({ ...key, config: { numRecentEvents: 2 } });
-    expect(recent?.events.map((e) => e.timestamp)).toEqual([1003, 1004]);
-    const after = await store.sessions.getSession({ ...key, config: { afterTimestamp: 1002 } });
-    expect(after?.events.map((e) => e.timestamp)).toEqual([1002, 1003, 1004]);
+    const { sessionId } = await pausedSession(store, 5, now);
+    const all = await store.listAudit(sessionId, 0, 100);
+    expect(all.map((a) => a.action)).toEqual(Array(5).fill('requested'));
+    expect(await peer.listAudit(sessionId, 2, 2)).toEqual(all.slice(2, 4));
+    expect(await peer.listAudit(sessionId, 4, 10)).toEqual(all.slice(4));
   });
 });

@@ -1,8 +1,9 @@
-import type { BaseSessionService, Session } from '@google/adk';
+import type { Event, Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import type {
   AuditEntry,
   Decision,
+  Lease,
   Pause,
   RunRecord,
   RunStatus,
@@ -10,31 +11,30 @@ import type {
 } from '../core/types.js';
 import type { RunRelay } from './run-relay.js';
 
-/** What `decide` did: decisions recorded, and whether the caller now holds the resume. */
-export interface DecideResult {
-  pause: Pause;
-  /** `claimed`: every approval is decided and this caller must resume the run. */
-  outcome: 'pending' | 'claimed';
-  /** Set when `decideEarly` answered `claimed` before the claim was stored. */
-  early?: EarlyClaim;
+/** What a store reads of one session before a transition: its meta, latest pause and run. */
+export interface SessionSnapshot {
+  meta: SessionMeta;
+  /** The session's latest pause (it may have ended). */
+  pause?: Pause;
+  /** The session's current (latest) run. */
+  run?: RunRecord;
 }
 
 /**
- * A claim a store answered as soon as it sent it. The resumed run may start; no tool
- * or model call of it may happen before `stored` says the claim holds.
+ * What a run segment appended to its ADK session: the events, in order, and the
+ * final value of every state key they changed (`app:` and `user:` keys included).
+ * Written together with the transition that ends the segment, or not at all.
  */
-export interface EarlyClaim {
-  /**
-   * true once the claim is stored; false when another writer changed the session
-   * first, so nothing of it was written (decide again); rejects when the store failed.
-   */
-  stored: Promise<boolean>;
-  /**
-   * Forgets what the session's run appended since the claim, once that run has
-   * stopped; a claim that did not hold must be discarded, as the session's other
-   * transitions in this process wait until it is.
-   */
-  discard(): void;
+export interface SessionAppend {
+  events: Event[];
+  state: Record<string, unknown>;
+}
+
+/** What `decide` did: decisions recorded, and whether the caller now holds the resume. */
+export interface DecideResult {
+  pause: Pause;
+  /** `claimed`: every approval is decided and this caller's lease holds the session. */
+  outcome: 'pending' | 'claimed';
 }
 
 /** How a run ended, written atomically with the session going idle. */
@@ -43,97 +43,114 @@ export interface RunEnding {
   result?: string;
   error?: string;
   audit: AuditEntry[];
-  /** Tool calls that produced a result in the last segment (for `executed` audit lines). */
-  executedCallIds?: string[];
 }
 
-/**
- * A session created for a run: usable at once, stored once `stored` resolves (it
- * rejects when the session never will be). Nothing with an effect may run before.
- */
-export interface CreatedSession {
-  session: Session;
-  stored: Promise<void>;
+/** The end of a run segment: the lease it held, what it appended, which calls ran. */
+export interface SegmentEnd {
+  sessionId: string;
+  invocationId: string;
+  lease: Lease;
+  append: SessionAppend;
+  /** Tool calls that produced a result in the segment (for `executed` audit lines). */
+  executedCallIds: string[];
+  now: number;
 }
 
 /** Decisions to record: one by one, or one answer for every undecided approval. */
 export type DecisionBatch = { decisions: Decision[] } | { all: Omit<Decision, 'approvalId'> };
 
+/** A new session: who owns it, which app it belongs to, and when it was made. */
+export interface NewSession {
+  sessionId: string;
+  app: string;
+  userId: string;
+  createdAt: number;
+}
+
+/** Where a page of a list starts: after this entry (as `next` gave it). */
+export interface PageCursor {
+  score: number;
+  member: string;
+}
+
+/** One page of a list, and where the next one starts when there is more. */
+export interface Page<T> {
+  items: T[];
+  next?: PageCursor;
+}
+
 /**
- * Durable state of Holdpoint: ADK sessions and events (through `sessions`), plus
- * runs, pauses, decisions, the audit log and the effect ledger. Every method that
- * changes more than one record does it atomically, so two processes sharing the
- * store can never both resume a pause or both record a decision.
+ * Durable state of Holdpoint: sessions (meta, ADK events and state), runs, pauses,
+ * decisions, the audit log, the effect ledger and the indexes that find paused
+ * sessions. Every change of a session is one atomic transition, so two processes
+ * sharing the store can never both resume a pause or both record a decision; a
+ * transition's result is visible to nobody before it is stored.
  */
 export interface HoldpointStore {
   readonly kind: 'memory' | 'redis';
-  /** ADK's session service over this store. Creating a session also creates its meta. */
-  readonly sessions: BaseSessionService;
   readonly effects: EffectLedger;
   /** Tells waiters in any process what happens to a session's run. */
   readonly relay: RunRelay;
 
   /**
-   * Creates a session with `run.sessionId` (new, made by the caller: nobody else can
-   * know it yet), `run.app` and `run.userId` and begins `run` on it, as
-   * `createSession` then `beginRun` would. A store may answer before the session is
-   * durable: the run may start, and its tools and first commit wait for `stored`.
+   * Creates an idle session, or with `begin` one whose first run already holds it.
+   * Throws SESSION_EXISTS when the id is taken.
    */
-  createRunningSession(run: RunRecord, leaseUntil: number): Promise<CreatedSession>;
-  /** The Holdpoint meta of a session, or undefined when it does not exist. */
-  getMeta(sessionId: string): Promise<SessionMeta | undefined>;
+  createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }): Promise<void>;
+  /** The session's meta, latest pause and current run, read at one version. */
+  getSnapshot(sessionId: string): Promise<SessionSnapshot | undefined>;
+  /** The ADK session (stored events, merged state) when it is `app`'s and `userId`'s. */
+  loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined>;
+
   /**
-   * Marks the session running a new run. Throws SESSION_PAUSED when it waits for
-   * people and SESSION_BUSY when another process holds a live lease on it.
+   * Marks the session running `run` under `lease`. Throws SESSION_PAUSED when it waits
+   * for people and SESSION_BUSY while another segment's lease holds it; a run whose
+   * lease lapsed is recorded failed and the session taken over.
    */
-  beginRun(run: RunRecord, leaseUntil: number): Promise<void>;
+  beginRun(run: RunRecord, lease: Lease): Promise<void>;
+  /** Extends the lease of a running segment; LEASE_LOST when another run holds the session. */
+  renewLease(sessionId: string, invocationId: string, lease: Lease): Promise<void>;
   /**
-   * Stores a pause (running → paused), its approval index and audit lines, plus an
-   * `executed` line for each approved call of the pause it resumed from that ran.
+   * Stores a pause (running → paused) with the segment's events, its approval
+   * indexes and audit lines. LEASE_LOST when the segment no longer holds the session.
    */
-  savePause(
-    pause: Pause,
-    audit: AuditEntry[],
-    retainUntil: number,
-    executedCallIds?: string[],
-  ): Promise<void>;
+  savePause(end: SegmentEnd, pause: Pause, audit: AuditEntry[], retainUntil: number): Promise<void>;
+  /** Ends the run (session idle) with the segment's events. LEASE_LOST as for savePause. */
+  finishRun(end: SegmentEnd, ending: RunEnding): Promise<void>;
   /**
    * Records decisions, all or none. Throws APPROVAL_NOT_FOUND, ALREADY_DECIDED,
    * APPROVAL_EXPIRED (the pause becomes expired and audited), PAUSE_CANCELLED,
    * NO_PENDING_APPROVAL. When the last approval is decided the pause becomes
-   * `resuming` and the session running under `leaseUntil`: only one caller ever
-   * gets `claimed`.
+   * `resuming` and the session running under `lease`: only one caller ever gets
+   * `claimed`.
    */
-  decide(
-    sessionId: string,
-    batch: DecisionBatch,
-    now: number,
-    leaseUntil: number,
-  ): Promise<DecideResult>;
-  /**
-   * `decide`, except that a store may answer `claimed` as soon as it has sent the
-   * claim, with `early` saying whether it holds; others answer as `decide` does.
-   */
-  decideEarly(
-    sessionId: string,
-    batch: DecisionBatch,
-    now: number,
-    leaseUntil: number,
-  ): Promise<DecideResult>;
-  /** Ends the run (session idle, pause resumed) and writes its audit lines. */
-  finishRun(sessionId: string, invocationId: string, ending: RunEnding, now: number): Promise<void>;
-  /** Cancels the paused run of a session. Throws NO_PENDING_APPROVAL when it is not paused. */
+  decide(sessionId: string, batch: DecisionBatch, now: number, lease: Lease): Promise<DecideResult>;
+  /** Cancels the paused run of a session; refused as `decide` refuses when it is not paused. */
   cancel(sessionId: string, actor: string, reason: string | undefined, now: number): Promise<Pause>;
   /** Expires the session's pause if it is past its time; returns the pause when it did. */
   expire(sessionId: string, now: number): Promise<Pause | undefined>;
 
   getPause(sessionId: string, pauseId: string): Promise<Pause | undefined>;
   getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined>;
-  /** Session ids that have a pending pause, oldest expiry first. */
-  listPausedSessions(): Promise<string[]>;
   /** The session an approval id belongs to. */
   findApproval(approvalId: string): Promise<string | undefined>;
-  listAudit(sessionId: string): Promise<AuditEntry[]>;
+  /** Sessions whose pending pause is due to expire by `now`, oldest first, at most `limit`. */
+  listDuePauses(now: number, limit: number): Promise<string[]>;
+  /**
+   * Paused sessions (of one owner, or all), earliest expiry first, as snapshots; an
+   * index entry whose session is no longer paused is dropped on the way.
+   */
+  listPaused(
+    query: { userId?: string; limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>>;
+  /** A page of the audit log, oldest first. */
+  listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
+  /**
+   * Takes the expiry sweep for `ms` unless another instance holds it, so instances
+   * sharing the store take turns instead of each sweeping everything.
+   */
+  claimSweep(owner: string, ms: number): Promise<boolean>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,26 +1,35 @@
 import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
 import { HoldpointError } from '../core/errors.js';
-import type { AuditEntry, Decision, Pause, RunRecord, SessionMeta } from '../core/types.js';
+import type {
+  ApprovalRequest,
+  AuditEntry,
+  Decision,
+  Lease,
+  Pause,
+  RunRecord,
+  SessionMeta,
+} from '../core/types.js';
 import { decisionConflict } from './check-decisions.js';
-import type { DecideResult, DecisionBatch, RunEnding } from './store.js';
-
-/** What a store reads of one session before a transition. */
-export interface SessionSnapshot {
-  meta: SessionMeta;
-  /** The session's current (latest) pause. */
-  pause?: Pause;
-  /** The session's current (latest) run. */
-  run?: RunRecord;
-}
+import type {
+  DecideResult,
+  DecisionBatch,
+  NewSession,
+  RunEnding,
+  SegmentEnd,
+  SessionAppend,
+  SessionSnapshot,
+} from './store.js';
 
 /** What a transition writes, all at once, for one session. */
 export interface SessionWrites {
   meta: SessionMeta;
   pauses?: Pause[];
-  run?: RunRecord;
+  runs?: RunRecord[];
   audit: AuditEntry[];
   /** Keep the pause record (a tombstone once it ends) until then. */
   pauseRetainUntil?: number;
+  /** The ADK events and state a run segment appended. */
+  append?: SessionAppend;
 }
 
 /** A transition's writes and its answer; `error` is thrown after the writes commit. */
@@ -34,78 +43,171 @@ function touch(meta: SessionMeta, patch: Partial<SessionMeta>, now: number): Ses
   return { ...meta, ...patch, updatedAt: now };
 }
 
-/** running → idle with the run ended the same way. */
-function idle(snapshot: SessionSnapshot, now: number): SessionMeta {
-  return touch(snapshot.meta, { status: 'idle', leaseUntil: undefined }, now);
+/** The approvals of `pause` nobody has decided yet; none once the pause is not pending. */
+export function undecidedApprovals(pause: Pause | undefined): ApprovalRequest[] {
+  if (pause?.status !== 'pending') return [];
+  const decided = new Set(pause.decisions.map((d) => d.approvalId));
+  return pause.approvals.filter((a) => !decided.has(a.approvalId));
 }
 
-/** A new run takes the session; refused while paused or held by a live lease. */
+/**
+ * The pause decisions and cancellations are about: the latest one, while it belongs
+ * to the session's current run (a newer run leaves nothing to decide).
+ */
+function currentPause(snapshot: SessionSnapshot): Pause | undefined {
+  const { pause, meta } = snapshot;
+  return pause?.invocationId === meta.invocationId ? pause : undefined;
+}
+
+/** The meta of a session nobody has run yet. */
+export function newSessionMeta(session: NewSession): SessionMeta {
+  return { ...session, status: 'idle', updatedAt: session.createdAt };
+}
+
+/** The `failed` record and audit line of a run whose segment stopped holding its lease. */
+function abandoned(run: RunRecord, now: number): { run: RunRecord; audit: AuditEntry } {
+  const error = 'The process running it stopped before the run ended (its lease lapsed).';
+  return {
+    run: { ...run, status: 'failed', error, updatedAt: now },
+    audit: {
+      at: now,
+      action: 'failed',
+      sessionId: run.sessionId,
+      invocationId: run.invocationId,
+      actor: 'system',
+      reason: error,
+    },
+  };
+}
+
+/**
+ * A new run takes the session; refused while paused or held by a live lease. A run
+ * whose lease lapsed is recorded failed: its segment can no longer end it.
+ */
 export function beginRunTransition(
   snapshot: SessionSnapshot,
   run: RunRecord,
-  leaseUntil: number,
+  lease: Lease,
 ): Transition<void> {
   const { meta } = snapshot;
   if (meta.status === 'paused') {
     throw new HoldpointError(
       'SESSION_PAUSED',
       'This session is waiting for an approval; decide or cancel it first.',
-      { pending_approvals: snapshot.pause?.approvals.map((a) => a.approvalId) ?? [] },
+      { pending_approvals: undecidedApprovals(snapshot.pause) },
     );
   }
-  if (meta.status === 'running' && (meta.leaseUntil ?? 0) > run.startedAt) {
+  if (meta.status === 'running' && (meta.lease?.until ?? 0) > run.startedAt) {
     throw new HoldpointError('SESSION_BUSY', 'A run is in progress on this session.');
   }
+  const left =
+    meta.status === 'running' && snapshot.run ? abandoned(snapshot.run, run.startedAt) : undefined;
   return {
     writes: {
       meta: touch(
         meta,
-        { status: 'running', invocationId: run.invocationId, pauseId: undefined, leaseUntil },
+        { status: 'running', invocationId: run.invocationId, lease },
         run.startedAt,
       ),
-      run,
-      audit: [],
+      runs: left ? [left.run, run] : [run],
+      audit: left ? [left.audit] : [],
     },
   };
 }
 
-/** `executed` lines for the approved confirmations of the resumed pause whose call ran. */
-function executedAudit(snapshot: SessionSnapshot, callIds: string[], now: number): AuditEntry[] {
-  const { pause } = snapshot;
-  if (pause?.status !== 'resuming' || callIds.length === 0) return [];
-  const ran = new Set(callIds);
-  return pause.approvals
-    .filter((a) => a.kind === 'confirmation' && ran.has(a.toolCallId))
-    .filter((a) => pause.decisions.some((d) => d.approvalId === a.approvalId && d.approved))
-    .map((a) => approvalAudit(pause, a, 'executed', 'agent', now));
+/** Refuses a segment whose lease no longer holds the session. */
+function requireLease(snapshot: SessionSnapshot, invocationId: string, lease: Lease): RunRecord {
+  const { meta, run } = snapshot;
+  if (
+    meta.status !== 'running' ||
+    meta.invocationId !== invocationId ||
+    meta.lease?.owner !== lease.owner ||
+    !run
+  ) {
+    throw new HoldpointError(
+      'LEASE_LOST',
+      'The run lost its session: its lease lapsed and another run took the session over.',
+      { session_id: meta.sessionId, invocation_id: invocationId },
+    );
+  }
+  return run;
 }
 
-/** The running run stops to wait for people. */
+/** The running segment keeps its session a while longer. */
+export function renewLeaseTransition(
+  snapshot: SessionSnapshot,
+  invocationId: string,
+  lease: Lease,
+): Transition<void> {
+  requireLease(snapshot, invocationId, lease);
+  return { writes: { meta: { ...snapshot.meta, lease }, audit: [] } };
+}
+
+/** The pause this run resumed from, while it is still being resumed. */
+function resumedPause(snapshot: SessionSnapshot, invocationId: string): Pause | undefined {
+  const { pause } = snapshot;
+  return pause?.status === 'resuming' && pause.invocationId === invocationId ? pause : undefined;
+}
+
+/** `executed` lines for the approved confirmations of the resumed pause whose call ran. */
+function executedAudit(resumed: Pause | undefined, callIds: string[], now: number): AuditEntry[] {
+  if (!resumed || callIds.length === 0) return [];
+  const ran = new Set(callIds);
+  const approved = new Set(resumed.decisions.filter((d) => d.approved).map((d) => d.approvalId));
+  return resumed.approvals
+    .filter((a) => a.kind === 'confirmation' && ran.has(a.toolCallId) && approved.has(a.approvalId))
+    .map((a) => approvalAudit(resumed, a, 'executed', 'agent', now));
+}
+
+/** The running segment stops to wait for people. */
 export function savePauseTransition(
   snapshot: SessionSnapshot,
+  end: SegmentEnd,
   pause: Pause,
   audit: AuditEntry[],
   retainUntil: number,
-  executedCallIds: string[],
 ): Transition<void> {
-  const { meta, run } = snapshot;
-  if (meta.status !== 'running' || meta.invocationId !== pause.invocationId || !run) {
-    throw new HoldpointError('SESSION_BUSY', 'The run no longer holds this session.');
-  }
+  const run = requireLease(snapshot, end.invocationId, end.lease);
+  const resumed = resumedPause(snapshot, end.invocationId);
   return {
     writes: {
       meta: touch(
-        meta,
-        { status: 'paused', pauseId: pause.pauseId, leaseUntil: undefined },
-        pause.createdAt,
+        snapshot.meta,
+        { status: 'paused', pauseId: pause.pauseId, lease: undefined },
+        end.now,
       ),
-      pauses:
-        snapshot.pause?.status === 'resuming'
-          ? [{ ...snapshot.pause, status: 'resumed' }, pause]
-          : [pause],
-      run: { ...run, status: 'paused', updatedAt: pause.createdAt },
-      audit: [...executedAudit(snapshot, executedCallIds, pause.createdAt), ...audit],
+      pauses: resumed ? [{ ...resumed, status: 'resumed' }, pause] : [pause],
+      runs: [{ ...run, status: 'paused', updatedAt: end.now }],
+      audit: [...executedAudit(resumed, end.executedCallIds, end.now), ...audit],
       pauseRetainUntil: retainUntil,
+      append: end.append,
+    },
+  };
+}
+
+/** The run ends; a pause it resumed from is marked resumed. */
+export function finishRunTransition(
+  snapshot: SessionSnapshot,
+  end: SegmentEnd,
+  ending: RunEnding,
+): Transition<void> {
+  const run = requireLease(snapshot, end.invocationId, end.lease);
+  const resumed = resumedPause(snapshot, end.invocationId);
+  return {
+    writes: {
+      meta: touch(snapshot.meta, { status: 'idle', lease: undefined }, end.now),
+      runs: [
+        {
+          ...run,
+          status: ending.status,
+          result: ending.result,
+          error: ending.error,
+          updatedAt: end.now,
+        },
+      ],
+      pauses: resumed ? [{ ...resumed, status: 'resumed' }] : undefined,
+      audit: [...executedAudit(resumed, end.executedCallIds, end.now), ...ending.audit],
+      append: end.append,
     },
   };
 }
@@ -122,11 +224,17 @@ function resumedAudit(pause: Pause, decisions: Decision[], now: number): AuditEn
 
 function expiredWrites(snapshot: SessionSnapshot, pause: Pause, now: number): SessionWrites {
   return {
-    meta: idle(snapshot, now),
+    meta: touch(snapshot.meta, { status: 'idle', lease: undefined }, now),
     pauses: [{ ...pause, status: 'expired' }],
-    run: snapshot.run && { ...snapshot.run, status: 'expired', updatedAt: now },
+    runs: snapshot.run && [{ ...snapshot.run, status: 'expired', updatedAt: now }],
     audit: undecidedAudit(pause, 'expired', 'system', now),
   };
+}
+
+function expiredError(pause: Pause): HoldpointError {
+  return new HoldpointError('APPROVAL_EXPIRED', 'The pause expired; it can no longer resume.', {
+    expired_at: new Date(pause.expiresAt).toISOString(),
+  });
 }
 
 /**
@@ -134,33 +242,26 @@ function expiredWrites(snapshot: SessionSnapshot, pause: Pause, now: number): Se
  * approval, so the conflict check answers why (expired, cancelled, decided).
  */
 function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision[] {
-  const decided = new Set(pause.decisions.map((d) => d.approvalId));
-  const open = pause.approvals.filter((a) => !decided.has(a.approvalId));
-  const targets =
-    open.length > 0 && pause.status === 'pending' ? open : pause.approvals.slice(0, 1);
+  const open = undecidedApprovals(pause);
+  const targets = open.length > 0 ? open : pause.approvals.slice(0, 1);
   return targets.map((a) => ({ ...answer, approvalId: a.approvalId }));
 }
 
-/** Records decisions; the one that completes the pause claims the resume. */
+/** Records decisions; the one that completes the pause claims the resume under `lease`. */
 export function decideTransition(
   snapshot: SessionSnapshot,
   batch: DecisionBatch,
   now: number,
-  leaseUntil: number,
+  lease: Lease,
 ): Transition<DecideResult> {
-  const { pause } = snapshot;
+  const pause = currentPause(snapshot);
   if (!pause) {
     throw new HoldpointError('NO_PENDING_APPROVAL', 'This session has no pause to decide.');
   }
   const decisions = 'decisions' in batch ? batch.decisions : decideAll(pause, batch.all);
   const conflict = decisionConflict(pause, decisions, now);
   if (conflict === 'expire') {
-    return {
-      writes: expiredWrites(snapshot, pause, now),
-      error: new HoldpointError('APPROVAL_EXPIRED', 'The pause expired; it can no longer resume.', {
-        expired_at: new Date(pause.expiresAt).toISOString(),
-      }),
-    };
+    return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
   }
   if (conflict) throw conflict;
   const allDecisions = [...pause.decisions, ...decisions];
@@ -173,45 +274,18 @@ export function decideTransition(
   return {
     writes: {
       meta: complete
-        ? touch(snapshot.meta, { status: 'running', leaseUntil }, now)
+        ? touch(snapshot.meta, { status: 'running', lease }, now)
         : touch(snapshot.meta, {}, now),
       pauses: [next],
-      run:
+      runs:
         complete && snapshot.run
-          ? { ...snapshot.run, status: 'running', updatedAt: now }
+          ? [{ ...snapshot.run, status: 'running', updatedAt: now }]
           : undefined,
       audit: complete
         ? [...decisionAudit(pause, decisions), resumedAudit(pause, decisions, now)]
         : decisionAudit(pause, decisions),
     },
     value: { pause: next, outcome: complete ? 'claimed' : 'pending' },
-  };
-}
-
-/** The run ends; a pause it resumed from is marked resumed. */
-export function finishRunTransition(
-  snapshot: SessionSnapshot,
-  invocationId: string,
-  ending: RunEnding,
-  now: number,
-): Transition<void> {
-  const { meta, run, pause } = snapshot;
-  if (meta.invocationId !== invocationId || !run || meta.status !== 'running') {
-    throw new HoldpointError('SESSION_BUSY', 'The run no longer holds this session.');
-  }
-  return {
-    writes: {
-      meta: idle(snapshot, now),
-      run: {
-        ...run,
-        status: ending.status,
-        result: ending.result,
-        error: ending.error,
-        updatedAt: now,
-      },
-      pauses: pause?.status === 'resuming' ? [{ ...pause, status: 'resumed' }] : undefined,
-      audit: [...executedAudit(snapshot, ending.executedCallIds ?? [], now), ...ending.audit],
-    },
   };
 }
 
@@ -222,22 +296,24 @@ export function cancelTransition(
   reason: string | undefined,
   now: number,
 ): Transition<Pause> {
-  const { meta, pause } = snapshot;
-  if (meta.status !== 'paused' || !pause || pause.status !== 'pending') {
+  const { meta } = snapshot;
+  const pause = currentPause(snapshot);
+  if (pause?.status === 'expired') throw expiredError(pause);
+  if (pause?.status === 'cancelled') {
+    throw new HoldpointError('PAUSE_CANCELLED', 'The run was already cancelled.');
+  }
+  if (meta.status !== 'paused' || pause?.status !== 'pending') {
     throw new HoldpointError('NO_PENDING_APPROVAL', 'This session has no paused run to cancel.');
   }
   if (now >= pause.expiresAt) {
-    return {
-      writes: expiredWrites(snapshot, pause, now),
-      error: new HoldpointError('APPROVAL_EXPIRED', 'The pause already expired.'),
-    };
+    return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
   }
   const cancelled: Pause = { ...pause, status: 'cancelled' };
   return {
     writes: {
-      meta: idle(snapshot, now),
+      meta: touch(meta, { status: 'idle', lease: undefined }, now),
       pauses: [cancelled],
-      run: snapshot.run && { ...snapshot.run, status: 'cancelled', updatedAt: now },
+      runs: snapshot.run && [{ ...snapshot.run, status: 'cancelled', updatedAt: now }],
       audit: undecidedAudit(pause, 'cancelled', actor, now, reason),
     },
     value: cancelled,
@@ -250,7 +326,7 @@ export function expireTransition(
   now: number,
 ): Transition<Pause | undefined> {
   const { meta, pause } = snapshot;
-  if (meta.status !== 'paused' || !pause || pause.status !== 'pending' || now < pause.expiresAt) {
+  if (meta.status !== 'paused' || pause?.status !== 'pending' || now < pause.expiresAt) {
     return {};
   }
   const writes = expiredWrites(snapshot, pause, now);

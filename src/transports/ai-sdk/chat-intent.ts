@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import type { ApprovalRequest } from '../../core/types.js';
-import type { DecisionInput } from '../../runtime/runtime.js';
+import { messageText, validate } from '../../core/validate.js';
+import type { DecisionInput } from '../../runtime/requests.js';
 import type { ChatMessage, ChatRequestBody } from './chat-request.js';
 
 /** What a posted chat asks for: a new user message, or answers to the pending approvals. */
@@ -34,7 +36,11 @@ export function chatSessionId(body: ChatRequestBody): string | undefined {
   return undefined;
 }
 
-/** Reads what the last posted message asks for; undefined when it asks for nothing. */
+/**
+ * Reads what the last posted message asks for; undefined when it asks for nothing.
+ * Throws VALIDATION_FAILED, naming the limit, for text out of bounds (answers are
+ * checked as the decisions they become).
+ */
 export function chatIntent(body: ChatRequestBody): ChatIntent | undefined {
   const last = body.messages.at(-1);
   const sessionId = chatSessionId(body);
@@ -43,7 +49,13 @@ export function chatIntent(body: ChatRequestBody): ChatIntent | undefined {
       .map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
       .join('')
       .trim();
-    return text ? { kind: 'message', text, sessionId } : undefined;
+    return text
+      ? {
+          kind: 'message',
+          text: validate(z.object({ text: messageText }), { text }).text,
+          sessionId,
+        }
+      : undefined;
   }
   if (last?.role === 'assistant' && sessionId) {
     return { kind: 'answers', sessionId, messageId: last.id };

@@ -5,11 +5,13 @@ import type { Logger } from 'pino';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
-import type { HoldpointRuntime } from '../../runtime/runtime.js';
+import { boundedJson, idText, reasonText, validate } from '../../core/validate.js';
+import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import { resolveCaller } from '../http/caller.js';
-import { presentOutcome } from '../http/present.js';
-import { chatIntent } from './chat-intent.js';
-import { chatRequestBody } from './chat-request.js';
+import { presentError, presentOutcome } from '../http/present.js';
+import { type ChatIntent, chatIntent } from './chat-intent.js';
+import { type ChatRequestBody, chatRequestBody } from './chat-request.js';
+import { errorText } from './chat-stream.js';
 import { ContinuousStream } from './continuous-stream.js';
 
 /** Where `WebSocketChatTransport` connects. */
@@ -18,13 +20,13 @@ export const CHAT_SOCKET_PATH = '/api/chat/ws';
 const MAX_FRAME_BYTES = 1024 * 1024;
 
 /** Holdpoint's own frame: a decision sent on any chat socket, for any pending approval. */
-const decisionFrame = z.object({
+const decisionFrame = z.strictObject({
   type: z.literal('decision'),
-  approvalId: z.string().min(1).max(200),
+  approvalId: idText,
   approved: z.boolean(),
-  reason: z.string().max(2000).optional(),
-  payload: z.unknown().optional(),
-  userId: z.string().trim().min(1).max(200).optional(),
+  reason: reasonText.optional(),
+  payload: boundedJson.optional(),
+  userId: idText.optional(),
 });
 
 export interface ChatSocketOptions {
@@ -49,6 +51,12 @@ class ChatConnection {
     socket.on('close', () => {
       for (const stream of this.streams.values()) stream.abort();
       this.streams.clear();
+    });
+    // A frame the protocol forbids (too large, bad UTF-8, unmasked, a reserved opcode or
+    // bit, a bad close code): ws has already closed this socket with the matching code;
+    // nothing else is affected.
+    socket.on('error', (error) => {
+      options.logger.debug({ err: error }, 'chat socket closed on a bad frame');
     });
   }
 
@@ -91,13 +99,21 @@ class ChatConnection {
   }
 
   private onSend(requestId: string, raw: Record<string, unknown>): void {
-    const parsed = chatRequestBody.safeParse(raw);
-    const intent = parsed.success ? chatIntent(parsed.data) : undefined;
-    if (!parsed.success || !intent) {
-      const why = parsed.success
-        ? 'the last message asks for nothing'
-        : parsed.error.issues[0]?.message;
-      this.send({ type: 'error', requestId, errorText: `VALIDATION_FAILED: ${why}` });
+    let body: ChatRequestBody;
+    let intent: ChatIntent | undefined;
+    try {
+      body = validate(chatRequestBody, raw);
+      intent = chatIntent(body);
+    } catch (error) {
+      this.send({ type: 'error', requestId, errorText: errorText(error) });
+      return;
+    }
+    if (!intent) {
+      this.send({
+        type: 'error',
+        requestId,
+        errorText: 'VALIDATION_FAILED: the last message asks for nothing',
+      });
       return;
     }
     let sequence = 0;
@@ -112,21 +128,19 @@ class ChatConnection {
     });
     this.streams.set(requestId, stream);
     const messageId = intent.kind === 'answers' ? intent.messageId : `msg-${randomUUID()}`;
-    const userId = resolveCaller(this.request, parsed.data.userId);
-    void stream.start(parsed.data, intent, userId, messageId);
+    const userId = resolveCaller(this.request, body.userId);
+    void stream.start(body, intent, userId, messageId);
   }
 
   private async onDecision(value: unknown): Promise<void> {
-    const parsed = decisionFrame.safeParse(value);
-    if (!parsed.success) {
-      this.send({
-        type: 'decision-error',
-        code: 'VALIDATION_FAILED',
-        message: parsed.error.issues[0]?.message ?? 'invalid decision frame',
-      });
+    let frame: z.infer<typeof decisionFrame>;
+    try {
+      frame = validate(decisionFrame, value);
+    } catch (error) {
+      this.send({ type: 'decision-error', ...presentError(error as HoldpointError) });
       return;
     }
-    const { approvalId, approved, reason, payload, userId } = parsed.data;
+    const { approvalId, approved, reason, payload, userId } = frame;
     try {
       const outcome = await this.options.runtime.decideApproval(
         { approvalId, approved, reason, payload },
@@ -134,15 +148,13 @@ class ChatConnection {
       );
       this.send({ type: 'decision-result', approvalId, ...presentOutcome(outcome) });
     } catch (error) {
+      if (!isHoldpointError(error)) {
+        this.options.logger.error({ err: error }, 'decision frame failed');
+      }
       const failure = isHoldpointError(error)
         ? error
         : new HoldpointError('INTERNAL', 'Internal error.');
-      this.send({
-        type: 'decision-error',
-        approvalId,
-        code: failure.code,
-        message: failure.message,
-      });
+      this.send({ type: 'decision-error', approvalId, ...presentError(failure) });
     }
   }
 }
@@ -151,6 +163,7 @@ class ChatConnection {
 export function attachChatSocket(server: Server, options: ChatSocketOptions): WebSocketServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   server.on('upgrade', (request, socket, head) => {
+    socket.on('error', () => socket.destroy());
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== CHAT_SOCKET_PATH) {
       socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunEventSink } from '../../runtime/run-event.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
-import type { HoldpointRuntime } from '../../runtime/runtime.js';
 import { answersIn, type ChatIntent } from './chat-intent.js';
 import type { ChatMessageMetadata } from './chat-metadata.js';
 import type { ChatRequestBody } from './chat-request.js';

@@ -1,8 +1,8 @@
 import type { FinishReason, UIMessageChunk } from 'ai';
 import type { Logger } from 'pino';
 import { isHoldpointError } from '../../core/errors.js';
+import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunEvent } from '../../runtime/run-event.js';
-import type { HoldpointRuntime } from '../../runtime/runtime.js';
 import type { Unsubscribe } from '../../store/run-relay.js';
 import type { ChatIntent } from './chat-intent.js';
 import type { ChatMessageMetadata } from './chat-metadata.js';
@@ -48,11 +48,10 @@ export class ContinuousStream {
     const { runtime } = this.options;
     this.options.write({ type: 'start', messageId });
     try {
-      const sessionId = intent.sessionId ?? (await runtime.openSession(body.app, userId));
-      // Subscribe before the run starts, so not one of its events is missed.
-      this.unsubscribe = await runtime.store.relay.subscribe(sessionId, (message) =>
-        this.onEvent(message as RunEvent),
-      );
+      const sessionId =
+        intent.sessionId ?? (await runtime.createSession({ app: body.app, userId }));
+      // Watch before the run starts, so not one of its events is missed.
+      this.unsubscribe = await runtime.watch(sessionId, (event) => this.onEvent(event));
       if (this.closed) return this.cleanup();
       const turn = intent.kind === 'message' ? { ...intent, sessionId } : intent;
       await runChatTurn({ runtime, body, intent: turn, userId });

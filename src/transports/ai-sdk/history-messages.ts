@@ -1,6 +1,6 @@
 import { readUIMessageStream, type UIMessageChunk } from 'ai';
-import type { SessionView } from '../../runtime/runtime.js';
-import type { HistoryTurn } from '../../runtime/session-history.js';
+import type { HistoryTurn } from '../../runtime/queries/session-history.js';
+import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { ChatMessageMetadata } from './chat-metadata.js';
 import type { HoldpointUIMessage } from './chat-stream.js';
 import { UIChunkMapper } from './ui-chunk-mapper.js';

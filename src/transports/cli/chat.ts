@@ -2,8 +2,9 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { isHoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest } from '../../core/types.js';
+import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
+import type { DecisionInput } from '../../runtime/requests.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
-import type { DecisionInput, HoldpointRuntime } from '../../runtime/runtime.js';
 
 export interface ChatOptions {
   runtime: HoldpointRuntime;

@@ -4,14 +4,21 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
-import type { HoldpointRuntime } from '../../runtime/runtime.js';
+import { validate } from '../../core/validate.js';
+import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import { chatIntent } from '../ai-sdk/chat-intent.js';
 import { chatRequestBody } from '../ai-sdk/chat-request.js';
 import { chatStream } from '../ai-sdk/chat-stream.js';
 import { historyMessages } from '../ai-sdk/history-messages.js';
 import { resolveCaller } from './caller.js';
-import { presentAudit, presentOutcome, presentPendingApproval, presentSession } from './present.js';
-import { parse, readBody } from './read-body.js';
+import {
+  presentAudit,
+  presentError,
+  presentOutcome,
+  presentPendingApproval,
+  presentSession,
+} from './present.js';
+import { readBody } from './read-body.js';
 import {
   approvalDecisionBody,
   approvalsQuery,
@@ -102,9 +109,16 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   });
 
   app.get('/api/approvals', async (c) => {
-    const query = parse(approvalsQuery, c.req.query());
-    const approvals = await runtime.listPendingApprovals(query.user_id);
-    return c.json({ approvals: approvals.map(presentPendingApproval) });
+    const query = validate(approvalsQuery, c.req.query());
+    const page = await runtime.listPendingApprovals({
+      userId: query.user_id,
+      limit: query.limit,
+      cursor: query.cursor,
+    });
+    return c.json({
+      approvals: page.approvals.map(presentPendingApproval),
+      ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+    });
   });
 
   app.post('/api/approvals/:approvalId', async (c) => {
@@ -122,9 +136,17 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   });
 
   app.get('/api/audit', async (c) => {
-    const query = parse(auditQuery, c.req.query());
-    const entries = await runtime.audit(query.session_id);
-    return c.json({ session_id: query.session_id, entries: entries.map(presentAudit) });
+    const query = validate(auditQuery, c.req.query());
+    const page = await runtime.audit({
+      sessionId: query.session_id,
+      limit: query.limit,
+      cursor: query.cursor,
+    });
+    return c.json({
+      session_id: query.session_id,
+      entries: page.entries.map(presentAudit),
+      ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+    });
   });
 
   app.post('/api/chat', async (c) => {
@@ -143,13 +165,8 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   });
 
   app.get('/healthz', async (c) => {
-    try {
-      await runtime.store.ping();
-      return c.json({ status: 'ok', store: runtime.store.kind });
-    } catch (error) {
-      const code = isHoldpointError(error) ? error.code : 'STORE_UNAVAILABLE';
-      return c.json({ status: 'unavailable', store: runtime.store.kind, code }, 503);
-    }
+    const health = await runtime.health();
+    return c.json(health, health.status === 'ok' ? 200 : 503);
   });
 
   if (webRoot) {
@@ -171,10 +188,7 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   app.onError((error, c) => {
     if (isHoldpointError(error)) {
       if (error.status >= 500) logger.error({ err: error, code: error.code }, error.message);
-      return c.json(
-        { error: { code: error.code, message: error.message, ...(error.details ?? {}) } },
-        error.status as 400,
-      );
+      return c.json({ error: presentError(error) }, error.status as 400);
     }
     logger.error({ err: error }, 'unexpected error');
     return c.json({ error: { code: 'INTERNAL', message: 'Internal error.' } }, 500);

@@ -1,6 +1,8 @@
+import type { HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, AuditEntry, Decision } from '../../core/types.js';
+import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
+import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
-import type { PendingApproval, SessionView } from '../../runtime/runtime.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -107,4 +109,17 @@ export function presentAudit(e: AuditEntry) {
     ...(e.approved === undefined ? {} : { approved: e.approved }),
     ...(e.reason === undefined ? {} : { reason: e.reason }),
   };
+}
+
+/**
+ * An error as every transport shows it: `{code, message, …details}`, with approvals
+ * in details (`SESSION_PAUSED`'s `pending_approvals`) in the same shape as elsewhere.
+ */
+export function presentError(error: HoldpointError) {
+  const details = { ...(error.details ?? {}) };
+  const pending = details.pending_approvals;
+  if (Array.isArray(pending)) {
+    details.pending_approvals = (pending as ApprovalRequest[]).map(presentApproval);
+  }
+  return { code: error.code, message: error.message, ...details };
 }

@@ -1,47 +1,60 @@
 import { z } from 'zod';
+import { LIMITS } from '../../core/limits.js';
+import { appName, boundedJson, idText, messageText, reasonText } from '../../core/validate.js';
 
-const id = z.string().trim().min(1).max(200);
-const userId = z.string().trim().min(1).max(200);
-const reason = z.string().max(2000);
+// Every body and query is strict: a field the API does not know is a 400, never
+// silently dropped (a misspelt `aproved` must not read as "no decision").
 
-export const startBody = z.object({
-  query: z.string().trim().min(1).max(10_000),
-  user_id: userId,
-  app: z.string().min(1).max(100).optional(),
-  session_id: id.optional(),
+export const startBody = z.strictObject({
+  query: messageText,
+  user_id: idText,
+  app: appName.optional(),
+  session_id: idText.optional(),
 });
 
-export const decisionBody = z.object({
-  approval_id: id,
+export const decisionBody = z.strictObject({
+  approval_id: idText,
   approved: z.boolean(),
-  reason: reason.optional(),
-  payload: z.unknown().optional(),
+  reason: reasonText.optional(),
+  payload: boundedJson.optional(),
 });
 
 export const resumeBody = z
-  .object({
-    session_id: id,
-    user_id: userId.optional(),
+  .strictObject({
+    session_id: idText,
+    user_id: idText.optional(),
     approved: z.boolean().optional(),
-    reason: reason.optional(),
-    decisions: z.array(decisionBody).min(1).max(100).optional(),
+    reason: reasonText.optional(),
+    decisions: z.array(decisionBody).min(1).max(LIMITS.decisions).optional(),
   })
   .refine((b) => (b.approved === undefined) !== (b.decisions === undefined), {
     message: 'give exactly one of "approved" or "decisions"',
   });
 
-export const cancelBody = z.object({
-  session_id: id,
-  user_id: userId.optional(),
-  reason: reason.optional(),
+export const cancelBody = z.strictObject({
+  session_id: idText,
+  user_id: idText.optional(),
+  reason: reasonText.optional(),
 });
 
-export const approvalsQuery = z.object({ user_id: userId.optional() });
-export const auditQuery = z.object({ session_id: id });
+const pageLimit = z.coerce.number().int().min(1).max(LIMITS.pageSize);
+const cursor = z.string().min(1).max(1000);
 
-export const approvalDecisionBody = z.object({
+export const approvalsQuery = z.strictObject({
+  user_id: idText.optional(),
+  limit: pageLimit.optional(),
+  cursor: cursor.optional(),
+});
+
+export const auditQuery = z.strictObject({
+  session_id: idText,
+  limit: pageLimit.optional(),
+  cursor: cursor.optional(),
+});
+
+export const approvalDecisionBody = z.strictObject({
   approved: z.boolean(),
-  reason: reason.optional(),
-  payload: z.unknown().optional(),
-  user_id: userId.optional(),
+  reason: reasonText.optional(),
+  payload: boundedJson.optional(),
+  user_id: idText.optional(),
 });

@@ -1,10 +1,11 @@
 /**
  * The Redis key layout of Holdpoint. Every key of one session carries the hash tag
  * `{s:<sessionId>}`, so a session's keys share one Redis Cluster slot and one Lua
- * script may change them all atomically. The keys an app shares across its
- * sessions (app and user state, session lists) carry `{a:<app>}`, so one script
- * reads or writes them together. Global keys (pause and approval indexes, effects)
- * live in other slots; none of these is ever part of a session's atomic change.
+ * script may change them all atomically. The `app:` and `user:` state an app's
+ * sessions share carries `{a:<app>}`. The indexes that find paused sessions and
+ * approvals share `{index}`, so one script writes them together. None of those is
+ * ever part of a session's atomic change: an index entry is a hint that readers
+ * check against the session.
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {
@@ -17,11 +18,10 @@ export class RedisKeys {
   }
 
   /**
-   * Hash: the session record. `version` (moved by every write), `data` (SessionMeta
-   * JSON), `pauseId` and `invocationId` (the current pause and run, '' for none),
-   * `keepUntil` (latest pause retention), `waitingUntil` (relay subscribers), the
-   * ADK record (`appName`, `userId`, `lastUpdateTime`), and every pause and run of the
-   * session as `pause:<pauseId>` and `run:<invocationId>` (JSON).
+   * Hash: the session record. `version` (moved by every write), `data` (SessionMeta),
+   * `pauseId` and `invocationId` (the latest pause and run, '' for none), `keepUntil`
+   * (latest pause retention), the ADK record (`appName`, `userId`, `lastUpdateTime`),
+   * and every pause and run of the session as `pause:<pauseId>` and `run:<invocationId>`.
    */
   meta(sessionId: string): string {
     return this.session(sessionId, 'meta');
@@ -29,7 +29,7 @@ export class RedisKeys {
 
   /**
    * Every key of one session, in this order: meta, state, events, event index,
-   * audit. A write sets the same expiry on each; deleting a session deletes each.
+   * audit. A write sets the same expiry on each.
    */
   sessionKeys(sessionId: string): string[] {
     return [
@@ -41,12 +41,12 @@ export class RedisKeys {
     ];
   }
 
-  /** List of AuditEntry JSON lines. */
+  /** List of audit lines. */
   audit(sessionId: string): string {
     return this.session(sessionId, 'audit');
   }
 
-  /** List of ADK event JSON, in append order. */
+  /** List of ADK events, in append order. */
   events(sessionId: string): string {
     return this.session(sessionId, 'events');
   }
@@ -66,9 +66,19 @@ export class RedisKeys {
     return `${this.prefix}:{index}:paused`;
   }
 
+  /** Zset of one owner's paused session ids, scored like `paused`. */
+  pausedBy(userId: string): string {
+    return `${this.prefix}:{index}:paused-by:${userId}`;
+  }
+
   /** String: the session an approval id belongs to. */
   approval(approvalId: string): string {
     return `${this.prefix}:{index}:approval:${approvalId}`;
+  }
+
+  /** String: the instance that runs the expiry sweep now. */
+  sweeper(): string {
+    return `${this.prefix}:{index}:sweeper`;
   }
 
   private app(appName: string, name: string): string {
@@ -83,21 +93,6 @@ export class RedisKeys {
   /** Hash: ADK `user:` state of one user of one app, key (without prefix) → JSON value. */
   userState(appName: string, userId: string): string {
     return this.app(appName, `user:${userId}:state`);
-  }
-
-  /** Set of the session ids of one user of one app. */
-  userSessions(appName: string, userId: string): string {
-    return this.app(appName, `sessions:${userId}`);
-  }
-
-  /** Set of the user ids that have sessions in one app. */
-  appUsers(appName: string): string {
-    return this.app(appName, 'users');
-  }
-
-  /** Pub/sub channel naming the app (`<app>`) or user (`<app>\n<user>`) whose shared state changed. */
-  sharedStateChanged(): string {
-    return `${this.prefix}:shared-state-changed`;
   }
 
   /** Pub/sub channel of a session's run messages. */

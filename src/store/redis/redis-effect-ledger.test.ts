@@ -52,38 +52,8 @@ describe('RedisEffectLedger', () => {
     expect(await waiting).toBe('second try');
   });
 
-  it('uses a claim sent ahead by prepare, and gives up one nobody used', async () => {
-    const release = ledger.prepare('prepared');
-    let runs = 0;
-    expect(await ledger.once('prepared', async () => ++runs)).toBe(1);
-    release();
-    expect(await ledger.once('prepared', async () => ++runs)).toBe(1);
-
-    const giveUp = ledger.prepare('unused');
-    await expect.poll(() => scratch.redis.exists(keys.effect('unused'))).toBe(1);
-    giveUp();
-    await expect.poll(() => scratch.redis.exists(keys.effect('unused'))).toBe(0);
-  });
-
-  it('claims a key prepared twice once, and gives it up when let go', async () => {
-    const first = ledger.prepare('twice');
-    const second = ledger.prepare('twice');
-    // One claim: the second prepare would otherwise find the key held by the first.
-    expect(await ledger.once('twice', async () => 'ran')).toBe('ran');
-    first();
-    second();
-    expect(await scratch.redis.get(keys.effect('twice'))).toMatch(/"done":true/);
-
-    const a = ledger.prepare('let-go');
-    const b = ledger.prepare('let-go');
-    a();
-    b();
-    await expect.poll(() => scratch.redis.exists(keys.effect('let-go'))).toBe(0);
-  });
-
-  it('never runs an effect whose key someone else holds, prepared or not', async () => {
+  it('never runs an effect whose key someone else finished', async () => {
     await scratch.redis.set(keys.effect('held'), JSON.stringify({ done: true, result: 'theirs' }));
-    ledger.prepare('held');
     let ran = false;
     const result = await ledger.once('held', async () => {
       ran = true;

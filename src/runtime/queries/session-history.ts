@@ -1,7 +1,11 @@
 import type { Event } from '@google/adk';
-import type { ApprovalRequest } from '../core/types.js';
-import type { RunEvent } from './run-event.js';
-import { type ApprovalHints, CONFIRMATION_CALL, SegmentCollector } from './segment-collector.js';
+import type { ApprovalRequest } from '../../core/types.js';
+import type { RunEvent } from '../run-event.js';
+import {
+  type ApprovalHints,
+  CONFIRMATION_CALL,
+  SegmentCollector,
+} from '../segment/segment-collector.js';
 
 /** One user message and what the agents did about it, as run events. */
 export interface HistoryTurn {

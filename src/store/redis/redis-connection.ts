@@ -1,5 +1,5 @@
 import { type ChainableCommander, Redis } from 'ioredis';
-import { HoldpointError } from '../core/errors.js';
+import { HoldpointError } from '../../core/errors.js';
 
 const CONNECT_TIMEOUT_MS = 2_000;
 const COMMAND_TIMEOUT_MS = 2_000;

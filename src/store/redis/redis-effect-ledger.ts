@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EffectLedger } from '../core/effect-ledger.js';
-import { HoldpointError } from '../core/errors.js';
+import type { EffectLedger } from '../../core/effect-ledger.js';
+import { HoldpointError } from '../../core/errors.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -19,10 +19,6 @@ return redis.call('DEL', KEYS[1])
 
 const POLL_MS = 20;
 const DEFAULT_WAIT_MS = 5_000;
-
-function newClaim(): string {
-  return JSON.stringify({ claim: randomUUID() });
-}
 
 interface LedgerEntry {
   claim?: string;
@@ -44,15 +40,14 @@ export interface RedisEffectLedgerOptions {
 }
 
 /**
- * The effect ledger on Redis, shared by every process: the first caller claims the
- * key with SET NX, runs the effect and stores its JSON result; the others wait for
- * that result. A failed effect releases its claim so a retry can run it.
+ * The effect ledger on Redis, shared by every process: the caller about to run the
+ * effect claims the key with SET NX, runs it and stores its JSON result before
+ * answering; the others wait for that result. A failed effect releases its claim so
+ * a retry can run it. Only the tool that runs the effect ever claims its key.
  */
 export class RedisEffectLedger implements EffectLedger {
   private readonly storeResult: RedisScript;
   private readonly release: RedisScript;
-  /** Claims sent by `prepare`, by key: the claim when granted. */
-  private readonly prepared = new Map<string, Promise<string | undefined>>();
 
   constructor(
     private readonly conn: RedisConnection,
@@ -65,16 +60,12 @@ export class RedisEffectLedger implements EffectLedger {
 
   async once<T>(key: string, effect: () => Promise<T>): Promise<T> {
     const redisKey = this.keys.effect(key);
-    const prepared = this.prepared.get(key);
-    if (prepared) {
-      this.prepared.delete(key);
-      const claim = await prepared;
-      if (claim) return this.runClaimed(redisKey, claim, effect);
-    }
-    const claim = newClaim();
+    const claim = JSON.stringify({ claim: randomUUID() });
     const deadline = Date.now() + (this.options.waitMs ?? DEFAULT_WAIT_MS);
     for (;;) {
-      const claimed = await this.claim(redisKey, claim);
+      const claimed = await this.conn.run((redis) =>
+        redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'),
+      );
       if (claimed) return this.runClaimed(redisKey, claim, effect);
       // Another caller holds the key: wait for its result; claim again if it released.
       for (;;) {
@@ -96,42 +87,6 @@ export class RedisEffectLedger implements EffectLedger {
     }
   }
 
-  /**
-   * Sends the claim of `key` now. A `once(key)` that follows uses it when it was
-   * granted and claims as usual when it was not (someone else holds the key).
-   */
-  prepare(key: string): () => void {
-    const redisKey = this.keys.effect(key);
-    const sent = this.prepared.get(key);
-    if (sent) return () => this.releasePrepared(key, redisKey, sent);
-    const claim = newClaim();
-    const granted = this.claim(redisKey, claim).then(
-      (reply) => (reply ? claim : undefined),
-      () => undefined,
-    );
-    this.prepared.set(key, granted);
-    return () => this.releasePrepared(key, redisKey, granted);
-  }
-
-  /** Gives up a claim `prepare` sent, unless a `once` took it or it was given up already. */
-  private releasePrepared(key: string, redisKey: string, granted: Promise<string | undefined>) {
-    if (this.prepared.get(key) !== granted) return;
-    this.prepared.delete(key);
-    void granted.then((held) => held && this.giveUp(redisKey, held));
-  }
-
-  /** Claims `redisKey` for `claim` unless someone holds it; 'OK' when granted. */
-  private claim(redisKey: string, claim: string): Promise<'OK' | null> {
-    return this.conn.run((redis) =>
-      redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'),
-    );
-  }
-
-  /** Releases `claim` on `redisKey` if it still holds it. */
-  private giveUp(redisKey: string, claim: string): Promise<unknown> {
-    return this.conn.run(() => this.release([redisKey], [claim])).catch(() => undefined);
-  }
-
   private async runClaimed<T>(
     redisKey: string,
     claim: string,
@@ -143,14 +98,13 @@ export class RedisEffectLedger implements EffectLedger {
     } catch (error) {
       // The effect's own failure is what the caller must see; an unreleased claim
       // only delays a retry until it lapses.
-      await this.giveUp(redisKey, claim);
+      await this.conn.run(() => this.release([redisKey], [claim])).catch(() => undefined);
       throw error;
     }
     const entry: LedgerEntry = { done: true, result };
-    // Not waited for: the write goes out ahead of whatever the run sends next on this
-    // connection (its next commit included), and the effect has happened either way.
-    // Should it fail, the claim keeps blocking a second run of the effect until it lapses.
-    this.conn
+    // The effect happened whether or not its result can be stored: the caller learns
+    // the truth, and the claim keeps a second run off until it lapses.
+    await this.conn
       .run(() =>
         this.storeResult([redisKey], [claim, JSON.stringify(entry), this.options.resultTtlMs]),
       )

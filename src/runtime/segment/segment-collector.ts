@@ -1,7 +1,7 @@
 import type { Event } from '@google/adk';
 import type { FunctionCall } from '@google/genai';
-import type { ApprovalRequest } from '../core/types.js';
-import type { RunEvent } from './run-event.js';
+import type { ApprovalRequest } from '../../core/types.js';
+import type { RunEvent } from '../run-event.js';
 
 export const CONFIRMATION_CALL = 'adk_request_confirmation';
 

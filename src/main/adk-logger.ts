@@ -1,0 +1,26 @@
+import { type Logger as AdkLogger, setLogger } from '@google/adk';
+import type { Logger } from 'pino';
+
+// Indexed by ADK's LogLevel: DEBUG, INFO, WARN, ERROR.
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/**
+ * Sends ADK's own log lines (`INFO: [ADK] … Plugin registered`, warnings) through
+ * `logger`, as JSON at the logger's level, instead of ADK's console output. ADK's
+ * logger is one per process, so the last Holdpoint created wins.
+ */
+export function routeAdkLogs(logger: Logger): void {
+  const adk = logger.child({ component: 'adk' });
+  const write = (level: (typeof LEVELS)[number], args: unknown[]) =>
+    adk[level](args.map(String).join(' '));
+  const routed: AdkLogger = {
+    log: (level, ...args) => write(LEVELS[level] ?? 'info', args),
+    debug: (...args) => write('debug', args),
+    info: (...args) => write('info', args),
+    warn: (...args) => write('warn', args),
+    error: (...args) => write('error', args),
+    // The level is the server's, set by --log-level.
+    setLogLevel: () => {},
+  };
+  setLogger(routed);
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import type { Pause } from '../../core/types.js';
+import { idText, reasonText, validate } from '../../core/validate.js';
+import type { RunEvent } from '../run-event.js';
+import type { RuntimeContext } from '../runtime-context.js';
+
+const cancelRequest = z.strictObject({
+  sessionId: idText,
+  actor: idText,
+  reason: reasonText.optional(),
+});
+
+/** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
+export async function cancelRun(
+  ctx: RuntimeContext,
+  sessionId: string,
+  actor: string,
+  reason?: string,
+): Promise<Pause> {
+  validate(cancelRequest, { sessionId, actor, reason });
+  const pause = await ctx.store.cancel(sessionId, actor, reason, ctx.clock.now());
+  ctx.log(sessionId, pause.invocationId).info({ reason }, 'run cancelled');
+  ctx.store.relay.publish(sessionId, {
+    type: 'ended',
+    sessionId,
+    invocationId: pause.invocationId,
+    reason: 'cancelled',
+    message: reason ? `Cancelled by ${actor}: ${reason}` : `Cancelled by ${actor}.`,
+  } satisfies RunEvent);
+  return pause;
+}

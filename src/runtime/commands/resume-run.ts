@@ -1,0 +1,86 @@
+import { HoldpointError } from '../../core/errors.js';
+import { validate } from '../../core/validate.js';
+import type { DecisionBatch } from '../../store/store.js';
+import {
+  type DecisionInput,
+  decisionInput,
+  type ResumeRequest,
+  resumeRequest,
+} from '../requests.js';
+import type { RunEventSink } from '../run-event.js';
+import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import { resumeMessage } from '../segment/resume-message.js';
+import { runSegment } from '../segment/run-segment.js';
+
+/**
+ * Records decisions on a session's pause. The one caller whose decision completes
+ * the pause holds the session and resumes the same run (same invocation id);
+ * everyone else gets 409. Nothing of the resumed run happens before that claim is
+ * stored.
+ */
+export async function resumeRun(
+  ctx: RuntimeContext,
+  request: ResumeRequest,
+  sink?: RunEventSink,
+): Promise<RunOutcome> {
+  const { sessionId, decidedBy, approved, reason, decisions } = validate(resumeRequest, request);
+  const snapshot = await ctx.store.getSnapshot(sessionId);
+  if (!snapshot) {
+    throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
+      session_id: sessionId,
+    });
+  }
+  // Refused before anything is recorded: a run this instance cannot drive is not claimed.
+  const app = ctx.requireApp(snapshot.meta.app);
+  const now = ctx.clock.now();
+  const base = { decidedBy, at: now };
+  const batch: DecisionBatch = decisions
+    ? { decisions: decisions.map((d) => ({ ...d, ...base })) }
+    : { all: { approved: approved as boolean, reason, ...base } };
+  const lease = ctx.newLease(now);
+  const { outcome, pause } = await ctx.store.decide(sessionId, batch, now, lease);
+  ctx
+    .log(sessionId, pause.invocationId)
+    .info(
+      { decided_by: decidedBy, decisions: pause.decisions.length, outcome },
+      'decisions recorded',
+    );
+  if (outcome === 'pending') {
+    const emit = ctx.emitter(sessionId, sink);
+    const pending = pendingOutcome(pause);
+    emit({ type: 'decided', approvals: pause.approvals, decisions: pause.decisions });
+    emit({ type: 'outcome', outcome: pending });
+    return pending;
+  }
+  return runSegment(ctx, {
+    app,
+    sessionId,
+    userId: pause.userId,
+    invocationId: pause.invocationId,
+    lease,
+    newMessage: resumeMessage(pause),
+    resumedFrom: pause,
+    sink,
+  });
+}
+
+/**
+ * Records one decision by approval id alone (the session is looked up) and, when
+ * it completes the pause, resumes the run like `resumeRun`.
+ */
+export async function decideApproval(
+  ctx: RuntimeContext,
+  decision: DecisionInput,
+  decidedBy: string,
+  sink?: RunEventSink,
+): Promise<RunOutcome> {
+  const { approvalId } = validate(decisionInput, decision);
+  const sessionId = await ctx.store.findApproval(approvalId);
+  if (!sessionId) {
+    throw new HoldpointError('APPROVAL_NOT_FOUND', `No approval ${approvalId}.`, {
+      approval_id: approvalId,
+    });
+  }
+  return resumeRun(ctx, { sessionId, decidedBy, decisions: [decision] }, sink);
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { Cancel } from '../../core/clock.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import { expireDue } from './expire-due.js';
+
+/**
+ * Records pauses that pass their time even when nobody asks about them. Each beat
+ * sweeps only what is due; instances sharing a store take turns (the store's sweep
+ * claim), and a beat is skipped while the previous sweep still runs.
+ */
+export class ExpirySweeper {
+  private readonly owner = `sweeper-${randomUUID()}`;
+  private running = false;
+  private cancel?: Cancel;
+
+  constructor(
+    private readonly ctx: RuntimeContext,
+    private readonly intervalMs: number,
+  ) {}
+
+  start(): void {
+    this.cancel ??= this.ctx.clock.every(this.intervalMs, () => {
+      void this.sweep();
+    });
+  }
+
+  stop(): void {
+    this.cancel?.();
+    this.cancel = undefined;
+  }
+
+  /** One beat; resolves when it is done (or skipped). */
+  async sweep(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      // Held for two beats, so the holder keeps it from one beat to the next.
+      if (await this.ctx.store.claimSweep(this.owner, 2 * this.intervalMs)) {
+        await expireDue(this.ctx);
+      }
+    } catch (error) {
+      this.ctx.logger.warn({ err: error }, 'expiry sweep failed');
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { ApprovalPolicy } from '../agents/agent-app.js';
+import { isHoldpointError } from '../core/errors.js';
+import type { Pause } from '../core/types.js';
+import { appName, idText, validate } from '../core/validate.js';
+import type { Unsubscribe } from '../store/run-relay.js';
+import { cancelRun } from './commands/cancel-run.js';
+import { decideApproval, resumeRun } from './commands/resume-run.js';
+import { startRun } from './commands/start-run.js';
+import { expireDue } from './expiry/expire-due.js';
+import { ExpirySweeper } from './expiry/expiry-sweeper.js';
+import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
+import {
+  listPendingApprovals,
+  type PendingPage,
+  type PendingQuery,
+} from './queries/pending-approvals.js';
+import { type HistoryTurn, sessionHistory } from './queries/session-history.js';
+import { type SessionView, sessionView } from './queries/session-view.js';
+import type { DecisionInput, ResumeRequest, StartRequest } from './requests.js';
+import type { RunEvent, RunEventSink } from './run-event.js';
+import type { RunOutcome } from './run-outcome.js';
+import { RuntimeContext, type RuntimeOptions } from './runtime-context.js';
+
+/** Whether the store answers. */
+export interface Health {
+  status: 'ok' | 'unavailable';
+  store: 'memory' | 'redis';
+  code?: string;
+}
+
+const newSession = z.strictObject({ app: appName.optional(), userId: idText });
+
+/**
+ * The pause-resume state machine over ADK: starts runs, turns confirmation and
+ * long-running tool calls into durable pauses, records decisions and resumes the
+ * same run (same invocation id) once every approval of a pause is decided. Each
+ * phase lives in its own module — commands (start, resume, cancel), the segment
+ * (drive ADK, end in a pause, completion or failure), queries and expiry; this class
+ * is what transports use. It knows nothing about HTTP.
+ */
+export class HoldpointRuntime {
+  private readonly ctx: RuntimeContext;
+
+  constructor(options: RuntimeOptions) {
+    this.ctx = new RuntimeContext(options);
+  }
+
+  /** Names of the apps this runtime serves. */
+  get appNames(): string[] {
+    return this.ctx.appNames;
+  }
+
+  /** Starts a run for a user's message, on a new session unless `sessionId` is given. */
+  start(request: StartRequest, sink?: RunEventSink): Promise<RunOutcome> {
+    return startRun(this.ctx, request, sink);
+  }
+
+  /**
+   * Records decisions on the session's pause. Once every approval is decided, the
+   * one caller that completed it resumes the run; everyone else gets 409.
+   */
+  resume(request: ResumeRequest, sink?: RunEventSink): Promise<RunOutcome> {
+    return resumeRun(this.ctx, request, sink);
+  }
+
+  /** Records one decision by approval id alone and, when it completes the pause, resumes. */
+  decideApproval(
+    decision: DecisionInput,
+    decidedBy: string,
+    sink?: RunEventSink,
+  ): Promise<RunOutcome> {
+    return decideApproval(this.ctx, decision, decidedBy, sink);
+  }
+
+  /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
+  cancel(sessionId: string, actor: string, reason?: string): Promise<Pause> {
+    return cancelRun(this.ctx, sessionId, actor, reason);
+  }
+
+  /** Creates an empty session for `app`, e.g. so a waiter can watch it before the first run. */
+  async createSession(request: { app?: string; userId: string }): Promise<string> {
+    const { app, userId } = validate(newSession, request);
+    const name = this.ctx.requireApp(app ?? this.ctx.options.defaultApp).name;
+    const sessionId = randomUUID();
+    await this.ctx.store.createSession({
+      sessionId,
+      app: name,
+      userId,
+      createdAt: this.ctx.clock.now(),
+    });
+    return sessionId;
+  }
+
+  /** The session's meta, state, current run and pending approvals. */
+  async getSession(sessionId: string): Promise<SessionView> {
+    return (await sessionView(this.ctx, sessionId)).view;
+  }
+
+  /** The session's conversation as turns of run events, for clients that reload. */
+  async history(sessionId: string): Promise<{ view: SessionView; turns: HistoryTurn[] }> {
+    const { view, session } = await sessionView(this.ctx, sessionId);
+    const app = this.ctx.options.apps.get(view.meta.app);
+    return { view, turns: sessionHistory(session.events, app?.hints ?? {}, view.pendingApprovals) };
+  }
+
+  /** Pending approvals across sessions, for one owner or all, a page at a time. */
+  listPendingApprovals(query?: PendingQuery): Promise<PendingPage> {
+    return listPendingApprovals(this.ctx, query);
+  }
+
+  /** The audit log of a session, oldest first, a page at a time. */
+  audit(query: AuditQuery): Promise<AuditPage> {
+    return auditLog(this.ctx, query);
+  }
+
+  /** Expires every pause past its time (recording it in the audit log); returns how many. */
+  expireDue(): Promise<number> {
+    return expireDue(this.ctx);
+  }
+
+  /** Starts recording expiries every `intervalSeconds`; returns what stops it. */
+  startSweeper(intervalSeconds: number): () => void {
+    const sweeper = new ExpirySweeper(this.ctx, intervalSeconds * 1000);
+    sweeper.start();
+    return () => sweeper.stop();
+  }
+
+  /** Receives what happens to a session's runs from now on, whichever instance runs them. */
+  watch(sessionId: string, handler: (event: RunEvent) => void): Promise<Unsubscribe> {
+    return this.ctx.store.relay.subscribe(sessionId, (message) => handler(message as RunEvent));
+  }
+
+  /** How long a continuous stream waits for `toolName`'s approval in `app`, and what then. */
+  approvalPolicy(app: string, toolName: string): Required<ApprovalPolicy> {
+    return this.ctx.approvalPolicy(app, toolName);
+  }
+
+  /** Whether the store answers. */
+  async health(): Promise<Health> {
+    const store = this.ctx.store.kind;
+    try {
+      await this.ctx.store.ping();
+      return { status: 'ok', store };
+    } catch (error) {
+      return {
+        status: 'unavailable',
+        store,
+        code: isHoldpointError(error) ? error.code : 'STORE_UNAVAILABLE',
+      };
+    }
+  }
+
+  /** Releases the store. */
+  close(): Promise<void> {
+    return this.ctx.store.close();
+  }
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { LIMITS } from '../../core/limits.js';
+import type { ApprovalRequest } from '../../core/types.js';
+import { idText, validate } from '../../core/validate.js';
+import { undecidedApprovals } from '../../store/transitions.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
+
+/** A pending approval with the run it belongs to. */
+export interface PendingApproval extends ApprovalRequest {
+  sessionId: string;
+  invocationId: string;
+  app: string;
+  userId: string;
+}
+
+/** Which pending approvals to list: one owner's or everyone's, a page at a time. */
+export const pendingQuery = z.strictObject({
+  userId: idText.optional(),
+  limit: z.number().int().min(1).max(LIMITS.pageSize).default(50),
+  cursor: z.string().max(1000).optional(),
+});
+export type PendingQuery = z.input<typeof pendingQuery>;
+
+/** A page of pending approvals, earliest expiry first; `nextCursor` when there is more. */
+export interface PendingPage {
+  approvals: PendingApproval[];
+  nextCursor?: string;
+}
+
+/**
+ * Pending approvals across sessions — of one owner, or of everyone — read from the
+ * index of paused sessions a page at a time: the cost is the page, not the number
+ * of paused runs.
+ */
+export async function listPendingApprovals(
+  ctx: RuntimeContext,
+  query: PendingQuery = {},
+): Promise<PendingPage> {
+  const { userId, limit, cursor } = validate(pendingQuery, query);
+  const page = await ctx.store.listPaused(
+    { userId, limit, after: cursor === undefined ? undefined : decodeCursor(cursor) },
+    ctx.clock.now(),
+  );
+  const approvals = page.items.flatMap(({ meta, pause }) =>
+    undecidedApprovals(pause).map((approval) => ({
+      ...approval,
+      sessionId: meta.sessionId,
+      invocationId: pause?.invocationId ?? '',
+      app: meta.app,
+      userId: meta.userId,
+    })),
+  );
+  return { approvals, nextCursor: page.next && encodeCursor(page.next) };
+}

@@ -1,0 +1,64 @@
+import type { Session } from '@google/adk';
+import { HoldpointError } from '../../core/errors.js';
+import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import type { SessionSnapshot } from '../../store/store.js';
+import { undecidedApprovals } from '../../store/transitions.js';
+import { expirePause } from '../expiry/expire-due.js';
+import type { RuntimeContext } from '../runtime-context.js';
+
+/** What a session looks like from outside. */
+export interface SessionView {
+  meta: SessionMeta;
+  state: Record<string, unknown>;
+  run?: RunRecord;
+  /** The current run's latest pause, if it paused. */
+  pause?: Pause;
+  pendingApprovals: ApprovalRequest[];
+}
+
+/**
+ * The session's snapshot as of now: a pause that is past its time is expired (and
+ * audited) first, so nobody is shown an approval that can no longer count.
+ */
+export async function currentSnapshot(
+  ctx: RuntimeContext,
+  sessionId: string,
+): Promise<SessionSnapshot> {
+  let snapshot = await ctx.store.getSnapshot(sessionId);
+  const pause = snapshot?.pause;
+  if (snapshot?.meta.status === 'paused' && pause && pause.expiresAt <= ctx.clock.now()) {
+    await expirePause(ctx, sessionId);
+    snapshot = await ctx.store.getSnapshot(sessionId);
+  }
+  if (!snapshot) {
+    throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
+      session_id: sessionId,
+    });
+  }
+  return snapshot;
+}
+
+/** The session's meta, state, current run and pending approvals, with its ADK session. */
+export async function sessionView(
+  ctx: RuntimeContext,
+  sessionId: string,
+): Promise<{ view: SessionView; session: Session }> {
+  const { meta, run, pause } = await currentSnapshot(ctx, sessionId);
+  const session = await ctx.store.loadSession(sessionId, meta.app, meta.userId);
+  if (!session) {
+    throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
+      session_id: sessionId,
+    });
+  }
+  const current = pause?.invocationId === meta.invocationId ? pause : undefined;
+  return {
+    view: {
+      meta,
+      state: session.state,
+      run,
+      pause: current,
+      pendingApprovals: undecidedApprovals(current),
+    },
+    session,
+  };
+}

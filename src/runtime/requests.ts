@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { LIMITS } from '../core/limits.js';
+import { appName, boundedJson, idText, messageText, reasonText } from '../core/validate.js';
+
+/** A user's message that starts a run, on a new session unless `sessionId` is given. */
+export const startRequest = z.strictObject({
+  query: messageText,
+  userId: idText,
+  app: appName.optional(),
+  sessionId: idText.optional(),
+});
+export type StartRequest = z.input<typeof startRequest>;
+
+/** One person's answer, as a transport hands it over. */
+export const decisionInput = z.strictObject({
+  approvalId: idText,
+  approved: z.boolean(),
+  reason: reasonText.optional(),
+  payload: boundedJson.optional(),
+});
+export type DecisionInput = z.input<typeof decisionInput>;
+
+/** Decisions on a session's pause: one answer for all, or one per approval. */
+export const resumeRequest = z
+  .strictObject({
+    sessionId: idText,
+    decidedBy: idText,
+    /** Decides every undecided approval of the pause the same way. */
+    approved: z.boolean().optional(),
+    reason: reasonText.optional(),
+    decisions: z.array(decisionInput).min(1).max(LIMITS.decisions).optional(),
+  })
+  .refine((r) => (r.approved === undefined) !== (r.decisions === undefined), {
+    message: 'give exactly one of "approved" or "decisions"',
+  });
+export type ResumeRequest = z.input<typeof resumeRequest>;

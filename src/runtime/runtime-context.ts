@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import { HoldpointError } from '../core/errors.js';
+import type { Lease } from '../core/types.js';
+import type { HoldpointStore } from '../store/store.js';
+import type { RunEventSink } from './run-event.js';
+
+export interface RuntimeOptions {
+  store: HoldpointStore;
+  apps: Map<string, AgentApp>;
+  defaultApp: string;
+  /** How long a pause waits for people before it expires. */
+  pauseTtlSeconds: number;
+  /** How long an ended pause is kept, so late callers learn it expired instead of "not found". */
+  retentionSeconds: number;
+  /**
+   * How long a running segment holds its session without renewing; it renews every
+   * third of that while it works, so a process that dies frees its sessions this soon.
+   */
+  runLeaseSeconds?: number;
+  logger: Logger;
+  /** Continuous streams: how long to wait for an approval, unless the app's tool says otherwise. */
+  approvalTimeoutSeconds?: number;
+  /** Continuous streams: what a timed-out approval becomes, unless the tool says otherwise. */
+  approvalTimeoutPolicy?: 'deny' | 'park';
+  clock?: Clock;
+}
+
+const DEFAULT_LEASE_SECONDS = 30;
+
+/** What every phase of the runtime works with: the store, the apps, time and the log. */
+export class RuntimeContext {
+  readonly store: HoldpointStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly leaseMs: number;
+  readonly pauseTtlMs: number;
+  readonly retentionMs: number;
+
+  constructor(readonly options: RuntimeOptions) {
+    this.store = options.store;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger;
+    this.leaseMs = (options.runLeaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
+    this.pauseTtlMs = options.pauseTtlSeconds * 1000;
+    this.retentionMs = options.retentionSeconds * 1000;
+  }
+
+  /** Names of the apps this runtime serves. */
+  get appNames(): string[] {
+    return [...this.options.apps.keys()];
+  }
+
+  requireApp(name: string): AgentApp {
+    const app = this.options.apps.get(name);
+    if (!app) {
+      throw new HoldpointError(
+        'UNKNOWN_APP',
+        `Unknown app ${name}. Known apps: ${this.appNames.join(', ')}.`,
+      );
+    }
+    return app;
+  }
+
+  /** A new segment's lease, from now. */
+  newLease(now: number): Lease {
+    return { owner: `seg-${randomUUID()}`, until: now + this.leaseMs };
+  }
+
+  /** How long a continuous stream waits for `toolName`'s approval in `app`, and what then. */
+  approvalPolicy(app: string, toolName: string): Required<ApprovalPolicy> {
+    const policy = this.options.apps.get(app)?.approvalPolicies?.[toolName];
+    return {
+      timeoutSeconds: policy?.timeoutSeconds ?? this.options.approvalTimeoutSeconds ?? 30,
+      onTimeout: policy?.onTimeout ?? this.options.approvalTimeoutPolicy ?? 'park',
+    };
+  }
+
+  /** Hands events to the caller and to waiters anywhere, through the store's relay. */
+  emitter(sessionId: string, sink?: RunEventSink): RunEventSink {
+    return (event) => {
+      sink?.(event);
+      this.store.relay.publish(sessionId, event);
+    };
+  }
+
+  log(sessionId: string, invocationId?: string): Logger {
+    return this.logger.child({ session_id: sessionId, invocation_id: invocationId });
+  }
+}

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { approvalAudit } from '../../core/audit.js';
+import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import type { AuditEntry, Pause } from '../../core/types.js';
+import type { SegmentEnd, SessionAppend } from '../../store/store.js';
+import type { RunEventSink } from '../run-event.js';
+import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import type { SegmentCollector } from './segment-collector.js';
+
+/** The segment whose end is being stored. */
+export interface EndingSegment {
+  app: string;
+  sessionId: string;
+  userId: string;
+  invocationId: string;
+  lease: SegmentEnd['lease'];
+  emit: RunEventSink;
+}
+
+function endAudit(segment: EndingSegment, action: 'completed' | 'failed', at: number): AuditEntry {
+  return {
+    at,
+    action,
+    sessionId: segment.sessionId,
+    invocationId: segment.invocationId,
+    actor: 'agent',
+  };
+}
+
+/**
+ * Stores how a segment ended — a pause, the run's completion, or its failure —
+ * with everything it appended, and only then tells the caller and the streams.
+ * A segment whose lease was lost is refused (LEASE_LOST) and what it appended is
+ * dropped with it.
+ */
+export async function endSegment(
+  ctx: RuntimeContext,
+  segment: EndingSegment,
+  collector: SegmentCollector,
+  append: SessionAppend,
+): Promise<RunOutcome> {
+  const now = ctx.clock.now();
+  const end: SegmentEnd = {
+    sessionId: segment.sessionId,
+    invocationId: segment.invocationId,
+    lease: segment.lease,
+    append,
+    executedCallIds: [...collector.executedCallIds],
+    now,
+  };
+  try {
+    if (collector.error !== undefined) return await failRun(ctx, segment, end, collector.error);
+    if (collector.approvals.length > 0) return await pauseRun(ctx, segment, end, collector);
+    return await completeRun(ctx, segment, end, collector);
+  } catch (error) {
+    if (!isHoldpointError(error, 'RUN_FAILED')) failed(segment, error);
+    throw error;
+  }
+}
+
+/** Tells the streams that the segment ended in `error` (RUN_FAILED tells itself). */
+export function failed(segment: EndingSegment, error: unknown): void {
+  const failure = isHoldpointError(error)
+    ? error
+    : new HoldpointError('INTERNAL', 'Internal error.');
+  segment.emit({
+    type: 'failed',
+    sessionId: segment.sessionId,
+    invocationId: segment.invocationId,
+    code: failure.code,
+    message: failure.message,
+  });
+}
+
+async function failRun(
+  ctx: RuntimeContext,
+  segment: EndingSegment,
+  end: SegmentEnd,
+  error: string,
+): Promise<never> {
+  await ctx.store.finishRun(end, {
+    status: 'failed',
+    error,
+    audit: [endAudit(segment, 'failed', end.now)],
+  });
+  ctx.log(segment.sessionId, segment.invocationId).error({ error }, 'run failed');
+  const failure = new HoldpointError('RUN_FAILED', `The agent run failed: ${error}`, {
+    session_id: segment.sessionId,
+    invocation_id: segment.invocationId,
+  });
+  failed(segment, failure);
+  throw failure;
+}
+
+async function pauseRun(
+  ctx: RuntimeContext,
+  segment: EndingSegment,
+  end: SegmentEnd,
+  collector: SegmentCollector,
+): Promise<RunOutcome> {
+  const expiresAt = end.now + ctx.pauseTtlMs;
+  const pause: Pause = {
+    pauseId: `pause-${randomUUID()}`,
+    sessionId: segment.sessionId,
+    invocationId: segment.invocationId,
+    app: segment.app,
+    userId: segment.userId,
+    status: 'pending',
+    approvals: collector.approvals.map((a) => ({ ...a, createdAt: end.now, expiresAt })),
+    decisions: [],
+    createdAt: end.now,
+    expiresAt,
+  };
+  const requested = pause.approvals.map((a) =>
+    approvalAudit(pause, a, 'requested', 'agent', end.now),
+  );
+  await ctx.store.savePause(end, pause, requested, expiresAt + ctx.retentionMs);
+  ctx
+    .log(segment.sessionId, segment.invocationId)
+    .info({ approvals: pause.approvals.map((a) => a.approvalId) }, 'run paused');
+  for (const approval of pause.approvals) segment.emit({ type: 'approval-requested', approval });
+  const outcome = pendingOutcome(pause);
+  segment.emit({ type: 'outcome', outcome });
+  return outcome;
+}
+
+async function completeRun(
+  ctx: RuntimeContext,
+  segment: EndingSegment,
+  end: SegmentEnd,
+  collector: SegmentCollector,
+): Promise<RunOutcome> {
+  await ctx.store.finishRun(end, {
+    status: 'completed',
+    result: collector.text,
+    audit: [endAudit(segment, 'completed', end.now)],
+  });
+  ctx.log(segment.sessionId, segment.invocationId).info('run completed');
+  const outcome: RunOutcome = {
+    status: 'completed',
+    sessionId: segment.sessionId,
+    invocationId: segment.invocationId,
+    app: segment.app,
+    result: collector.text,
+    artifacts: collector.artifacts,
+  };
+  segment.emit({ type: 'outcome', outcome });
+  return outcome;
+}

@@ -1,0 +1,57 @@
+import type { Cancel } from '../../core/clock.js';
+import { isHoldpointError } from '../../core/errors.js';
+import type { Lease } from '../../core/types.js';
+import type { RuntimeContext } from '../runtime-context.js';
+
+/**
+ * Renews a running segment's lease every third of its length while the segment
+ * works, so a tool that takes longer than the lease keeps the session, and a
+ * process that dies lets it go within one lease. When another run has taken the
+ * session over, `signal` aborts: the segment stops, and its end will be refused.
+ */
+export class LeaseKeeper {
+  private readonly controller = new AbortController();
+  private readonly cancel: Cancel;
+  private renewing = false;
+
+  constructor(
+    private readonly ctx: RuntimeContext,
+    private readonly sessionId: string,
+    private readonly invocationId: string,
+    readonly lease: Lease,
+  ) {
+    this.cancel = ctx.clock.every(ctx.leaseMs / 3, () => {
+      void this.renew();
+    });
+  }
+
+  /** Aborts once the lease is known lost. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  stop(): void {
+    this.cancel();
+  }
+
+  private async renew(): Promise<void> {
+    if (this.renewing || this.controller.signal.aborted) return;
+    this.renewing = true;
+    const lease = { owner: this.lease.owner, until: this.ctx.clock.now() + this.ctx.leaseMs };
+    try {
+      await this.ctx.store.renewLease(this.sessionId, this.invocationId, lease);
+    } catch (error) {
+      if (isHoldpointError(error, 'LEASE_LOST')) {
+        this.controller.abort();
+        this.stop();
+      } else {
+        // Renewed at the next beat; until the lease lapses nobody may take the session.
+        this.ctx
+          .log(this.sessionId, this.invocationId)
+          .warn({ err: error }, 'lease renewal failed');
+      }
+    } finally {
+      this.renewing = false;
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import type { Content } from '@google/genai';
+import type { AgentApp } from '../../agents/agent-app.js';
+import { HoldpointError } from '../../core/errors.js';
+import type { Lease, Pause } from '../../core/types.js';
+import type { SessionAppend } from '../../store/store.js';
+import type { RunEventSink } from '../run-event.js';
+import type { RunOutcome } from '../run-outcome.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import { closingEvent } from './closing-event.js';
+import { driveSegment } from './drive-segment.js';
+import { type EndingSegment, endSegment } from './end-segment.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { deniedCalls } from './resume-message.js';
+import { SegmentCollector } from './segment-collector.js';
+import { SegmentSessions } from './segment-sessions.js';
+
+/** A segment about to run: its session is already held under `lease`. */
+export interface SegmentStart {
+  app: AgentApp;
+  sessionId: string;
+  userId: string;
+  invocationId: string;
+  lease: Lease;
+  newMessage: Content;
+  /** The pause this segment resumes; a new run instead closes what earlier pauses left open. */
+  resumedFrom?: Pause;
+  sink?: RunEventSink;
+}
+
+const NOT_RUN = 'The approval request ended without a decision; the tool did not run.';
+
+/**
+ * One run segment, from the session held to its end stored: load the session, run
+ * ADK on it while the lease is kept, then store the pause, the completion or the
+ * failure with everything the segment appended.
+ */
+export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
+  const { app, sessionId, userId, invocationId, lease, resumedFrom } = start;
+  const segment: EndingSegment = {
+    app: app.name,
+    sessionId,
+    userId,
+    invocationId,
+    lease,
+    emit: ctx.emitter(sessionId, start.sink),
+  };
+  segment.emit({
+    type: 'run-started',
+    sessionId,
+    invocationId,
+    app: app.name,
+    resumed: !!resumedFrom,
+  });
+  if (resumedFrom) {
+    segment.emit({
+      type: 'decided',
+      approvals: resumedFrom.approvals,
+      decisions: resumedFrom.decisions,
+    });
+  }
+  const keeper = new LeaseKeeper(ctx, sessionId, invocationId, lease);
+  let collector: SegmentCollector;
+  let append: SessionAppend = { events: [], state: {} };
+  try {
+    const session = await ctx.store.loadSession(sessionId, app.name, userId);
+    if (!session) {
+      throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
+        session_id: sessionId,
+      });
+    }
+    const sessions = new SegmentSessions(session);
+    const closing = resumedFrom ? undefined : closingEvent(session.events, invocationId, NOT_RUN);
+    if (closing) await sessions.appendEvent({ session, event: closing });
+    collector = await driveSegment({
+      app,
+      session,
+      sessions,
+      newMessage: start.newMessage,
+      denied: deniedCalls(resumedFrom),
+      signal: keeper.signal,
+      emit: segment.emit,
+      streaming: start.sink !== undefined,
+    });
+    append = sessions.appended;
+  } catch (error) {
+    // The segment could not run at all: record the run failed, if the store lets us.
+    collector = new SegmentCollector(app.hints);
+    collector.error = error instanceof Error ? error.message : String(error);
+  } finally {
+    keeper.stop();
+  }
+  return endSegment(ctx, segment, collector, append);
+}

@@ -1,0 +1,326 @@
+import {
+  createSession as adkSession,
+  type Event,
+  mergeStates,
+  type Session,
+  State,
+} from '@google/adk';
+import { HoldpointError } from '../../core/errors.js';
+import type { AuditEntry, Lease, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import type { NewSession, Page, PageCursor, SessionAppend, SessionSnapshot } from '../store.js';
+import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
+import { beginRunTransition, newSessionMeta, type SessionWrites } from '../transitions.js';
+import { MemoryEffectLedger } from './memory-effect-ledger.js';
+import { MemoryRelay } from './memory-relay.js';
+import { SortedIndex } from './sorted-index.js';
+
+/** Bounds of the embedded store, which holds everything in this process's memory. */
+export interface MemoryStoreOptions {
+  /** A session is forgotten this long after its last change (or its pause's retention). */
+  sessionTtlSeconds: number;
+  /** At most this many sessions; the least recently changed idle ones make room. */
+  maxSessions?: number;
+  /** At most about this many bytes of sessions (as JSON); idle ones make room as above. */
+  maxBytes?: number;
+}
+
+interface StoredSession {
+  meta: SessionMeta;
+  version: number;
+  pauses: Map<string, Pause>;
+  runs: Map<string, RunRecord>;
+  audit: AuditEntry[];
+  events: Event[];
+  state: Record<string, unknown>;
+  /** The latest pause retention: the session lives at least until then. */
+  keepUntil: number;
+  expiresAt: number;
+  /** What its events and audit lines take, as JSON. */
+  logBytes: number;
+  bytes: number;
+}
+
+const DEFAULT_MAX_SESSIONS = 10_000;
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+
+function jsonBytes(value: unknown): number {
+  return JSON.stringify(value)?.length ?? 0;
+}
+
+function userKey(app: string, userId: string): string {
+  return `${app}\n${userId}`;
+}
+
+/**
+ * The embedded default store: everything in this process, nothing survives it.
+ * Same transitions and guarantees as the Redis store within one process, with the
+ * same session lifetime, and bounded: when full, the least recently changed idle
+ * sessions go; a store full of paused or running sessions refuses new ones
+ * (STORE_FULL) rather than drop what people are deciding.
+ */
+export class MemoryStore extends TransactionalStore {
+  readonly kind = 'memory' as const;
+  readonly effects = new MemoryEffectLedger();
+  readonly relay = new MemoryRelay();
+  /** In order of last change, oldest first. */
+  private readonly sessions = new Map<string, StoredSession>();
+  private readonly expiries = new SortedIndex();
+  private readonly paused = new SortedIndex();
+  private readonly pausedByUser = new Map<string, SortedIndex>();
+  private readonly approvals = new Map<string, string>();
+  private readonly appState = new Map<string, Record<string, unknown>>();
+  private readonly userState = new Map<string, Record<string, unknown>>();
+  /** Live sessions per app user: `user:` state goes with the user's last session. */
+  private readonly userSessions = new Map<string, number>();
+  private readonly ttlMs: number;
+  private readonly maxSessions: number;
+  private readonly maxBytes: number;
+  private bytes = 0;
+
+  constructor(options: MemoryStoreOptions) {
+    super();
+    this.ttlMs = options.sessionTtlSeconds * 1000;
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  }
+
+  async createSession(
+    session: NewSession,
+    begin?: { run: RunRecord; lease: Lease },
+  ): Promise<void> {
+    this.purgeExpired();
+    if (this.sessions.has(session.sessionId)) {
+      throw new HoldpointError('SESSION_EXISTS', `Session ${session.sessionId} already exists.`, {
+        session_id: session.sessionId,
+      });
+    }
+    this.makeRoom();
+    const meta = newSessionMeta(session);
+    const stored: StoredSession = {
+      meta,
+      version: 0,
+      pauses: new Map(),
+      runs: new Map(),
+      audit: [],
+      events: [],
+      state: {},
+      keepUntil: 0,
+      expiresAt: 0,
+      logBytes: 0,
+      bytes: 0,
+    };
+    this.sessions.set(session.sessionId, stored);
+    const user = userKey(session.app, session.userId);
+    this.userSessions.set(user, (this.userSessions.get(user) ?? 0) + 1);
+    const writes = begin ? beginRunTransition({ meta }, begin.run, begin.lease).writes : undefined;
+    this.apply(stored, writes ?? { meta, audit: [] });
+  }
+
+  protected async readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
+    const stored = this.live(sessionId);
+    if (!stored) return undefined;
+    return { version: stored.version, snapshot: structuredClone(this.snapshotOf(stored)) };
+  }
+
+  protected async commit(
+    sessionId: string,
+    read: VersionedSnapshot,
+    writes: SessionWrites,
+  ): Promise<boolean> {
+    const stored = this.live(sessionId);
+    if (!stored || stored.version !== read.version) return false;
+    this.apply(stored, structuredClone(writes));
+    return true;
+  }
+
+  async loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
+    const stored = this.live(sessionId);
+    if (!stored || stored.meta.app !== app || stored.meta.userId !== userId) return undefined;
+    return adkSession({
+      id: sessionId,
+      appName: app,
+      userId,
+      state: structuredClone(
+        mergeStates(this.appState.get(app), this.userState.get(userKey(app, userId)), stored.state),
+      ),
+      events: structuredClone(stored.events),
+      lastUpdateTime: stored.events.at(-1)?.timestamp ?? stored.meta.createdAt,
+    });
+  }
+
+  async getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
+    return structuredClone(this.live(sessionId)?.pauses.get(pauseId));
+  }
+
+  async getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
+    return structuredClone(this.live(sessionId)?.runs.get(invocationId));
+  }
+
+  async findApproval(approvalId: string): Promise<string | undefined> {
+    const sessionId = this.approvals.get(approvalId);
+    return sessionId && this.live(sessionId) ? sessionId : undefined;
+  }
+
+  async listDuePauses(now: number, limit: number): Promise<string[]> {
+    return this.paused.range({ max: now, limit }).map((entry) => entry.member);
+  }
+
+  async listPaused(
+    { userId, limit, after }: { userId?: string; limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>> {
+    const index = userId === undefined ? this.paused : this.pausedByUser.get(userId);
+    const entries = index?.range({ min: now + 1, after, limit }) ?? [];
+    const items = entries.flatMap((entry) => {
+      const stored = this.live(entry.member);
+      return stored ? [structuredClone(this.snapshotOf(stored))] : [];
+    });
+    const last = entries.at(-1);
+    return { items, next: entries.length === limit && last ? last : undefined };
+  }
+
+  async listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
+    return structuredClone(this.live(sessionId)?.audit.slice(offset, offset + limit) ?? []);
+  }
+
+  async claimSweep(): Promise<boolean> {
+    return true;
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  private snapshotOf(stored: StoredSession): SessionSnapshot {
+    const { meta } = stored;
+    return {
+      meta,
+      pause: meta.pauseId ? stored.pauses.get(meta.pauseId) : undefined,
+      run: meta.invocationId ? stored.runs.get(meta.invocationId) : undefined,
+    };
+  }
+
+  /** Writes a transition into `stored` and keeps the indexes, sizes and LRU order true. */
+  private apply(stored: StoredSession, writes: SessionWrites): void {
+    const sessionId = writes.meta.sessionId;
+    stored.version += 1;
+    stored.meta = writes.meta;
+    for (const pause of writes.pauses ?? []) {
+      stored.pauses.set(pause.pauseId, pause);
+      for (const approval of pause.approvals) this.approvals.set(approval.approvalId, sessionId);
+    }
+    for (const run of writes.runs ?? []) stored.runs.set(run.invocationId, run);
+    stored.audit.push(...writes.audit);
+    stored.logBytes += jsonBytes(writes.audit);
+    if (writes.append) this.append(stored, writes.append);
+    stored.keepUntil = Math.max(stored.keepUntil, writes.pauseRetainUntil ?? 0);
+    stored.expiresAt = Math.max(Date.now() + this.ttlMs, stored.keepUntil);
+    this.expiries.set(sessionId, stored.expiresAt);
+    this.index(stored);
+    this.bytes -= stored.bytes;
+    stored.bytes =
+      stored.logBytes +
+      jsonBytes([
+        stored.meta,
+        stored.state,
+        [...stored.pauses.values()],
+        [...stored.runs.values()],
+      ]);
+    this.bytes += stored.bytes;
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, stored);
+  }
+
+  private append(stored: StoredSession, { events, state }: SessionAppend): void {
+    for (const event of events) {
+      const index = stored.events.findIndex((e) => e.id === event.id);
+      if (index >= 0) stored.logBytes -= jsonBytes(stored.events[index]);
+      if (index >= 0) stored.events[index] = event;
+      else stored.events.push(event);
+      stored.logBytes += jsonBytes(event);
+    }
+    const { app, userId } = stored.meta;
+    for (const [key, value] of Object.entries(state)) {
+      if (key.startsWith(State.APP_PREFIX)) {
+        const shared = this.appState.get(app) ?? {};
+        shared[key.slice(State.APP_PREFIX.length)] = value;
+        this.appState.set(app, shared);
+      } else if (key.startsWith(State.USER_PREFIX)) {
+        const shared = this.userState.get(userKey(app, userId)) ?? {};
+        shared[key.slice(State.USER_PREFIX.length)] = value;
+        this.userState.set(userKey(app, userId), shared);
+      } else if (!key.startsWith(State.TEMP_PREFIX)) {
+        stored.state[key] = value;
+      }
+    }
+  }
+
+  /** A paused session is in the paused index and its owner's, scored by its expiry. */
+  private index(stored: StoredSession): void {
+    const { meta } = stored;
+    const pause = meta.pauseId ? stored.pauses.get(meta.pauseId) : undefined;
+    const byUser = this.pausedByUser.get(meta.userId) ?? new SortedIndex();
+    if (meta.status === 'paused' && pause?.status === 'pending') {
+      this.paused.set(meta.sessionId, pause.expiresAt);
+      byUser.set(meta.sessionId, pause.expiresAt);
+      this.pausedByUser.set(meta.userId, byUser);
+    } else {
+      this.paused.delete(meta.sessionId);
+      byUser.delete(meta.sessionId);
+      if (byUser.size === 0) this.pausedByUser.delete(meta.userId);
+    }
+  }
+
+  /** The session unless it is gone or past its lifetime (then it goes now). */
+  private live(sessionId: string): StoredSession | undefined {
+    const stored = this.sessions.get(sessionId);
+    if (stored && stored.expiresAt <= Date.now()) {
+      this.drop(stored);
+      return undefined;
+    }
+    return stored;
+  }
+
+  private purgeExpired(): void {
+    for (const { member } of this.expiries.range({ max: Date.now(), limit: 1000 })) {
+      const stored = this.sessions.get(member);
+      if (stored) this.drop(stored);
+    }
+  }
+
+  /** Evicts the least recently changed idle sessions until a new one fits. */
+  private makeRoom(): void {
+    for (const stored of this.sessions.values()) {
+      if (this.sessions.size < this.maxSessions && this.bytes < this.maxBytes) return;
+      if (stored.meta.status === 'idle') this.drop(stored);
+    }
+    if (this.sessions.size >= this.maxSessions || this.bytes >= this.maxBytes) {
+      throw new HoldpointError(
+        'STORE_FULL',
+        'The embedded memory store is full of sessions that are running or waiting for people; ' +
+          'decide or cancel some, or use Redis.',
+      );
+    }
+  }
+
+  private drop(stored: StoredSession): void {
+    const { sessionId, userId } = stored.meta;
+    this.sessions.delete(sessionId);
+    this.expiries.delete(sessionId);
+    this.paused.delete(sessionId);
+    this.pausedByUser.get(userId)?.delete(sessionId);
+    if (this.pausedByUser.get(userId)?.size === 0) this.pausedByUser.delete(userId);
+    for (const pause of stored.pauses.values()) {
+      for (const approval of pause.approvals) this.approvals.delete(approval.approvalId);
+    }
+    this.effects.forgetSession(sessionId);
+    this.bytes -= stored.bytes;
+    const user = userKey(stored.meta.app, userId);
+    const left = (this.userSessions.get(user) ?? 1) - 1;
+    if (left > 0) this.userSessions.set(user, left);
+    else {
+      this.userSessions.delete(user);
+      this.userState.delete(user);
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { SortedIndex } from './sorted-index.js';
+
+describe('SortedIndex', () => {
+  it('keeps members ordered by score, then member, with one entry each', () => {
+    const index = new SortedIndex();
+    index.set('c', 30);
+    index.set('a', 10);
+    index.set('b', 10);
+    index.set('c', 5);
+    expect(index.range({ limit: 10 })).toEqual([
+      { score: 5, member: 'c' },
+      { score: 10, member: 'a' },
+      { score: 10, member: 'b' },
+    ]);
+    expect(index.size).toBe(3);
+    index.delete('a');
+    index.delete('missing');
+    expect(index.range({ limit: 10 }).map((e) => e.member)).toEqual(['c', 'b']);
+  });
+
+  it('answers ranges by score and pages after an entry, ties included', () => {
+    const index = new SortedIndex();
+    for (const [member, score] of [
+      ['s1', 1],
+      ['s2', 2],
+      ['s3', 2],
+      ['s4', 2],
+      ['s5', 3],
+    ] as const) {
+      index.set(member, score);
+    }
+    expect(index.range({ max: 2, limit: 10 }).map((e) => e.member)).toEqual([
+      's1',
+      's2',
+      's3',
+      's4',
+    ]);
+    expect(index.range({ min: 2, limit: 2 }).map((e) => e.member)).toEqual(['s2', 's3']);
+    const page = index.range({ min: 2, after: { score: 2, member: 's3' }, limit: 10 });
+    expect(page.map((e) => e.member)).toEqual(['s4', 's5']);
+    // A cursor whose entry is gone still pages from where it was.
+    index.delete('s3');
+    expect(
+      index.range({ after: { score: 2, member: 's3' }, limit: 10 }).map((e) => e.member),
+    ).toEqual(['s4', 's5']);
+  });
+});

@@ -1,0 +1,157 @@
+import type { Pause } from '../../core/types.js';
+import type { PageCursor } from '../store.js';
+import type { RedisConnection, RedisScript } from './redis-connection.js';
+import type { RedisKeys } from './redis-keys.js';
+
+/** How long an owner's index outlives the latest expiry it holds. */
+const OWNER_INDEX_GRACE_MS = 60_000;
+
+// KEYS: the paused index, the owner's paused index, then the pause's approval keys.
+// ARGV: session id, the pause's expiry, until when the approval keys are kept, until
+// when the owner's index is kept (it only ever grows, so it lives as long as its
+// latest entry).
+const ADD_LUA = `
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('PEXPIREAT', KEYS[2], ARGV[4], 'NX')
+redis.call('PEXPIREAT', KEYS[2], ARGV[4], 'GT')
+for i = 3, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'PXAT', ARGV[3]) end
+return 1
+`;
+// Takes a session out of both indexes only while its entry is still the one scored by
+// that pause's expiry: a session that paused again since stays.
+const REMOVE_LUA = `
+for _, key in ipairs(KEYS) do
+  if tonumber(redis.call('ZSCORE', key, ARGV[1]) or '-1') == tonumber(ARGV[2]) then
+    redis.call('ZREM', key, ARGV[1])
+  end
+end
+return 1
+`;
+// A page of an index, by score from ARGV[1], or right after the cursor entry (member
+// ARGV[2] scored ARGV[3]) when given: by rank while that entry is still there, else
+// after its score. ARGV[4]: how many. Replies member, score, member, score, ...
+const PAGE_LUA = `
+local limit = tonumber(ARGV[4])
+if ARGV[2] ~= '' then
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
+  if score and tonumber(score) == tonumber(ARGV[3]) then
+    local rank = redis.call('ZRANK', KEYS[1], ARGV[2])
+    return redis.call('ZRANGE', KEYS[1], rank + 1, rank + limit, 'WITHSCORES')
+  end
+  return redis.call('ZRANGE', KEYS[1], '(' .. ARGV[3], '+inf', 'BYSCORE', 'LIMIT', 0, limit,
+    'WITHSCORES')
+end
+return redis.call('ZRANGE', KEYS[1], ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, limit, 'WITHSCORES')
+`;
+// The sweep belongs to ARGV[1] for ARGV[2] ms if it holds it already or nobody does.
+const CLAIM_SWEEP_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
+return 0
+`;
+
+/** An index entry: a session id and its pause's expiry. */
+export interface IndexEntry {
+  sessionId: string;
+  expiresAt: number;
+}
+
+function entries(flat: string[]): IndexEntry[] {
+  const found: IndexEntry[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    found.push({ sessionId: flat[i] as string, expiresAt: Number(flat[i + 1]) });
+  }
+  return found;
+}
+
+/**
+ * The indexes that find paused sessions without scanning: all of them and each
+ * owner's, as sorted sets by expiry, and each approval id's session. They are
+ * written ahead of the commit that enters a pause and cleared after the one that
+ * ends it; an entry left by a failed commit or a crash points at a session that is
+ * not paused, which every reader checks, and the sweep clears it once it is due.
+ */
+export class RedisIndexes {
+  private readonly addScript: RedisScript;
+  private readonly removeScript: RedisScript;
+  private readonly pageScript: RedisScript;
+  private readonly claimScript: RedisScript;
+
+  constructor(
+    private readonly conn: RedisConnection,
+    private readonly keys: RedisKeys,
+  ) {
+    this.addScript = conn.script('holdpointIndexPause', ADD_LUA);
+    this.removeScript = conn.script('holdpointUnindexPause', REMOVE_LUA);
+    this.pageScript = conn.script('holdpointIndexPage', PAGE_LUA);
+    this.claimScript = conn.script('holdpointClaimSweep', CLAIM_SWEEP_LUA);
+  }
+
+  /** Indexes a pending pause and its approvals (kept until `keepUntil`). */
+  add(pause: Pause, keepUntil: number): Promise<unknown> {
+    const k = this.keys;
+    return this.addScript(
+      [
+        k.paused(),
+        k.pausedBy(pause.userId),
+        ...pause.approvals.map((a) => k.approval(a.approvalId)),
+      ],
+      [pause.sessionId, pause.expiresAt, keepUntil, pause.expiresAt + OWNER_INDEX_GRACE_MS],
+    );
+  }
+
+  /**
+   * Drops a session's entries if they are still those of the pause that expires at
+   * `expiresAt`; with no owner known (the session is gone), only the global one: the
+   * owner's index ends with its latest entry anyway.
+   */
+  remove(sessionId: string, userId: string | undefined, expiresAt: number): Promise<unknown> {
+    const keys = [this.keys.paused()];
+    if (userId !== undefined) keys.push(this.keys.pausedBy(userId));
+    return this.removeScript(keys, [sessionId, expiresAt]);
+  }
+
+  /** Entries due by `now`, earliest first. */
+  async due(now: number, limit: number): Promise<IndexEntry[]> {
+    const flat = await this.conn.client.zrange(
+      this.keys.paused(),
+      '-inf',
+      String(now),
+      'BYSCORE',
+      'LIMIT',
+      0,
+      limit,
+      'WITHSCORES',
+    );
+    return entries(flat);
+  }
+
+  /** A page of the paused index (one owner's, or all), from `min` or after `after`. */
+  async page(
+    userId: string | undefined,
+    min: number,
+    after: PageCursor | undefined,
+    limit: number,
+  ): Promise<IndexEntry[]> {
+    const key = userId === undefined ? this.keys.paused() : this.keys.pausedBy(userId);
+    const flat = (await this.pageScript(
+      [key],
+      [min, after?.member ?? '', after?.score ?? '', limit],
+    )) as string[];
+    return entries(flat);
+  }
+
+  /** The session an approval id belongs to, if it was indexed. */
+  async approvalSession(approvalId: string): Promise<string | undefined> {
+    return (await this.conn.client.get(this.keys.approval(approvalId))) ?? undefined;
+  }
+
+  /** Takes or keeps the sweep for `ms`; false while another instance holds it. */
+  async claimSweep(owner: string, ms: number): Promise<boolean> {
+    return (await this.claimScript([this.keys.sweeper()], [owner, ms])) === 1;
+  }
+}

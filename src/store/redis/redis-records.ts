@@ -1,0 +1,160 @@
+import type { Event } from '@google/adk';
+import { z } from 'zod';
+import { HoldpointError } from '../../core/errors.js';
+import type {
+  ApprovalRequest,
+  AuditEntry,
+  Decision,
+  Pause,
+  RunRecord,
+  SessionMeta,
+} from '../../core/types.js';
+
+/**
+ * The schema version every stored record carries as `v`. A release reads only its
+ * own version: a record written by an older or newer one is refused with a clear
+ * error instead of being read as something it is not.
+ */
+export const RECORD_VERSION = 1;
+
+const approval: z.ZodType<ApprovalRequest> = z.object({
+  approvalId: z.string(),
+  kind: z.enum(['confirmation', 'input']),
+  toolName: z.string(),
+  toolCallId: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  hint: z.string(),
+  payload: z.unknown().optional(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+
+const decision: z.ZodType<Decision> = z.object({
+  approvalId: z.string(),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  payload: z.unknown().optional(),
+  decidedBy: z.string(),
+  at: z.number(),
+});
+
+const meta: z.ZodType<SessionMeta> = z.object({
+  sessionId: z.string(),
+  app: z.string(),
+  userId: z.string(),
+  status: z.enum(['idle', 'running', 'paused']),
+  invocationId: z.string().optional(),
+  pauseId: z.string().optional(),
+  lease: z.object({ owner: z.string(), until: z.number() }).optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+
+const pause: z.ZodType<Pause> = z.object({
+  pauseId: z.string(),
+  sessionId: z.string(),
+  invocationId: z.string(),
+  app: z.string(),
+  userId: z.string(),
+  status: z.enum(['pending', 'resuming', 'resumed', 'expired', 'cancelled']),
+  approvals: z.array(approval),
+  decisions: z.array(decision),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+
+const run: z.ZodType<RunRecord> = z.object({
+  invocationId: z.string(),
+  sessionId: z.string(),
+  app: z.string(),
+  userId: z.string(),
+  query: z.string(),
+  status: z.enum(['running', 'paused', 'completed', 'failed', 'cancelled', 'expired']),
+  result: z.string().optional(),
+  error: z.string().optional(),
+  startedAt: z.number(),
+  updatedAt: z.number(),
+});
+
+const audit: z.ZodType<AuditEntry> = z.object({
+  at: z.number(),
+  action: z.enum([
+    'requested',
+    'decided',
+    'expired',
+    'cancelled',
+    'resumed',
+    'completed',
+    'failed',
+    'executed',
+  ]),
+  sessionId: z.string(),
+  invocationId: z.string(),
+  actor: z.string(),
+  approvalId: z.string().optional(),
+  toolName: z.string().optional(),
+  argsHash: z.string().optional(),
+  approved: z.boolean().optional(),
+  reason: z.string().optional(),
+});
+
+// ADK's own record: what Holdpoint and ADK rely on is checked, the rest kept as is.
+const event = z.looseObject({
+  id: z.string(),
+  invocationId: z.string(),
+  author: z.string(),
+  timestamp: z.number(),
+  actions: z.looseObject({}),
+}) as unknown as z.ZodType<Event>;
+
+const schemas = { meta, pause, run, audit, event };
+
+/** The kinds of stored records. */
+export type RecordKind = keyof typeof schemas;
+type RecordOf<K extends RecordKind> = z.infer<(typeof schemas)[K]>;
+
+/** A record as stored: its fields with `v`, or for an ADK event `{v, event}`. */
+export function encodeRecord<K extends RecordKind>(kind: K, record: RecordOf<K>): string {
+  return JSON.stringify(
+    kind === 'event' ? { v: RECORD_VERSION, event: record } : { v: RECORD_VERSION, ...record },
+  );
+}
+
+function unreadable(kind: RecordKind, sessionId: string, why: string): HoldpointError {
+  return new HoldpointError(
+    'RECORD_UNREADABLE',
+    `A stored ${kind} record of session ${sessionId} cannot be read: ${why}.`,
+    { session_id: sessionId, record: kind },
+  );
+}
+
+/** Reads a stored record; RECORD_UNREADABLE when it is not one this release wrote. */
+export function decodeRecord<K extends RecordKind>(
+  kind: K,
+  json: string,
+  sessionId: string,
+): RecordOf<K> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    throw unreadable(kind, sessionId, 'it is not JSON');
+  }
+  const version = (raw as { v?: unknown } | null)?.v;
+  if (version !== RECORD_VERSION) {
+    throw unreadable(
+      kind,
+      sessionId,
+      typeof version === 'number'
+        ? `it has schema v${version} and this release reads v${RECORD_VERSION}`
+        : 'it carries no schema version',
+    );
+  }
+  const body = kind === 'event' ? (raw as { event?: unknown }).event : raw;
+  const parsed = schemas[kind].safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw unreadable(kind, sessionId, `${issue?.path.join('.') || 'it'}: ${issue?.message}`);
+  }
+  return parsed.data as RecordOf<K>;
+}

@@ -1,0 +1,298 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { createEvent, ToolConfirmation } from '@google/adk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeOf } from '../../core/errors.test-support.js';
+import {
+  APP,
+  HOUR,
+  lease,
+  newPause,
+  pausedSession,
+  requested,
+  runningSession,
+  segmentEnd,
+  userEvent,
+} from '../store-fixtures.test-support.js';
+import { RECORD_VERSION } from './redis-records.js';
+import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
+import { RedisStore } from './redis-store.js';
+
+const scratch = new RedisScratch();
+const options = { url: TEST_REDIS_URL, keyPrefix: scratch.prefix, sessionTtlSeconds: 600 };
+let store: RedisStore;
+let peer: RedisStore;
+
+beforeAll(async () => {
+  store = await RedisStore.connect(options);
+  peer = await RedisStore.connect(options);
+});
+afterAll(async () => {
+  await Promise.all([store.close(), peer.close()]);
+  await scratch.cleanup();
+});
+
+const key = (name: string) => `${scratch.prefix}:${name}`;
+const sessionKeys = async (sessionId: string) =>
+  (await scratch.keys()).filter((k) => k.includes(`{s:${sessionId}}`));
+
+describe('RedisStore', () => {
+  it('keeps every key of a session under its hash tag, and shared ones under theirs', async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const pause = newPause(run, 1, now);
+    await store.savePause(
+      segmentEnd(run, held, now, {
+        events: [userEvent(run.invocationId, 'hi')],
+        state: { intent: 'x', 'app:a': 1, 'user:u': 2 },
+      }),
+      pause,
+      requested(pause),
+      now + HOUR,
+    );
+    const names = (await sessionKeys(sessionId)).map((k) => k.slice(k.indexOf('}') + 2)).sort();
+    expect(names).toEqual(['audit', 'event-index', 'events', 'meta', 'state']);
+    expect(await scratch.redis.get(key(`{index}:approval:${pause.approvals[0]?.approvalId}`))).toBe(
+      sessionId,
+    );
+    expect(await scratch.redis.zscore(key('{index}:paused'), sessionId)).toBe(
+      String(pause.expiresAt),
+    );
+    expect(await scratch.redis.zscore(key(`{index}:paused-by:${userId}`), sessionId)).toBe(
+      String(pause.expiresAt),
+    );
+    expect(await scratch.redis.hget(key(`{a:${APP}}:state`), 'a')).toBe('1');
+    expect(await scratch.redis.hget(key(`{a:${APP}}:user:${userId}:state`), 'u')).toBe('2');
+  });
+
+  it('keeps a paused session, its pause included, until the pause retention', async () => {
+    const now = Date.now();
+    const { sessionId, run, held } = await runningSession(store, now);
+    const retainUntil = now + 2 * HOUR;
+    await store.savePause(segmentEnd(run, held, now), newPause(run, 1, now), [], retainUntil);
+    for (const k of await sessionKeys(sessionId)) {
+      expect(await scratch.redis.pexpiretime(k)).toBe(retainUntil);
+    }
+    // A later write never shortens it, even with no retention of its own.
+    await store.cancel(sessionId, 'bob', undefined, now + 1);
+    for (const k of await sessionKeys(sessionId)) {
+      expect(await scratch.redis.pexpiretime(k)).toBe(retainUntil);
+    }
+  });
+
+  it('gives a session the session TTL when that outlasts the pause retention', async () => {
+    const now = Date.now();
+    const { sessionId, run, held } = await runningSession(store, now);
+    await store.savePause(segmentEnd(run, held, now), newPause(run, 1, now), [], now + 1_000);
+    const ttl = await scratch.redis.pttl(key(`{s:${sessionId}}:meta`));
+    expect(ttl).toBeGreaterThan(590_000);
+    expect(ttl).toBeLessThanOrEqual(600_000);
+  });
+
+  it('leaves no key without an expiry, indexes included', async () => {
+    const now = Date.now();
+    const { userId, run, held } = await runningSession(store, now);
+    const pause = newPause(run, 1, now);
+    await store.savePause(
+      segmentEnd(run, held, now, {
+        events: [userEvent(run.invocationId, 'hi')],
+        state: { 'user:plan': 'pro' },
+      }),
+      pause,
+      requested(pause),
+      now + HOUR,
+    );
+    for (const k of [
+      key(`{index}:paused-by:${userId}`),
+      key(`{a:${APP}}:user:${userId}:state`),
+      key(`{index}:approval:${pause.approvals[0]?.approvalId}`),
+    ]) {
+      expect(await scratch.redis.pttl(k)).toBeGreaterThan(0);
+    }
+  });
+
+  it('writes a schema version into every record and refuses one of another version', async () => {
+    const now = Date.now();
+    const { sessionId, userId, pause } = await pausedSession(store, 1, now);
+    const other = await pausedSession(store, 1, now);
+    const meta = key(`{s:${sessionId}}:meta`);
+    const stored = JSON.parse((await scratch.redis.hget(meta, 'data')) as string);
+    expect(stored.v).toBe(RECORD_VERSION);
+    expect(
+      JSON.parse((await scratch.redis.lindex(key(`{s:${sessionId}}:audit`), 0)) as string).v,
+    ).toBe(RECORD_VERSION);
+    // A newer release wrote this pause.
+    const field = `pause:${pause.pauseId}`;
+    const pauseJson = JSON.parse((await scratch.redis.hget(meta, field)) as string);
+    await scratch.redis.hset(meta, field, JSON.stringify({ ...pauseJson, v: RECORD_VERSION + 1 }));
+    await expect(peer.getSnapshot(sessionId)).rejects.toMatchObject({
+      code: 'RECORD_UNREADABLE',
+      message: expect.stringContaining(`schema v${RECORD_VERSION + 1}`),
+      details: { session_id: sessionId, record: 'pause' },
+    });
+    expect(await codeOf(peer.cancel(sessionId, 'bob', undefined, now))).toBe('RECORD_UNREADABLE');
+    // It fails requests about itself only: lists still answer with everything else.
+    const listed = await peer.listPaused({ limit: 200 }, now);
+    expect(listed.items.map((s) => s.meta.sessionId)).toContain(other.sessionId);
+    expect(listed.items.map((s) => s.meta.sessionId)).not.toContain(sessionId);
+    expect(await peer.listDuePauses(now + 2 * HOUR, 1000)).toContain(other.sessionId);
+    // A record that is not even JSON reads the same way.
+    await scratch.redis.hset(meta, 'data', '{"v":1,');
+    expect(await codeOf(peer.loadSession(sessionId, APP, userId))).toBe('ok');
+    expect(await codeOf(peer.getSnapshot(sessionId))).toBe('RECORD_UNREADABLE');
+  });
+
+  it('round-trips confirmation events and keeps event order when events are replaced', async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const call = createEvent({
+      invocationId: run.invocationId,
+      author: 'agent',
+      content: {
+        role: 'model',
+        parts: [{ functionCall: { id: 'call-1', name: 'pay', args: { amount: 1 } } }],
+      },
+      longRunningToolIds: ['call-1'],
+      actions: {
+        requestedToolConfirmations: {
+          'call-1': new ToolConfirmation({ hint: 'Pay?', confirmed: false, payload: { a: 1 } }),
+        },
+      },
+    });
+    const [a, b] = [userEvent(run.invocationId, 'a'), userEvent(run.invocationId, 'b')];
+    const pause = newPause(run, 1, now);
+    await store.savePause(
+      segmentEnd(run, held, now, { events: [a, b, call], state: {} }),
+      pause,
+      [],
+      now + HOUR,
+    );
+    const claimed = lease(now);
+    await store.decide(
+      sessionId,
+      { all: { approved: true, decidedBy: 'bob', at: now } },
+      now,
+      claimed,
+    );
+    const c = userEvent(run.invocationId, 'c');
+    await store.finishRun(
+      segmentEnd(run, claimed, now, {
+        events: [{ ...b, content: { role: 'user', parts: [{ text: 'b2' }] } }, c],
+        state: {},
+      }),
+      { status: 'completed', audit: [] },
+    );
+    const read = await peer.loadSession(sessionId, APP, userId);
+    expect(read?.events.map((e) => e.content?.parts?.[0]?.text ?? 'call')).toEqual([
+      'a',
+      'b2',
+      'call',
+      'c',
+    ]);
+    expect(JSON.parse(JSON.stringify(read?.events[2]))).toEqual(JSON.parse(JSON.stringify(call)));
+    expect(read?.events[2]?.actions.requestedToolConfirmations['call-1']).toMatchObject({
+      hint: 'Pay?',
+      payload: { a: 1 },
+    });
+  });
+
+  it('clears the index entries of a pause that ended, and readers drop stale ones', async () => {
+    const now = Date.now();
+    const paused = key('{index}:paused');
+    const resumed = await pausedSession(store, 1, now);
+    const cancelled = await pausedSession(store, 1, now);
+    await store.decide(
+      resumed.sessionId,
+      { all: { approved: true, decidedBy: 'bob', at: now } },
+      now,
+      lease(now),
+    );
+    await store.cancel(cancelled.sessionId, 'bob', undefined, now);
+    for (const { sessionId, userId } of [resumed, cancelled]) {
+      await expect.poll(() => scratch.redis.zscore(paused, sessionId)).toBeNull();
+      await expect
+        .poll(() => scratch.redis.zscore(key(`{index}:paused-by:${userId}`), sessionId))
+        .toBeNull();
+    }
+    // An entry left behind (a writer died between the index and the commit) is
+    // checked against its session and dropped, whether the session is idle or gone.
+    const idle = await runningSession(store, now);
+    await scratch.redis.zadd(paused, now + HOUR, idle.sessionId, now + HOUR, 'gone-session');
+    const listed = await peer.listPaused({ limit: 200 }, now);
+    expect(listed.items.map((s) => s.meta.sessionId)).not.toContain(idle.sessionId);
+    await expect.poll(() => scratch.redis.zscore(paused, 'gone-session')).toBeNull();
+    await expect.poll(() => scratch.redis.zscore(paused, idle.sessionId)).toBeNull();
+  });
+
+  it('gives the sweep to one instance at a time, until its holder stops renewing', async () => {
+    expect(await store.claimSweep('instance-a', 200)).toBe(true);
+    expect(await peer.claimSweep('instance-b', 200)).toBe(false);
+    expect(await store.claimSweep('instance-a', 200)).toBe(true);
+    await expect.poll(() => peer.claimSweep('instance-b', 200), { timeout: 2000 }).toBe(true);
+    expect(await store.claimSweep('instance-a', 200)).toBe(false);
+  });
+});
+
+describe('RedisStore when Redis is unreachable', () => {
+  it('rejects with STORE_UNAVAILABLE, never a raw ioredis error', async () => {
+    const down = new RedisStore({ ...options, url: 'redis://127.0.0.1:1' });
+    try {
+      const now = Date.now();
+      const codes = await Promise.all([
+        codeOf(down.ping()),
+        codeOf(down.getSnapshot('s')),
+        codeOf(down.loadSession('s', APP, 'u')),
+        codeOf(down.listPaused({ limit: 10 }, now)),
+        codeOf(down.listDuePauses(now, 10)),
+        codeOf(down.decide('s', { decisions: [] }, now, lease(now))),
+        codeOf(down.createSession({ sessionId: 's', app: APP, userId: 'u', createdAt: now })),
+        codeOf(down.claimSweep('me', 1000)),
+        codeOf(down.effects.once('k', async () => 1)),
+      ]);
+      expect(codes).toEqual(Array(codes.length).fill('STORE_UNAVAILABLE'));
+    } finally {
+      await down.close();
+    }
+    expect(await codeOf(RedisStore.connect({ ...options, url: 'redis://127.0.0.1:1' }))).toBe(
+      'STORE_UNAVAILABLE',
+    );
+  });
+
+  describe('when Redis hangs', () => {
+    const HELLO_REPLY = '%3\r\n+server\r\n+redis\r\n+version\r\n+7.0.0\r\n+proto\r\n:3\r\n';
+    const INFO = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
+    let server: Server;
+    const sockets: Socket[] = [];
+
+    beforeAll(async () => {
+      // Answers the connection handshake, then never replies: a hung Redis.
+      server = createServer((socket) => {
+        sockets.push(socket);
+        socket.on('data', (data) => {
+          const text = data.toString().toLowerCase();
+          if (text.includes('$5\r\nhello\r\n')) socket.write(HELLO_REPLY);
+          for (const _ of text.matchAll(/setinfo/g)) socket.write('+OK\r\n');
+          if (text.includes('$4\r\ninfo\r\n')) socket.write(`$${INFO.length}\r\n${INFO}\r\n`);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it('fails a command that gets no answer with STORE_UNAVAILABLE', async () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      const hung = new RedisStore({ ...options, url: `redis://127.0.0.1:${port}` });
+      try {
+        await expect(hung.getSnapshot('s')).rejects.toMatchObject({
+          code: 'STORE_UNAVAILABLE',
+          message: 'The store is unavailable: Command timed out',
+        });
+      } finally {
+        await hung.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,326 @@
+import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
+import { HoldpointError } from '../../core/errors.js';
+import type { AuditEntry, Lease, Pause, RunRecord } from '../../core/types.js';
+import type { NewSession, Page, PageCursor, SessionSnapshot } from '../store.js';
+import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
+import { beginRunTransition, newSessionMeta, type SessionWrites } from '../transitions.js';
+import { RedisConnection, type RedisScript } from './redis-connection.js';
+import { RedisEffectLedger } from './redis-effect-ledger.js';
+import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
+import { RedisKeys } from './redis-keys.js';
+import { decodeRecord } from './redis-records.js';
+import { RedisRelay } from './redis-relay.js';
+import { pauseField, RedisSessionWriter, runField, splitState } from './redis-session-writer.js';
+import { pairs, RedisSharedState } from './redis-shared-state.js';
+
+const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
+
+// The meta names the latest pause and run; their records are fields of the same hash.
+const READ_SNAPSHOT_LUA = `
+local current = redis.call('HMGET', KEYS[1], 'pauseId', 'invocationId')
+return redis.call('HMGET', KEYS[1], 'version', 'data',
+  'pause:' .. (current[1] or ''), 'run:' .. (current[2] or ''))
+`;
+const READ_SESSION_LUA = `
+return {
+  redis.call('HMGET', KEYS[1], 'appName', 'userId', 'lastUpdateTime'),
+  redis.call('HGETALL', KEYS[2]),
+  redis.call('LRANGE', KEYS[3], 0, -1)
+}
+`;
+
+/** How to reach Redis and how long to keep what is stored there. */
+export interface RedisStoreOptions {
+  /** e.g. `redis://127.0.0.1:6379/0`. */
+  url: string;
+  /** Prefix of every key; lets several deployments or tests share one Redis. Default `hp`. */
+  keyPrefix?: string;
+  /** A session's keys expire this long after its last commit (or its pause's retention). */
+  sessionTtlSeconds: number;
+  /** How long an effect claimed by a process that then died blocks a retry. Default 5 min. */
+  effectClaimMs?: number;
+}
+
+function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
+  const state: Record<string, unknown> = {};
+  for (const [key, json] of Object.entries(hash)) {
+    try {
+      state[key] = JSON.parse(json);
+    } catch {
+      throw new HoldpointError(
+        'RECORD_UNREADABLE',
+        `The stored state key ${key} of session ${sessionId} is not JSON.`,
+        { session_id: sessionId, record: 'state' },
+      );
+    }
+  }
+  return state;
+}
+
+/**
+ * The shared store: every process pointing at the same Redis sees the same sessions,
+ * pauses and decisions. A session's keys share one hash tag, and each transition is
+ * one Lua compare-and-set on the session's version, so it stays atomic on Redis
+ * Cluster too. Every record is parsed and checked on read. The indexes of paused
+ * sessions are written ahead of the commit that enters a pause and cleared after the
+ * one that ends it (see RedisIndexes). When Redis cannot be reached every method
+ * rejects promptly with STORE_UNAVAILABLE.
+ */
+export class RedisStore extends TransactionalStore {
+  readonly kind = 'redis' as const;
+  readonly effects: RedisEffectLedger;
+  readonly relay: RedisRelay;
+  private readonly conn: RedisConnection;
+  private readonly keys: RedisKeys;
+  private readonly writer: RedisSessionWriter;
+  private readonly shared: RedisSharedState;
+  private readonly indexes: RedisIndexes;
+  private readonly sessionTtlMs: number;
+  private readonly readSnapshotScript: RedisScript;
+  private readonly readSessionScript: RedisScript;
+
+  constructor(options: RedisStoreOptions) {
+    super();
+    this.sessionTtlMs = options.sessionTtlSeconds * 1000;
+    this.conn = new RedisConnection(options.url);
+    this.keys = new RedisKeys(options.keyPrefix ?? 'hp');
+    this.writer = new RedisSessionWriter(this.conn, this.keys, this.sessionTtlMs);
+    this.shared = new RedisSharedState(this.conn, this.keys, this.sessionTtlMs);
+    this.indexes = new RedisIndexes(this.conn, this.keys);
+    this.relay = new RedisRelay(this.conn, this.keys);
+    this.readSnapshotScript = this.conn.script('holdpointReadSnapshot', READ_SNAPSHOT_LUA);
+    this.readSessionScript = this.conn.script('holdpointReadSession', READ_SESSION_LUA);
+    this.effects = new RedisEffectLedger(this.conn, this.keys, {
+      resultTtlMs: this.sessionTtlMs,
+      claimTtlMs: options.effectClaimMs ?? DEFAULT_EFFECT_CLAIM_MS,
+    });
+  }
+
+  /** A store whose Redis answered a ping; rejects with STORE_UNAVAILABLE otherwise. */
+  static async connect(options: RedisStoreOptions): Promise<RedisStore> {
+    const store = new RedisStore(options);
+    try {
+      await store.ping();
+      return store;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }): Promise<void> {
+    const meta = newSessionMeta(session);
+    const writes = begin
+      ? beginRunTransition({ meta }, begin.run, begin.lease).writes
+      : { meta, audit: [] };
+    return this.conn.run(async () => {
+      const written = await this.writer.write(
+        session.sessionId,
+        'new',
+        writes ?? { meta, audit: [] },
+      );
+      if (written === undefined) {
+        throw new HoldpointError('SESSION_EXISTS', `Session ${session.sessionId} already exists.`, {
+          session_id: session.sessionId,
+        });
+      }
+    });
+  }
+
+  protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
+    return this.conn.run(async () => {
+      const [version, meta, pause, run] = (await this.readSnapshotScript(
+        [this.keys.meta(sessionId)],
+        [],
+      )) as (string | null)[];
+      if (!version || !meta) return undefined;
+      return {
+        version: Number(version),
+        snapshot: {
+          meta: decodeRecord('meta', meta, sessionId),
+          pause: pause ? decodeRecord('pause', pause, sessionId) : undefined,
+          run: run ? decodeRecord('run', run, sessionId) : undefined,
+        },
+      };
+    });
+  }
+
+  protected commit(
+    sessionId: string,
+    read: VersionedSnapshot,
+    writes: SessionWrites,
+  ): Promise<boolean> {
+    return this.conn.run(async () => {
+      const before = read.snapshot;
+      const { meta } = writes;
+      const pause = writes.pauses?.find((p) => p.pauseId === meta.pauseId);
+      const entering =
+        meta.status === 'paused' && pause?.status === 'pending' && before.meta.status !== 'paused';
+      // Sent ahead of the commit in the same round trip, so a stored pause is always
+      // indexed; an entry whose commit then fails is dropped by its readers.
+      const indexing =
+        entering && pause
+          ? this.indexes.add(
+              pause,
+              Math.max(Date.now() + this.sessionTtlMs, writes.pauseRetainUntil ?? 0),
+            )
+          : undefined;
+      const [written] = await Promise.all([
+        this.writer.write(sessionId, read.version, writes),
+        indexing,
+      ]);
+      if (written === undefined) return false;
+      const left =
+        before.meta.status === 'paused' && meta.status !== 'paused' ? before.pause : undefined;
+      if (left) this.unindex(sessionId, left.userId, left.expiresAt);
+      const { app, user } = splitState(writes.append?.state ?? {});
+      if (Object.keys(app).length > 0 || Object.keys(user).length > 0) {
+        // `app:` and `user:` state live outside the session's slot, so they follow its commit.
+        await this.shared.apply(meta.app, meta.userId, { app, user });
+      }
+      return true;
+    });
+  }
+
+  /** Clears a pause's index entries; not waited for, as readers check every entry anyway. */
+  private unindex(sessionId: string, userId: string | undefined, expiresAt: number): void {
+    this.conn.run(() => this.indexes.remove(sessionId, userId, expiresAt)).catch(() => undefined);
+  }
+
+  loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
+    return this.conn.run(async () => {
+      const k = this.keys;
+      const [[record, statePairs, eventJsons], shared] = (await Promise.all([
+        this.readSessionScript([k.meta(sessionId), k.state(sessionId), k.events(sessionId)], []),
+        this.shared.apply(app, userId),
+      ])) as [
+        [(string | null)[], string[], string[]],
+        { app: Record<string, string>; user: Record<string, string> },
+      ];
+      const [storedApp, storedUser, lastUpdateTime] = record;
+      if (storedApp !== app || storedUser !== userId) return undefined;
+      const events: Event[] = eventJsons.map((json) => decodeRecord('event', json, sessionId));
+      return adkSession({
+        id: sessionId,
+        appName: app,
+        userId,
+        state: mergeStates(
+          parseJsonState(shared.app, sessionId),
+          parseJsonState(shared.user, sessionId),
+          parseJsonState(pairs(statePairs), sessionId),
+        ),
+        events,
+        lastUpdateTime: Number(lastUpdateTime),
+      });
+    });
+  }
+
+  getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
+    return this.conn.run(async (redis) => {
+      const json = await redis.hget(this.keys.meta(sessionId), pauseField(pauseId));
+      return json === null ? undefined : decodeRecord('pause', json, sessionId);
+    });
+  }
+
+  getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
+    return this.conn.run(async (redis) => {
+      const json = await redis.hget(this.keys.meta(sessionId), runField(invocationId));
+      return json === null ? undefined : decodeRecord('run', json, sessionId);
+    });
+  }
+
+  findApproval(approvalId: string): Promise<string | undefined> {
+    return this.conn.run(async (redis) => {
+      const sessionId = await this.indexes.approvalSession(approvalId);
+      if (sessionId === undefined) return undefined;
+      return (await redis.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
+    });
+  }
+
+  listDuePauses(now: number, limit: number): Promise<string[]> {
+    return this.conn.run(async () => {
+      const due = await this.indexes.due(now, limit);
+      const live = await this.stillPaused(due);
+      return live.map(({ entry }) => entry.sessionId);
+    });
+  }
+
+  listPaused(
+    { userId, limit, after }: { userId?: string; limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>> {
+    return this.conn.run(async () => {
+      const items: SessionSnapshot[] = [];
+      let cursor = after;
+      // Entries of pauses that ended are dropped on the way; read on until the page is full.
+      for (;;) {
+        const wanted = limit - items.length;
+        const entries = await this.indexes.page(userId, now + 1, cursor, wanted);
+        // Pauses that came due since the page before are the sweep's, not the list's.
+        const live = await this.stillPaused(
+          entries.filter((entry) => entry.expiresAt > now),
+          userId,
+        );
+        items.push(...live.map(({ snapshot }) => snapshot));
+        const last = entries.at(-1);
+        if (!last || entries.length < wanted) return { items };
+        cursor = { score: last.expiresAt, member: last.sessionId };
+        if (items.length === limit) return { items, next: cursor };
+      }
+    });
+  }
+
+  /**
+   * The entries whose session is still paused on the pause they were indexed for,
+   * with its snapshot; the others are dropped from the indexes. One unreadable
+   * session is left out, never failing the list.
+   */
+  private async stillPaused(
+    entries: IndexEntry[],
+    owner?: string,
+  ): Promise<{ entry: IndexEntry; snapshot: SessionSnapshot }[]> {
+    const reads = await Promise.all(
+      entries.map((entry) =>
+        this.readSnapshot(entry.sessionId).then(
+          (read) => ({ entry, snapshot: read?.snapshot }),
+          () => ({ entry, snapshot: undefined, unreadable: true }),
+        ),
+      ),
+    );
+    const live: { entry: IndexEntry; snapshot: SessionSnapshot }[] = [];
+    for (const read of reads) {
+      const { entry, snapshot } = read;
+      const pause = snapshot?.pause;
+      if (
+        snapshot?.meta.status === 'paused' &&
+        pause?.status === 'pending' &&
+        pause.expiresAt === entry.expiresAt
+      ) {
+        live.push({ entry, snapshot });
+      } else if (!('unreadable' in read)) {
+        this.unindex(entry.sessionId, snapshot?.meta.userId ?? owner, entry.expiresAt);
+      }
+    }
+    return live;
+  }
+
+  listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
+    return this.conn.run(async (redis) => {
+      const lines = await redis.lrange(this.keys.audit(sessionId), offset, offset + limit - 1);
+      return lines.map((line) => decodeRecord('audit', line, sessionId));
+    });
+  }
+
+  claimSweep(owner: string, ms: number): Promise<boolean> {
+    return this.conn.run(() => this.indexes.claimSweep(owner, ms));
+  }
+
+  async ping(): Promise<void> {
+    await this.conn.run((redis) => redis.ping());
+  }
+
+  async close(): Promise<void> {
+    await this.relay.close();
+    await this.conn.close();
+  }
+}
