@@ -1,0 +1,254 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { Event } from '@google/adk';
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { AgentApp } from '../src/agents/agent-app.js';
+import { codeOf } from '../src/core/errors.test-support.js';
+import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import type { RunEvent } from '../src/runtime/run-event.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import { RedisStore } from '../src/store/redis/redis-store.js';
+import type { HoldpointStore } from '../src/store/store.js';
+import { holdNextAnswer } from './support/held-answers.js';
+import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+
+// Two RedisStore handles on one Redis stand for two server instances (A and B).
+const scratch = new RedisScratch();
+const opened: RedisStore[] = [];
+const LEASE_SECONDS = 30;
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+afterAll(() => scratch.cleanup());
+
+function instance(): RedisStore {
+  const store = new RedisStore({
+    url: TEST_REDIS_URL,
+    keyPrefix: scratch.prefix,
+    sessionTtlSeconds: 600,
+  });
+  opened.push(store);
+  return store;
+}
+
+function runtimeOn(store: HoldpointStore, app: AgentApp, clock: ManualClock): HoldpointRuntime {
+  return new HoldpointRuntime({
+    store,
+    apps: new Map([[app.name, app]]),
+    defaultApp: app.name,
+    pauseTtlSeconds: 3600,
+    retentionSeconds: 600,
+    runLeaseSeconds: LEASE_SECONDS,
+    logger: pino({ level: 'silent' }),
+    clock,
+  });
+}
+
+/** What a stored history says, one line per part: texts, calls and responses. */
+function lines(events: Event[]): string[] {
+  return events.flatMap((event) =>
+    (event.content?.parts ?? []).flatMap((part) => {
+      if (part.text) return [part.text];
+      if (part.functionCall) return [`call ${part.functionCall.name}`];
+      if (part.functionResponse) {
+        return [
+          `response ${part.functionResponse.name} ${JSON.stringify(part.functionResponse.response)}`,
+        ];
+      }
+      return [];
+    }),
+  );
+}
+
+/** Collects what a watcher of the session receives, and tells when the run's outcome came. */
+function watcher() {
+  const seen: RunEvent[] = [];
+  let outcome!: () => void;
+  const done = new Promise<void>((resolve) => {
+    outcome = resolve;
+  });
+  return {
+    seen,
+    done,
+    handler: (event: RunEvent) => {
+      seen.push(event);
+      if (event.type === 'outcome' && event.outcome.status === 'completed') outcome();
+    },
+  };
+}
+
+describe('run segments across instances', () => {
+  it('streams every event of a long segment to a watcher on another instance', async () => {
+    // Regression: a waiting stream on B marked the session watched for 60 s; A learned
+    // that only from its own commits and stopped publishing once the mark passed, so
+    // a tool running 45 s after the decision left B without the result or the text.
+    const calls = new HeldCalls();
+    const clock = new ManualClock();
+    const a = runtimeOn(instance(), heldToolApp(calls), clock);
+    const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), new ManualClock());
+    const paused = await a.start({ query: 'pay', userId: 'ann' });
+    expect(paused.status).toBe('pending_approval');
+    const watch = watcher();
+    const stop = await b.watch(paused.sessionId, watch.handler);
+    clock.advance(19_000);
+    const resumed = a.resume({ sessionId: paused.sessionId, decidedBy: 'bob', approved: true });
+    const call = await calls.next();
+    clock.advance(45_000);
+    call.release();
+    expect((await resumed).status).toBe('completed');
+    await watch.done;
+    await stop();
+    expect(watch.seen.map((e) => e.type)).toEqual([
+      'run-started',
+      'decided',
+      'tool-result',
+      'text',
+      'outcome',
+    ]);
+  });
+
+  it('shows nothing of a decision in flight to the rest of its process', async () => {
+    // Regression: a decision claimed from a stale copy of the session started the run
+    // before Redis confirmed; its phantom {confirmed:true} showed in /messages and in a
+    // start's history, whose closing event then left the cancelled call unanswered.
+    const clock = new ManualClock();
+    const storeA = instance();
+    const a = runtimeOn(storeA, heldToolApp(new HeldCalls()), clock);
+    const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clock);
+    const paused = await a.start({ query: 'pay', userId: 'ann' });
+    const { sessionId } = paused;
+    await b.cancel(sessionId, 'carol', 'not now');
+    const held = holdNextAnswer(storeA, 'decide');
+    const aHeld = runtimeOn(held.store, heldToolApp(new HeldCalls()), clock);
+    const approve = codeOf(aHeld.resume({ sessionId, decidedBy: 'bob', approved: true }));
+    await held.held.made;
+
+    const { turns } = await aHeld.history(sessionId);
+    expect(turns.flatMap((t) => t.events).filter((e) => e.type === 'decided')).toEqual([]);
+    expect((await aHeld.start({ sessionId, query: 'hello', userId: 'ann' })).status).toBe(
+      'completed',
+    );
+    held.held.release();
+    expect(await approve).toBe('PAUSE_CANCELLED');
+
+    const stored = await storeA.loadSession(sessionId, 'held', 'ann');
+    const confirmation = lines(stored?.events ?? []).filter((line) =>
+      line.includes('adk_request_confirmation'),
+    );
+    expect(confirmation).toEqual([
+      'call adk_request_confirmation',
+      'response adk_request_confirmation {"confirmed":false}',
+    ]);
+  });
+
+  it('pays once when the losing decider dies before it hears back', async () => {
+    // Regression: both deciders claimed the payment's effect key; the loser's claim
+    // landed first and was released only once the loser saw its commit refused, so a
+    // loser that died left the winner's payment blocked (EFFECT_IN_PROGRESS) for 5 min.
+    const clock = new ManualClock();
+    const storeA = instance();
+    const storeB = instance();
+    const callsA = new HeldCalls();
+    callsA.passThrough = true;
+    const a = runtimeOn(storeA, heldToolApp(callsA, storeA.effects), clock);
+    const paused = await a.start({ query: 'pay', userId: 'ann' });
+    const { sessionId } = paused;
+    const heldA = holdNextAnswer(storeA, 'decide');
+    const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, storeA.effects), clock);
+    const approveA = aHeld.resume({ sessionId, decidedBy: 'bob', approved: true });
+    await heldA.held.made;
+    // B decides after A's decision is stored, and dies before it hears back.
+    const bCalls = new HeldCalls();
+    bCalls.passThrough = true;
+    const heldB = holdNextAnswer(storeB, 'decide');
+    const b = runtimeOn(heldB.store, heldToolApp(bCalls, storeB.effects), clock);
+    const approveB = codeOf(b.resume({ sessionId, decidedBy: 'carol', approved: true }));
+    await heldB.held.made;
+    await storeB.close();
+    heldB.held.release();
+    expect(await approveB).toMatch(/ALREADY_DECIDED|STORE_UNAVAILABLE/);
+    heldA.held.release();
+    expect(await approveA).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
+    expect(callsA.effects).toHaveLength(1);
+    expect(bCalls.effects).toEqual([]);
+  });
+
+  it("drops a segment's events when its end is refused after another run took the session", async () => {
+    // Regression: a segment that outlived its lease was taken over; its end was refused,
+    // but its buffered events stayed and were written by the process's next commit on
+    // the session, after the other run's events.
+    const calls = new HeldCalls();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const a = runtimeOn(instance(), heldToolApp(calls), clockA);
+    const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clockB);
+    const first = codeOf(a.start({ query: 'work', userId: 'ann' }));
+    const call = await calls.next();
+    // A is frozen (its clock does not move, so it renews nothing); B's time passes the lease.
+    clockB.advance(LEASE_SECONDS * 1000 + 1_000);
+    const taken = await b.start({ sessionId: call.sessionId, query: 'quick', userId: 'ann' });
+    expect(taken.status).toBe('completed');
+    call.release();
+    expect(await first).toBe('LEASE_LOST');
+    await a.start({ sessionId: call.sessionId, query: 'again', userId: 'ann' });
+
+    const stored = await instance().loadSession(call.sessionId, 'held', 'ann');
+    expect(lines(stored?.events ?? [])).toEqual(['quick', 'Echo: quick', 'again', 'Echo: again']);
+    const { entries } = await b.audit({ sessionId: call.sessionId });
+    expect(entries.map((e) => e.action)).toEqual(['failed', 'completed', 'completed']);
+    expect(entries[0]?.reason).toMatch(/lease lapsed/);
+  });
+
+  it('keeps the session for a segment that works longer than its lease', async () => {
+    const calls = new HeldCalls();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const storeA = instance();
+    const a = runtimeOn(storeA, heldToolApp(calls), clockA);
+    const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clockB);
+    const working = a.start({ query: 'work', userId: 'ann' });
+    const call = await calls.next();
+    // Three leases long, renewed every third of one.
+    for (let step = 1; step <= 9; step++) {
+      clockA.advance((LEASE_SECONDS * 1000) / 3);
+      const until = clockA.now() + LEASE_SECONDS * 1000;
+      await expect
+        .poll(async () => (await storeA.getSnapshot(call.sessionId))?.meta.lease?.until)
+        .toBe(until);
+    }
+    clockB.advance(3 * LEASE_SECONDS * 1000 + 1_000);
+    expect(await codeOf(b.start({ sessionId: call.sessionId, query: 'hi', userId: 'ann' }))).toBe(
+      'SESSION_BUSY',
+    );
+    call.release();
+    expect((await working).status).toBe('completed');
+  });
+
+  it('frees the session of a killed process once its lease lapses, not before', async () => {
+    const script = fileURLToPath(new URL('./support/hold-a-run.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', script, TEST_REDIS_URL, scratch.prefix, String(LEASE_SECONDS)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    const { sessionId } = JSON.parse(line) as { sessionId: string };
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+
+    const clock = new ManualClock(Date.now());
+    const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clock);
+    const start = () => b.start({ sessionId, query: 'hello', userId: 'ann' });
+    expect(await codeOf(start())).toBe('SESSION_BUSY');
+    clock.advance(LEASE_SECONDS * 1000 + 1_000);
+    expect(await start()).toMatchObject({ status: 'completed', result: 'Echo: hello' });
+    const { entries } = await b.audit({ sessionId });
+    expect(entries.map((e) => e.action)).toEqual(['failed', 'completed']);
+  }, 60_000);
+});

@@ -1,0 +1,54 @@
+import type { HoldpointStore } from '../../src/store/store.js';
+
+/** A method call whose answer a test holds back. */
+export interface HeldAnswer {
+  /** Resolves once the call was made (and sent to the store). */
+  made: Promise<void>;
+  /** Delivers the answer to the caller. */
+  release(): void;
+}
+
+/**
+ * Test support: `store` as seen by a caller whose next `method` call reaches the
+ * store at once, but whose answer (value or error) is held until the test releases
+ * it — a reply still on its way.
+ */
+export function holdNextAnswer<M extends keyof HoldpointStore>(
+  store: HoldpointStore,
+  method: M,
+): { store: HoldpointStore; held: HeldAnswer } {
+  let made!: () => void;
+  let release!: () => void;
+  const held: HeldAnswer = {
+    made: new Promise((resolve) => {
+      made = resolve;
+    }),
+    release: () => release(),
+  };
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let armed = true;
+  const proxy = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== method || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (...args: unknown[]) => {
+        if (!armed) return value.apply(target, args);
+        armed = false;
+        const answer = (value.apply(target, args) as Promise<unknown>).then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        );
+        made();
+        await gate;
+        const settled = await answer;
+        if ('error' in settled) throw settled.error;
+        return settled.result;
+      };
+    },
+  });
+  return { store: proxy, held };
+}

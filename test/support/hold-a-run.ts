@@ -1,0 +1,24 @@
+// A process that starts a run and keeps it working (its tool never returns), for
+// tests that kill a process in the middle of a run. Prints the session id once the
+// run is inside its tool. Arguments: Redis URL, key prefix, lease seconds.
+import { pino } from 'pino';
+import { HoldpointRuntime } from '../../src/runtime/holdpoint-runtime.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { HeldCalls, heldToolApp } from './held-tool-app.js';
+
+const [url = '', keyPrefix = '', leaseSeconds = '30'] = process.argv.slice(2);
+const store = await RedisStore.connect({ url, keyPrefix, sessionTtlSeconds: 600 });
+const calls = new HeldCalls();
+const app = heldToolApp(calls);
+const runtime = new HoldpointRuntime({
+  store,
+  apps: new Map([[app.name, app]]),
+  defaultApp: app.name,
+  pauseTtlSeconds: 3600,
+  retentionSeconds: 600,
+  runLeaseSeconds: Number(leaseSeconds),
+  logger: pino({ level: 'silent' }),
+});
+void runtime.start({ query: 'work', userId: 'ann' });
+const call = await calls.next();
+process.stdout.write(`${JSON.stringify({ sessionId: call.sessionId })}\n`);
