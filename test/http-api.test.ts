@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
+import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { JsonClient } from './support/json-client.js';
 
@@ -396,35 +396,160 @@ describe('bad input gets a stable code and changes nothing', () => {
   });
 });
 
+describe('errors say what the docs say', () => {
+  it('SESSION_PAUSED lists the still undecided approvals, shaped as everywhere else', async () => {
+    const start = await api.post('/api/agent/start', {
+      query: 'send 50 EUR to Ana and $20 to Bob',
+      user_id: 'payer',
+      app: 'payments',
+    });
+    const [first, second] = start.body.approvals;
+    await api.post(`/api/approvals/${first.approval_id}`, { approved: true, user_id: 'maria' });
+    const refused = await api.post('/api/agent/start', {
+      query: 'hello',
+      user_id: 'payer',
+      session_id: start.body.session_id,
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: 'SESSION_PAUSED',
+      pending_approvals: [second],
+    });
+  });
+
+  it('approving an input request without its value is a 400 naming the value, and changes nothing', async () => {
+    const start = await api.post('/api/agent/start', {
+      query: 'pick a fruit',
+      user_id: 'picker',
+      app: 'picker',
+    });
+    const [approval] = start.body.approvals;
+    const refused = await api.post(`/api/approvals/${approval.approval_id}`, { approved: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      missing: 'payload',
+      approval_id: approval.approval_id,
+    });
+    expect(refused.body.error.message).toMatch(/payload/);
+    const all = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      approved: true,
+    });
+    expect(all.status).toBe(400);
+    expect((await api.get(`/api/sessions/${start.body.session_id}`)).body).toMatchObject({
+      status: 'paused',
+      pending_approvals: [{ approval_id: approval.approval_id }],
+    });
+  });
+
+  it.each([
+    ['start', '/api/agent/start', { query: 'hi', user_id: 'u', sesion_id: 'typo' }],
+    ['resume', '/api/agent/resume', { session_id: 's', approved: true, aproved: true }],
+    [
+      'a decision',
+      '/api/agent/resume',
+      { session_id: 's', decisions: [{ approval_id: 'a', approved: true, extra: 1 }] },
+    ],
+    ['cancel', '/api/agent/cancel', { session_id: 's', why: 'typo' }],
+    ['an approval', '/api/approvals/some-id', { approved: true, note: 'typo' }],
+  ])('an unknown field in %s is a 400 naming it', async (_name, path, body) => {
+    const response = await api.post(path, body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('VALIDATION_FAILED');
+    expect(JSON.stringify(response.body.error.issues)).toMatch(/sesion_id|aproved|extra|why|note/);
+  });
+
+  it('an unknown query parameter is a 400 too', async () => {
+    const response = await api.get('/api/approvals?userid=typo');
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('text, reasons and payloads past their limits are 400s naming the limit', async () => {
+    const text = await api.post('/api/agent/start', { query: 'x'.repeat(10_001), user_id: 'u' });
+    expect(text.status).toBe(400);
+    expect(text.body.error.message).toMatch(/10000 characters/);
+    const start = await api.post('/api/agent/start', {
+      query: 'pick a fruit',
+      user_id: 'limits',
+      app: 'picker',
+    });
+    const approvalId = start.body.approvals[0].approval_id;
+    let deep: unknown = 'Banana';
+    for (let i = 0; i < 40; i++) deep = { item: deep };
+    const answers = [
+      [{ approved: true, payload: deep }, /deeper than 32 levels/],
+      [{ approved: true, payload: { item: 'x'.repeat(70_000) } }, /larger than 65536 bytes/],
+      [{ approved: false, reason: 'x'.repeat(2_001) }, /2000 characters/],
+    ] as const;
+    for (const [body, limit] of answers) {
+      const response = await api.post(`/api/approvals/${approvalId}`, body);
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toMatch(limit);
+    }
+    expect((await api.get(`/api/sessions/${start.body.session_id}`)).body.status).toBe('paused');
+  });
+
+  it('lists approvals and audit lines a page at a time', async () => {
+    const sessions: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      sessions.push((await startImages(2, { user_id: 'pager' })).body.session_id);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 5; page++) {
+      const query = `user_id=pager&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const { body } = await api.get(`/api/approvals?${query}`);
+      seen.push(...body.approvals.map((a: { session_id: string }) => a.session_id));
+      cursor = body.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen.sort()).toEqual([...sessions].sort());
+    expect((await api.get('/api/approvals?limit=201')).status).toBe(400);
+    expect((await api.get('/api/approvals?cursor=nonsense')).body.error.code).toBe(
+      'VALIDATION_FAILED',
+    );
+
+    const sessionId = sessions[0];
+    await api.post('/api/agent/resume', { session_id: sessionId, approved: true });
+    const first = await api.get(`/api/audit?session_id=${sessionId}&limit=2`);
+    expect(first.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'requested',
+      'decided',
+    ]);
+    const rest = await api.get(
+      `/api/audit?session_id=${sessionId}&limit=10&cursor=${first.body.next_cursor}`,
+    );
+    expect(rest.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'resumed',
+      'executed',
+      'completed',
+    ]);
+    expect(rest.body.next_cursor).toBeUndefined();
+  });
+});
+
 describe('expiry', () => {
   let short: RunningServer;
   let shortApi: JsonClient;
+  const clock = new ManualClock(Date.now());
 
   beforeAll(async () => {
     short = await startServer(
-      loadConfig([
-        '--port',
-        '0',
-        '--log-level',
-        'silent',
-        '--model',
-        'rules',
-        '--pause-ttl',
-        '1',
-        '--sweep-interval',
-        '60',
-      ]),
+      loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules', '--pause-ttl', '60']),
+      { clock },
     );
     shortApi = new JsonClient(`http://127.0.0.1:${short.port}`);
   });
   afterAll(async () => short.close());
 
+  const pauseTenImages = () =>
+    shortApi.post('/api/agent/start', { query: 'Generate 10 images', user_id: 'u' });
+
   it('an expired pause answers 410 APPROVAL_EXPIRED, is audited, and frees the session', async () => {
-    const start = await shortApi.post('/api/agent/start', {
-      query: 'Generate 10 images',
-      user_id: 'u',
-    });
-    await sleep(1100);
+    const start = await pauseTenImages();
+    clock.advance(60_001);
     const resume = await shortApi.post('/api/agent/resume', {
       session_id: start.body.session_id,
       approved: true,
@@ -436,6 +561,9 @@ describe('expiry', () => {
       approved: true,
     });
     expect(again.body.error.code).toBe('APPROVAL_EXPIRED');
+    const cancel = await shortApi.post('/api/agent/cancel', { session_id: start.body.session_id });
+    expect(cancel.status).toBe(410);
+    expect(cancel.body.error.code).toBe('APPROVAL_EXPIRED');
     const audit = await shortApi.get(`/api/audit?session_id=${start.body.session_id}`);
     expect(audit.body.entries.map((e: { action: string }) => e.action)).toEqual([
       'requested',
@@ -449,16 +577,20 @@ describe('expiry', () => {
     });
   });
 
-  it('the sweep records expiry with nobody asking', async () => {
-    const start = await shortApi.post('/api/agent/start', {
-      query: 'Generate 3 images',
-      user_id: 'u',
-    });
-    await sleep(1100);
-    expect(await short.holdpoint.runtime.expireDue()).toBeGreaterThanOrEqual(1);
-    const { entries: audit } = await short.holdpoint.runtime.audit({
-      sessionId: start.body.session_id,
-    });
-    expect(audit.map((e) => e.action)).toEqual(['requested', 'expired']);
+  it('the sweep records expiry with nobody asking, and cancel then says it expired', async () => {
+    const start = await pauseTenImages();
+    const { session_id: sessionId } = start.body;
+    clock.advance(60_001);
+    // The beat after the pause's time records it.
+    await expect
+      .poll(async () => {
+        clock.advance(5_000);
+        const { entries } = await short.holdpoint.runtime.audit({ sessionId });
+        return entries.map((e) => e.action);
+      })
+      .toEqual(['requested', 'expired']);
+    const cancel = await shortApi.post('/api/agent/cancel', { session_id: sessionId });
+    expect(cancel.status).toBe(410);
+    expect(cancel.body.error.code).toBe('APPROVAL_EXPIRED');
   });
 });

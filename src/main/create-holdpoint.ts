@@ -1,6 +1,7 @@
 import { type Logger, pino } from 'pino';
 import { createApps, DEFAULT_APP } from '../agents/app-registry.js';
 import type { HoldpointConfig } from '../config/config.js';
+import type { Clock } from '../core/clock.js';
 import { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import { RedisStore } from '../store/redis/redis-store.js';
@@ -30,9 +31,15 @@ export function createStore(config: HoldpointConfig): HoldpointStore {
   });
 }
 
+/** What a process may hand in instead of the defaults: its logger, or (tests) its clock. */
+export interface HoldpointWiring {
+  logger?: Logger;
+  clock?: Clock;
+}
+
 /** Builds everything a transport needs from a config. */
-export function createHoldpoint(config: HoldpointConfig, logger?: Logger): Holdpoint {
-  const log = logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
+export function createHoldpoint(config: HoldpointConfig, wiring: HoldpointWiring = {}): Holdpoint {
+  const log = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   routeAdkLogs(log);
   const store = createStore(config);
   const apps = createApps({
@@ -50,6 +57,7 @@ export function createHoldpoint(config: HoldpointConfig, logger?: Logger): Holdp
     approvalTimeoutSeconds: config.approvalTimeoutSeconds,
     approvalTimeoutPolicy: config.approvalTimeoutPolicy,
     logger: log,
+    clock: wiring.clock,
   });
   return { config, logger: log, runtime };
 }

@@ -5,7 +5,7 @@ import { type ServerType, serve as serveNode } from '@hono/node-server';
 import type { HoldpointConfig } from '../config/config.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
 import { createHttpApp } from '../transports/http/http-app.js';
-import { createHoldpoint, type Holdpoint } from './create-holdpoint.js';
+import { createHoldpoint, type Holdpoint, type HoldpointWiring } from './create-holdpoint.js';
 
 /** Where `npm run build:web` puts the web UI. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -22,8 +22,11 @@ export interface RunningServer {
  * Starts the HTTP server and the expiry sweeper, which records pauses that pass
  * their TTL in the audit log even when nobody asks about them.
  */
-export async function startServer(config: HoldpointConfig): Promise<RunningServer> {
-  const holdpoint = createHoldpoint(config);
+export async function startServer(
+  config: HoldpointConfig,
+  wiring: HoldpointWiring = {},
+): Promise<RunningServer> {
+  const holdpoint = createHoldpoint(config, wiring);
   const { runtime, logger } = holdpoint;
   const app = createHttpApp({
     runtime,

@@ -39,8 +39,9 @@ const ENGLISH = [
 // case-sensitive pattern because the 'i' flag would make \p{Lu} match any letter.
 const MORE_NAME = new RegExp(`^(?:\\s+\\p{Lu}${WORD_TAIL})*`, 'u');
 // "次郎さんに200ドル送金してください": recipient, optional honorific, に, amount, unit.
+// The name is at most 20 characters, so a long text without a match costs linear time.
 const JAPANESE = new RegExp(
-  `(?<recipient>[^\\s、。,.!?0-9]+?)(?:さん|様|さま|くん|君|ちゃん)?に${NUMBER}\\s?(?<unit>ドル|円|ユーロ|ポンド)?`,
+  `(?<recipient>[^\\s、。,.!?0-9]{1,20}?)(?:さん|様|さま|くん|君|ちゃん)?に${NUMBER}\\s?(?<unit>ドル|円|ユーロ|ポンド)?`,
   'u',
 );
 

@@ -1,0 +1,335 @@
+import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { encodeFrame, rawWebSocket, textFrame } from './support/raw-websocket.js';
+import { ServerProcess } from './support/server-process.js';
+
+// A real server process on the default (memory) store: a crash shows as the process
+// exiting, a leak as its resident memory.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
+
+let server: ServerProcess;
+/** Ids of real sessions and approvals, so generated requests reach deep code paths. */
+const sessions: string[] = [];
+const approvals: string[] = [];
+
+beforeAll(async () => {
+  server = await ServerProcess.start(['--model', 'rules']);
+  for (const [app, query] of [
+    ['image-studio', 'Generate 10 images'],
+    ['payments', 'send 50 EUR to Ana and $20 to Bob'],
+    ['picker', 'pick a fruit'],
+  ]) {
+    const { body } = await server.client.post('/api/agent/start', { query, user_id: 'fuzz', app });
+    sessions.push(body.session_id);
+    approvals.push(...body.approvals.map((a: { approval_id: string }) => a.approval_id));
+  }
+});
+
+afterAll(async () => {
+  await server.kill('SIGTERM');
+});
+
+async function residentBytes(): Promise<number> {
+  const status = await readFile(`/proc/${server.child.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+}
+
+/**
+ * Sends a raw request on a connection of its own (the server may close one after a
+ * refused body); answers its status once the whole response was read.
+ */
+function send(method: 'GET' | 'POST', path: string, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port: server.port, method, path, agent: false },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.setHeader('content-type', 'application/json');
+    req.end(body);
+  });
+}
+
+/**
+ * A value nested `depth` arrays deep once serialized; printed as `Deep(n)`, so a
+ * failing case stays readable (and printable at all).
+ */
+class Deep {
+  constructor(readonly depth: number) {}
+
+  [fc.toStringMethod](): string {
+    return `Deep(${this.depth})`;
+  }
+}
+
+/** `value` as JSON text, each Deep written as its nested arrays (no recursion needed). */
+function jsonText(value: unknown): string {
+  const deeps: Deep[] = [];
+  const text =
+    JSON.stringify(value, (_key, v: unknown) =>
+      v instanceof Deep ? `\u0000deep${deeps.push(v) - 1}\u0000` : v,
+    ) ?? 'null';
+  return text.replace(/"\\u0000deep(\d+)\\u0000"/g, (_match, index: string) => {
+    const depth = deeps[Number(index)]?.depth ?? 0;
+    return '['.repeat(depth) + ']'.repeat(depth);
+  });
+}
+
+/** What generated requests are made of; built once the real ids exist. */
+function generators() {
+  const nested = fc.integer({ min: 30, max: 5_000 }).map((depth) => new Deep(depth));
+  const hostileText = fc.oneof(
+    fc.nat({ max: 20_000 }).map((n) => `送金${'あ'.repeat(n)}`),
+    fc.nat({ max: 3_000 }).map((n) => 'make 1 '.repeat(n)),
+    fc.nat({ max: 10_000 }).map((n) => `送金${'xに'.repeat(n)}`),
+    fc.constantFrom('Generate 10 images', 'Send $200 to Jiro', 'pick a fruit', 'yes', ''),
+    fc.string({ maxLength: 300 }),
+  );
+  const value = fc.oneof(fc.jsonValue(), nested, hostileText, fc.anything());
+  const id = fc.oneof(
+    fc.constantFrom(...['s', 'nope', '']),
+    fc.string({ maxLength: 300 }),
+    fc.constant(undefined),
+  );
+  const realId = (ids: string[]) => fc.oneof(fc.constantFrom(...ids), id);
+  const extra = fc.dictionary(fc.string({ maxLength: 10 }), value, { maxKeys: 2 });
+  const decision = fc.record(
+    {
+      approval_id: realId(approvals),
+      approved: fc.oneof(fc.boolean(), value),
+      reason: fc.oneof(fc.string({ maxLength: 3_000 }), value),
+      payload: value,
+    },
+    { requiredKeys: [] },
+  );
+  const chatMessage = fc.record({
+    id: fc.string({ maxLength: 20 }),
+    role: fc.constantFrom('user', 'assistant', 'system', 'other'),
+    parts: fc.array(
+      fc.oneof(
+        fc.record({ type: fc.constant('text'), text: hostileText }),
+        fc.record({
+          type: fc.constantFrom('tool-select_item', 'tool-process_payment', 'dynamic-tool'),
+          toolCallId: realId(approvals),
+          state: fc.constantFrom('approval-responded', 'output-available', 'output-error'),
+          output: value,
+          errorText: fc.string({ maxLength: 50 }),
+          approval: fc.record({ id: realId(approvals), approved: fc.boolean(), reason: value }),
+        }),
+        value,
+      ),
+      { maxLength: 4 },
+    ),
+    metadata: fc.oneof(fc.record({ sessionId: realId(sessions) }), value),
+  });
+  const chatBody = fc.record(
+    {
+      id: fc.string({ maxLength: 20 }),
+      messages: fc.array(chatMessage, { minLength: 0, maxLength: 3 }),
+      app: fc.oneof(fc.constantFrom('image-studio', 'payments', 'picker'), value),
+      sessionId: realId(sessions),
+      userId: id,
+    },
+    { requiredKeys: [] },
+  );
+
+  /** Any request a client could send to any endpoint, from nearly right to nonsense. */
+  const request = fc.oneof(
+    fc.tuple(
+      fc.constant('/api/agent/start'),
+      fc.record(
+        { query: hostileText, user_id: id, app: value, session_id: realId(sessions) },
+        { requiredKeys: [] },
+      ),
+    ),
+    fc.tuple(
+      fc.constant('/api/agent/resume'),
+      fc.record(
+        {
+          session_id: realId(sessions),
+          approved: fc.oneof(fc.boolean(), value),
+          decisions: fc.oneof(fc.array(decision, { maxLength: 3 }), value),
+          user_id: id,
+        },
+        { requiredKeys: ['session_id'] },
+      ),
+    ),
+    fc.tuple(
+      fc.constant('/api/agent/cancel'),
+      fc.record({ session_id: realId(sessions), reason: value }, { requiredKeys: [] }),
+    ),
+    fc.tuple(
+      realId(approvals).map((a) => `/api/approvals/${encodeURIComponent(String(a))}`),
+      decision,
+    ),
+    fc.tuple(fc.constant('/api/chat'), chatBody),
+    fc.tuple(
+      fc.constantFrom('/api/agent/start', '/api/agent/resume', '/api/chat'),
+      fc.oneof(value, extra),
+    ),
+  );
+  const query = fc.oneof(
+    realId(sessions).map((s) => `/api/sessions/${encodeURIComponent(String(s))}`),
+    realId(sessions).map((s) => `/api/sessions/${encodeURIComponent(String(s))}/messages`),
+    fc
+      .tuple(id, fc.oneof(fc.integer(), fc.string({ maxLength: 5 })), fc.string({ maxLength: 50 }))
+      .map(
+        ([user, limit, cursor]) =>
+          `/api/approvals?user_id=${encodeURIComponent(String(user))}&limit=${encodeURIComponent(String(limit))}&cursor=${encodeURIComponent(cursor)}`,
+      ),
+    realId(sessions).map((s) => `/api/audit?session_id=${encodeURIComponent(String(s))}`),
+  );
+  return { value, request, query, chatMessage, chatBody, realId };
+}
+
+const CLIENT_CLOSE = { fin: true, rsv: 0, opcode: 8, masked: true } as const;
+/** Normal, going away, protocol error, unsupported, bad data, policy, too big, server error. */
+const PROPER_CLOSE_CODES = [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1011];
+
+/** The code of the close frame the server sent, if it sent one (frames from a server are unmasked). */
+function serverCloseCode(bytes: Buffer): number | undefined {
+  let at = 0;
+  while (at + 2 <= bytes.length) {
+    const opcode = (bytes[at] as number) & 15;
+    let length = (bytes[at + 1] as number) & 127;
+    let start = at + 2;
+    if (length === 126) {
+      length = bytes.readUInt16BE(start);
+      start += 2;
+    } else if (length === 127) {
+      length = Number(bytes.readBigUInt64BE(start));
+      start += 8;
+    }
+    if (opcode === 8) return length >= 2 ? bytes.readUInt16BE(start) : 1005;
+    at = start + length;
+  }
+  return undefined;
+}
+
+describe('fuzzing every endpoint and frame', () => {
+  it('answers every request with a stable code, never a 500, and stays up', async () => {
+    const { request, query } = generators();
+    await fc.assert(
+      fc.asyncProperty(request, async ([path, body]) => {
+        const raw = jsonText(body);
+        const status = await send('POST', path, raw);
+        expect(status, `${path} ${raw.slice(0, 200)}`).toBeLessThan(500);
+      }),
+      { numRuns: 300 },
+    );
+    await fc.assert(
+      fc.asyncProperty(query, async (path) => {
+        expect(await send('GET', path), path).toBeLessThan(500);
+      }),
+      { numRuns: 100 },
+    );
+    for (const broken of ['{"query":', '[[[[', '\u0000', 'x'.repeat(2_000_000)]) {
+      expect(await send('POST', '/api/agent/start', broken)).toBeLessThan(500);
+    }
+    expect(await send('GET', '/healthz')).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('closes only the socket that sent a bad frame, with a proper code', async () => {
+    const { value, chatMessage, chatBody, realId } = generators();
+    const frame = fc.record({
+      fin: fc.boolean(),
+      rsv: fc.integer({ min: 0, max: 7 }),
+      opcode: fc.integer({ min: 0, max: 15 }),
+      masked: fc.boolean(),
+      payload: fc.oneof(
+        fc.uint8Array({ maxLength: 2_000 }),
+        fc.constantFrom(Uint8Array.from([0xc3, 0x28]), Uint8Array.from([0xff, 0xfe, 0xfd])),
+        fc.integer({ min: 0, max: 6_000 }).map((code) => Uint8Array.from([code >> 8, code & 255])),
+        fc
+          .oneof(
+            fc.record({
+              type: fc.constant('decision'),
+              approvalId: realId(approvals),
+              approved: fc.boolean(),
+              payload: value,
+            }),
+            fc.record({
+              type: fc.constant('send'),
+              requestId: fc.string(),
+              id: fc.string(),
+              messages: fc.array(chatMessage, { maxLength: 2 }),
+              body: chatBody,
+            }),
+            value,
+          )
+          .map((json) => new TextEncoder().encode(jsonText(json))),
+      ),
+      announced: fc.option(fc.constantFrom(50_000_000, 2 ** 32, 1_048_577, 130), {
+        nil: undefined,
+      }),
+    });
+    const bystander = await rawWebSocket(server.port, '/api/chat/ws');
+    await fc.assert(
+      fc.asyncProperty(frame, async (raw) => {
+        const { socket, closed } = await rawWebSocket(server.port, '/api/chat/ws');
+        const received: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => received.push(chunk));
+        socket.write(encodeFrame(raw));
+        // A client's close and end of stream finish whatever the frame started (a frame
+        // that announced more bytes than it sent included); the wait is a bound.
+        socket.end(encodeFrame({ ...CLIENT_CLOSE, payload: Uint8Array.from([3, 232]) }));
+        const ended = await Promise.race([
+          closed.then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000)),
+        ]);
+        socket.destroy();
+        expect(ended).toBe(true);
+        const code = serverCloseCode(Buffer.concat(received));
+        if (code !== undefined) expect(PROPER_CLOSE_CODES).toContain(code);
+      }),
+      { numRuns: 150 },
+    );
+    // Another client's connection was never touched.
+    expect(bystander.socket.destroyed).toBe(false);
+    bystander.socket.destroy();
+    expect(await send('GET', '/healthz')).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('keeps nothing of a flood it refused: memory comes back near where it started', async () => {
+    const before = await residentBytes();
+    const big = 'x'.repeat(900 * 1024);
+    const { socket, closed } = await rawWebSocket(server.port, '/api/chat/ws');
+    for (let i = 0; i < 300; i++) {
+      const send = {
+        type: 'send',
+        requestId: `r${i}`,
+        id: 'chat',
+        trigger: 'submit-message',
+        messages: [{ id: `m${i}`, role: 'user', parts: [{ type: 'text', text: big }] }],
+        headers: {},
+        body: { app: 'payments', userId: 'flood' },
+      };
+      socket.write(textFrame(JSON.stringify(send)));
+    }
+    socket.write(
+      encodeFrame({
+        fin: true,
+        rsv: 0,
+        opcode: 8,
+        masked: true,
+        payload: Uint8Array.from([3, 232]),
+      }),
+    );
+    await closed;
+    for (let i = 0; i < 20; i++) {
+      await send('POST', '/api/agent/start', JSON.stringify({ query: big, user_id: 'flood' }));
+    }
+    // About 270 MB went in, more than the store would keep of it; what stays is far less.
+    await expect
+      .poll(residentBytes, { timeout: 20_000, interval: 500 })
+      .toBeLessThan(before + 64 * 1024 * 1024);
+    expect(await send('GET', '/healthz')).toBe(200);
+  });
+});
