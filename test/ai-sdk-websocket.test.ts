@@ -35,6 +35,19 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
+/** Waits until the stream says, for the `n`th time, that the run paused (its pause is stored). */
+function pausedFor(chunks: UIMessageChunk[], n: number): Promise<UIMessageChunk> {
+  return seen(
+    chunks,
+    (c) =>
+      chunks.filter(
+        (m) =>
+          m.type === 'message-metadata' &&
+          (m.messageMetadata as { status?: string } | undefined)?.status === 'paused',
+      ).length >= n && c.type === 'message-metadata',
+  );
+}
+
 /** Waits for the first chunk matching `predicate` among those collected so far. */
 async function seen(
   chunks: UIMessageChunk[],
@@ -120,7 +133,7 @@ describe('continuous input requests (picker)', () => {
       live,
       (c) => c.type === 'tool-input-available' && c.toolName === 'select_item',
     )) as { toolCallId: string };
-    await sleep(50);
+    await pausedFor(live, 1);
     // The same decision from the REST path: POST /api/approvals/:approvalId.
     const first = await api.post(`/api/approvals/${select.toolCallId}`, {
       approved: true,
@@ -131,7 +144,7 @@ describe('continuous input requests (picker)', () => {
       live,
       (c) => c.type === 'tool-input-available' && c.toolName === 'confirm_choice',
     )) as { toolCallId: string };
-    await sleep(50);
+    await pausedFor(live, 2);
     expect(
       (
         await chatter.decide({
@@ -170,7 +183,7 @@ describe('continuous input request declined (picker)', () => {
       live,
       (c) => c.type === 'tool-input-available' && c.toolName === 'select_item',
     )) as { toolCallId: string };
-    await sleep(50);
+    await pausedFor(live, 1);
     expect(
       (
         await chatter.decide({
@@ -300,9 +313,21 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
       }
       throw new Error('no approval request');
     })();
+    // A `resume` frame is answered `no-active` in order: every frame before it has arrived.
+    let probes = 0;
+    const roundTrip = async () => {
+      const requestId = `probe-${++probes}`;
+      chatter.socket.send(
+        JSON.stringify({ type: 'resume', requestId, id: 'abort', headers: {}, body: {} }),
+      );
+      for (let i = 0; !frames.some((f) => f.requestId === requestId); i++) {
+        if (i === 300) throw new Error(`no answer to ${requestId}`);
+        await sleep(10);
+      }
+    };
     chatter.socket.send(JSON.stringify({ type: 'abort', requestId: 'a1' }));
-    await sleep(100);
-    const count = frames.length;
+    await roundTrip();
+    const count = frames.filter((f) => f.requestId === 'a1').length;
     const api = new JsonClient(`http://127.0.0.1:${server.port}`);
     expect((await api.get(`/api/sessions/${metadata.sessionId}`)).body.status).toBe('paused');
     const resume = await api.post('/api/agent/resume', {
@@ -310,8 +335,8 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
       approved: true,
     });
     expect(resume.body.status).toBe('completed');
-    await sleep(100);
-    expect(frames.length).toBe(count);
+    await roundTrip();
+    expect(frames.filter((f) => f.requestId === 'a1')).toHaveLength(count);
     chatter.close();
   });
 

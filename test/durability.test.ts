@@ -10,22 +10,13 @@ import { TestRedis } from './support/redis-server.js';
 import { ServerProcess } from './support/server-process.js';
 
 let redis: TestRedis;
-const servers: ServerProcess[] = [];
-
-beforeAll(async () => {
-  redis = await TestRedis.start();
-});
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.kill('SIGKILL')));
-});
-
-afterAll(async () => {
-  await redis.stop();
-});
+/** Two long-lived instances sharing the Redis; tests that kill a process start their own. */
+let a: ServerProcess;
+let b: ServerProcess;
+const killable: ServerProcess[] = [];
 
 async function server(...args: string[]): Promise<ServerProcess> {
-  const started = await ServerProcess.start([
+  return ServerProcess.start([
     '--store',
     'redis',
     '--redis-url',
@@ -34,9 +25,28 @@ async function server(...args: string[]): Promise<ServerProcess> {
     'rules',
     ...args,
   ]);
-  servers.push(started);
+}
+
+/** An instance of this test's own, killed at its end at the latest. */
+async function ownServer(...args: string[]): Promise<ServerProcess> {
+  const started = await server(...args);
+  killable.push(started);
   return started;
 }
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+  [a, b] = await Promise.all([server(), server()]);
+});
+
+afterEach(async () => {
+  await Promise.all(killable.splice(0).map((s) => s.kill('SIGKILL')));
+});
+
+afterAll(async () => {
+  await Promise.all([a?.kill('SIGKILL'), b?.kill('SIGKILL')]);
+  await redis.stop();
+});
 
 async function pauseTenImages(
   api: JsonClient,
@@ -56,12 +66,11 @@ async function actions(api: JsonClient, sessionId: string): Promise<string[]> {
 
 describe('durable pauses on Redis, across real processes', () => {
   it('survives kill -9 of the process that paused: a new process resumes the same run', async () => {
-    const first = await server();
+    const first = await ownServer();
     const paused = await pauseTenImages(first.client);
     await first.kill('SIGKILL');
 
-    const second = await server();
-    const resume = await second.client.post('/api/agent/resume', {
+    const resume = await b.client.post('/api/agent/resume', {
       session_id: paused.session_id,
       approved: true,
     });
@@ -75,7 +84,6 @@ describe('durable pauses on Redis, across real processes', () => {
   });
 
   it('two instances share one Redis: start on one, resume on the other', async () => {
-    const [a, b] = await Promise.all([server(), server()]);
     const paused = await pauseTenImages(a.client);
     const listed = await b.client.get('/api/approvals?user_id=fabricio');
     expect(listed.body.approvals.map((x: { session_id: string }) => x.session_id)).toContain(
@@ -90,7 +98,6 @@ describe('durable pauses on Redis, across real processes', () => {
   });
 
   it('20 concurrent resumes on two instances: one runs the tool, 19 get 409', async () => {
-    const [a, b] = await Promise.all([server(), server()]);
     const paused = await pauseTenImages(a.client);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -113,11 +120,10 @@ describe('durable pauses on Redis, across real processes', () => {
   });
 
   it('a pause older than its TTL answers 410 APPROVAL_EXPIRED on any instance, audited', async () => {
-    const a = await server('--pause-ttl', '1');
-    const paused = await pauseTenImages(a.client);
-    await a.kill('SIGKILL');
+    const short = await ownServer('--pause-ttl', '1');
+    const paused = await pauseTenImages(short.client);
+    await short.kill('SIGKILL');
     await sleep(1200);
-    const b = await server('--pause-ttl', '1');
     const resume = await b.client.post('/api/agent/resume', {
       session_id: paused.session_id,
       approved: true,
@@ -128,7 +134,6 @@ describe('durable pauses on Redis, across real processes', () => {
   });
 
   it('a new start on a paused session answers 409 SESSION_PAUSED', async () => {
-    const a = await server();
     const paused = await pauseTenImages(a.client);
     const again = await a.client.post('/api/agent/start', {
       query: 'Generate 2 images',
@@ -140,7 +145,6 @@ describe('durable pauses on Redis, across real processes', () => {
   });
 
   it('Redis down: 503 STORE_UNAVAILABLE; back up: the paused run still resumes', async () => {
-    const a = await server();
     const paused = await pauseTenImages(a.client);
     await redis.down();
     try {

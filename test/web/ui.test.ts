@@ -197,6 +197,24 @@ describe('web UI', () => {
     await hidden(page.getByRole('button', { name: 'Review approval' }));
   });
 
+  it('inbox: a long list comes a page at a time, the rest on "Show more"', async () => {
+    const user = `pages-${Date.now()}`;
+    for (let i = 0; i < 52; i++) {
+      const started = await fetch(`${ui.baseUrl}/api/agent/start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `Send $${i + 1} to Ana`, user_id: user, app: 'payments' }),
+      });
+      expect(started.status).toBe(200);
+    }
+    await open(page, 'approvals', user);
+    const items = page.getByRole('list', { name: 'Pending approvals' }).getByRole('listitem');
+    await countOf(items).toBe(50);
+    await page.getByRole('button', { name: 'Show more' }).click();
+    await countOf(items).toBe(52);
+    await hidden(page.getByRole('button', { name: 'Show more' }));
+  });
+
   it('already decided elsewhere: a stale dialog says so and shows the latest state', async () => {
     // This tab's reads of the session are held back, so it cannot learn of the other
     // decision before trying its own; they go through, late, once it has tried.

@@ -33,11 +33,19 @@ export function getSessionMessages(sessionId: string): Promise<SessionMessages> 
   return request(`/api/sessions/${encodeURIComponent(sessionId)}/messages`);
 }
 
-/** Pending approvals across sessions owned by the user. */
-export async function listApprovals(userId: string): Promise<InboxApproval[]> {
-  const query = new URLSearchParams({ user_id: userId });
-  const body = await request<{ approvals: InboxApproval[] }>(`/api/approvals?${query}`);
-  return body.approvals;
+/** A page of pending approvals, and where the next one starts when there is more. */
+export interface ApprovalPage {
+  approvals: InboxApproval[];
+  nextCursor?: string;
+}
+
+/** One page of the pending approvals across sessions owned by the user, from `cursor`. */
+export async function listApprovals(userId: string, cursor?: string): Promise<ApprovalPage> {
+  const query = new URLSearchParams({ user_id: userId, ...(cursor ? { cursor } : {}) });
+  const body = await request<{ approvals: InboxApproval[]; next_cursor?: string }>(
+    `/api/approvals?${query}`,
+  );
+  return { approvals: body.approvals, nextCursor: body.next_cursor };
 }
 
 /** Decides one approval by its id; answers with the run's outcome. */

@@ -27,7 +27,7 @@ function resultDetail(status: string): string {
 /** Pending approvals of the signed-in user across sessions, decided in place. */
 export function InboxPage() {
   const user = useCurrentUser();
-  const { approvals, loading, error, reload } = useInbox(user);
+  const { approvals, loading, error, hasMore, reload, showMore } = useInbox(user);
   const now = useNow(5000);
   // Decided rows stay visible with their outcome after the server stops listing them.
   const [kept, setKept] = useState<Map<string, { approval: InboxApproval; outcome: ItemOutcome }>>(
@@ -133,6 +133,11 @@ export function InboxPage() {
               />
             ))}
           </ul>
+          {hasMore ? (
+            <button type="button" className="button button--secondary" onClick={showMore}>
+              Show more
+            </button>
+          ) : null}
         </>
       ) : null}
       {reviewing ? (

@@ -7,25 +7,43 @@ interface Inbox {
   approvals: InboxApproval[];
   loading: boolean;
   error?: ApiError;
+  /** Whether the server has more than the pages shown. */
+  hasMore: boolean;
   reload: () => Promise<void>;
+  /** Shows one page more (and keeps refreshing it with the others). */
+  showMore: () => void;
 }
 
-/** The user's pending approvals across sessions, refreshed every `intervalMs`. */
+/**
+ * The user's pending approvals across sessions, a page at a time (the server's
+ * order: earliest expiry first); every page shown is read again every `intervalMs`.
+ */
 export function useInbox(userId: string, intervalMs = 5000): Inbox {
   const [approvals, setApprovals] = useState<InboxApproval[]>([]);
+  const [pages, setPages] = useState(1);
+  const [hasMore, setHasMore] = useState(false);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<ApiError>();
 
   const reload = useCallback(async () => {
     try {
-      setApprovals(await listApprovals(userId));
+      const read: InboxApproval[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < pages; page++) {
+        const next = await listApprovals(userId, cursor);
+        read.push(...next.approvals);
+        cursor = next.nextCursor;
+        if (!cursor) break;
+      }
+      setApprovals(read);
+      setHasMore(cursor !== undefined);
       setError(undefined);
     } catch (caught) {
       setError(toApiError(caught));
     } finally {
       setLoading(false);
     }
-  }, [userId]);
+  }, [userId, pages]);
 
   useEffect(() => {
     setLoading(true);
@@ -34,5 +52,5 @@ export function useInbox(userId: string, intervalMs = 5000): Inbox {
     return () => clearInterval(timer);
   }, [reload, intervalMs]);
 
-  return { approvals, loading, error, reload };
+  return { approvals, loading, error, hasMore, reload, showMore: () => setPages((n) => n + 1) };
 }
