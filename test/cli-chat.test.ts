@@ -38,6 +38,8 @@ describe('holdpoint chat', () => {
     expect(output).toContain('Approve? [y/N]');
     expect(output).toContain('Here are the 10 images (order REQ-10-HUMAN).');
     expect(output).toContain('The request was rejected, so no images were generated.');
+    // Only the chat: no log lines, ADK's own included.
+    expect(output).not.toMatch(/\[ADK\]|"level":/);
   });
 
   it('answers the picker’s two input requests inline', async () => {
