@@ -4,7 +4,7 @@ import { RULES_MODEL } from '../src/agents/agent-app.js';
 import { createImageStudioApp } from '../src/agents/image-studio/image-studio-app.js';
 import { IMAGE_TOOL } from '../src/agents/image-studio/image-studio-rules.js';
 import type { EffectLedger } from '../src/core/effect-ledger.js';
-import { CONFIRMATION_CALL } from '../src/runtime/segment-collector.js';
+import { CONFIRMATION_CALL } from '../src/runtime/segment/segment-collector.js';
 import { expectCompleted, QUERY, USER } from './holdpoint-cycles.js';
 import type { Cycle } from './measure.js';
 

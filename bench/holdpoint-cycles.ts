@@ -1,5 +1,5 @@
+import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { RunOutcome } from '../src/runtime/run-outcome.js';
-import type { HoldpointRuntime } from '../src/runtime/runtime.js';
 import type { Cycle } from './measure.js';
 
 /** What every scenario asks: ten images is above the approval threshold, so it pauses. */
@@ -24,18 +24,26 @@ function expectPaused(outcome: { status: string }): void {
 /** What a cycle calls; a floor scenario puts a round trip behind each answer. */
 type CycleRuntime = Pick<HoldpointRuntime, 'start' | 'resume'>;
 
+/** Starts a run of `userId` that pauses for approval; returns its session id. */
+export async function startPaused(runtime: CycleRuntime, userId = USER): Promise<string> {
+  const paused = await runtime.start({ query: QUERY, userId, app: APP });
+  expectPaused(paused);
+  return paused.sessionId;
+}
+
+/** Approves everything `sessionId` waits for, as `userId`, and checks the run completed. */
+export async function resumeApproved(
+  runtime: CycleRuntime,
+  sessionId: string,
+  userId = USER,
+): Promise<void> {
+  const done: RunOutcome = await runtime.resume({ sessionId, decidedBy: userId, approved: true });
+  expectCompleted(done.status, done.status === 'completed' ? done.artifacts.length : 0);
+}
+
 /** A cycle on the runtime itself: start, then approve everything. */
 export function inProcessCycle(runtime: CycleRuntime): Cycle {
-  return async () => {
-    const paused = await runtime.start({ query: QUERY, userId: USER, app: APP });
-    expectPaused(paused);
-    const done: RunOutcome = await runtime.resume({
-      sessionId: paused.sessionId,
-      decidedBy: USER,
-      approved: true,
-    });
-    expectCompleted(done.status, done.status === 'completed' ? done.artifacts.length : 0);
-  };
+  return async () => resumeApproved(runtime, await startPaused(runtime));
 }
 
 /**

@@ -1,8 +1,13 @@
 import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { simpleDesignFloors } from './floors.js';
+import { type InFlightSample, measureInFlight } from './in-flight.js';
 import { measure, measureInterleaved, type Sample } from './measure.js';
+import { RedisInfo } from './redis-info.js';
 import { RedisCounters, type RedisProfile } from './redis-profile.js';
 import { acquireRedis } from './redis-target.js';
 import { type BenchReport, formatReport, ratio } from './report.js';
+import { measureScale, type ScaleReport } from './scale.js';
 import {
   bareAdk,
   durableFloor,
@@ -30,12 +35,16 @@ const STREAMS = {
   ws: 'ws continuous',
 } as const;
 
+const began = performance.now();
 const settings = loadBenchSettings();
 const redis = await acquireRedis(settings.redisUrl);
 const counters = new RedisCounters(redis.url);
+const info = new RedisInfo(redis.url);
 const samples = new Map<string, Sample>();
+const inFlight = new Map<string, InFlightSample>();
 let redisProfile: RedisProfile | undefined;
 const streams: StreamSample[] = [];
+let scale: ScaleReport | undefined;
 
 /** Streams chats over `transport` on a fresh server with `choice` as its store. */
 async function stream(transport: keyof typeof STREAMS, choice: StoreChoice): Promise<void> {
@@ -71,7 +80,8 @@ async function run(scenario: Scenario, cycles: number): Promise<void> {
 /**
  * Bare ADK, the in-process cycles on both stores and the durable floor, timed in
  * alternating rounds so the ratios to bare ADK do not depend on when each ran; then
- * Redis's commands per cycle are counted on a few more cycles of the Redis store.
+ * Redis's commands per cycle are counted on a few more cycles of the Redis store;
+ * then the same four run again with many cycles in flight, in alternating slices.
  */
 async function inProcessTogether(): Promise<void> {
   const scenarios = [
@@ -97,6 +107,19 @@ async function inProcessTogether(): Promise<void> {
     if (redisScenario && settings.monitorCycles > 0) {
       redisProfile = await counters.profile(redisScenario.cycle, settings.monitorCycles);
     }
+    if (settings.inFlightConcurrency > 0) {
+      process.stderr.write(`bench: the same, ${settings.inFlightConcurrency} in flight …\n`);
+      const loaded = await measureInFlight(
+        scenarios.map(({ name, cycle }) => ({ scenario: name, cycle })),
+        {
+          concurrency: settings.inFlightConcurrency,
+          warmupMs: settings.inFlightMs / 5,
+          durationMs: settings.inFlightMs,
+          sliceMs: settings.inFlightMs / 4,
+        },
+      );
+      for (const sample of loaded) inFlight.set(sample.scenario, sample);
+    }
   } finally {
     for (const scenario of scenarios) await scenario.close();
   }
@@ -118,8 +141,23 @@ try {
       await stream('ws', { store: 'redis', url: redis.url, prefix: redis.newPrefix() });
     }
   }
+
+  if (settings.scaleSessions > 0) {
+    scale = await measureScale(
+      redis,
+      {
+        pausedSessions: settings.scaleSessions,
+        seedConcurrency: settings.scaleSeedConcurrency,
+        resumes: settings.scaleResumes,
+        inboxReads: settings.scaleInboxReads,
+        idleMs: settings.scaleIdleMs,
+      },
+      info,
+    );
+  }
 } finally {
   counters.close();
+  info.close();
   await redis.close();
 }
 
@@ -132,9 +170,9 @@ const order = [
   NAMES.adk,
 ];
 const ordered = order.flatMap((name) => samples.get(name) ?? []);
-const ratioOf = (of: string, to: string, targeted = false) => {
+const ratioOf = (of: string, to: string) => {
   const [a, b] = [samples.get(of), samples.get(to)];
-  return a && b ? [ratio(a, b, targeted)] : [];
+  return a && b ? [ratio(a, b)] : [];
 };
 const report: BenchReport = {
   node: process.version,
@@ -142,7 +180,7 @@ const report: BenchReport = {
   redis: redis.description,
   samples: ordered,
   ratios: [
-    ...ratioOf(NAMES.redis, NAMES.adk, true),
+    ...ratioOf(NAMES.redis, NAMES.adk),
     ...ratioOf(NAMES.memory, NAMES.adk),
     ...ratioOf(NAMES.floor, NAMES.adk),
     ...ratioOf(NAMES.redis, NAMES.floor),
@@ -152,7 +190,19 @@ const report: BenchReport = {
       '  the least any store adds that makes the pause durable before answering pending_approval,\n' +
       '  and the completion before answering completed (invariant 4)'
     : undefined,
+  inFlight: [NAMES.adk, NAMES.memory, NAMES.redis, NAMES.floor].flatMap(
+    (name) => inFlight.get(name) ?? [],
+  ),
+  floors: simpleDesignFloors({
+    adkInFlight: inFlight.get(NAMES.adk),
+    memoryInFlight: inFlight.get(NAMES.memory),
+    redisInFlight: inFlight.get(NAMES.redis),
+    redisSequential: samples.get(NAMES.redis),
+    durableFloorSequential: samples.get(NAMES.floor),
+  }),
   redisProfile,
   streams,
+  scale,
+  seconds: (performance.now() - began) / 1000,
 };
 process.stdout.write(`${formatReport(report)}\n\n${JSON.stringify(report)}\n`);

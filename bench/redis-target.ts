@@ -7,6 +7,11 @@ export interface RedisTarget {
   url: string;
   /** Human-readable origin, for the report. */
   description: string;
+  /**
+   * Whether the bench has this Redis to itself (its private redis-server): then it
+   * may compact the append-only file, and every command Redis counts is the bench's.
+   */
+  exclusive: boolean;
   /** A fresh key prefix; every prefix handed out is removed by `close`. */
   newPrefix(): string;
   close(): Promise<void>;
@@ -36,6 +41,7 @@ export async function acquireRedis(url?: string): Promise<RedisTarget> {
     description: server
       ? `private redis-server on ${target} (AOF, appendfsync everysec)`
       : `BENCH_REDIS_URL ${target}`,
+    exclusive: server !== undefined,
     newPrefix() {
       const prefix = `bench-${randomBytes(6).toString('hex')}`;
       prefixes.push(prefix);

@@ -20,7 +20,7 @@ export type StoreChoice = { store: 'memory' } | { store: 'redis'; url: string; p
  * The config a real process would load, pinned to the offline model and silent
  * logs; `extra` flags are appended.
  */
-function benchConfig(choice: StoreChoice, extra: string[] = []): HoldpointConfig {
+export function benchConfig(choice: StoreChoice, extra: string[] = []): HoldpointConfig {
   const argv = ['--model', 'rules', '--log-level', 'silent', '--store', choice.store, ...extra];
   if (choice.store === 'redis')
     argv.push('--redis-url', choice.url, '--redis-prefix', choice.prefix);
@@ -31,8 +31,8 @@ function benchConfig(choice: StoreChoice, extra: string[] = []): HoldpointConfig
 
 /** The runtime called directly: no transport at all. */
 export function inProcess(name: string, choice: StoreChoice): Scenario {
-  const { runtime, store } = createHoldpoint(benchConfig(choice));
-  return { name, cycle: inProcessCycle(runtime), close: () => store.close() };
+  const { runtime } = createHoldpoint(benchConfig(choice));
+  return { name, cycle: inProcessCycle(runtime), close: () => runtime.close() };
 }
 
 /**
@@ -40,14 +40,14 @@ export function inProcess(name: string, choice: StoreChoice): Scenario {
  * answer: what making each answer durable costs at the very least.
  */
 export function durableFloor(name: string, url: string): Scenario {
-  const { runtime, store } = createHoldpoint(benchConfig({ store: 'memory' }));
+  const { runtime } = createHoldpoint(benchConfig({ store: 'memory' }));
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   return {
     name,
     cycle: durableFloorCycle(runtime, () => redis.ping()),
     close: async () => {
       redis.disconnect();
-      await store.close();
+      await runtime.close();
     },
   };
 }
@@ -61,9 +61,17 @@ export async function overHttp(name: string, choice: StoreChoice): Promise<Scena
 /**
  * A real server for the streaming scenarios; approvals wait up to 10 minutes, so
  * no timeout policy fires while a loaded server is slow to deliver a decision.
+ * Its store has answered once before it is returned, so the first round of chats
+ * does not all wait for the Redis connection to come up.
  */
-export function streamServer(choice: StoreChoice): Promise<RunningServer> {
-  return startServer(benchConfig(choice, ['--approval-timeout', '600']));
+export async function streamServer(choice: StoreChoice): Promise<RunningServer> {
+  const server = await startServer(benchConfig(choice, ['--approval-timeout', '600']));
+  const health = await server.holdpoint.runtime.health();
+  if (health.status !== 'ok') {
+    await server.close();
+    throw new Error(`the ${choice.store} store did not answer: ${health.code}`);
+  }
+  return server;
 }
 
 /** The same agent on bare ADK. */

@@ -22,6 +22,19 @@ export interface BenchSettings {
   streamChatTimeoutMs: number;
   /** Whether to stream over the Redis store too, not only the memory store. */
   streamRedis: boolean;
+  /** In-process scenarios again with this many cycles in flight at once (0: not at all). */
+  inFlightConcurrency: number;
+  /** Timed wall time per in-flight scenario (ms), after a warm-up of a fifth of it. */
+  inFlightMs: number;
+  /** Paused sessions in Redis for the scale figures (0: no scale figures). */
+  scaleSessions: number;
+  /** Sessions being seeded at once. */
+  scaleSeedConcurrency: number;
+  /** Resumes and inbox reads timed at each scale level. */
+  scaleResumes: number;
+  scaleInboxReads: number;
+  /** How long Redis's idle command rate is measured at each scale level (ms). */
+  scaleIdleMs: number;
 }
 
 function count(value: string | undefined, fallback: number, name: string): number {
@@ -33,16 +46,29 @@ function count(value: string | undefined, fallback: number, name: string): numbe
   return parsed;
 }
 
+/** Below this many paused sessions the scale figures would compare nothing. */
+const LEAST_SCALE_SESSIONS = 100;
+
 /**
  * Bench settings from the environment: BENCH_CYCLES, BENCH_ROUND_CYCLES, BENCH_HTTP_CYCLES,
- * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES, BENCH_REDIS_URL, and for
+ * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES, BENCH_REDIS_URL; for
  * the streaming scenarios BENCH_STREAM_CHATS, BENCH_STREAM_ROUNDS, BENCH_STREAM_SECONDS and
- * BENCH_STREAM_REDIS (0 to stream over the memory store only).
+ * BENCH_STREAM_REDIS (0 to stream over the memory store only); for cycles in flight
+ * BENCH_IN_FLIGHT (how many at once, 0 to skip) and BENCH_IN_FLIGHT_SECONDS; for the scale
+ * figures BENCH_SCALE_SESSIONS (paused sessions, 0 to skip, else at least 100),
+ * BENCH_SCALE_SEED_CONCURRENCY, BENCH_SCALE_RESUMES, BENCH_SCALE_INBOX_READS and
+ * BENCH_SCALE_IDLE_SECONDS.
  */
 export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   // Six scenarios at 8 s warm-up + 25 s measuring stay under ~3.5 minutes in the worst case;
-  // the four streaming ones take ~30 s in all (each at most a 10 s warm-up round + 15 s + 10 s).
+  // the four streaming ones take ~30 s in all (each at most a 10 s warm-up round + 15 s + 10 s);
+  // the four in flight 4 × 12 s; the scale figures ~50 s (seeding 100,000 took 16 s on 2 cores).
+  // Measured on 2 cores: ~2.5 minutes in all.
   const seconds = count(env.BENCH_SCENARIO_SECONDS, 25, 'BENCH_SCENARIO_SECONDS');
+  const scaleSessions = count(env.BENCH_SCALE_SESSIONS, 100_000, 'BENCH_SCALE_SESSIONS');
+  if (scaleSessions > 0 && scaleSessions < LEAST_SCALE_SESSIONS) {
+    throw new Error(`BENCH_SCALE_SESSIONS must be 0 or at least ${LEAST_SCALE_SESSIONS}`);
+  }
   return {
     warmupCycles: count(env.BENCH_WARMUP, 200, 'BENCH_WARMUP'),
     inProcessCycles: count(env.BENCH_CYCLES, 2000, 'BENCH_CYCLES'),
@@ -58,5 +84,18 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     streamBudgetMs: count(env.BENCH_STREAM_SECONDS, 15, 'BENCH_STREAM_SECONDS') * 1000,
     streamChatTimeoutMs: 10_000,
     streamRedis: env.BENCH_STREAM_REDIS !== '0',
+    inFlightConcurrency: count(env.BENCH_IN_FLIGHT, 50, 'BENCH_IN_FLIGHT'),
+    inFlightMs: count(env.BENCH_IN_FLIGHT_SECONDS, 10, 'BENCH_IN_FLIGHT_SECONDS') * 1000,
+    scaleSessions,
+    scaleSeedConcurrency: Math.max(
+      1,
+      count(env.BENCH_SCALE_SEED_CONCURRENCY, 200, 'BENCH_SCALE_SEED_CONCURRENCY'),
+    ),
+    scaleResumes: Math.max(1, count(env.BENCH_SCALE_RESUMES, 200, 'BENCH_SCALE_RESUMES')),
+    scaleInboxReads: Math.max(
+      1,
+      count(env.BENCH_SCALE_INBOX_READS, 500, 'BENCH_SCALE_INBOX_READS'),
+    ),
+    scaleIdleMs: count(env.BENCH_SCALE_IDLE_SECONDS, 15, 'BENCH_SCALE_IDLE_SECONDS') * 1000,
   };
 }

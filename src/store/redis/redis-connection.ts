@@ -28,6 +28,8 @@ export class RedisConnection {
   readonly client: Redis;
   private lastError: Error | undefined;
   private closed = false;
+  /** The wait for the connection in progress, shared by every operation that waits. */
+  private connecting?: Promise<boolean>;
 
   constructor(url: string) {
     this.client = new Redis(url, {
@@ -115,13 +117,16 @@ export class RedisConnection {
     this.client.disconnect();
   }
 
-  /** Waits for a (re)connection in progress, at most as long as one connect attempt. */
+  /**
+   * Waits for a (re)connection in progress, at most as long as one connect attempt.
+   * Every operation waiting meanwhile shares one wait (and one listener).
+   */
   private async ready(): Promise<void> {
     if (this.client.status === 'ready') return;
     if (this.closed || this.client.status === 'end') {
       throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: it is closed.');
     }
-    const connected = await new Promise<boolean>((resolve) => {
+    this.connecting ??= new Promise<boolean>((resolve) => {
       const onReady = () => {
         clearTimeout(timer);
         resolve(true);
@@ -131,8 +136,10 @@ export class RedisConnection {
         resolve(false);
       }, CONNECT_TIMEOUT_MS);
       this.client.once('ready', onReady);
+    }).finally(() => {
+      this.connecting = undefined;
     });
-    if (!connected) {
+    if (!(await this.connecting)) {
       const reason = this.lastError?.message ?? `cannot connect (status ${this.client.status})`;
       throw new HoldpointError('STORE_UNAVAILABLE', `The store is unavailable: ${reason}`);
     }

@@ -1,0 +1,14 @@
+/** A plain-text table: the first column is text (left-aligned), the rest numbers (right-aligned). */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)));
+  const rule = widths.map((w) => '-'.repeat(w));
+  return [line(header), rule, ...rows.map(line)].map((cells) => cells.join('  ')).join('\n');
+}
+
+/** Milliseconds, to the microsecond. */
+export const ms = (value: number) => value.toFixed(3);
+
+/** A ratio, e.g. `1.25×`. */
+export const times = (value: number) => `${value.toFixed(2)}×`;
