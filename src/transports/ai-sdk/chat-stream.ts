@@ -67,8 +67,8 @@ export function chatStream(turn: ChatTurn): ReadableStream<UIMessageChunk<ChatMe
           for (const chunk of mapper.map(event)) writer.write(chunk);
         });
       } catch (error) {
-        // A failed run already streamed its error chunk from the run's own events.
-        if (!isHoldpointError(error, 'RUN_FAILED')) throw error;
+        // A run that reported its failure already streamed its error chunk.
+        if (!mapper.failed) throw error;
         writer.write({ type: 'finish', finishReason: 'error' });
         return;
       }

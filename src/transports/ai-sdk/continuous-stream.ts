@@ -56,8 +56,9 @@ export class ContinuousStream {
       const turn = intent.kind === 'message' ? { ...intent, sessionId } : intent;
       await runChatTurn({ runtime, body, intent: turn, userId });
     } catch (error) {
-      // A failed run reports itself through the relay; anything else ends here.
-      if (isHoldpointError(error, 'RUN_FAILED')) return;
+      // A run that failed reports itself through the relay too: whichever comes first
+      // ends the stream, once. An agent's failure is left to the relay, with its status.
+      if (this.closed || isHoldpointError(error, 'RUN_FAILED')) return;
       this.options.write({ type: 'error', errorText: errorText(error) });
       this.finish('error');
     }

@@ -12,6 +12,7 @@ export type ApprovalMode = 'two-turn' | 'continuous';
 export class UIChunkMapper {
   private metadata?: ChatMessageMetadata;
   private stepOpen = false;
+  private reportedFailure = false;
   /** Approvals whose decision this stream already carried (relays may repeat them). */
   private readonly answered = new Set<string>();
 
@@ -110,6 +111,7 @@ export class UIChunkMapper {
         return [...this.closeStep(), { type: 'message-metadata', messageMetadata: this.metadata }];
       }
       case 'failed':
+        this.reportedFailure = true;
         return [
           ...this.closeStep(),
           ...this.withStatus('failed'),
@@ -132,6 +134,11 @@ export class UIChunkMapper {
     if (!this.metadata) return [];
     this.metadata = { ...this.metadata, status };
     return [{ type: 'message-metadata', messageMetadata: this.metadata }];
+  }
+
+  /** Whether a run failure was streamed already (its `error` chunk is out). */
+  get failed(): boolean {
+    return this.reportedFailure;
   }
 
   /** The last metadata sent, for the closing `finish` chunk. */
