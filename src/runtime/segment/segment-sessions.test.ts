@@ -1,0 +1,67 @@
+import { createEvent, createSession } from '@google/adk';
+import { describe, expect, it } from 'vitest';
+import { SegmentSessions } from './segment-sessions.js';
+
+function loaded() {
+  return createSession({
+    id: 's1',
+    appName: 'app',
+    userId: 'ann',
+    state: { 'app:theme': 'dark', step: 1 },
+    events: [],
+    lastUpdateTime: 0,
+  });
+}
+
+describe('SegmentSessions', () => {
+  it("serves the segment's own session and logs what is appended to it, final state included", async () => {
+    const session = loaded();
+    const sessions = new SegmentSessions(session);
+    const key = { appName: 'app', userId: 'ann', sessionId: 's1' };
+    expect(await sessions.getSession(key)).toBe(session);
+    const first = createEvent({
+      invocationId: 'i',
+      author: 'agent',
+      actions: { stateDelta: { step: 2, 'app:theme': 'light', 'temp:scratch': 1 } },
+    });
+    await sessions.appendEvent({ session, event: first });
+    await sessions.appendEvent({
+      session,
+      event: createEvent({
+        invocationId: 'i',
+        author: 'agent',
+        actions: { stateDelta: { step: 3 } },
+      }),
+    });
+    // An event appended again replaces itself (ADK would apply its state delta again).
+    const again = { ...first, branch: 'again', actions: { ...first.actions, stateDelta: {} } };
+    await sessions.appendEvent({ session, event: again });
+    const { events, state } = sessions.appended;
+    expect(events.map((e) => e.branch)).toEqual(['again', undefined]);
+    expect(state).toEqual({ step: 3, 'app:theme': 'light' });
+    expect(session.state).toMatchObject({ step: 3, 'app:theme': 'light' });
+    await sessions.appendEvent({
+      session,
+      event: createEvent({ invocationId: 'i', author: 'a', partial: true }),
+    });
+    expect(sessions.appended.events).toHaveLength(2);
+  });
+
+  it("keeps sessions ADK makes for itself (an AgentTool's) apart, in a scratch service", async () => {
+    const session = loaded();
+    const sessions = new SegmentSessions(session);
+    // AgentTool asks for its agent's name as the app, with the same session id.
+    const inner = await sessions.getOrCreateSession({
+      appName: 'helper',
+      userId: 'ann',
+      sessionId: 's1',
+    });
+    expect(inner).not.toBe(session);
+    await sessions.appendEvent({
+      session: inner,
+      event: createEvent({ invocationId: 'j', author: 'helper' }),
+    });
+    expect(sessions.appended.events).toEqual([]);
+    expect(session.events).toEqual([]);
+  });
+});
