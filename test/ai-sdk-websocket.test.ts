@@ -409,6 +409,16 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
       type: 'decision-error',
       code: 'APPROVAL_NOT_FOUND',
     });
+    let deep: unknown = 'Apple';
+    for (let i = 0; i < 40; i++) deep = [deep];
+    expect(
+      await client.decide({ approvalId: 'adk-named', approved: true, payload: deep }),
+    ).toMatchObject({
+      type: 'decision-error',
+      approvalId: 'adk-named',
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/deeper than 32 levels/),
+    });
     const empty = await client.turn('e1', {
       id: 'empty',
       messages: [userMessage('   ')],

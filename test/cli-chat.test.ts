@@ -48,6 +48,14 @@ describe('holdpoint chat', () => {
     expect(output).toContain('You picked Banana, and it is confirmed.');
   });
 
+  it('leaves an approval pending when the input ends at its prompt, deciding nothing', async () => {
+    const { code, output } = await chat(['--app', 'payments'], ['Send $200 to Jiro']);
+    expect(code).toBe(0);
+    expect(output).toContain('Approve? [y/N]');
+    expect(output).toMatch(/Input ended: the approval stays pending \(session [0-9a-f-]{36}\)/);
+    expect(output).not.toContain('not sent');
+  });
+
   it('refuses an unknown app with a clear error', async () => {
     const { code, output } = await chat(['--app', 'nope'], ['hello']);
     expect(code).toBe(1);

@@ -424,6 +424,11 @@ describe('errors say what the docs say', () => {
       app: 'picker',
     });
     const [approval] = start.body.approvals;
+    for (const valueless of [{ approved: true }, { approved: true, payload: null }]) {
+      const answer = await api.post(`/api/approvals/${approval.approval_id}`, valueless);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.missing).toBe('payload');
+    }
     const refused = await api.post(`/api/approvals/${approval.approval_id}`, { approved: true });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({
@@ -491,6 +496,38 @@ describe('errors say what the docs say', () => {
     expect((await api.get(`/api/sessions/${start.body.session_id}`)).body.status).toBe('paused');
   });
 
+  it('a body over 1 MiB is a 413 that closes its connection, so no client reuses it', async () => {
+    const response = await fetch(`${api.baseUrl}/api/agent/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'x'.repeat(1_100_000), user_id: 'u' }),
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.get('connection')).toBe('close');
+    expect((await response.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect((await api.get('/healthz')).status).toBe(200);
+  });
+
+  it('a runaway agent asking for more than 100 approvals at once fails, and floods no inbox', async () => {
+    const payments = Array.from({ length: 120 }, (_, i) => `$1 to P${i}`).join(', ');
+    const start = await api.post('/api/agent/start', {
+      query: `send ${payments}`,
+      user_id: 'runaway',
+      app: 'payments',
+    });
+    expect(start.status).toBe(422);
+    expect(start.body.error).toMatchObject({ code: 'TOO_MANY_APPROVALS' });
+    expect(start.body.error.message).toMatch(/asked for 120 approvals at once; at most 100/);
+    expect((await api.get('/api/approvals?user_id=runaway')).body.approvals).toEqual([]);
+    // The session goes on: the next message gets an answer, and nothing waits.
+    const next = await api.post('/api/agent/start', {
+      query: 'hello',
+      user_id: 'runaway',
+      session_id: start.body.error.session_id,
+    });
+    expect(next.body.status).toBe('completed');
+  });
+
   it('lists approvals and audit lines a page at a time', async () => {
     const sessions: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -507,6 +544,25 @@ describe('errors say what the docs say', () => {
     }
     expect(seen.sort()).toEqual([...sessions].sort());
     expect((await api.get('/api/approvals?limit=201')).status).toBe(400);
+
+    // A page counts approvals, whole sessions only: two-approval pauses at limit 3 come
+    // one per page, and at limit 1 a session larger than the limit still comes whole.
+    for (let i = 0; i < 2; i++) {
+      await api.post('/api/agent/start', {
+        query: 'send 50 EUR to Ana and $20 to Bob',
+        user_id: 'pairs',
+        app: 'payments',
+      });
+    }
+    for (const limit of [3, 1]) {
+      const first = await api.get(`/api/approvals?user_id=pairs&limit=${limit}`);
+      expect(first.body.approvals).toHaveLength(2);
+      const second = await api.get(
+        `/api/approvals?user_id=pairs&limit=${limit}&cursor=${first.body.next_cursor}`,
+      );
+      expect(second.body.approvals).toHaveLength(2);
+      expect(second.body.approvals[0].session_id).not.toBe(first.body.approvals[0].session_id);
+    }
     expect((await api.get('/api/approvals?cursor=nonsense')).body.error.code).toBe(
       'VALIDATION_FAILED',
     );

@@ -16,6 +16,11 @@ export const LIMITS = {
   payloadDepth: 32,
   /** Decisions in one request. */
   decisions: 100,
+  /**
+   * Approvals one pause may ask for: an agent that asks people for more in one step
+   * has run away, and its run fails instead of flooding every inbox.
+   */
+  approvalsPerPause: 100,
   /** The largest page any list answers. */
   pageSize: 200,
 } as const;

@@ -38,7 +38,8 @@ export function decisionConflict(
       );
     }
     seen.add(decision.approvalId);
-    if (approval.kind === 'input' && decision.approved && decision.payload === undefined) {
+    const valueless = decision.payload === undefined || decision.payload === null;
+    if (approval.kind === 'input' && decision.approved && valueless) {
       return new HoldpointError(
         'VALIDATION_FAILED',
         `Approval ${decision.approvalId} (${approval.toolName}) waits for a value: give it as the decision's payload.`,

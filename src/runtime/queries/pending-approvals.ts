@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../core/limits.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
+import type { PageCursor } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
@@ -14,7 +15,10 @@ export interface PendingApproval extends ApprovalRequest {
   userId: string;
 }
 
-/** Which pending approvals to list: one owner's or everyone's, a page at a time. */
+/**
+ * Which pending approvals to list: one owner's or everyone's, a page of at most
+ * `limit` approvals at a time.
+ */
 export const pendingQuery = z.strictObject({
   userId: idText.optional(),
   limit: z.number().int().min(1).max(LIMITS.pageSize).default(50),
@@ -42,14 +46,25 @@ export async function listPendingApprovals(
     { userId, limit, after: cursor === undefined ? undefined : decodeCursor(cursor) },
     ctx.clock.now(),
   );
-  const approvals = page.items.flatMap(({ meta, pause }) =>
-    undecidedApprovals(pause).map((approval) => ({
-      ...approval,
-      sessionId: meta.sessionId,
-      invocationId: pause?.invocationId ?? '',
-      app: meta.app,
-      userId: meta.userId,
-    })),
-  );
+  // At most `limit` approvals, whole sessions only: one session with more comes alone.
+  const approvals: PendingApproval[] = [];
+  let last: PageCursor | undefined;
+  for (const { meta, pause } of page.items) {
+    if (!pause) continue;
+    const open = undecidedApprovals(pause);
+    if (approvals.length > 0 && approvals.length + open.length > limit) {
+      return { approvals, nextCursor: last && encodeCursor(last) };
+    }
+    approvals.push(
+      ...open.map((approval) => ({
+        ...approval,
+        sessionId: meta.sessionId,
+        invocationId: pause.invocationId,
+        app: meta.app,
+        userId: meta.userId,
+      })),
+    );
+    last = { score: pause.expiresAt, member: meta.sessionId };
+  }
   return { approvals, nextCursor: page.next && encodeCursor(page.next) };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
 import type { SegmentEnd, SessionAppend } from '../../store/store.js';
 import type { RunEventSink } from '../run-event.js';
@@ -49,18 +50,23 @@ export async function endSegment(
     executedCallIds: [...collector.executedCallIds],
     now,
   };
+  const asked = collector.approvals.length;
   try {
     if (collector.error !== undefined) return await failRun(ctx, segment, end, collector.error);
-    if (collector.approvals.length > 0) return await pauseRun(ctx, segment, end, collector);
+    if (asked > LIMITS.approvalsPerPause) {
+      const why = `The agent asked for ${asked} approvals at once; at most ${LIMITS.approvalsPerPause} are allowed.`;
+      return await failRun(ctx, segment, end, why, 'TOO_MANY_APPROVALS');
+    }
+    if (asked > 0) return await pauseRun(ctx, segment, end, collector);
     return await completeRun(ctx, segment, end, collector);
   } catch (error) {
-    if (!isHoldpointError(error, 'RUN_FAILED')) failed(segment, error);
+    failed(segment, error);
     throw error;
   }
 }
 
-/** Tells the streams that the segment ended in `error` (RUN_FAILED tells itself). */
-export function failed(segment: EndingSegment, error: unknown): void {
+/** Tells the streams that the segment ended in `error`. */
+function failed(segment: EndingSegment, error: unknown): void {
   const failure = isHoldpointError(error)
     ? error
     : new HoldpointError('INTERNAL', 'Internal error.');
@@ -73,11 +79,13 @@ export function failed(segment: EndingSegment, error: unknown): void {
   });
 }
 
+/** Records the run failed with `error`, then throws `code`. */
 async function failRun(
   ctx: RuntimeContext,
   segment: EndingSegment,
   end: SegmentEnd,
   error: string,
+  code: 'RUN_FAILED' | 'TOO_MANY_APPROVALS' = 'RUN_FAILED',
 ): Promise<never> {
   await ctx.store.finishRun(end, {
     status: 'failed',
@@ -85,12 +93,10 @@ async function failRun(
     audit: [endAudit(segment, 'failed', end.now)],
   });
   ctx.log(segment.sessionId, segment.invocationId).error({ error }, 'run failed');
-  const failure = new HoldpointError('RUN_FAILED', `The agent run failed: ${error}`, {
+  throw new HoldpointError(code, code === 'RUN_FAILED' ? `The agent run failed: ${error}` : error, {
     session_id: segment.sessionId,
     invocation_id: segment.invocationId,
   });
-  failed(segment, failure);
-  throw failure;
 }
 
 async function pauseRun(

@@ -137,7 +137,14 @@ class ChatConnection {
     try {
       frame = validate(decisionFrame, value);
     } catch (error) {
-      this.send({ type: 'decision-error', ...presentError(error as HoldpointError) });
+      // The id it names, when it names one, so the client knows which decision failed.
+      const named = (value as { approvalId?: unknown }).approvalId;
+      const approvalId = typeof named === 'string' ? { approvalId: named } : {};
+      this.send({
+        type: 'decision-error',
+        ...approvalId,
+        ...presentError(error as HoldpointError),
+      });
       return;
     }
     const { approvalId, approved, reason, payload, userId } = frame;

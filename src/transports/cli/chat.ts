@@ -33,26 +33,31 @@ function linePrompt(input: Readable, output: Writable): { prompt: Prompt; close(
   };
 }
 
-/** Asks one approval at the prompt and turns the answer into a decision. */
+/**
+ * Asks one approval at the prompt and turns the answer into a decision; undefined
+ * when the input ended first (nobody answered, so nothing is decided).
+ */
 async function ask(
   prompt: Prompt,
   out: Writable,
   approval: ApprovalRequest,
-): Promise<DecisionInput> {
+): Promise<DecisionInput | undefined> {
   out.write(`\n⏸  Approval needed: ${approval.toolName}\n`);
   out.write(`   arguments: ${JSON.stringify(approval.args)}\n`);
   out.write(`   ${approval.hint}\n`);
   const options = approval.args.options;
   if (approval.kind === 'input' && Array.isArray(options)) {
-    const answer = (
-      (await prompt(`Choose [${options.join('/')}] (empty to decline): `)) ?? ''
-    ).trim();
+    const line = await prompt(`Choose [${options.join('/')}] (empty to decline): `);
+    if (line === undefined) return undefined;
+    const answer = line.trim();
     const item = options.find((o) => String(o).toLowerCase() === answer.toLowerCase()) ?? answer;
     return answer
       ? { approvalId: approval.approvalId, approved: true, payload: { item } }
       : { approvalId: approval.approvalId, approved: false, reason: 'declined at the prompt' };
   }
-  const approved = YES.test(((await prompt('Approve? [y/N] ')) ?? '').trim());
+  const line = await prompt('Approve? [y/N] ');
+  if (line === undefined) return undefined;
+  const approved = YES.test(line.trim());
   return {
     approvalId: approval.approvalId,
     approved,
@@ -87,8 +92,14 @@ export async function runChat({ runtime, app, userId, input, output }: ChatOptio
         sessionId = outcome.sessionId;
         while (outcome.status === 'pending_approval') {
           const decisions: DecisionInput[] = [];
-          for (const approval of outcome.approvals)
-            decisions.push(await ask(prompt, output, approval));
+          for (const approval of outcome.approvals) {
+            const decision = await ask(prompt, output, approval);
+            if (!decision) {
+              output.write(`\nInput ended: the approval stays pending (session ${sessionId}).\n`);
+              return;
+            }
+            decisions.push(decision);
+          }
           outcome = await runtime.resume({ sessionId, decidedBy: userId, decisions });
         }
         printResult(output, outcome);

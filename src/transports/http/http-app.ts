@@ -188,6 +188,8 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   app.onError((error, c) => {
     if (isHoldpointError(error)) {
       if (error.status >= 500) logger.error({ err: error, code: error.code }, error.message);
+      // The rest of a body too large is never read: the connection cannot carry another request.
+      if (error.code === 'PAYLOAD_TOO_LARGE') c.header('connection', 'close');
       return c.json({ error: presentError(error) }, error.status as 400);
     }
     logger.error({ err: error }, 'unexpected error');
