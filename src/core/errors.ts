@@ -44,6 +44,20 @@ export class HoldpointError extends Error {
   }
 }
 
+/** SESSION_NOT_FOUND for `sessionId`. */
+export function sessionNotFound(sessionId: string): HoldpointError {
+  return new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
+    session_id: sessionId,
+  });
+}
+
+/** SESSION_EXISTS for `sessionId`. */
+export function sessionExists(sessionId: string): HoldpointError {
+  return new HoldpointError('SESSION_EXISTS', `Session ${sessionId} already exists.`, {
+    session_id: sessionId,
+  });
+}
+
 /** True when `error` is a HoldpointError, optionally with the given code. */
 export function isHoldpointError(error: unknown, code?: ErrorCode): error is HoldpointError {
   return error instanceof HoldpointError && (code === undefined || error.code === code);

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
 import { type Clock, systemClock } from '../core/clock.js';
-import { HoldpointError } from '../core/errors.js';
+import { HoldpointError, sessionNotFound } from '../core/errors.js';
 import type { Lease } from '../core/types.js';
-import type { HoldpointStore } from '../store/store.js';
+import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
 import type { RunEventSink } from './run-event.js';
 
 export interface RuntimeOptions {
@@ -62,6 +62,13 @@ export class RuntimeContext {
       );
     }
     return app;
+  }
+
+  /** The session's meta, latest pause and current run; SESSION_NOT_FOUND when it is gone. */
+  async requireSnapshot(sessionId: string): Promise<SessionSnapshot> {
+    const snapshot = await this.store.getSnapshot(sessionId);
+    if (!snapshot) throw sessionNotFound(sessionId);
+    return snapshot;
   }
 
   /** A new segment's lease, from now. */

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
-import { HoldpointError } from '../core/errors.js';
+import { HoldpointError, sessionNotFound } from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type { RunRelay } from './run-relay.js';
 import type {
@@ -89,9 +89,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const read = await this.readSnapshot(sessionId);
       if (!read) {
-        throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
-          session_id: sessionId,
-        });
+        throw sessionNotFound(sessionId);
       }
       const result = transition(read.snapshot);
       if (result.writes && !(await this.commit(sessionId, read, result.writes))) {

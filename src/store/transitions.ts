@@ -59,9 +59,20 @@ function currentPause(snapshot: SessionSnapshot): Pause | undefined {
   return pause?.invocationId === meta.invocationId ? pause : undefined;
 }
 
-/** The meta of a session nobody has run yet. */
-export function newSessionMeta(session: NewSession): SessionMeta {
-  return { ...session, status: 'idle', updatedAt: session.createdAt };
+/** running or paused → idle, its lease gone. */
+function idle(meta: SessionMeta, now: number): SessionMeta {
+  return touch(meta, { status: 'idle', lease: undefined }, now);
+}
+
+/** What a new session is written with: idle, or already held by its first run. */
+export function newSessionWrites(
+  session: NewSession,
+  begin?: { run: RunRecord; lease: Lease },
+): SessionWrites {
+  const meta: SessionMeta = { ...session, status: 'idle', updatedAt: session.createdAt };
+  return begin
+    ? (beginRunTransition({ meta }, begin.run, begin.lease).writes as SessionWrites)
+    : { meta, audit: [] };
 }
 
 /** The `failed` record and audit line of a run whose segment stopped holding its lease. */
@@ -195,7 +206,7 @@ export function finishRunTransition(
   const resumed = resumedPause(snapshot, end.invocationId);
   return {
     writes: {
-      meta: touch(snapshot.meta, { status: 'idle', lease: undefined }, end.now),
+      meta: idle(snapshot.meta, end.now),
       runs: [
         {
           ...run,
@@ -224,7 +235,7 @@ function resumedAudit(pause: Pause, decisions: Decision[], now: number): AuditEn
 
 function expiredWrites(snapshot: SessionSnapshot, pause: Pause, now: number): SessionWrites {
   return {
-    meta: touch(snapshot.meta, { status: 'idle', lease: undefined }, now),
+    meta: idle(snapshot.meta, now),
     pauses: [{ ...pause, status: 'expired' }],
     runs: snapshot.run && [{ ...snapshot.run, status: 'expired', updatedAt: now }],
     audit: undecidedAudit(pause, 'expired', 'system', now),
@@ -311,7 +322,7 @@ export function cancelTransition(
   const cancelled: Pause = { ...pause, status: 'cancelled' };
   return {
     writes: {
-      meta: touch(meta, { status: 'idle', lease: undefined }, now),
+      meta: idle(meta, now),
       pauses: [cancelled],
       runs: snapshot.run && [{ ...snapshot.run, status: 'cancelled', updatedAt: now }],
       audit: undecidedAudit(pause, 'cancelled', actor, now, reason),

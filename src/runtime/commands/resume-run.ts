@@ -25,14 +25,8 @@ export async function resumeRun(
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
   const { sessionId, decidedBy, approved, reason, decisions } = validate(resumeRequest, request);
-  const snapshot = await ctx.store.getSnapshot(sessionId);
-  if (!snapshot) {
-    throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
-      session_id: sessionId,
-    });
-  }
   // Refused before anything is recorded: a run this instance cannot drive is not claimed.
-  const app = ctx.requireApp(snapshot.meta.app);
+  const app = ctx.requireApp((await ctx.requireSnapshot(sessionId)).meta.app);
   const now = ctx.clock.now();
   const base = { decidedBy, at: now };
   const batch: DecisionBatch = decisions

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AgentApp } from '../../agents/agent-app.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
@@ -32,36 +33,31 @@ export async function startRun(
     updatedAt: now,
   });
   let run: RunRecord;
+  let app: AgentApp;
   /** The session's owner: who created it, whoever sends this message. */
   let owner = userId;
   if (sessionId === undefined) {
-    const app = ctx.requireApp(appName ?? ctx.options.defaultApp);
+    app = ctx.requireApp(appName ?? ctx.options.defaultApp);
     run = newRun(randomUUID(), app.name);
     await ctx.store.createSession(
       { sessionId: run.sessionId, app: app.name, userId, createdAt: now },
       { run, lease },
     );
   } else {
-    const snapshot = await ctx.store.getSnapshot(sessionId);
-    if (!snapshot) {
-      throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
-        session_id: sessionId,
-      });
-    }
-    const { meta } = snapshot;
+    const { meta } = await ctx.requireSnapshot(sessionId);
     if (appName !== undefined && appName !== meta.app) {
       throw new HoldpointError(
         'APP_MISMATCH',
         `Session ${sessionId} belongs to app ${meta.app}, not ${appName}.`,
       );
     }
-    ctx.requireApp(meta.app);
+    app = ctx.requireApp(meta.app);
     owner = meta.userId;
     run = newRun(sessionId, meta.app);
     await ctx.store.beginRun(run, lease);
   }
   return runSegment(ctx, {
-    app: ctx.requireApp(run.app),
+    app,
     sessionId: run.sessionId,
     userId: owner,
     invocationId: run.invocationId,

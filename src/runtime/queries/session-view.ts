@@ -1,5 +1,5 @@
 import type { Session } from '@google/adk';
-import { HoldpointError } from '../../core/errors.js';
+import { sessionNotFound } from '../../core/errors.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
@@ -24,18 +24,11 @@ export async function currentSnapshot(
   ctx: RuntimeContext,
   sessionId: string,
 ): Promise<SessionSnapshot> {
-  let snapshot = await ctx.store.getSnapshot(sessionId);
-  const pause = snapshot?.pause;
-  if (snapshot?.meta.status === 'paused' && pause && pause.expiresAt <= ctx.clock.now()) {
-    await expirePause(ctx, sessionId);
-    snapshot = await ctx.store.getSnapshot(sessionId);
-  }
-  if (!snapshot) {
-    throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
-      session_id: sessionId,
-    });
-  }
-  return snapshot;
+  const snapshot = await ctx.requireSnapshot(sessionId);
+  const { meta, pause } = snapshot;
+  if (meta.status !== 'paused' || !pause || pause.expiresAt > ctx.clock.now()) return snapshot;
+  await expirePause(ctx, sessionId);
+  return ctx.requireSnapshot(sessionId);
 }
 
 /** The session's meta, state, current run and pending approvals, with its ADK session. */
@@ -45,11 +38,7 @@ export async function sessionView(
 ): Promise<{ view: SessionView; session: Session }> {
   const { meta, run, pause } = await currentSnapshot(ctx, sessionId);
   const session = await ctx.store.loadSession(sessionId, meta.app, meta.userId);
-  if (!session) {
-    throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
-      session_id: sessionId,
-    });
-  }
+  if (!session) throw sessionNotFound(sessionId);
   const current = pause?.invocationId === meta.invocationId ? pause : undefined;
   return {
     view: {

@@ -1,6 +1,6 @@
 import type { Content } from '@google/genai';
 import type { AgentApp } from '../../agents/agent-app.js';
-import { HoldpointError } from '../../core/errors.js';
+import { sessionNotFound } from '../../core/errors.js';
 import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
 import type { RunEventSink } from '../run-event.js';
@@ -64,9 +64,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
   try {
     const session = await ctx.store.loadSession(sessionId, app.name, userId);
     if (!session) {
-      throw new HoldpointError('SESSION_NOT_FOUND', `No session ${sessionId}.`, {
-        session_id: sessionId,
-      });
+      throw sessionNotFound(sessionId);
     }
     const sessions = new SegmentSessions(session);
     const closing = resumedFrom ? undefined : closingEvent(session.events, invocationId, NOT_RUN);

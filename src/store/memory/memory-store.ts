@@ -5,11 +5,11 @@ import {
   type Session,
   State,
 } from '@google/adk';
-import { HoldpointError } from '../../core/errors.js';
+import { HoldpointError, sessionExists } from '../../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import type { NewSession, Page, PageCursor, SessionAppend, SessionSnapshot } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
-import { beginRunTransition, newSessionMeta, type SessionWrites } from '../transitions.js';
+import { newSessionWrites, type SessionWrites } from '../transitions.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRelay } from './memory-relay.js';
 import { SortedIndex } from './sorted-index.js';
@@ -90,14 +90,12 @@ export class MemoryStore extends TransactionalStore {
   ): Promise<void> {
     this.purgeExpired();
     if (this.sessions.has(session.sessionId)) {
-      throw new HoldpointError('SESSION_EXISTS', `Session ${session.sessionId} already exists.`, {
-        session_id: session.sessionId,
-      });
+      throw sessionExists(session.sessionId);
     }
     this.makeRoom();
-    const meta = newSessionMeta(session);
+    const writes = newSessionWrites(session, begin);
     const stored: StoredSession = {
-      meta,
+      meta: writes.meta,
       version: 0,
       pauses: new Map(),
       runs: new Map(),
@@ -112,8 +110,7 @@ export class MemoryStore extends TransactionalStore {
     this.sessions.set(session.sessionId, stored);
     const user = userKey(session.app, session.userId);
     this.userSessions.set(user, (this.userSessions.get(user) ?? 0) + 1);
-    const writes = begin ? beginRunTransition({ meta }, begin.run, begin.lease).writes : undefined;
-    this.apply(stored, writes ?? { meta, audit: [] });
+    this.apply(stored, writes);
   }
 
   protected async readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {

@@ -1,9 +1,9 @@
 import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
-import { HoldpointError } from '../../core/errors.js';
+import { HoldpointError, sessionExists } from '../../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../../core/types.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
-import { beginRunTransition, newSessionMeta, type SessionWrites } from '../transitions.js';
+import { newSessionWrites, type SessionWrites } from '../transitions.js';
 import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
@@ -109,21 +109,10 @@ export class RedisStore extends TransactionalStore {
   }
 
   createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }): Promise<void> {
-    const meta = newSessionMeta(session);
-    const writes = begin
-      ? beginRunTransition({ meta }, begin.run, begin.lease).writes
-      : { meta, audit: [] };
+    const writes = newSessionWrites(session, begin);
     return this.conn.run(async () => {
-      const written = await this.writer.write(
-        session.sessionId,
-        'new',
-        writes ?? { meta, audit: [] },
-      );
-      if (written === undefined) {
-        throw new HoldpointError('SESSION_EXISTS', `Session ${session.sessionId} already exists.`, {
-          session_id: session.sessionId,
-        });
-      }
+      const written = await this.writer.write(session.sessionId, 'new', writes);
+      if (written === undefined) throw sessionExists(session.sessionId);
     });
   }
 
