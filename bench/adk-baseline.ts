@@ -1,24 +1,10 @@
 import { type Event, InMemorySessionService, Runner } from '@google/adk';
 import type { Content, FunctionResponse } from '@google/genai';
-import { RULES_MODEL } from '../src/agents/agent-app.js';
-import { createImageStudioApp } from '../src/agents/image-studio/image-studio-app.js';
-import { IMAGE_TOOL } from '../src/agents/image-studio/image-studio-rules.js';
-import type { EffectLedger } from '../src/core/effect-ledger.js';
+import { createImageStudio } from '../examples/image-studio/app.js';
+import { IMAGE_TOOL } from '../examples/image-studio/image-studio-rules.js';
 import { CONFIRMATION_CALL } from '../src/runtime/segment/segment-collector.js';
 import { expectCompleted, QUERY, USER } from './holdpoint-cycles.js';
 import type { Cycle } from './measure.js';
-
-/** The ledger the baseline's tool needs; one process, nothing shared, as cheap as it gets. */
-function inMemoryEffects(): EffectLedger {
-  const results = new Map<string, Promise<unknown>>();
-  return {
-    once<T>(key: string, effect: () => Promise<T>): Promise<T> {
-      const known = results.get(key) ?? effect();
-      results.set(key, known);
-      return known as Promise<T>;
-    },
-  };
-}
 
 async function collect(events: AsyncIterable<Event>): Promise<Event[]> {
   const all: Event[] = [];
@@ -36,13 +22,10 @@ function parts(events: Event[]) {
  * cycle costs before any durability or bookkeeping.
  */
 export function adkBaselineCycle(): Cycle {
-  const app = createImageStudioApp({
-    model: RULES_MODEL,
-    effects: inMemoryEffects(),
-    threshold: 1,
-  });
+  const app = createImageStudio({ threshold: 1 });
+  const agent = typeof app.agent === 'function' ? app.agent({ model: 'rules' }) : app.agent;
   const sessions = new InMemorySessionService();
-  const runner = new Runner({ appName: app.name, agent: app.rootAgent, sessionService: sessions });
+  const runner = new Runner({ appName: app.name, agent, sessionService: sessions });
   return async () => {
     const session = await sessions.createSession({ appName: app.name, userId: USER });
     const run = (newMessage: Content) =>

@@ -86,9 +86,9 @@ async function run(scenario: Scenario, cycles: number): Promise<void> {
 async function inProcessTogether(): Promise<void> {
   const scenarios = [
     bareAdk(NAMES.adk),
-    inProcess(NAMES.memory, { store: 'memory' }),
-    inProcess(NAMES.redis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
-    durableFloor(NAMES.floor, redis.url),
+    await inProcess(NAMES.memory, { store: 'memory' }),
+    await inProcess(NAMES.redis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
+    await durableFloor(NAMES.floor, redis.url),
   ];
   const [, , redisScenario] = scenarios;
   process.stderr.write(`bench: ${scenarios.map((s) => s.name).join(', ')}, interleaved …\n`);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createHoldpoint } from '../src/main/create-holdpoint.js';
+import { holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import { RedisKeys } from '../src/store/redis/redis-keys.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
@@ -99,7 +99,7 @@ async function timed(call: () => Promise<unknown>): Promise<number> {
 /** A runtime on a fresh prefix of `redis` with the inbox user's 10 sessions paused. */
 async function openLevel(redis: RedisTarget): Promise<Level> {
   const prefix = redis.newPrefix();
-  const { config, runtime } = createHoldpoint(
+  const { config, runtime } = await holdpointFromConfig(
     benchConfig({ store: 'redis', url: redis.url, prefix }),
   );
   try {

@@ -1,6 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { type HoldpointConfig, loadConfig } from '../src/config/config.js';
-import { createHoldpoint } from '../src/main/create-holdpoint.js';
+import { holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { adkBaselineCycle } from './adk-baseline.js';
 import { durableFloorCycle, httpCycle, inProcessCycle } from './holdpoint-cycles.js';
@@ -22,6 +23,7 @@ export type StoreChoice = { store: 'memory' } | { store: 'redis'; url: string; p
  */
 export function benchConfig(choice: StoreChoice, extra: string[] = []): HoldpointConfig {
   const argv = ['--model', 'rules', '--log-level', 'silent', '--store', choice.store, ...extra];
+  argv.push('--app', fileURLToPath(new URL('../examples/image-studio/app.ts', import.meta.url)));
   if (choice.store === 'redis')
     argv.push('--redis-url', choice.url, '--redis-prefix', choice.prefix);
   argv.push('--host', '127.0.0.1', '--port', '0');
@@ -30,8 +32,8 @@ export function benchConfig(choice: StoreChoice, extra: string[] = []): Holdpoin
 }
 
 /** The runtime called directly: no transport at all. */
-export function inProcess(name: string, choice: StoreChoice): Scenario {
-  const { runtime } = createHoldpoint(benchConfig(choice));
+export async function inProcess(name: string, choice: StoreChoice): Promise<Scenario> {
+  const { runtime } = await holdpointFromConfig(benchConfig(choice));
   return { name, cycle: inProcessCycle(runtime), close: () => runtime.close() };
 }
 
@@ -39,8 +41,8 @@ export function inProcess(name: string, choice: StoreChoice): Scenario {
  * The memory-store runtime with one awaited PING to the Redis at `url` behind each
  * answer: what making each answer durable costs at the very least.
  */
-export function durableFloor(name: string, url: string): Scenario {
-  const { runtime } = createHoldpoint(benchConfig({ store: 'memory' }));
+export async function durableFloor(name: string, url: string): Promise<Scenario> {
+  const { runtime } = await holdpointFromConfig(benchConfig({ store: 'memory' }));
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   return {
     name,

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx, so `npx holdpoint` needs no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/bin/holdpoint.ts');
+// The command line, compiled by `npm run build` (into dist/ of the published package).
+await import('../dist/bin/holdpoint.js');

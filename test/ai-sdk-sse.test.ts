@@ -8,6 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
+import { EXAMPLE_APP_FLAGS } from './support/example-apps.js';
 import { NodeChat } from './support/node-chat.js';
 import {
   expectGoldenStream,
@@ -26,7 +27,7 @@ let chatUrl: string;
 
 beforeAll(async () => {
   server = await startServer(
-    loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules']),
+    loadConfig([...EXAMPLE_APP_FLAGS, '--port', '0', '--log-level', 'silent', '--model', 'rules']),
   );
   chatUrl = `http://127.0.0.1:${server.port}/api/chat`;
 });

@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { loadConfig } from '../src/config/config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
+import { EXAMPLE_APP_FLAGS } from './support/example-apps.js';
 import { JsonClient } from './support/json-client.js';
 import { NodeChat } from './support/node-chat.js';
 import { TestRedis } from './support/redis-server.js';
@@ -25,7 +26,16 @@ const socketUrl = (server: RunningServer) => `ws://127.0.0.1:${server.port}/api/
 
 async function serve(...args: string[]): Promise<RunningServer> {
   return startServer(
-    loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules', ...args]),
+    loadConfig([
+      ...EXAMPLE_APP_FLAGS,
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
+      '--model',
+      'rules',
+      ...args,
+    ]),
   );
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
+import { EXAMPLE_APP_FLAGS } from './support/example-apps.js';
 import { JsonClient } from './support/json-client.js';
 
 let server: RunningServer;
@@ -9,7 +10,17 @@ let api: JsonClient;
 
 beforeAll(async () => {
   server = await startServer(
-    loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules', '--store', 'memory']),
+    loadConfig([
+      ...EXAMPLE_APP_FLAGS,
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
+      '--model',
+      'rules',
+      '--store',
+      'memory',
+    ]),
   );
   api = new JsonClient(`http://127.0.0.1:${server.port}`);
 });
@@ -593,7 +604,17 @@ describe('expiry', () => {
 
   beforeAll(async () => {
     short = await startServer(
-      loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules', '--pause-ttl', '60']),
+      loadConfig([
+        ...EXAMPLE_APP_FLAGS,
+        '--port',
+        '0',
+        '--log-level',
+        'silent',
+        '--model',
+        'rules',
+        '--pause-ttl',
+        '60',
+      ]),
       { clock },
     );
     shortApi = new JsonClient(`http://127.0.0.1:${short.port}`);

@@ -2,6 +2,7 @@ import type { UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
+import { EXAMPLE_APP_FLAGS } from './support/example-apps.js';
 import { JsonClient } from './support/json-client.js';
 
 let server: RunningServer;
@@ -9,7 +10,7 @@ let api: JsonClient;
 
 beforeAll(async () => {
   server = await startServer(
-    loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules']),
+    loadConfig([...EXAMPLE_APP_FLAGS, '--port', '0', '--log-level', 'silent', '--model', 'rules']),
   );
   api = new JsonClient(`http://127.0.0.1:${server.port}`);
 });

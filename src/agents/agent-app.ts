@@ -1,17 +1,7 @@
 import type { BaseAgent } from '@google/adk';
-import type { EffectLedger } from '../core/effect-ledger.js';
 
-/** An example application: an ADK agent tree plus how to present its approvals. */
-export interface AgentApp {
-  /** Stable app id, e.g. 'image-studio', 'payments', 'picker'. */
-  name: string;
-  description: string;
-  rootAgent: BaseAgent;
-  /** Human-readable hint shown with an approval, per tool name. */
-  hints: Record<string, (args: Record<string, unknown>) => string>;
-  /** How long a continuous stream waits for each tool's approval, and what then. */
-  approvalPolicies?: Record<string, ApprovalPolicy>;
-}
+/** The text a person sees with an approval of one tool, from the call's arguments. */
+export type ApprovalHint = (args: Record<string, unknown>) => string;
 
 /**
  * What a long wait for a person becomes, per tool: `deny` records a denial with
@@ -22,13 +12,18 @@ export interface ApprovalPolicy {
   onTimeout?: 'deny' | 'park';
 }
 
-/** What every app factory needs. */
-export interface AgentAppOptions {
-  /** 'rules' for the offline deterministic model, otherwise a Gemini model name. */
-  model: 'rules' | string;
-  /** Makes each approved side effect happen once. */
-  effects: EffectLedger;
+/** An app as the runtime runs it: an ADK agent tree plus how to present its approvals. */
+export interface AgentApp {
+  /** Stable app id, e.g. 'payments'. */
+  name: string;
+  /** Display name. */
+  label: string;
+  description: string;
+  /** Messages to try, shown by the web UI. */
+  examples: string[];
+  rootAgent: BaseAgent;
+  /** Hint shown with an approval, per tool name; a tool without one shows its own. */
+  hints: Record<string, ApprovalHint>;
+  /** How long a continuous stream waits for each tool's approval, and what then. */
+  approvalPolicies: Record<string, ApprovalPolicy>;
 }
-
-/** The offline deterministic model's setting value. */
-export const RULES_MODEL = 'rules';

@@ -1,14 +1,16 @@
-import { DEFAULT_APP } from '../agents/app-registry.js';
-import { loadConfig } from '../config/config.js';
+import { type HoldpointConfig, loadConfig } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
-import { createHoldpoint } from '../main/create-holdpoint.js';
+import { readConfigFile } from '../main/config-file.js';
+import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
 import { startServer } from '../main/serve.js';
 import { runChat } from '../transports/cli/chat.js';
 
 const USAGE = `Usage:
-  holdpoint serve [--port 3000] [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS]
-  holdpoint chat [--app image-studio|payments|picker] [--user NAME] [--store memory|redis] …
-Settings also come from PORT, HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_PAUSE_TTL_SECONDS, … (README).`;
+  holdpoint serve [--app ./agents/my-app.ts]… [--config holdpoint.config.ts] [--port 3000]
+                  [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
+  holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--user NAME] [--store memory|redis] …
+Apps come from --app (repeatable) or holdpoint.config.ts; settings also from PORT,
+HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (README).`;
 
 /** Takes `--name value` out of argv, returning its value. */
 function takeFlag(argv: string[], name: string): string | undefined {
@@ -18,10 +20,21 @@ function takeFlag(argv: string[], name: string): string | undefined {
   return value;
 }
 
+/** A module path rather than an app's name. */
+function isModulePath(value: string): boolean {
+  return /[\\/]/.test(value) || /\.[mc]?[jt]s$/.test(value);
+}
+
+/** Flags, then environment, then the config file, then defaults. */
+async function configFrom(argv: string[], env: NodeJS.ProcessEnv): Promise<HoldpointConfig> {
+  const first = loadConfig(argv, env);
+  return loadConfig(argv, env, await readConfigFile(first.config));
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   if (command === 'serve') {
-    const server = await startServer(loadConfig(rest));
+    const server = await startServer(await configFrom(rest, process.env));
     const stop = () => {
       server.close().finally(() => process.exit(0));
     };
@@ -30,30 +43,25 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'chat') {
-    const app = takeFlag(rest, 'app') ?? DEFAULT_APP;
+    const chosen = takeFlag(rest, 'app');
     const userId = takeFlag(rest, 'user') ?? process.env.USER ?? 'cli';
-    const config = loadConfig(rest, {
+    const flags = chosen && isModulePath(chosen) ? [...rest, '--app', chosen] : rest;
+    const config = await configFrom(flags, {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
-    const holdpoint = createHoldpoint(config);
-    if (!holdpoint.runtime.appNames.includes(app)) {
-      await holdpoint.runtime.close();
-      throw new HoldpointError(
-        'UNKNOWN_APP',
-        `Unknown app ${app}. Known apps: ${holdpoint.runtime.appNames.join(', ')}.`,
-      );
-    }
+    const { runtime } = await holdpointFromConfig(config);
+    const app = chosen && !isModulePath(chosen) ? chosen : runtime.apps[0]?.name;
     try {
-      await runChat({
-        runtime: holdpoint.runtime,
-        app,
-        userId,
-        input: process.stdin,
-        output: process.stdout,
-      });
+      if (!app || !runtime.appNames.includes(app)) {
+        throw new HoldpointError(
+          'UNKNOWN_APP',
+          `Unknown app ${app}. Known apps: ${runtime.appNames.join(', ')}.`,
+        );
+      }
+      await runChat({ runtime, app, userId, input: process.stdin, output: process.stdout });
     } finally {
-      await holdpoint.runtime.close();
+      await runtime.close();
     }
     return;
   }

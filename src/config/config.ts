@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { type HoldpointApp, isHoldpointApp } from '../api/define-app.js';
 import { HoldpointError } from '../core/errors.js';
 
 const positiveInt = z.coerce.number().int().positive();
@@ -17,7 +18,17 @@ const configSchema = z
     pauseTtlSeconds: positiveInt.default(3600),
     sessionTtlSeconds: positiveInt.default(7 * 24 * 3600),
     model: z.string().min(1).optional(),
-    imageThreshold: z.coerce.number().int().min(0).default(1),
+    /** App modules to serve (paths), or apps themselves (from a config file). */
+    apps: z
+      .array(
+        z.union([
+          z.string().min(1),
+          z.custom<HoldpointApp>(isHoldpointApp, 'not a defineApp(...)'),
+        ]),
+      )
+      .default([]),
+    /** A config file to read; by default `holdpoint.config.{ts,mts,js,mjs}` in the working directory. */
+    config: z.string().min(1).optional(),
     sweepIntervalSeconds: z.coerce.number().positive().default(5),
     runLeaseSeconds: z.coerce.number().min(3).default(30),
     memoryMaxSessions: positiveInt.default(10_000),
@@ -36,6 +47,17 @@ const configSchema = z
 /** Every setting of a Holdpoint process, validated. */
 export type HoldpointConfig = z.infer<typeof configSchema> & { model: string };
 
+/** What a `holdpoint.config.ts` exports by default: apps, and any setting by its long name. */
+export type ServerConfig = Partial<Omit<z.input<typeof configSchema>, 'config' | 'apps'>> & {
+  /** App module paths (relative to the config file) or apps from `defineApp`. */
+  apps: (string | HoldpointApp)[];
+};
+
+/** Types a `holdpoint.config.ts`; returns it unchanged. */
+export function defineConfig(config: ServerConfig): ServerConfig {
+  return config;
+}
+
 const flags = {
   port: { type: 'string', env: 'PORT' },
   host: { type: 'string', env: 'HOST' },
@@ -45,7 +67,8 @@ const flags = {
   'pause-ttl': { type: 'string', env: 'HOLDPOINT_PAUSE_TTL_SECONDS' },
   'session-ttl': { type: 'string', env: 'HOLDPOINT_SESSION_TTL_SECONDS' },
   model: { type: 'string', env: 'HOLDPOINT_MODEL' },
-  'image-threshold': { type: 'string', env: 'HOLDPOINT_IMAGE_THRESHOLD' },
+  app: { type: 'string', env: 'HOLDPOINT_APPS', multiple: true },
+  config: { type: 'string', env: 'HOLDPOINT_CONFIG' },
   'sweep-interval': { type: 'string', env: 'HOLDPOINT_SWEEP_INTERVAL_SECONDS' },
   'run-lease': { type: 'string', env: 'HOLDPOINT_RUN_LEASE_SECONDS' },
   'memory-max-sessions': { type: 'string', env: 'HOLDPOINT_MEMORY_MAX_SESSIONS' },
@@ -63,29 +86,36 @@ const keyOf = (flag: string) =>
     'sweep-interval': 'sweepIntervalSeconds',
     'run-lease': 'runLeaseSeconds',
     'approval-timeout': 'approvalTimeoutSeconds',
+    app: 'apps',
   })[flag] ?? camel(flag);
 
 /**
  * Reads settings from command-line flags, then environment variables, then
- * defaults. The model defaults to Gemini when an API key is set, else the
- * offline rules models. Throws VALIDATION_FAILED naming the bad setting.
+ * `fileSettings` (a config file's), then defaults. `--app` repeats; HOLDPOINT_APPS
+ * separates paths with commas. The model defaults to Gemini when an API key is
+ * set, else the offline rules models. Throws VALIDATION_FAILED naming the bad setting.
  */
 export function loadConfig(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-  options: { allowPositionals?: boolean } = {},
+  fileSettings: Record<string, unknown> = {},
 ): HoldpointConfig {
   const { values } = parseArgs({
     args: argv,
     options: Object.fromEntries(
-      Object.entries(flags).map(([name, f]) => [name, { type: f.type }]),
-    ) as Record<keyof typeof flags, { type: 'string' }>,
-    allowPositionals: options.allowPositionals ?? false,
+      Object.entries(flags).map(([name, f]) => [
+        name,
+        { type: f.type, multiple: 'multiple' in f ? f.multiple : false },
+      ]),
+    ) as Record<keyof typeof flags, { type: 'string'; multiple: boolean }>,
+    allowPositionals: false,
     strict: true,
   });
-  const raw: Record<string, unknown> = {};
+  const raw: Record<string, unknown> = { ...fileSettings };
   for (const [name, f] of Object.entries(flags)) {
-    const value = values[name as keyof typeof flags] ?? env[f.env];
+    const flag = values[name as keyof typeof flags];
+    const value =
+      flag ?? (f.env === 'HOLDPOINT_APPS' ? env[f.env]?.split(',').filter(Boolean) : env[f.env]);
     if (value !== undefined && value !== '') raw[keyOf(name)] = value;
   }
   const parsed = configSchema.safeParse(raw);

@@ -5,14 +5,18 @@ import { type ServerType, serve as serveNode } from '@hono/node-server';
 import type { HoldpointConfig } from '../config/config.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
 import { createHttpApp } from '../transports/http/http-app.js';
-import { createHoldpoint, type Holdpoint, type HoldpointWiring } from './create-holdpoint.js';
+import {
+  type ConfiguredHoldpoint,
+  type HoldpointWiring,
+  holdpointFromConfig,
+} from './holdpoint-from-config.js';
 
-/** Where `npm run build:web` puts the web UI. */
+/** Where `npm run build` puts the web UI: `web/dist`, beside `src/` and `dist/`. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 /** A running server; `close` stops it and releases the store. */
 export interface RunningServer {
-  holdpoint: Holdpoint;
+  holdpoint: ConfiguredHoldpoint;
   server: ServerType;
   port: number;
   close(): Promise<void>;
@@ -26,22 +30,21 @@ export async function startServer(
   config: HoldpointConfig,
   wiring: HoldpointWiring = {},
 ): Promise<RunningServer> {
-  const holdpoint = createHoldpoint(config, wiring);
+  const holdpoint = await holdpointFromConfig(config, wiring);
   const { runtime, logger } = holdpoint;
   const app = createHttpApp({
     runtime,
     logger,
     webRoot: existsSync(WEB_ROOT) ? WEB_ROOT : undefined,
   });
-  if (!existsSync(WEB_ROOT))
-    logger.warn('web UI not built (npm run build:web); serving the API only');
+  if (!existsSync(WEB_ROOT)) logger.warn('web UI not built (npm run build); serving the API only');
   const { server, port } = await new Promise<{ server: ServerType; port: number }>((resolve) => {
     const server = serveNode(
       { fetch: app.fetch, port: config.port, hostname: config.host },
       (info) => resolve({ server, port: info.port }),
     );
   });
-  const sockets = attachChatSocket(server as Server, { runtime, logger });
+  const sockets = attachChatSocket(server as Server, { runtime, logger, rejectOtherPaths: true });
   const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds);
   logger.info(
     { port, host: config.host, store: config.store, model: config.model, apps: runtime.appNames },
@@ -53,7 +56,6 @@ export async function startServer(
     port,
     close: async () => {
       stopSweeper();
-      for (const client of sockets.clients) client.terminate();
       sockets.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();

@@ -23,6 +23,14 @@ import type { RunEvent, RunEventSink } from './run-event.js';
 import type { RunOutcome } from './run-outcome.js';
 import { RuntimeContext, type RuntimeOptions } from './runtime-context.js';
 
+/** An app as a client lists it. */
+export interface AppSummary {
+  name: string;
+  label: string;
+  description: string;
+  examples: string[];
+}
+
 /** Whether the store answers. */
 export interface Health {
   status: 'ok' | 'unavailable';
@@ -50,6 +58,14 @@ export class HoldpointRuntime {
   /** Names of the apps this runtime serves. */
   get appNames(): string[] {
     return this.ctx.appNames;
+  }
+
+  /** The apps this runtime serves, as people choose among them; the default first. */
+  get apps(): AppSummary[] {
+    const { apps, defaultApp } = this.ctx.options;
+    return [...apps.values()]
+      .map(({ name, label, description, examples }) => ({ name, label, description, examples }))
+      .sort((a, b) => Number(b.name === defaultApp) - Number(a.name === defaultApp));
   }
 
   /** Starts a run for a user's message, on a new session unless `sessionId` is given. */

@@ -1,13 +1,13 @@
 import { type Context, FunctionTool, LlmAgent } from '@google/adk';
 import { z } from 'zod';
-import type { AgentApp } from '../../src/agents/agent-app.js';
 import {
   functionResponsesOf,
   lastContent,
   lastUserText,
   textReply,
   toolCall,
-} from '../../src/agents/llm-history.js';
+} from '../../examples/shared/llm-history.js';
+import type { AgentApp } from '../../src/agents/agent-app.js';
 import { RulesModel } from '../../src/agents/rules-model.js';
 import type { EffectLedger } from '../../src/core/effect-ledger.js';
 
@@ -87,8 +87,11 @@ export function heldToolApp(calls: HeldCalls, effects?: EffectLedger): AgentApp 
   });
   return {
     name: 'held',
+    label: 'held',
     description: 'Test app with tools that wait for the test.',
+    examples: [],
     rootAgent: new LlmAgent({ name: 'held', model, instruction: 'Test.', tools: [payment, step] }),
     hints: {},
+    approvalPolicies: {},
   };
 }

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { loadConfig } from '../../src/config/config.js';
 import { type RunningServer, startServer } from '../../src/main/serve.js';
+import { EXAMPLE_APP_FLAGS } from '../support/example-apps.js';
 
 const webConfig = fileURLToPath(new URL('../../web/vite.config.ts', import.meta.url));
 
@@ -23,7 +24,16 @@ export async function buildWeb(): Promise<void> {
  */
 export async function startWebUi(extraArgs: string[] = []): Promise<WebUi> {
   const server = await startServer(
-    loadConfig(['--port', '0', '--log-level', 'silent', '--model', 'rules', ...extraArgs]),
+    loadConfig([
+      ...EXAMPLE_APP_FLAGS,
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
+      '--model',
+      'rules',
+      ...extraArgs,
+    ]),
   );
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const page = await fetch(`${baseUrl}/`);

@@ -1,6 +1,6 @@
 import { createEvent, type Event } from '@google/adk';
 import type { FunctionResponse } from '@google/genai';
-import { CONFIRMATION_CALL } from './segment-collector.js';
+import { CONFIRMATION_CALL, isAwaitingConfirmation } from './segment-collector.js';
 
 /**
  * Answers for tool calls a cancelled or expired pause left without a response, so
@@ -10,7 +10,8 @@ export function closingResponses(events: Event[], why: string): FunctionResponse
   const answered = new Set<string>();
   for (const event of events) {
     for (const part of event.content?.parts ?? []) {
-      if (part.functionResponse?.id) answered.add(part.functionResponse.id);
+      const id = part.functionResponse?.id;
+      if (id && !isAwaitingConfirmation(event, id)) answered.add(id);
     }
   }
   const responses: FunctionResponse[] = [];

@@ -66,7 +66,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
     if (!session) {
       throw sessionNotFound(sessionId);
     }
-    const sessions = new SegmentSessions(session);
+    const sessions = new SegmentSessions(session, ctx.store.effects);
     const closing = resumedFrom ? undefined : closingEvent(session.events, invocationId, NOT_RUN);
     if (closing) await sessions.appendEvent({ session, event: closing });
     collector = await driveSegment({

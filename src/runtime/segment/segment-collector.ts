@@ -1,5 +1,6 @@
 import type { Event } from '@google/adk';
 import type { FunctionCall } from '@google/genai';
+import type { ApprovalHint } from '../../agents/agent-app.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
 
@@ -9,7 +10,15 @@ export const CONFIRMATION_CALL = 'adk_request_confirmation';
 const INTERNAL_TOOLS = new Set(['transfer_to_agent']);
 
 /** Hints an app gives for its tools' approvals. */
-export type ApprovalHints = Record<string, (args: Record<string, unknown>) => string>;
+export type ApprovalHints = Record<string, ApprovalHint>;
+
+/**
+ * Whether a function response only stands in for a call that waits for confirmation
+ * (see `SegmentSessions`): it is no result, and the call still owes its real response.
+ */
+export function isAwaitingConfirmation(event: Event, responseId: string): boolean {
+  return responseId in (event.actions?.requestedToolConfirmations ?? {});
+}
 
 interface PinnedCall {
   id: string;
@@ -21,6 +30,17 @@ function pinnedCall(call: FunctionCall): PinnedCall | undefined {
   const original = call.args?.originalFunctionCall as Partial<PinnedCall> | undefined;
   if (!original?.id || !original.name) return undefined;
   return { id: original.id, name: original.name, args: original.args ?? {} };
+}
+
+/** What FunctionTool's `requireConfirmation` asks: words for a program, not for a person. */
+const ADK_GENERIC_HINT = 'Please approve or reject the tool call ';
+
+/** The hint a tool gave `requestConfirmation()`, unless it is ADK's generic one. */
+function toolHint(hint: unknown): string | undefined {
+  if (typeof hint !== 'string' || hint.trim() === '' || hint.startsWith(ADK_GENERIC_HINT)) {
+    return undefined;
+  }
+  return hint;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -65,7 +85,12 @@ export class SegmentCollector {
         }
       }
       const response = part.functionResponse;
-      if (response?.id && response.name && isObject(response.response)) {
+      if (
+        response?.id &&
+        response.name &&
+        isObject(response.response) &&
+        !isAwaitingConfirmation(event, response.id)
+      ) {
         out.push(...this.addResponse(response.id, response.name, response.response, denied));
       }
       if (part.text && !part.thought && event.author !== 'user' && !event.partial) {
@@ -108,8 +133,9 @@ export class SegmentCollector {
         toolCallId: original.id,
         args: original.args,
         hint:
+          toolHint(confirmation.hint) ??
           this.hints[original.name]?.(original.args) ??
-          (typeof confirmation.hint === 'string' ? confirmation.hint : `Run ${original.name}?`),
+          `Run ${original.name}?`,
         payload: confirmation.payload,
       });
     } else if (longRunning.has(call.id) && call.name) {

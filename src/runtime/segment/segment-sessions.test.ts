@@ -1,6 +1,9 @@
 import { createEvent, createSession } from '@google/adk';
 import { describe, expect, it } from 'vitest';
+import type { EffectLedger } from '../../core/effect-ledger.js';
 import { SegmentSessions } from './segment-sessions.js';
+
+const noLedger: EffectLedger = { once: (_key, effect) => effect() };
 
 function loaded() {
   return createSession({
@@ -16,7 +19,7 @@ function loaded() {
 describe('SegmentSessions', () => {
   it("serves the segment's own session and logs what is appended to it, final state included", async () => {
     const session = loaded();
-    const sessions = new SegmentSessions(session);
+    const sessions = new SegmentSessions(session, noLedger);
     const key = { appName: 'app', userId: 'ann', sessionId: 's1' };
     expect(await sessions.getSession(key)).toBe(session);
     const first = createEvent({
@@ -49,7 +52,7 @@ describe('SegmentSessions', () => {
 
   it("keeps sessions ADK makes for itself (an AgentTool's) apart, in a scratch service", async () => {
     const session = loaded();
-    const sessions = new SegmentSessions(session);
+    const sessions = new SegmentSessions(session, noLedger);
     // AgentTool asks for its agent's name as the app, with the same session id.
     const inner = await sessions.getOrCreateSession({
       appName: 'helper',

@@ -2,6 +2,8 @@ import {
   type AppendEventRequest,
   BaseSessionService,
   type CreateSessionRequest,
+  createEvent,
+  createEventActions,
   type DeleteSessionRequest,
   type Event,
   type GetSessionRequest,
@@ -10,7 +12,48 @@ import {
   type ListSessionsResponse,
   type Session,
 } from '@google/adk';
+import { EFFECT_LEDGER, type WithEffectLedger } from '../../agents/tool-effects.js';
+import type { EffectLedger } from '../../core/effect-ledger.js';
 import type { SessionAppend } from '../../store/store.js';
+import { CONFIRMATION_CALL } from './segment-collector.js';
+
+/** What the response of a call waiting for confirmation says, until the real one replaces it. */
+export const AWAITING_CONFIRMATION = {
+  status: 'awaiting_confirmation',
+  error: 'This tool call is waiting for a person to approve or reject it.',
+} as const;
+
+/**
+ * The response event ADK-JS 2.0 leaves out when a tool asks for confirmation
+ * itself (`toolContext.requestConfirmation()`): it yields the confirmation request
+ * but not the tool's response that carries `requestedToolConfirmations`, and on
+ * resume it looks for exactly that response to accept the answer, refusing it as
+ * `confirmation_not_required` otherwise. ADK-Python stores it; so does Holdpoint,
+ * just before the request (a response after the request would mean "already
+ * answered"). The model never sees it: ADK keeps only a call's latest response.
+ */
+function pendingResponsesOf(event: Event): Event | undefined {
+  const requested = event.actions?.requestedToolConfirmations ?? {};
+  const parts = (event.content?.parts ?? []).flatMap((part) => {
+    const call = part.functionCall;
+    if (call?.name !== CONFIRMATION_CALL) return [];
+    const original = call.args?.originalFunctionCall as { id?: string; name?: string } | undefined;
+    if (!original?.id || !original.name || !(original.id in requested)) return [];
+    return [
+      {
+        functionResponse: { id: original.id, name: original.name, response: AWAITING_CONFIRMATION },
+      },
+    ];
+  });
+  if (parts.length === 0) return undefined;
+  return createEvent({
+    invocationId: event.invocationId,
+    author: event.author,
+    branch: event.branch,
+    content: { role: 'user', parts },
+    actions: createEventActions({ requestedToolConfirmations: requested }),
+  });
+}
 
 /**
  * ADK's session service for one run segment. The Runner reads the session the
@@ -19,13 +62,19 @@ import type { SessionAppend } from '../../store/store.js';
  * end drops it with the segment. Sessions ADK makes for itself meanwhile (an
  * AgentTool's inner run) live in a scratch service that ends with the segment.
  */
-export class SegmentSessions extends BaseSessionService {
+export class SegmentSessions extends BaseSessionService implements WithEffectLedger {
   private readonly events: Event[] = [];
   private readonly changedKeys = new Set<string>();
   private readonly scratch = new InMemorySessionService();
+  /** What `once(toolContext, effect)` finds from inside a tool of this segment. */
+  readonly [EFFECT_LEDGER]: EffectLedger;
 
-  constructor(private readonly session: Session) {
+  constructor(
+    private readonly session: Session,
+    effects: EffectLedger,
+  ) {
     super();
+    this[EFFECT_LEDGER] = effects;
   }
 
   /** What the segment appended: its events, and the final value of each state key they set. */
@@ -59,6 +108,13 @@ export class SegmentSessions extends BaseSessionService {
   /** Applies the event to the session (ADK's base does, and drops `temp:` keys) and logs it. */
   override async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
     if (session !== this.session) return this.scratch.appendEvent({ session, event });
+    const pending = event.partial ? undefined : pendingResponsesOf(event);
+    if (pending) await this.log(pending);
+    return this.log(event);
+  }
+
+  private async log(event: Event): Promise<Event> {
+    const { session } = this;
     const appended = await super.appendEvent({ session, event });
     if (appended.partial) return appended;
     session.lastUpdateTime = appended.timestamp;

@@ -31,21 +31,29 @@ export class RedisConnection {
   /** The wait for the connection in progress, shared by every operation that waits. */
   private connecting?: Promise<boolean>;
 
-  constructor(url: string) {
-    this.client = new Redis(url, {
+  /**
+   * Connects to `target`: a URL, or an existing client whose connection settings
+   * (host, TLS, password, db) are reused on a connection of its own, so the
+   * caller's client is never reconfigured or closed here.
+   */
+  constructor(target: string | Redis) {
+    const settings = {
       // Queued commands would hide an outage behind a hang; fail them instead.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: CONNECT_TIMEOUT_MS,
       commandTimeout: COMMAND_TIMEOUT_MS,
       // Keep reconnecting forever: the store comes back when Redis does.
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
       lazyConnect: false,
       // Auto-pipelining holds every command back a loop turn and wraps it in a pipeline;
       // measured (npm run bench), sending each command at once is faster for a run's
       // few commands per round trip.
       enableAutoPipelining: false,
-    });
+      keyPrefix: undefined,
+    };
+    this.client =
+      typeof target === 'string' ? new Redis(target, settings) : target.duplicate(settings);
     // Without a listener ioredis logs every failed reconnect; the last one explains outages.
     this.client.on('error', (error: Error) => {
       this.lastError = error;

@@ -1,4 +1,5 @@
 import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
+import type { Redis } from 'ioredis';
 import { HoldpointError, sessionExists } from '../../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../../core/types.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot } from '../store.js';
@@ -31,8 +32,10 @@ return {
 
 /** How to reach Redis and how long to keep what is stored there. */
 export interface RedisStoreOptions {
-  /** e.g. `redis://127.0.0.1:6379/0`. */
-  url: string;
+  /** e.g. `redis://127.0.0.1:6379/0`; or hand over `client` instead. */
+  url?: string;
+  /** An existing ioredis client: its settings are reused on connections of the store's own. */
+  client?: Redis;
   /** Prefix of every key; lets several deployments or tests share one Redis. Default `hp`. */
   keyPrefix?: string;
   /** A session's keys expire this long after its last commit (or its pause's retention). */
@@ -82,7 +85,10 @@ export class RedisStore extends TransactionalStore {
   constructor(options: RedisStoreOptions) {
     super();
     this.sessionTtlMs = options.sessionTtlSeconds * 1000;
-    this.conn = new RedisConnection(options.url);
+    const target = options.client ?? options.url;
+    if (!target)
+      throw new HoldpointError('VALIDATION_FAILED', 'A Redis store needs a url or a client.');
+    this.conn = new RedisConnection(target);
     this.keys = new RedisKeys(options.keyPrefix ?? 'hp');
     this.writer = new RedisSessionWriter(this.conn, this.keys, this.sessionTtlMs);
     this.shared = new RedisSharedState(this.conn, this.keys, this.sessionTtlMs);

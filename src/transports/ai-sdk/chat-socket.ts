@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { safeValidateWebSocketChatTransportRequest, type WebSocketChatTransportResponse } from 'ai';
 import type { Logger } from 'pino';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
@@ -32,6 +33,19 @@ const decisionFrame = z.strictObject({
 export interface ChatSocketOptions {
   runtime: HoldpointRuntime;
   logger: Logger;
+  /** Where the socket listens. Default `/api/chat/ws`. */
+  path?: string;
+  /**
+   * Answer upgrades to any other path with 404: only for a server nothing else
+   * upgrades on. On a server of the user's own, other upgrades are left to it.
+   */
+  rejectOtherPaths?: boolean;
+}
+
+/** A chat socket endpoint on a server. */
+export interface ChatSocketEndpoint {
+  /** Detaches from the server and closes every socket. */
+  close(): void;
 }
 
 /** One client connection: many chat requests multiplexed by `requestId`, plus decision frames. */
@@ -167,16 +181,27 @@ class ChatConnection {
 }
 
 /** Serves the AI SDK's WebSocket chat protocol (continuous approvals) on `server`. */
-export function attachChatSocket(server: Server, options: ChatSocketOptions): WebSocketServer {
+export function attachChatSocket(server: Server, options: ChatSocketOptions): ChatSocketEndpoint {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-  server.on('upgrade', (request, socket, head) => {
-    socket.on('error', () => socket.destroy());
+  const socketPath = options.path ?? CHAT_SOCKET_PATH;
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path !== CHAT_SOCKET_PATH) {
-      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+    if (path !== socketPath) {
+      if (options.rejectOtherPaths) {
+        socket.on('error', () => socket.destroy());
+        socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+      }
       return;
     }
+    socket.on('error', () => socket.destroy());
     sockets.handleUpgrade(request, socket, head, (ws) => new ChatConnection(ws, request, options));
-  });
-  return sockets;
+  };
+  server.on('upgrade', onUpgrade);
+  return {
+    close: () => {
+      server.off('upgrade', onUpgrade);
+      for (const client of sockets.clients) client.terminate();
+      sockets.close();
+    },
+  };
 }

@@ -54,6 +54,18 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
     }),
   );
 
+  app.get('/api/apps', (c) =>
+    c.json({
+      apps: runtime.apps.map(({ name, label, description, examples }) => ({
+        name,
+        label,
+        description,
+        examples,
+      })),
+      default_app: runtime.apps[0]?.name,
+    }),
+  );
+
   app.post('/api/agent/start', async (c) => {
     const body = await readBody(c, startBody);
     const outcome = await runtime.start({

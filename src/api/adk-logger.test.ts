@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../config/config.js';
+import payments from '../../examples/payments/app.js';
 import { createHoldpoint } from './create-holdpoint.js';
 
 afterEach(() => {
@@ -18,9 +18,10 @@ async function cycle(level: string) {
       return true;
     });
   }
-  const { runtime } = createHoldpoint(loadConfig(['--model', 'rules'], {}), { logger });
-  const paused = await runtime.start({ query: 'Generate 10 images', userId: 'u' });
-  await runtime.resume({ sessionId: paused.sessionId, decidedBy: 'u', approved: true });
+  const holdpoint = createHoldpoint({ apps: [payments], logger, sweepIntervalSeconds: false });
+  const paused = await holdpoint.start({ query: 'Send $5 to Ann', userId: 'u' });
+  await holdpoint.resume({ sessionId: paused.sessionId, decidedBy: 'u', approved: true });
+  await holdpoint.close();
   vi.restoreAllMocks();
   return { adk: logged.filter((line) => line.component === 'adk'), printed };
 }

@@ -1,14 +1,13 @@
 import { FunctionTool, LlmAgent } from '@google/adk';
+import { defineApp, type HoldpointApp, once } from 'holdpoint';
 import { z } from 'zod';
-import type { AgentApp, AgentAppOptions } from '../agent-app.js';
-import { effectKey } from '../effect-key.js';
-import { selectModel } from '../select-model.js';
+import { selectModel } from '../shared/select-model.js';
 import { generateImages } from './generate-images.js';
 import { IMAGE_TOOL, MAX_IMAGES, respondImageStudio } from './image-studio-rules.js';
 
 /** Options of the image studio: requests above `threshold` images need approval. */
-export interface ImageStudioOptions extends AgentAppOptions {
-  threshold?: number;
+export interface ImageStudioOptions {
+  threshold: number;
 }
 
 const INSTRUCTION = `You are Image Studio, an assistant that generates images.
@@ -20,9 +19,7 @@ order id; never repeat the image data. When it returns an error (for example a r
 tell the user the request was rejected and no images were generated.
 For anything else, briefly explain what you can do.`;
 
-/** Seed 000: an agent whose large image requests wait for a human's approval. */
-export function createImageStudioApp(options: ImageStudioOptions): AgentApp {
-  const threshold = options.threshold ?? 1;
+function imageStudioAgent(model: string, { threshold }: ImageStudioOptions): LlmAgent {
   const tool = new FunctionTool({
     name: IMAGE_TOOL,
     description: `Generates num_images images (1 to ${MAX_IMAGES}) and returns them.`,
@@ -30,27 +27,38 @@ export function createImageStudioApp(options: ImageStudioOptions): AgentApp {
       num_images: z.number().int().min(1).max(MAX_IMAGES).describe('How many images to make'),
     }),
     requireConfirmation: (args) => args.num_images > threshold,
-    execute: async (args, ctx) =>
-      options.effects.once(effectKey(ctx), async () => ({
+    execute: async (args, toolContext) =>
+      once(toolContext, () => ({
         status: 'approved',
         order_id: `REQ-${args.num_images}-HUMAN`,
         num_images: args.num_images,
         artifacts: generateImages(args.num_images),
       })),
   });
-  const rootAgent = new LlmAgent({
+  return new LlmAgent({
     name: 'image_studio',
     description: 'Generates images; large requests need approval.',
-    model: selectModel(options.model, 'image-studio', respondImageStudio),
+    model: selectModel(model, 'image-studio', respondImageStudio),
     instruction: INSTRUCTION,
     tools: [tool],
   });
-  return {
-    name: 'image-studio',
-    description: 'Generate images; requests above the threshold wait for approval (seed 000).',
-    rootAgent,
-    hints: {
-      [IMAGE_TOOL]: (args) => `⚠️ Large request: ${String(args.num_images)} images`,
-    },
-  };
 }
+
+/** Seed 000: an agent whose large image requests wait for a human's approval. */
+export function createImageStudio(options: ImageStudioOptions): HoldpointApp {
+  return defineApp({
+    name: 'image-studio',
+    label: 'Image Studio',
+    description: `Generates images. Batches above ${options.threshold} need a person’s sign-off (seed 000).`,
+    examples: ['Generate 10 images', 'Generate 4 images', 'Generate 1 image'],
+    agent: ({ model }) => imageStudioAgent(model, options),
+    approvals: {
+      [IMAGE_TOOL]: { hint: (args) => `⚠️ Large request: ${String(args.num_images)} images` },
+    },
+  });
+}
+
+/** Requests above HOLDPOINT_IMAGE_THRESHOLD images (default 1) need approval. */
+export default createImageStudio({
+  threshold: Number(process.env.HOLDPOINT_IMAGE_THRESHOLD ?? 1),
+});

@@ -6,7 +6,7 @@ import {
   lastContent,
   lastUserText,
   textReply,
-} from '../llm-history.js';
+} from '../shared/llm-history.js';
 import { formatMoney } from './format-money.js';
 import { parsePaymentRequests } from './parse-payment-request.js';
 

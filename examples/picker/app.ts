@@ -1,7 +1,7 @@
 import { LlmAgent, LongRunningFunctionTool } from '@google/adk';
+import { defineApp } from 'holdpoint';
 import { z } from 'zod';
-import type { AgentApp, AgentAppOptions } from '../agent-app.js';
-import { selectModel } from '../select-model.js';
+import { selectModel } from '../shared/select-model.js';
 import {
   CONFIRM_TOOL,
   PICKER_AGENT,
@@ -30,11 +30,11 @@ async function waitForHuman(): Promise<undefined> {
 }
 
 /** Seed 004: an orchestrator hands over to a sub-agent with two sequential human inputs. */
-export function createPickerApp(options: AgentAppOptions): AgentApp {
+function pickerAgent(model: string): LlmAgent {
   const picker = new LlmAgent({
     name: PICKER_AGENT,
     description: 'Lets a person pick an item from options, then confirm it.',
-    model: selectModel(options.model, 'picker', respondPicker),
+    model: selectModel(model, 'picker', respondPicker),
     instruction: PICKER_INSTRUCTION,
     tools: [
       new LongRunningFunctionTool({
@@ -54,20 +54,23 @@ export function createPickerApp(options: AgentAppOptions): AgentApp {
       }),
     ],
   });
-  const rootAgent = new LlmAgent({
+  return new LlmAgent({
     name: 'orchestrator',
     description: 'Routes requests to the picker.',
-    model: selectModel(options.model, 'orchestrator', respondOrchestrator),
+    model: selectModel(model, 'orchestrator', respondOrchestrator),
     instruction: ORCHESTRATOR_INSTRUCTION,
     subAgents: [picker],
   });
-  return {
-    name: 'picker',
-    description: 'Pick an item, then confirm it: two human inputs in a sub-agent (seed 004).',
-    rootAgent,
-    hints: {
-      [SELECT_TOOL]: (args) => String(args.prompt ?? 'Pick one'),
-      [CONFIRM_TOOL]: (args) => `Confirm ${String(args.item)}?`,
-    },
-  };
 }
+
+export default defineApp({
+  name: 'picker',
+  label: 'Picker',
+  description: 'A sub-agent asks a person to pick an item, then to confirm it (seed 004).',
+  examples: ['Pick a fruit', 'Help me choose a color'],
+  agent: ({ model }) => pickerAgent(model),
+  approvals: {
+    [SELECT_TOOL]: { hint: (args) => String(args.prompt ?? 'Pick one') },
+    [CONFIRM_TOOL]: { hint: (args) => `Confirm ${String(args.item)}?` },
+  },
+});

@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import { FunctionTool, LlmAgent } from '@google/adk';
+import { defineApp, idempotencyKey, once } from 'holdpoint';
 import { z } from 'zod';
-import type { AgentApp, AgentAppOptions } from '../agent-app.js';
-import { effectKey } from '../effect-key.js';
-import { selectModel } from '../select-model.js';
+import { selectModel } from '../shared/select-model.js';
 import { formatMoney } from './format-money.js';
 import { PAYMENT_TOOL, respondPayments } from './payments-rules.js';
 
@@ -16,13 +14,13 @@ When the tool returns status "completed", confirm the amount, currency, recipien
 transaction id. When it returns an error such as a rejection, say the payment was not sent
 and why. Reply in the user's language.`;
 
-/** Derived from the call, so a replayed effect reports the same transaction. */
-function transactionId(callKey: string): string {
-  return `TXN-${createHash('sha256').update(callKey).digest('hex').slice(0, 10).toUpperCase()}`;
+/** Derived from the call's idempotency key, as a payment provider would, so a replay reports the same transaction. */
+function transactionId(key: string): string {
+  return `TXN-${key.slice(3, 13).toUpperCase()}`;
 }
 
 /** Seed 001: every payment waits for a human's approval and is sent once. */
-export function createPaymentsApp(options: AgentAppOptions): AgentApp {
+function paymentsAgent(model: string): LlmAgent {
   const tool = new FunctionTool({
     name: PAYMENT_TOOL,
     description: 'Sends a payment of amount in currency to recipient.',
@@ -36,9 +34,9 @@ export function createPaymentsApp(options: AgentAppOptions): AgentApp {
         .describe('ISO 4217 currency code, e.g. USD, EUR, JPY'),
     }),
     requireConfirmation: true,
-    execute: async (args, ctx) => {
-      const key = effectKey(ctx);
-      return options.effects.once(key, async () => ({
+    execute: async (args, toolContext) => {
+      const key = idempotencyKey(toolContext);
+      return once(toolContext, async () => ({
         status: 'completed',
         transaction_id: transactionId(key),
         amount: args.amount,
@@ -47,24 +45,29 @@ export function createPaymentsApp(options: AgentAppOptions): AgentApp {
       }));
     },
   });
-  const rootAgent = new LlmAgent({
+  return new LlmAgent({
     name: 'payments',
     description: 'Sends payments after a human approves each one.',
-    model: selectModel(options.model, 'payments', respondPayments),
+    model: selectModel(model, 'payments', respondPayments),
     instruction: INSTRUCTION,
     tools: [tool],
   });
-  return {
-    name: 'payments',
-    description: 'Send money; every payment waits for approval (seed 001).',
-    rootAgent,
-    // Money fails closed: a payment nobody approves in time is denied, not left waiting.
-    approvalPolicies: { [PAYMENT_TOOL]: { onTimeout: 'deny' } },
-    hints: {
-      [PAYMENT_TOOL]: (args) => {
-        const currency = String(args.currency ?? 'USD').toUpperCase();
-        return `Send ${formatMoney(Number(args.amount), currency)} to ${String(args.recipient)}?`;
-      },
-    },
-  };
 }
+
+/** What a person sees when a payment waits for them. */
+export function paymentHint(args: Record<string, unknown>): string {
+  const currency = String(args.currency ?? 'USD').toUpperCase();
+  return `Send ${formatMoney(Number(args.amount), currency)} to ${String(args.recipient)}?`;
+}
+
+export default defineApp({
+  name: 'payments',
+  label: 'Payments',
+  description: 'Sends money. Every payment waits for an approval (seed 001).',
+  examples: ['Send $200 to Jiro', 'Send 50 EUR to Ana and $20 to Bob'],
+  agent: ({ model }) => paymentsAgent(model),
+  approvals: {
+    // Money fails closed: a payment nobody approves in time is denied, not left waiting.
+    [PAYMENT_TOOL]: { hint: paymentHint, onTimeout: 'deny' },
+  },
+});

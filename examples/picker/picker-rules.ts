@@ -8,7 +8,7 @@ import {
   lastUserText,
   textReply,
   toolCall,
-} from '../llm-history.js';
+} from '../shared/llm-history.js';
 
 /** Tool names of the picker sub-agent, shared by its tools and rules. */
 export const SELECT_TOOL = 'select_item';

@@ -6,7 +6,7 @@ import {
   lastUserText,
   textReply,
   toolCall,
-} from '../llm-history.js';
+} from '../shared/llm-history.js';
 import { parseImageRequest } from './parse-image-request.js';
 
 /** The image-generation tool's name, shared by the tool and its rules. */

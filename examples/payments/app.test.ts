@@ -1,0 +1,90 @@
+import { createHoldpoint, type PendingOutcome, type RunOutcome } from 'holdpoint';
+import { describe, expect, it } from 'vitest';
+import payments, { paymentHint } from './app.js';
+import { parsePaymentRequest } from './parse-payment-request.js';
+
+const holdpoint = createHoldpoint({ apps: [payments], sweepIntervalSeconds: false });
+
+function paused(outcome: RunOutcome): PendingOutcome {
+  if (outcome.status !== 'pending_approval') throw new Error(`not paused: ${outcome.status}`);
+  return outcome;
+}
+
+describe('payments', () => {
+  it('pauses every payment and sends it once approved', async () => {
+    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    expect(pause.approvals).toEqual([
+      expect.objectContaining({
+        kind: 'confirmation',
+        toolName: 'process_payment',
+        args: { amount: 200, currency: 'USD', recipient: 'Jiro' },
+        hint: 'Send 200 USD to Jiro?',
+      }),
+    ]);
+    const done = await holdpoint.resume({
+      sessionId: pause.sessionId,
+      decidedBy: 'tester',
+      approved: true,
+    });
+    expect(done.status).toBe('completed');
+    const result = done.status === 'completed' ? done.result : '';
+    expect(result).toMatch(/^Sent 200 USD to Jiro \(transaction TXN-[0-9A-F]{10}\)\.$/);
+    const history = await holdpoint.sessions.history(pause.sessionId);
+    const outputs = history.turns
+      .flatMap((turn) => turn.events)
+      .flatMap((event) => (event.type === 'tool-result' ? [event.output] : []));
+    expect(outputs).toEqual([expect.objectContaining({ status: 'completed', amount: 200 })]);
+  });
+
+  it('understands the Japanese request', async () => {
+    const pause = paused(
+      await holdpoint.start({ userId: 'tester', query: '次郎さんに200ドル送金してください' }),
+    );
+    expect(pause.approvals[0]?.args).toEqual({ amount: 200, currency: 'USD', recipient: '次郎' });
+  });
+
+  it('does not pay when rejected', async () => {
+    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const done = await holdpoint.resume({
+      sessionId: pause.sessionId,
+      decidedBy: 'tester',
+      approved: false,
+    });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: 'The payment to Jiro was not sent: it was rejected.',
+    });
+  });
+
+  it('answers other text with help', async () => {
+    const done = await holdpoint.start({ userId: 'tester', query: 'hello' });
+    expect(done.status).toBe('completed');
+    expect(done.status === 'completed' && done.result).toMatch(/Send \$200 to Jiro/);
+  });
+
+  it('formats the approval hint', () => {
+    expect(paymentHint({ amount: 200, currency: 'USD', recipient: 'Jiro' })).toBe(
+      'Send 200 USD to Jiro?',
+    );
+    expect(paymentHint({ amount: 12.5, recipient: 'Bob' })).toBe('Send 12.50 USD to Bob?');
+  });
+});
+
+describe('parsePaymentRequest', () => {
+  it.each([
+    ['Send $200 to Jiro', 200, 'USD', 'Jiro'],
+    ['send 50 EUR to Ana', 50, 'EUR', 'Ana'],
+    ['Pay Bob 12.50 dollars', 12.5, 'USD', 'Bob'],
+    ['次郎さんに200ドル送金してください', 200, 'USD', '次郎'],
+    ['花子さんに5000円を送金して', 5000, 'JPY', '花子'],
+    ['マリアに30ユーロ送金してください', 30, 'EUR', 'マリア'],
+    ['次郎さんに２００ドル送金してください', 200, 'USD', '次郎'],
+    ['transfer €1,000.50 to Mary Jane please', 1000.5, 'EUR', 'Mary Jane'],
+  ])('%s', (text, amount, currency, recipient) => {
+    expect(parsePaymentRequest(text)).toEqual({ amount, currency, recipient });
+  });
+
+  it.each(['hello', 'send 0 USD to Ana', 'Send 200 now to Jiro'])('%s → nothing', (text) => {
+    expect(parsePaymentRequest(text)).toBeUndefined();
+  });
+});

@@ -1,0 +1,227 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { type Logger, pino } from 'pino';
+import { z } from 'zod';
+import type { AgentApp } from '../agents/agent-app.js';
+import type { Clock } from '../core/clock.js';
+import { HoldpointError } from '../core/errors.js';
+import type { Pause } from '../core/types.js';
+import { idText, reasonText, validate } from '../core/validate.js';
+import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
+import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
+import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
+import type { HistoryTurn } from '../runtime/queries/session-history.js';
+import type { SessionView } from '../runtime/queries/session-view.js';
+import type { DecisionInput, ResumeRequest, StartRequest } from '../runtime/requests.js';
+import type { RunEvent, RunEventSink } from '../runtime/run-event.js';
+import type { RunOutcome } from '../runtime/run-outcome.js';
+import type { Unsubscribe } from '../store/run-relay.js';
+import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
+import { createHttpApp } from '../transports/http/http-app.js';
+import { routeAdkLogs } from './adk-logger.js';
+import { type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
+import { DEFAULT_SESSION_TTL_SECONDS, memoryStore, type Store } from './stores.js';
+
+/** Everything `createHoldpoint` takes; only `apps` is required. */
+export interface HoldpointOptions {
+  /** The apps to serve, from `defineApp`. */
+  apps: HoldpointApp[];
+  /** Where runs are kept. Default `memoryStore()`; use `redisStore(...)` in production. */
+  store?: Store;
+  /** The app a request gets when it names none. Default: the first app. */
+  defaultApp?: string;
+  /** Handed to apps whose `agent` is a function. Default `rules` (the offline models). */
+  model?: string;
+  /** How long a pause waits for people before it expires. Default 3600. */
+  pauseTtlSeconds?: number;
+  /** How long an ended pause is remembered, so late callers learn it expired. Default 7 days. */
+  retentionSeconds?: number;
+  /** How long a working run holds its session without renewing. Default 30. */
+  runLeaseSeconds?: number;
+  /** Continuous streams: how long to wait for an approval before `approvalTimeoutPolicy`. Default 30. */
+  approvalTimeoutSeconds?: number;
+  /** Continuous streams: what a timed-out approval becomes. Default `park`. */
+  approvalTimeoutPolicy?: 'deny' | 'park';
+  /** How often expired pauses are recorded in the audit log; `false` turns it off. Default 5. */
+  sweepIntervalSeconds?: number | false;
+  /** A pino logger. Default: pino at `warn`. */
+  logger?: Logger;
+  /** Time as the runtime sees it; tests inject one. */
+  clock?: Clock;
+}
+
+/** A decision on one approval, by approval id alone. */
+export interface DecideRequest extends DecisionInput {
+  /** Who decided, as recorded in the audit log. */
+  decidedBy: string;
+}
+
+/** A cancellation of a paused run. */
+export interface CancelRequest {
+  sessionId: string;
+  /** Who cancelled, as recorded in the audit log. Default `anonymous`. */
+  actor?: string;
+  reason?: string;
+}
+
+/** Where the WebSocket chat listens on the server it attaches to. */
+export interface WebSocketOptions {
+  /** Default `/api/chat/ws`; under a mount prefix, include it (e.g. `/hp/api/chat/ws`). */
+  path?: string;
+}
+
+/** A WebSocket chat endpoint attached to a server; `close` detaches it and closes its sockets. */
+export interface AttachedWebSocket {
+  close(): void;
+}
+
+/** A running Holdpoint: the runtime in process, and its HTTP API to mount. */
+export interface Holdpoint {
+  /** Names of the apps served. */
+  readonly apps: string[];
+  /** Starts a run for a user's message, on a new session unless `sessionId` is given. */
+  start(request: StartRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
+  /** Decides a session's pause (all at once or per approval); resumes once all are decided. */
+  resume(request: ResumeRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
+  /** Decides one approval by its id; resumes when it completes the pause. */
+  decide(request: DecideRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
+  /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
+  cancel(request: CancelRequest): Promise<Pause>;
+  readonly sessions: {
+    /** Creates an empty session, e.g. to watch it before its first run. */
+    create(request: { app?: string; userId: string }): Promise<string>;
+    /** The session's meta, state, current run and pending approvals. */
+    get(sessionId: string): Promise<SessionView>;
+    /** The conversation as turns of run events. */
+    history(sessionId: string): Promise<{ view: SessionView; turns: HistoryTurn[] }>;
+  };
+  readonly approvals: {
+    /** Pending approvals, for one user or all, a page at a time. */
+    list(query?: PendingQuery): Promise<PendingPage>;
+  };
+  /** A session's audit log, oldest first, a page at a time. */
+  audit(query: AuditQuery): Promise<AuditPage>;
+  /** Receives what happens to a session's runs from now on, from any instance. */
+  watch(sessionId: string, handler: (event: RunEvent) => void): Promise<Unsubscribe>;
+  /** The HTTP API (REST and AI SDK SSE chat) as a Hono app: `app.route('/hp', holdpoint.routes)`. */
+  readonly routes: Hono;
+  /** The same HTTP API as a Node request listener, for `http.createServer` and Express. */
+  readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
+  /** Serves the AI SDK WebSocket chat (continuous approvals) on your own `http.Server`. */
+  attachWebSocket(server: Server, options?: WebSocketOptions): AttachedWebSocket;
+  /** Whether the store answers. */
+  health(): Promise<Health>;
+  /** Stops the sweeper, closes attached sockets and releases the store. */
+  close(): Promise<void>;
+}
+
+const cancelRequest = z.strictObject({
+  sessionId: idText,
+  actor: idText.optional(),
+  reason: reasonText.optional(),
+});
+
+/** What the server needs beside the public object. */
+export interface HoldpointInternals {
+  holdpoint: Holdpoint;
+  runtime: HoldpointRuntime;
+  logger: Logger;
+  apps: AgentApp[];
+}
+
+function resolveApps(options: HoldpointOptions): AgentApp[] {
+  if (!Array.isArray(options.apps) || options.apps.length === 0) {
+    throw new HoldpointError('INVALID_APP', 'createHoldpoint needs at least one app (defineApp).');
+  }
+  const apps: AgentApp[] = [];
+  for (const app of options.apps) {
+    if (!isHoldpointApp(app)) {
+      throw new HoldpointError('INVALID_APP', 'Every app must come from defineApp(...).');
+    }
+    if (apps.some((known) => known.name === app.name)) {
+      throw new HoldpointError('INVALID_APP', `Two apps are named ${app.name}.`);
+    }
+    apps.push(resolveApp(app, { model: options.model ?? 'rules' }));
+  }
+  return apps;
+}
+
+/** Builds a Holdpoint and hands the server what it needs beside it. */
+export function buildHoldpoint(options: HoldpointOptions): HoldpointInternals {
+  const apps = resolveApps(options);
+  const defaultApp = options.defaultApp ?? apps[0]?.name ?? '';
+  if (!apps.some((app) => app.name === defaultApp)) {
+    throw new HoldpointError('INVALID_APP', `The default app ${defaultApp} is not among the apps.`);
+  }
+  const logger = options.logger ?? pino({ level: 'warn', base: { service: 'holdpoint' } });
+  routeAdkLogs(logger);
+  const runtime = new HoldpointRuntime({
+    store: options.store ?? memoryStore(),
+    apps: new Map(apps.map((app) => [app.name, app])),
+    defaultApp,
+    pauseTtlSeconds: options.pauseTtlSeconds ?? 3600,
+    retentionSeconds: options.retentionSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
+    runLeaseSeconds: options.runLeaseSeconds,
+    approvalTimeoutSeconds: options.approvalTimeoutSeconds,
+    approvalTimeoutPolicy: options.approvalTimeoutPolicy,
+    logger,
+    clock: options.clock,
+  });
+  const interval = options.sweepIntervalSeconds ?? 5;
+  const stopSweeper = interval === false ? () => {} : runtime.startSweeper(interval);
+  const routes = createHttpApp({ runtime, logger });
+  const attached = new Set<AttachedWebSocket>();
+  const holdpoint: Holdpoint = {
+    apps: runtime.appNames,
+    start: (request, onEvent) => runtime.start(request, onEvent),
+    resume: (request, onEvent) => runtime.resume(request, onEvent),
+    decide: ({ decidedBy, ...decision }, onEvent) =>
+      runtime.decideApproval(decision, validate(idText, decidedBy), onEvent),
+    cancel: (request) => {
+      const { sessionId, actor, reason } = validate(cancelRequest, request);
+      return runtime.cancel(sessionId, actor ?? 'anonymous', reason);
+    },
+    sessions: {
+      create: (request) => runtime.createSession(request),
+      get: (sessionId) => runtime.getSession(sessionId),
+      history: (sessionId) => runtime.history(sessionId),
+    },
+    approvals: { list: (query) => runtime.listPendingApprovals(query) },
+    audit: (query) => runtime.audit(query),
+    watch: (sessionId, handler) => runtime.watch(sessionId, handler),
+    routes,
+    handler: getRequestListener(routes.fetch),
+    attachWebSocket: (server, socketOptions = {}) => {
+      const endpoint = attachChatSocket(server, {
+        runtime,
+        logger,
+        path: socketOptions.path ?? CHAT_SOCKET_PATH,
+      });
+      const handle: AttachedWebSocket = {
+        close: () => {
+          attached.delete(handle);
+          endpoint.close();
+        },
+      };
+      attached.add(handle);
+      return handle;
+    },
+    health: () => runtime.health(),
+    close: async () => {
+      stopSweeper();
+      for (const handle of [...attached]) handle.close();
+      await runtime.close();
+    },
+  };
+  return { holdpoint, runtime, logger, apps };
+}
+
+/**
+ * Wraps your ADK agents in durable pause, approve and resume: use the returned object
+ * in process (`start`, `resume`, `decide`, …) or mount its HTTP API in your server.
+ * Throws INVALID_APP when an app is not from `defineApp` or names collide.
+ */
+export function createHoldpoint(options: HoldpointOptions): Holdpoint {
+  return buildHoldpoint(options).holdpoint;
+}

@@ -1,0 +1,123 @@
+import type { BaseAgent } from '@google/adk';
+import { z } from 'zod';
+import type { AgentApp, ApprovalHint, ApprovalPolicy } from '../agents/agent-app.js';
+import { HoldpointError } from '../core/errors.js';
+
+/** How one tool's approvals look and how long a waiting stream holds them. */
+export interface ApprovalSettings extends ApprovalPolicy {
+  /** What a person sees: text, or text made from the call's arguments. */
+  hint?: string | ApprovalHint;
+}
+
+/** What the host tells an app that builds its agent on demand. */
+export interface AppHost {
+  /**
+   * The host's model setting: `rules` for the offline scripted models, otherwise a
+   * model name such as `gemini-2.5-flash`. An app with its own model may ignore it.
+   */
+  model: string;
+}
+
+/** An app: an unchanged ADK agent, and how its approvals are shown to people. */
+export interface AppDefinition {
+  /** Stable id, 1–100 of `a-z 0-9 - _ .`; clients name the app by it. */
+  name: string;
+  /** One line for people choosing an app. */
+  description?: string;
+  /** Display name; defaults to `name`. */
+  label?: string;
+  /** Messages to try, shown by the web UI. */
+  examples?: string[];
+  /** The root agent, or a function that builds it for the host's model setting. */
+  agent: BaseAgent | ((host: AppHost) => BaseAgent);
+  /** Per tool name: its approval hint, and what a long wait becomes. */
+  approvals?: Record<string, ApprovalSettings>;
+}
+
+/** What `defineApp` returns; an app module's default export. */
+export interface HoldpointApp extends Readonly<AppDefinition> {
+  readonly [APP_BRAND]: true;
+}
+
+/** Marks defined apps; global, so apps defined with another copy of this package count. */
+const APP_BRAND: unique symbol = Symbol.for('holdpoint.app') as never;
+
+const approvalSettings = z.strictObject({
+  hint: z.union([z.string().min(1).max(2000), z.function()]).optional(),
+  timeoutSeconds: z.number().positive().optional(),
+  onTimeout: z.enum(['deny', 'park']).optional(),
+});
+
+const appDefinition = z.strictObject({
+  name: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9._-]{0,99}$/,
+      'use 1–100 of a-z 0-9 - _ . starting with a letter or digit',
+    ),
+  description: z.string().max(500).optional(),
+  label: z.string().min(1).max(100).optional(),
+  examples: z.array(z.string().min(1).max(500)).max(20).optional(),
+  agent: z.custom<AppDefinition['agent']>(
+    (value) => typeof value === 'function' || isAgent(value),
+    'an ADK agent (e.g. an LlmAgent) or a function returning one',
+  ),
+  approvals: z.record(z.string().min(1).max(200), approvalSettings).optional(),
+});
+
+function isAgent(value: unknown): value is BaseAgent {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as BaseAgent).runAsync === 'function' &&
+    typeof (value as BaseAgent).name === 'string'
+  );
+}
+
+function invalidApp(message: string): HoldpointError {
+  return new HoldpointError('INVALID_APP', message);
+}
+
+/**
+ * Declares an app for Holdpoint to serve: an ADK agent written exactly as ADK's docs
+ * show, plus how its approvals look. Validates the definition (INVALID_APP names the
+ * field); the agent itself is used as it is.
+ */
+export function defineApp(definition: AppDefinition): HoldpointApp {
+  const parsed = appDefinition.safeParse(definition);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = typeof definition?.name === 'string' ? ` ${definition.name}` : '';
+    throw invalidApp(`App${name}: ${issue?.path.join('.') || 'definition'}: ${issue?.message}`);
+  }
+  return Object.freeze({ ...definition, [APP_BRAND]: true as const });
+}
+
+/** Whether `value` came from `defineApp` (this copy of Holdpoint or another). */
+export function isHoldpointApp(value: unknown): value is HoldpointApp {
+  return typeof value === 'object' && value !== null && APP_BRAND in value;
+}
+
+/** The app as the runtime runs it, with its agent built for `host` when it is a function. */
+export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
+  const rootAgent = typeof app.agent === 'function' ? app.agent(host) : app.agent;
+  if (!isAgent(rootAgent)) {
+    throw invalidApp(`App ${app.name}: its agent function did not return an ADK agent.`);
+  }
+  const hints: Record<string, ApprovalHint> = {};
+  const approvalPolicies: Record<string, ApprovalPolicy> = {};
+  for (const [tool, { hint, timeoutSeconds, onTimeout }] of Object.entries(app.approvals ?? {})) {
+    if (typeof hint === 'string') hints[tool] = () => hint;
+    else if (hint) hints[tool] = hint;
+    approvalPolicies[tool] = { timeoutSeconds, onTimeout };
+  }
+  return {
+    name: app.name,
+    label: app.label ?? app.name,
+    description: app.description ?? '',
+    examples: app.examples ?? [],
+    rootAgent,
+    hints,
+    approvalPolicies,
+  };
+}

@@ -1,0 +1,60 @@
+import type { Redis } from 'ioredis';
+import { MemoryStore } from '../store/memory/memory-store.js';
+import { RedisStore } from '../store/redis/redis-store.js';
+import type { HoldpointStore } from '../store/store.js';
+
+/** Where Holdpoint keeps sessions, pauses, decisions, audit and effect results. */
+export type Store = HoldpointStore;
+
+/** How long a session is kept after its last change, unless a store is told otherwise. */
+export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
+
+/** Settings of the embedded store. */
+export interface MemoryStoreOptions {
+  /** A session is forgotten this long after its last change. Default 7 days. */
+  sessionTtlSeconds?: number;
+  /** At most this many sessions; the least recently changed idle ones make room. Default 10,000. */
+  maxSessions?: number;
+  /** At most about this many megabytes of sessions. Default 256. */
+  maxMb?: number;
+}
+
+/**
+ * The embedded store: everything in this process, nothing survives a restart. For
+ * development, tests and single-process tools; production uses `redisStore`.
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): Store {
+  return new MemoryStore({
+    sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
+    maxSessions: options.maxSessions,
+    maxBytes: options.maxMb === undefined ? undefined : options.maxMb * 1024 * 1024,
+  });
+}
+
+/** Settings of the Redis store: a `url`, or an existing ioredis `client`. */
+export interface RedisStoreOptions {
+  /** e.g. `redis://127.0.0.1:6379/0`. */
+  url?: string;
+  /**
+   * An existing ioredis client (not a Cluster): the store opens connections of its own
+   * with the client's settings, and never reconfigures or closes yours.
+   */
+  client?: Redis;
+  /** Prefix of every key, so deployments can share one Redis. Default `hp`. */
+  keyPrefix?: string;
+  /** A session's keys expire this long after its last change. Default 7 days. */
+  sessionTtlSeconds?: number;
+}
+
+/**
+ * The production store: any instance resumes any pause, transitions are atomic
+ * (Lua, one hash tag per session), and every key has a TTL.
+ */
+export function redisStore(options: RedisStoreOptions): Store {
+  return new RedisStore({
+    url: options.url,
+    client: options.client,
+    keyPrefix: options.keyPrefix,
+    sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * Holdpoint's public API: everything a program imports from `holdpoint`. Nothing
+ * else in the package is importable (the `exports` map says so).
+ */
+
+export type { ApprovalHint, ApprovalPolicy } from './agents/agent-app.js';
+export { RulesModel } from './agents/rules-model.js';
+export { idempotencyKey, once } from './agents/tool-effects.js';
+export {
+  type AttachedWebSocket,
+  type CancelRequest,
+  createHoldpoint,
+  type DecideRequest,
+  type Holdpoint,
+  type HoldpointOptions,
+  type WebSocketOptions,
+} from './api/create-holdpoint.js';
+export {
+  type AppDefinition,
+  type AppHost,
+  type ApprovalSettings,
+  defineApp,
+  type HoldpointApp,
+  isHoldpointApp,
+} from './api/define-app.js';
+export {
+  type MemoryStoreOptions,
+  memoryStore,
+  type RedisStoreOptions,
+  redisStore,
+  type Store,
+} from './api/stores.js';
+export { defineConfig, type ServerConfig } from './config/config.js';
+export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
+export type {
+  ApprovalKind,
+  ApprovalRequest,
+  AuditAction,
+  AuditEntry,
+  Decision,
+  Pause,
+  PauseStatus,
+  RunRecord,
+  RunStatus,
+  SessionMeta,
+  SessionStatus,
+} from './core/types.js';
+export type { AppSummary, Health } from './runtime/holdpoint-runtime.js';
+export type { AuditPage, AuditQuery } from './runtime/queries/audit-log.js';
+export type {
+  PendingApproval,
+  PendingPage,
+  PendingQuery,
+} from './runtime/queries/pending-approvals.js';
+export type { HistoryTurn } from './runtime/queries/session-history.js';
+export type { SessionView } from './runtime/queries/session-view.js';
+export type { DecisionInput, ResumeRequest, StartRequest } from './runtime/requests.js';
+export type { RunEvent, RunEventSink } from './runtime/run-event.js';
+export type { CompletedOutcome, PendingOutcome, RunOutcome } from './runtime/run-outcome.js';
+export type { Unsubscribe } from './store/run-relay.js';

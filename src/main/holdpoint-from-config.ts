@@ -1,0 +1,63 @@
+import { type Logger, pino } from 'pino';
+import { buildHoldpoint, type Holdpoint } from '../api/create-holdpoint.js';
+import { memoryStore, redisStore, type Store } from '../api/stores.js';
+import type { HoldpointConfig } from '../config/config.js';
+import type { Clock } from '../core/clock.js';
+import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
+import { loadApps } from './load-apps.js';
+
+/** A Holdpoint wired from a config: what the server and the CLI run. */
+export interface ConfiguredHoldpoint {
+  config: HoldpointConfig;
+  logger: Logger;
+  holdpoint: Holdpoint;
+  runtime: HoldpointRuntime;
+}
+
+/** The store the config names. */
+export function createStore(config: HoldpointConfig): Store {
+  if (config.store === 'redis') {
+    return redisStore({
+      url: config.redisUrl,
+      keyPrefix: config.redisPrefix,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+    });
+  }
+  return memoryStore({
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    maxSessions: config.memoryMaxSessions,
+    maxMb: config.memoryMaxMb,
+  });
+}
+
+/** What a process may hand in instead of the defaults: its logger, or (tests) its clock. */
+export interface HoldpointWiring {
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/**
+ * Loads the config's apps (through the public API, as any user's) and builds the
+ * Holdpoint over the configured store. The expiry sweep is left to the caller.
+ */
+export async function holdpointFromConfig(
+  config: HoldpointConfig,
+  wiring: HoldpointWiring = {},
+): Promise<ConfiguredHoldpoint> {
+  const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
+  const apps = await loadApps(config.apps);
+  const { holdpoint, runtime } = buildHoldpoint({
+    apps,
+    store: createStore(config),
+    model: config.model,
+    pauseTtlSeconds: config.pauseTtlSeconds,
+    retentionSeconds: config.sessionTtlSeconds,
+    runLeaseSeconds: config.runLeaseSeconds,
+    approvalTimeoutSeconds: config.approvalTimeoutSeconds,
+    approvalTimeoutPolicy: config.approvalTimeoutPolicy,
+    sweepIntervalSeconds: false,
+    logger,
+    clock: wiring.clock,
+  });
+  return { config, logger, holdpoint, runtime };
+}
