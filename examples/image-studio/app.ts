@@ -26,14 +26,23 @@ function imageStudioAgent(model: string, { threshold }: ImageStudioOptions): Llm
     parameters: z.object({
       num_images: z.number().int().min(1).max(MAX_IMAGES).describe('How many images to make'),
     }),
-    requireConfirmation: (args) => args.num_images > threshold,
-    execute: async (args, toolContext) =>
-      once(toolContext, () => ({
+    // Seed 000's pattern: the tool itself asks for confirmation, with the hint people see.
+    execute: async ({ num_images }, toolContext) => {
+      if (num_images > threshold) {
+        const confirmation = toolContext?.toolConfirmation;
+        if (!confirmation) {
+          toolContext?.requestConfirmation({ hint: `⚠️ Large request: ${num_images} images` });
+          return { status: 'pending', message: 'Waiting for a person to approve the request.' };
+        }
+        if (!confirmation.confirmed) return { error: 'This tool call is rejected.' };
+      }
+      return once(toolContext, () => ({
         status: 'approved',
-        order_id: `REQ-${args.num_images}-HUMAN`,
-        num_images: args.num_images,
-        artifacts: generateImages(args.num_images),
-      })),
+        order_id: `REQ-${num_images}-HUMAN`,
+        num_images,
+        artifacts: generateImages(num_images),
+      }));
+    },
   });
   return new LlmAgent({
     name: 'image_studio',
@@ -52,9 +61,6 @@ export function createImageStudio(options: ImageStudioOptions): HoldpointApp {
     description: `Generates images. Batches above ${options.threshold} need a person’s sign-off (seed 000).`,
     examples: ['Generate 10 images', 'Generate 4 images', 'Generate 1 image'],
     agent: ({ model }) => imageStudioAgent(model, options),
-    approvals: {
-      [IMAGE_TOOL]: { hint: (args) => `⚠️ Large request: ${String(args.num_images)} images` },
-    },
   });
 }
 

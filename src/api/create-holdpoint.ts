@@ -1,5 +1,4 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type Logger, pino } from 'pino';
 import { z } from 'zod';
@@ -21,6 +20,7 @@ import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-so
 import { createHttpApp } from '../transports/http/http-app.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
+import { nodeHandler } from './node-handler.js';
 import { DEFAULT_SESSION_TTL_SECONDS, memoryStore, type Store } from './stores.js';
 
 /** Everything `createHoldpoint` takes; only `apps` is required. */
@@ -191,7 +191,7 @@ export function buildHoldpoint(options: HoldpointOptions): HoldpointInternals {
     audit: (query) => runtime.audit(query),
     watch: (sessionId, handler) => runtime.watch(sessionId, handler),
     routes,
-    handler: getRequestListener(routes.fetch),
+    handler: nodeHandler(routes.fetch),
     attachWebSocket: (server, socketOptions = {}) => {
       const endpoint = attachChatSocket(server, {
         runtime,

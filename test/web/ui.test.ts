@@ -48,6 +48,25 @@ async function say(target: Page, words: string): Promise<void> {
 const dialogOf = (target: Page) => target.getByRole('dialog');
 
 describe('web UI', () => {
+  it('lists exactly the apps the server serves, starting with its default app', async () => {
+    const served = (await (await fetch(`${ui.baseUrl}/api/apps`)).json()) as {
+      apps: { name: string; label: string; examples: string[] }[];
+      default_app: string;
+    };
+    const defaultApp = served.apps.find((app) => app.name === served.default_app);
+    await open(page, '');
+    const toolbar = page.getByRole('group', { name: 'App' });
+    await countOf(toolbar.getByRole('radio')).toBe(served.apps.length);
+    expect(await toolbar.locator('label').allTextContents()).toEqual(
+      served.apps.map((app) => app.label),
+    );
+    expect(await toolbar.getByRole('radio', { name: defaultApp?.label }).isChecked()).toBe(true);
+    await visible(page.getByRole('heading', { name: defaultApp?.label }));
+    const examples = page.getByRole('list', { name: 'Try one of these' }).getByRole('button');
+    expect(await examples.allTextContents()).toEqual(defaultApp?.examples);
+    expect(new URL(page.url()).searchParams.get('app')).toBe(served.default_app);
+  });
+
   it('image-studio over SSE: approve in the dialog, then 10 images', async () => {
     await open(page, '?app=image-studio');
     await shot(page, 'chat-empty');

@@ -1,4 +1,5 @@
 import { ChatPage } from './chat/chat-page';
+import { useApps } from './chat/use-apps';
 import { IdentityControl } from './identity/identity-control';
 import { InboxPage } from './inbox/inbox-page';
 import { Link, usePathname } from './router';
@@ -6,6 +7,7 @@ import { Link, usePathname } from './router';
 /** The shell: brand, navigation, who is signed in, and the page. */
 export function App() {
   const path = usePathname();
+  const apps = useApps();
   const inbox = path.replace(/\/+$/, '') === '/approvals';
   return (
     <div className="shell">
@@ -30,7 +32,7 @@ export function App() {
         </nav>
         <IdentityControl />
       </header>
-      {inbox ? <InboxPage /> : <ChatPage />}
+      {inbox ? <InboxPage /> : <ChatPage apps={apps} />}
     </div>
   );
 }

@@ -12,6 +12,15 @@ export interface ChatMetadata {
 
 export type ChatMessage = UIMessage<ChatMetadata>;
 
+/** An app the server serves, as `GET /api/apps` lists it. */
+export interface ApiApp {
+  name: string;
+  label: string;
+  description: string;
+  /** Messages to try. */
+  examples: string[];
+}
+
 export type ApprovalKind = 'confirmation' | 'input';
 
 /** An approval request as the REST API shows it. */

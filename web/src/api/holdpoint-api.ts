@@ -1,5 +1,11 @@
 import { ApiError, UNREACHABLE } from './api-error';
-import type { DecisionBody, DecisionOutcome, InboxApproval, SessionMessages } from './api-types';
+import type {
+  ApiApp,
+  DecisionBody,
+  DecisionOutcome,
+  InboxApproval,
+  SessionMessages,
+} from './api-types';
 
 async function request<T>(path: string, init?: RequestInit): Promise<T> {
   let response: Response;
@@ -26,6 +32,18 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
     throw new ApiError(code, `HTTP ${response.status}`, response.status);
   }
   return body as T;
+}
+
+/** The apps the server serves, and the one a new chat starts with. */
+export interface AppCatalog {
+  apps: ApiApp[];
+  defaultApp: string;
+}
+
+/** The apps the server serves (`GET /api/apps`), its default first. */
+export async function listApps(): Promise<AppCatalog> {
+  const body = await request<{ apps: ApiApp[]; default_app: string }>('/api/apps');
+  return { apps: body.apps, defaultApp: body.default_app };
 }
 
 /** A session's conversation as UI messages, with its pending approvals. */

@@ -1,4 +1,4 @@
-import { type ConnectionMode, DEFAULT_APP } from './chat-settings';
+import type { ConnectionMode } from './chat-settings';
 
 /** What the chat page keeps in the URL, so a reload restores the conversation. */
 export interface ChatLocation {
@@ -7,15 +7,17 @@ export interface ChatLocation {
   mode: ConnectionMode;
 }
 
-export function readChatLocation(): ChatLocation {
+/** The chat's state from the URL; without `?app=`, the app is `defaultApp`. */
+export function readChatLocation(defaultApp: string): ChatLocation {
   const params = new URLSearchParams(window.location.search);
   return {
     session: params.get('session') || undefined,
-    app: params.get('app') || DEFAULT_APP,
+    app: params.get('app') || defaultApp,
     mode: params.get('mode') === 'ws' ? 'ws' : 'sse',
   };
 }
 
+/** Puts the chat's state in the URL, replacing the history entry. */
 export function writeChatLocation(location: ChatLocation): void {
   const params = new URLSearchParams();
   if (location.session) params.set('session', location.session);

@@ -1,113 +1,27 @@
-import { useCallback, useEffect, useState } from 'react';
-import { type ApiError, toApiError } from '../api/api-error';
-import type { ApiApproval, ChatMessage } from '../api/api-types';
-import { getSessionMessages } from '../api/holdpoint-api';
 import { ErrorNotice } from '../ui/error-notice';
-import { type ChatLocation, readChatLocation, writeChatLocation } from './chat-location';
-import { ChatSession } from './chat-session';
-import type { ConnectionMode } from './chat-settings';
-import { ChatToolbar } from './chat-toolbar';
+import { ChatView } from './chat-view';
+import type { AppsState } from './use-apps';
 
-type Loaded =
-  | { state: 'loading' }
-  | { state: 'failed'; error: ApiError }
-  | { state: 'ready'; key: string; messages: ChatMessage[]; pending: ApiApproval[] };
+interface Props {
+  /** The server's apps, read once when the UI starts. */
+  apps: AppsState;
+}
 
-const newKey = () => `chat-${crypto.randomUUID()}`;
-const fresh = (): Loaded => ({ state: 'ready', key: newKey(), messages: [], pending: [] });
-
-/** The chat: pick an app and a connection, talk, approve. The session lives in the URL. */
-export function ChatPage() {
-  const [location, setLocation] = useState<ChatLocation>(readChatLocation);
-  const [loaded, setLoaded] = useState<Loaded>(() =>
-    location.session ? { state: 'loading' } : fresh(),
-  );
-
-  const update = useCallback((change: Partial<ChatLocation>) => {
-    setLocation((prev) => {
-      const next = { ...prev, ...change };
-      writeChatLocation(next);
-      return next;
-    });
-  }, []);
-
-  const restore = useCallback(
-    async (session: string) => {
-      setLoaded({ state: 'loading' });
-      try {
-        const state = await getSessionMessages(session);
-        update({ app: state.app });
-        setLoaded({
-          state: 'ready',
-          key: `${session}-${crypto.randomUUID()}`,
-          messages: state.messages,
-          pending: state.pending_approvals,
-        });
-      } catch (error) {
-        setLoaded({ state: 'failed', error: toApiError(error) });
-      }
-    },
-    [update],
-  );
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: restores the session once, on mount.
-  useEffect(() => {
-    writeChatLocation(location);
-    if (location.session) void restore(location.session);
-  }, []);
-
-  const newChat = (app = location.app) => {
-    update({ session: undefined, app });
-    setLoaded(fresh());
-  };
-
-  const changeMode = (mode: ConnectionMode) => {
-    update({ mode });
-    // The session is the server's; reload it so the new transport starts from its state.
-    if (location.session) void restore(location.session);
-    else setLoaded(fresh());
-  };
-
-  const onSessionId = useCallback((session: string) => update({ session }), [update]);
-
+/** The chat page: once the server's apps are here, the chat with them. */
+export function ChatPage({ apps }: Props) {
   return (
     <main className="page page--chat" id="main">
-      <ChatToolbar
-        app={location.app}
-        mode={location.mode}
-        appLocked={Boolean(location.session)}
-        onApp={(app) => newChat(app)}
-        onMode={changeMode}
-        onNewChat={() => newChat()}
-      />
-      {loaded.state === 'loading' ? (
+      {apps.state === 'loading' ? (
         <p className="loading" role="status">
-          Loading conversation…
+          Loading apps…
         </p>
       ) : null}
-      {loaded.state === 'failed' ? (
+      {apps.state === 'failed' ? (
         <div className="chat chat--failed">
-          <ErrorNotice
-            error={loaded.error}
-            onRetry={() => location.session && void restore(location.session)}
-          />
-          <button type="button" className="button button--ghost" onClick={() => newChat()}>
-            Start a new chat instead
-          </button>
+          <ErrorNotice error={apps.error} onRetry={apps.retry} />
         </div>
       ) : null}
-      {loaded.state === 'ready' ? (
-        <ChatSession
-          key={`${loaded.key}-${location.mode}`}
-          chatId={loaded.key}
-          app={location.app}
-          mode={location.mode}
-          sessionId={location.session}
-          initialMessages={loaded.messages}
-          initialPending={loaded.pending}
-          onSessionId={onSessionId}
-        />
-      ) : null}
+      {apps.state === 'ready' ? <ChatView catalog={apps.catalog} /> : null}
     </main>
   );
 }

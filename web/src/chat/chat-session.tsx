@@ -1,15 +1,16 @@
 import { useChat } from '@ai-sdk/react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type ApiError, toApiError } from '../api/api-error';
-import type { ApiApproval, ChatMessage, SessionMessages } from '../api/api-types';
+import type { ApiApp, ApiApproval, ChatMessage, SessionMessages } from '../api/api-types';
 import { decideApproval, getSessionMessages } from '../api/holdpoint-api';
 import { ApprovalDialog } from '../approvals/approval-dialog';
 import type { ApprovalRequest } from '../approvals/approval-request';
 import { inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
 import { currentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
+import { appInfo } from './app-info';
 import { answersComplete } from './auto-send';
-import { appInfo, type ConnectionMode } from './chat-settings';
+import type { ConnectionMode } from './chat-settings';
 import { Composer } from './composer';
 import { createTransport } from './create-transport';
 import { EmptyState } from './empty-state';
@@ -19,6 +20,8 @@ import { PendingBanner } from './pending-banner';
 import { useSessionPoll } from './use-session-poll';
 
 interface Props {
+  /** The apps the server serves. */
+  apps: ApiApp[];
   app: string;
   mode: ConnectionMode;
   chatId: string;
@@ -41,7 +44,7 @@ const sameIds = (a: string[], b: string[]) =>
 
 /** One conversation with one app over one connection mode, approvals included. */
 export function ChatSession(props: Props) {
-  const { app, mode, chatId, onSessionId } = props;
+  const { apps, app, mode, chatId, onSessionId } = props;
   const sessionRef = useRef(props.sessionId);
   const transport = useMemo(
     () =>
@@ -207,7 +210,7 @@ export function ChatSession(props: Props) {
     });
   };
 
-  const info = appInfo(app);
+  const info = appInfo(apps, app);
   const waitingCallIds = new Set(pending.map((p) => p.toolCallId));
   const first = pending[0];
 

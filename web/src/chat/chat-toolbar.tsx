@@ -1,6 +1,9 @@
-import { APPS, type ConnectionMode, MODES } from './chat-settings';
+import type { ApiApp } from '../api/api-types';
+import { type ConnectionMode, MODES } from './chat-settings';
 
 interface Props {
+  /** The apps the server serves. */
+  apps: ApiApp[];
   app: string;
   mode: ConnectionMode;
   /** The app is fixed once a conversation has a session. */
@@ -10,20 +13,20 @@ interface Props {
   onNewChat: () => void;
 }
 
-/** Which example app to talk to, over which connection, and a fresh start. */
-export function ChatToolbar({ app, mode, appLocked, onApp, onMode, onNewChat }: Props) {
+/** Which app to talk to, over which connection, and a fresh start. */
+export function ChatToolbar({ apps, app, mode, appLocked, onApp, onMode, onNewChat }: Props) {
   return (
     <div className="toolbar">
       <fieldset className="segmented" disabled={appLocked}>
         <legend className="toolbar__legend">App</legend>
-        {APPS.map((item) => (
-          <label key={item.id} className="segmented__option" title={item.description}>
+        {apps.map((item) => (
+          <label key={item.name} className="segmented__option" title={item.description}>
             <input
               type="radio"
               name="app"
-              value={item.id}
-              checked={app === item.id}
-              onChange={() => onApp(item.id)}
+              value={item.name}
+              checked={app === item.name}
+              onChange={() => onApp(item.name)}
             />
             <span>{item.label}</span>
           </label>

@@ -1,7 +1,7 @@
-import type { AppInfo } from './chat-settings';
+import type { ApiApp } from '../api/api-types';
 
 interface Props {
-  app: AppInfo;
+  app: ApiApp;
   disabled: boolean;
   onPick: (text: string) => void;
 }

@@ -1,0 +1,152 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Packing and installing into a new project takes a while on a 2-core machine.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('./fixtures/package-consumer', import.meta.url));
+const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
+
+/** What the consumer installs beside Holdpoint: ADK (its peer), its own server libraries. */
+const CONSUMER_DEPENDENCIES = [
+  '@google/adk@2.0.0',
+  'zod@4.6.7',
+  'hono@4.13.19',
+  '@hono/node-server@2.1.8',
+  'express@5.3.0',
+];
+
+let project: string;
+let tarball: string;
+
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Runs one of the consumer's scripts with plain Node and parses the JSON it prints. */
+function run(script: string): Record<string, unknown> {
+  const output = execFileSync(process.execPath, [script], { cwd: project, encoding: 'utf8' });
+  return JSON.parse(output.trim().split('\n').at(-1) ?? '{}');
+}
+
+// `npm test` builds dist/ and web/dist/ first; the tarball is what `npm publish` would send.
+beforeAll(() => {
+  project = mkdtempSync(join(tmpdir(), 'holdpoint-consumer-'));
+  const packed = npm(['pack', '--ignore-scripts', '--pack-destination', project], ROOT);
+  tarball = join(project, packed.trim().split('\n').at(-1) ?? '');
+  cpSync(FIXTURE, project, { recursive: true });
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
+  npm(
+    ['install', tarball, ...CONSUMER_DEPENDENCIES, '--prefer-offline', '--no-audit', '--no-fund'],
+    project,
+  );
+});
+afterAll(() => {
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+describe('the installed package', () => {
+  it('ships compiled JavaScript, type declarations and the web UI, not the sources', () => {
+    const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/dist/index.js',
+        'package/dist/index.d.ts',
+        'package/dist/bin/holdpoint.js',
+        'package/bin/holdpoint.js',
+        'package/web/dist/index.html',
+      ]),
+    );
+    expect(files.filter((file) => /^package\/(src|test|examples|bench)\//.test(file))).toEqual([]);
+    expect(files.filter((file) => file.endsWith('.test.js'))).toEqual([]);
+  });
+
+  it('runs a project’s own agent to a pause and an approval, from plain JavaScript', () => {
+    const result = run('in-process.js');
+    expect(result).toEqual({
+      paused: { status: 'pending_approval', hint: 'Refund order A-1?' },
+      done: {
+        status: 'completed',
+        result: expect.stringMatching(/^Result: \{"status":"refunded","order":"A-1","key":"hp_/),
+        invocationSame: true,
+      },
+      again: 'ALREADY_DECIDED',
+      audit: expect.arrayContaining(['requested', 'decided', 'completed']),
+      refunds: [1],
+    });
+  });
+
+  it.each([
+    ['Hono', 'hono-server.js'],
+    ['Express', 'express-server.js'],
+  ])('serves its HTTP API mounted in the project’s %s server', (_name, script) => {
+    expect(run(script)).toEqual({
+      paused: { status: 'pending_approval', hint: 'Refund order B-2?' },
+      done: { status: 'completed', result: expect.stringContaining('"order":"B-2"') },
+      host: 'host',
+    });
+  });
+
+  it('exposes nothing but the public API', () => {
+    expect(run('private-import.js')).toEqual({ code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+  });
+
+  it('type-checks a TypeScript app against its declarations', () => {
+    const args = ['--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext'];
+    expect(() =>
+      execFileSync(TSC, [...args, 'typed-app.ts'], { cwd: project, encoding: 'utf8' }),
+    ).not.toThrow();
+  });
+
+  it('`holdpoint serve --app` serves the project’s .js and .ts apps with the web UI', async () => {
+    const bin = join(project, 'node_modules', 'holdpoint', 'bin', 'holdpoint.js');
+    const child = spawn(
+      process.execPath,
+      [bin, 'serve', '--app', './refunds-app.js', '--app', './typed-app.ts', '--port', '0'],
+      {
+        cwd: project,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LOG_LEVEL: 'info' },
+      },
+    );
+    try {
+      const base = await listeningUrl(child);
+      const apps = await (await fetch(`${base}/api/apps`)).json();
+      expect(apps.apps.map((app: { name: string }) => app.name)).toEqual(['refunds', 'typed']);
+      const page = await fetch(`${base}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      const typed = await fetch(`${base}/api/agent/start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'hi', user_id: 'ann', app: 'typed' }),
+      });
+      expect(await typed.json()).toMatchObject({ status: 'completed', result: 'typed hello' });
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
+
+/** The URL the server logs once it listens. */
+function listeningUrl(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /Holdpoint listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1];
+      if (url) resolve(url);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited ${code}:\n${output}`)));
+  });
+}

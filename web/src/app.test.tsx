@@ -1,0 +1,39 @@
+// @vitest-environment happy-dom
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { App } from './app';
+import { navigate } from './router';
+
+const APPS = {
+  apps: [{ name: 'refunds', label: 'Refunds', description: 'Refunds orders.', examples: [] }],
+  default_app: 'refunds',
+};
+
+const fetchMock = vi.fn<typeof fetch>(async (input) =>
+  String(input) === '/api/apps'
+    ? new Response(JSON.stringify(APPS))
+    : new Response(JSON.stringify({ approvals: [] })),
+);
+
+beforeEach(() => {
+  fetchMock.mockClear();
+  vi.stubGlobal('fetch', fetchMock);
+  window.history.replaceState(null, '', '/');
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('App', () => {
+  it('reads the apps once at start, not again when coming back to the chat', async () => {
+    render(<App />);
+    await screen.findByRole('heading', { name: 'Refunds' });
+    act(() => navigate('/approvals'));
+    await screen.findByRole('heading', { name: 'Approvals' });
+    act(() => navigate('/'));
+    await screen.findByRole('heading', { name: 'Refunds' });
+    const appReads = fetchMock.mock.calls.filter(([input]) => String(input) === '/api/apps');
+    expect(appReads).toHaveLength(1);
+  });
+});

@@ -1,0 +1,122 @@
+import { useCallback, useEffect, useState } from 'react';
+import { type ApiError, toApiError } from '../api/api-error';
+import type { ApiApproval, ChatMessage } from '../api/api-types';
+import { type AppCatalog, getSessionMessages } from '../api/holdpoint-api';
+import { ErrorNotice } from '../ui/error-notice';
+import { type ChatLocation, readChatLocation, writeChatLocation } from './chat-location';
+import { ChatSession } from './chat-session';
+import type { ConnectionMode } from './chat-settings';
+import { ChatToolbar } from './chat-toolbar';
+
+type Loaded =
+  | { state: 'loading' }
+  | { state: 'failed'; error: ApiError }
+  | { state: 'ready'; key: string; messages: ChatMessage[]; pending: ApiApproval[] };
+
+const newKey = () => `chat-${crypto.randomUUID()}`;
+const fresh = (): Loaded => ({ state: 'ready', key: newKey(), messages: [], pending: [] });
+
+interface Props {
+  /** The apps the server serves. */
+  catalog: AppCatalog;
+}
+
+/** The chat: pick an app and a connection, talk, approve. The session lives in the URL. */
+export function ChatView({ catalog }: Props) {
+  const [location, setLocation] = useState<ChatLocation>(() =>
+    readChatLocation(catalog.defaultApp),
+  );
+  const [loaded, setLoaded] = useState<Loaded>(() =>
+    location.session ? { state: 'loading' } : fresh(),
+  );
+
+  const update = useCallback((change: Partial<ChatLocation>) => {
+    setLocation((prev) => {
+      const next = { ...prev, ...change };
+      writeChatLocation(next);
+      return next;
+    });
+  }, []);
+
+  const restore = useCallback(
+    async (session: string) => {
+      setLoaded({ state: 'loading' });
+      try {
+        const state = await getSessionMessages(session);
+        update({ app: state.app });
+        setLoaded({
+          state: 'ready',
+          key: `${session}-${crypto.randomUUID()}`,
+          messages: state.messages,
+          pending: state.pending_approvals,
+        });
+      } catch (error) {
+        setLoaded({ state: 'failed', error: toApiError(error) });
+      }
+    },
+    [update],
+  );
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: restores the session once, on mount.
+  useEffect(() => {
+    writeChatLocation(location);
+    if (location.session) void restore(location.session);
+  }, []);
+
+  const newChat = (app = location.app) => {
+    update({ session: undefined, app });
+    setLoaded(fresh());
+  };
+
+  const changeMode = (mode: ConnectionMode) => {
+    update({ mode });
+    // The session is the server's; reload it so the new transport starts from its state.
+    if (location.session) void restore(location.session);
+    else setLoaded(fresh());
+  };
+
+  const onSessionId = useCallback((session: string) => update({ session }), [update]);
+
+  return (
+    <>
+      <ChatToolbar
+        apps={catalog.apps}
+        app={location.app}
+        mode={location.mode}
+        appLocked={Boolean(location.session)}
+        onApp={(app) => newChat(app)}
+        onMode={changeMode}
+        onNewChat={() => newChat()}
+      />
+      {loaded.state === 'loading' ? (
+        <p className="loading" role="status">
+          Loading conversation…
+        </p>
+      ) : null}
+      {loaded.state === 'failed' ? (
+        <div className="chat chat--failed">
+          <ErrorNotice
+            error={loaded.error}
+            onRetry={() => location.session && void restore(location.session)}
+          />
+          <button type="button" className="button button--ghost" onClick={() => newChat()}>
+            Start a new chat instead
+          </button>
+        </div>
+      ) : null}
+      {loaded.state === 'ready' ? (
+        <ChatSession
+          key={`${loaded.key}-${location.mode}`}
+          chatId={loaded.key}
+          apps={catalog.apps}
+          app={location.app}
+          mode={location.mode}
+          sessionId={location.session}
+          initialMessages={loaded.messages}
+          initialPending={loaded.pending}
+          onSessionId={onSessionId}
+        />
+      ) : null}
+    </>
+  );
+}
