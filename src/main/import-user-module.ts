@@ -8,11 +8,17 @@ const TYPESCRIPT = /\.[mc]?ts$/;
 let typescriptRegistered = false;
 
 /**
+ * Whether this module was loaded by Vite (Vitest), which imports TypeScript itself:
+ * Vite gives transformed modules an `import.meta.env`; Node does not.
+ */
+const loadedByVite = (import.meta as ImportMeta & { env?: unknown }).env !== undefined;
+
+/**
  * Lets Node import TypeScript written the usual way (`./rules.js` naming `rules.ts`),
- * once per process, through tsx. Under Vitest, Vite already does, so nothing is added.
+ * once per process, through tsx. Under Vite nothing needs adding.
  */
 function allowTypescript(): void {
-  if (typescriptRegistered || process.env.VITEST) return;
+  if (typescriptRegistered || loadedByVite) return;
   register();
   typescriptRegistered = true;
 }

@@ -7,7 +7,7 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { countOf, focusOf, hidden, textOf, visible } from './wait.js';
-import { buildWeb, startWebUi, type WebUi } from './web-ui.js';
+import { startWebUi, type WebUi } from './web-ui.js';
 
 let ui: WebUi;
 let browser: Browser;
@@ -15,7 +15,6 @@ let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  await buildWeb();
   ui = await startWebUi();
   browser = await launchChromium();
 }, 120_000);

@@ -1,10 +1,6 @@
-import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
 import { loadConfig } from '../../src/config/config.js';
 import { type RunningServer, startServer } from '../../src/main/serve.js';
 import { EXAMPLE_APP_FLAGS } from '../support/example-apps.js';
-
-const webConfig = fileURLToPath(new URL('../../web/vite.config.ts', import.meta.url));
 
 /** The web UI as `npm start` serves it: the real Holdpoint server serving `web/dist`. */
 export interface WebUi {
@@ -13,14 +9,10 @@ export interface WebUi {
   close(): Promise<void>;
 }
 
-/** Builds `web/dist` (the same `vite build` as the package script). */
-export async function buildWeb(): Promise<void> {
-  await build({ configFile: webConfig, logLevel: 'warn' });
-}
-
 /**
- * Starts Holdpoint (`--model rules`, port 0) after `buildWeb`, and checks that it
- * serves the UI at `/` itself — the browser tests never run against anything else.
+ * Starts Holdpoint (`--model rules`, port 0) on the `web/dist` that `npm test` builds
+ * first (`npm run build`), and checks that it serves the UI at `/` itself — the
+ * browser tests never run against anything else.
  */
 export async function startWebUi(extraArgs: string[] = []): Promise<WebUi> {
   const server = await startServer(
@@ -39,7 +31,9 @@ export async function startWebUi(extraArgs: string[] = []): Promise<WebUi> {
   const page = await fetch(`${baseUrl}/`);
   if (!(page.headers.get('content-type') ?? '').includes('text/html')) {
     await server.close();
-    throw new Error(`the server does not serve the web UI at / (status ${page.status})`);
+    throw new Error(
+      `the server does not serve the web UI at / (status ${page.status}); run npm run build`,
+    );
   }
   return { server, baseUrl, close: () => server.close() };
 }
