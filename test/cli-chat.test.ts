@@ -56,6 +56,28 @@ describe('holdpoint chat', () => {
     expect(output).not.toContain('not sent');
   });
 
+  it('chats with an app module named by its path, loaded as a user’s', async () => {
+    const { code, output } = await chat(
+      ['--app', './examples/payments/app.ts'],
+      ['Send $5 to Ann', 'y'],
+    );
+    expect(code).toBe(0);
+    expect(output).toContain('Holdpoint chat — app payments.');
+    expect(output).toMatch(/Sent 5 USD to Ann \(transaction TXN-[0-9A-F]{10}\)\./);
+  });
+
+  it.each([
+    ['./test/fixtures/apps/missing.ts', /APP_LOAD_FAILED: Cannot load .*missing\.ts/],
+    [
+      './test/fixtures/apps/not-an-app.ts',
+      /APP_LOAD_FAILED: .*not-an-app\.ts: its default export must be defineApp/,
+    ],
+  ])('refuses the app module %s with a clear error', async (path, message) => {
+    const { code, output } = await chat(['--app', path], ['hello']);
+    expect(code).toBe(1);
+    expect(output).toMatch(message);
+  });
+
   it('refuses an unknown app with a clear error', async () => {
     const { code, output } = await chat(['--app', 'nope'], ['hello']);
     expect(code).toBe(1);

@@ -6,7 +6,7 @@ import { HoldpointError } from '../core/errors.js';
 const positiveInt = z.coerce.number().int().positive();
 
 const configSchema = z
-  .object({
+  .strictObject({
     port: z.coerce.number().int().min(0).max(65535).default(3000),
     host: z.string().min(1).default('127.0.0.1'),
     store: z.enum(['memory', 'redis']).default('memory'),

@@ -1,0 +1,88 @@
+import { LlmAgent } from '@google/adk';
+import { describe, expect, it } from 'vitest';
+import { RulesModel } from '../agents/rules-model.js';
+import { createHoldpoint, type HoldpointOptions } from './create-holdpoint.js';
+import { type AppDefinition, defineApp, isHoldpointApp, resolveApp } from './define-app.js';
+
+const model = new RulesModel('echo', () => ({ role: 'model', parts: [{ text: 'hi' }] }));
+const agent = new LlmAgent({ name: 'echo', model, instruction: 'Echo.' });
+
+describe('defineApp', () => {
+  it('keeps the agent as it is and marks the app', () => {
+    const app = defineApp({ name: 'echo', agent });
+    expect(app.agent).toBe(agent);
+    expect(isHoldpointApp(app)).toBe(true);
+    expect(isHoldpointApp({ name: 'echo', agent })).toBe(false);
+  });
+
+  it.each([
+    [{ name: 'Echo App', agent }, /App Echo App: name: use 1–100/],
+    [{ name: 'echo', agent: 'gemini' }, /agent: an ADK agent/],
+    [{ name: 'echo', agent, approvals: { t: { onTimeout: 'wait' } } }, /approvals\.t\.onTimeout/],
+    [{ name: 'echo', agent, approvals: { t: { timeoutSeconds: -1 } } }, /timeoutSeconds/],
+    [{ name: 'echo', agent, extra: true }, /Unrecognized key/],
+  ])('refuses %j with INVALID_APP naming the field', (definition, message) => {
+    expect(() => defineApp(definition as unknown as AppDefinition)).toThrow(message);
+    try {
+      defineApp(definition as unknown as AppDefinition);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'INVALID_APP' });
+    }
+  });
+
+  it('builds the agent for the host’s model when given a function, with hints and policies', () => {
+    const seen: string[] = [];
+    const app = defineApp({
+      name: 'echo',
+      agent: ({ model: setting }) => {
+        seen.push(setting);
+        return agent;
+      },
+      approvals: {
+        pay: { hint: 'Pay?', onTimeout: 'deny' },
+        ask: { hint: (args) => `Ask ${String(args.who)}?`, timeoutSeconds: 5 },
+      },
+    });
+    const resolved = resolveApp(app, { model: 'gemini-2.5-flash' });
+    expect(seen).toEqual(['gemini-2.5-flash']);
+    expect(resolved.rootAgent).toBe(agent);
+    expect(resolved.hints.pay?.({})).toBe('Pay?');
+    expect(resolved.hints.ask?.({ who: 'Ann' })).toBe('Ask Ann?');
+    expect(resolved.approvalPolicies).toEqual({
+      pay: { timeoutSeconds: undefined, onTimeout: 'deny' },
+      ask: { timeoutSeconds: 5, onTimeout: undefined },
+    });
+    expect(resolved.label).toBe('echo');
+  });
+
+  it('refuses an agent function that returns no agent', () => {
+    const app = defineApp({ name: 'echo', agent: () => 'nothing' as never });
+    expect(() => resolveApp(app, { model: 'rules' })).toThrow(/did not return an ADK agent/);
+  });
+});
+
+describe('createHoldpoint', () => {
+  it.each([
+    [{ apps: [] }, /at least one app/],
+    [{ apps: [{ name: 'echo', agent }] }, /must come from defineApp/],
+    [
+      { apps: [defineApp({ name: 'echo', agent }), defineApp({ name: 'echo', agent })] },
+      /Two apps are named echo/,
+    ],
+    [{ apps: [defineApp({ name: 'echo', agent })], defaultApp: 'other' }, /default app other/],
+  ])('refuses %#: INVALID_APP', (options, message) => {
+    const invalid = { sweepIntervalSeconds: false, ...options } as unknown as HoldpointOptions;
+    expect(() => createHoldpoint(invalid)).toThrow(message);
+  });
+
+  it('serves the apps, the first being the default', async () => {
+    const holdpoint = createHoldpoint({
+      apps: [defineApp({ name: 'echo', agent }), defineApp({ name: 'other', agent })],
+      sweepIntervalSeconds: false,
+    });
+    expect(holdpoint.apps).toEqual(['echo', 'other']);
+    const done = await holdpoint.start({ userId: 'ann', query: 'hello' });
+    expect(done).toMatchObject({ status: 'completed', app: 'echo', result: 'hi' });
+    await holdpoint.close();
+  });
+});

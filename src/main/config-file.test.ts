@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../config/config.js';
+import { readConfigFile } from './config-file.js';
+
+const FIXTURE_DIR = fileURLToPath(new URL('../../test/fixtures/config', import.meta.url));
+const PICKER = fileURLToPath(new URL('../../examples/picker/app.ts', import.meta.url));
+
+describe('holdpoint.config.ts', () => {
+  it('is found in the working directory, its app paths made relative to it', async () => {
+    const settings = await readConfigFile(undefined, FIXTURE_DIR);
+    expect(settings).toEqual({ apps: [PICKER], pauseTtlSeconds: 120 });
+  });
+
+  it('sits below flags and environment variables, above defaults', async () => {
+    const file = await readConfigFile(undefined, FIXTURE_DIR);
+    expect(loadConfig([], {}, file)).toMatchObject({ apps: [PICKER], pauseTtlSeconds: 120 });
+    expect(loadConfig(['--pause-ttl', '60'], {}, file).pauseTtlSeconds).toBe(60);
+    expect(loadConfig([], { HOLDPOINT_PAUSE_TTL_SECONDS: '90' }, file).pauseTtlSeconds).toBe(90);
+    expect(loadConfig(['--app', './a.ts', '--app', './b.js'], {}, file).apps).toEqual([
+      './a.ts',
+      './b.js',
+    ]);
+    expect(loadConfig([], { HOLDPOINT_APPS: './a.ts,./b.js' }, file).apps).toEqual([
+      './a.ts',
+      './b.js',
+    ]);
+  });
+
+  it('is optional, but one named with --config must exist', async () => {
+    expect(await readConfigFile(undefined, fileURLToPath(new URL('.', import.meta.url)))).toEqual(
+      {},
+    );
+    await expect(readConfigFile('./nope.config.ts', FIXTURE_DIR)).rejects.toMatchObject({
+      code: 'APP_LOAD_FAILED',
+    });
+  });
+
+  it('refuses settings it does not know, and bad values', () => {
+    expect(() => loadConfig([], {}, { apps: [], pauseTTLSeconds: 5 })).toThrow(/pauseTTLSeconds/);
+    expect(() => loadConfig([], {}, { apps: [], port: 'many' })).toThrow(/Invalid setting port/);
+  });
+});
