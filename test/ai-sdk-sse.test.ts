@@ -6,9 +6,8 @@ import {
   type UIMessage,
 } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
-import { EXAMPLE_APP_FLAGS } from './support/example-apps.js';
+import { exampleConfig } from './support/example-apps.js';
 import { NodeChat } from './support/node-chat.js';
 import {
   expectGoldenStream,
@@ -26,9 +25,7 @@ let server: RunningServer;
 let chatUrl: string;
 
 beforeAll(async () => {
-  server = await startServer(
-    loadConfig([...EXAMPLE_APP_FLAGS, '--port', '0', '--log-level', 'silent', '--model', 'rules']),
-  );
+  server = await startServer(exampleConfig());
   chatUrl = `http://127.0.0.1:${server.port}/api/chat`;
 });
 afterAll(async () => server.close());

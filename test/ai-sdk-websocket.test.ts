@@ -3,10 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { type UIMessage, type UIMessageChunk, WebSocketChatTransport } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { loadConfig } from '../src/config/config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
-import { EXAMPLE_APP_FLAGS } from './support/example-apps.js';
+import { exampleConfig } from './support/example-apps.js';
 import { JsonClient } from './support/json-client.js';
 import { NodeChat } from './support/node-chat.js';
 import { TestRedis } from './support/redis-server.js';
@@ -25,18 +24,7 @@ const fixture = (name: string) =>
 const socketUrl = (server: RunningServer) => `ws://127.0.0.1:${server.port}/api/chat/ws`;
 
 async function serve(...args: string[]): Promise<RunningServer> {
-  return startServer(
-    loadConfig([
-      ...EXAMPLE_APP_FLAGS,
-      '--port',
-      '0',
-      '--log-level',
-      'silent',
-      '--model',
-      'rules',
-      ...args,
-    ]),
-  );
+  return startServer(exampleConfig(...args));
 }
 
 let server: RunningServer;

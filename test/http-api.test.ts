@@ -1,27 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/config.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
-import { EXAMPLE_APP_FLAGS } from './support/example-apps.js';
+import { exampleConfig } from './support/example-apps.js';
 import { JsonClient } from './support/json-client.js';
 
 let server: RunningServer;
 let api: JsonClient;
 
 beforeAll(async () => {
-  server = await startServer(
-    loadConfig([
-      ...EXAMPLE_APP_FLAGS,
-      '--port',
-      '0',
-      '--log-level',
-      'silent',
-      '--model',
-      'rules',
-      '--store',
-      'memory',
-    ]),
-  );
+  server = await startServer(exampleConfig('--store', 'memory'));
   api = new JsonClient(`http://127.0.0.1:${server.port}`);
 });
 
@@ -603,20 +590,7 @@ describe('expiry', () => {
   const clock = new ManualClock(Date.now());
 
   beforeAll(async () => {
-    short = await startServer(
-      loadConfig([
-        ...EXAMPLE_APP_FLAGS,
-        '--port',
-        '0',
-        '--log-level',
-        'silent',
-        '--model',
-        'rules',
-        '--pause-ttl',
-        '60',
-      ]),
-      { clock },
-    );
+    short = await startServer(exampleConfig('--pause-ttl', '60'), { clock });
     shortApi = new JsonClient(`http://127.0.0.1:${short.port}`);
   });
   afterAll(async () => short.close());

@@ -15,8 +15,7 @@ afterAll(async () => {
 });
 
 /** A server instance over the shared Redis, made from an ioredis client of the host's own. */
-function instance(): Holdpoint {
-  const client = new Redis(TEST_REDIS_URL);
+function instance(client = new Redis(TEST_REDIS_URL)): Holdpoint {
   clients.push(client);
   const holdpoint = createHoldpoint({
     apps: [approvalTools],
@@ -60,12 +59,7 @@ describe('the public API on Redis', () => {
 
   it('leaves the host’s own client open and unchanged', async () => {
     const client = new Redis(TEST_REDIS_URL);
-    clients.push(client);
-    const holdpoint = createHoldpoint({
-      apps: [approvalTools],
-      store: redisStore({ client, keyPrefix: scratch.prefix }),
-      sweepIntervalSeconds: false,
-    });
+    const holdpoint = instance(client);
     await holdpoint.start({ userId: 'ann', query: 'always 1' });
     await holdpoint.close();
     expect(await client.ping()).toBe('PONG');

@@ -1,17 +1,14 @@
 import type { UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
-import { EXAMPLE_APP_FLAGS } from './support/example-apps.js';
+import { exampleConfig } from './support/example-apps.js';
 import { JsonClient } from './support/json-client.js';
 
 let server: RunningServer;
 let api: JsonClient;
 
 beforeAll(async () => {
-  server = await startServer(
-    loadConfig([...EXAMPLE_APP_FLAGS, '--port', '0', '--log-level', 'silent', '--model', 'rules']),
-  );
+  server = await startServer(exampleConfig());
   api = new JsonClient(`http://127.0.0.1:${server.port}`);
 });
 afterAll(async () => server.close());

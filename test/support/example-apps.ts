@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { type HoldpointConfig, loadConfig } from '../../src/config/config.js';
 
 /** The example apps' modules, as `holdpoint serve --app` loads a user's apps. */
 export const EXAMPLE_APPS = ['image-studio', 'payments', 'picker'].map((name) =>
@@ -7,3 +8,12 @@ export const EXAMPLE_APPS = ['image-studio', 'payments', 'picker'].map((name) =>
 
 /** `--app` flags for every example app. */
 export const EXAMPLE_APP_FLAGS = EXAMPLE_APPS.flatMap((path) => ['--app', path]);
+
+/**
+ * A test server's config: the example apps through `--app`, an ephemeral port, the
+ * offline models and silent logs, then `extra` flags; nothing from the environment.
+ */
+export function exampleConfig(...extra: string[]): HoldpointConfig {
+  const flags = ['--port', '0', '--log-level', 'silent', '--model', 'rules', ...extra];
+  return loadConfig([...EXAMPLE_APP_FLAGS, ...flags], {});
+}

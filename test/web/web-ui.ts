@@ -1,6 +1,5 @@
-import { loadConfig } from '../../src/config/config.js';
 import { type RunningServer, startServer } from '../../src/main/serve.js';
-import { EXAMPLE_APP_FLAGS } from '../support/example-apps.js';
+import { exampleConfig } from '../support/example-apps.js';
 
 /** The web UI as `npm start` serves it: the real Holdpoint server serving `web/dist`. */
 export interface WebUi {
@@ -15,18 +14,7 @@ export interface WebUi {
  * browser tests never run against anything else.
  */
 export async function startWebUi(extraArgs: string[] = []): Promise<WebUi> {
-  const server = await startServer(
-    loadConfig([
-      ...EXAMPLE_APP_FLAGS,
-      '--port',
-      '0',
-      '--log-level',
-      'silent',
-      '--model',
-      'rules',
-      ...extraArgs,
-    ]),
-  );
+  const server = await startServer(exampleConfig(...extraArgs));
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const page = await fetch(`${baseUrl}/`);
   if (!(page.headers.get('content-type') ?? '').includes('text/html')) {

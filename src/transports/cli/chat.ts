@@ -81,6 +81,8 @@ export async function runChat({ runtime, app, userId, input, output }: ChatOptio
   const { prompt, close } = linePrompt(input, output);
   let sessionId: string | undefined;
   output.write(`Holdpoint chat — app ${app}. Type a message, or /exit.\n`);
+  const others = runtime.appNames.filter((name) => name !== app);
+  if (others.length > 0) output.write(`Other apps (--app NAME): ${others.join(', ')}.\n`);
   try {
     for (;;) {
       const line = (await prompt('\nyou> '))?.trim();

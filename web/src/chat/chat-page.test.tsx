@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiApp } from '../api/api-types';
 import { ChatPage } from './chat-page';
@@ -80,7 +80,9 @@ describe('ChatPage', () => {
       'Find a hotel in Rome',
     ]);
     expect(appRadios().find((radio) => radio.checked)?.value).toBe('travel-desk');
-    expect(new URLSearchParams(window.location.search).get('app')).toBe('travel-desk');
+    await waitFor(() =>
+      expect(new URLSearchParams(window.location.search).get('app')).toBe('travel-desk'),
+    );
   });
 
   it('?app= picks a served app; choosing another in the toolbar switches to it', async () => {
@@ -89,7 +91,10 @@ describe('ChatPage', () => {
     expect(screen.getByRole('button', { name: 'Refund order 42' })).toBeTruthy();
     fireEvent.click(screen.getByRole('radio', { name: 'Travel Desk' }));
     await screen.findByRole('heading', { name: 'Travel Desk' });
-    expect(new URLSearchParams(window.location.search).get('app')).toBe('travel-desk');
+    // The location follows in an effect after the render that shows the new app.
+    await waitFor(() =>
+      expect(new URLSearchParams(window.location.search).get('app')).toBe('travel-desk'),
+    );
   });
 
   it('an app the server does not serve shows as its bare name, with nothing to try', async () => {
