@@ -1,7 +1,13 @@
-import { type Event, InMemorySessionService, Runner } from '@google/adk';
+import { type Event, FunctionTool, InMemorySessionService, LlmAgent, Runner } from '@google/adk';
 import type { Content, FunctionResponse } from '@google/genai';
-import { createImageStudio } from '../examples/image-studio/app.js';
-import { IMAGE_TOOL } from '../examples/image-studio/image-studio-rules.js';
+import { z } from 'zod';
+import { generateImages } from '../examples/image-studio/generate-images.js';
+import {
+  IMAGE_TOOL,
+  MAX_IMAGES,
+  respondImageStudio,
+} from '../examples/image-studio/image-studio-rules.js';
+import { RulesModel } from '../src/agents/rules-model.js';
 import { CONFIRMATION_CALL } from '../src/runtime/segment/segment-collector.js';
 import { expectCompleted, QUERY, USER } from './holdpoint-cycles.js';
 import type { Cycle } from './measure.js';
@@ -17,15 +23,43 @@ function parts(events: Event[]) {
 }
 
 /**
- * The same image-studio agent (same rules model, same tool, same threshold) on
- * ADK's Runner and InMemorySessionService with no Holdpoint in between: what a
- * cycle costs before any durability or bookkeeping.
+ * The image-studio agent (same rules model, same result, same threshold), gated by
+ * ADK's own `requireConfirmation`: the example's tool asks for confirmation itself,
+ * which bare ADK-JS cannot resume (`confirmation_not_required`); the cost is the same.
+ */
+function baselineAgent(): LlmAgent {
+  const tool = new FunctionTool({
+    name: IMAGE_TOOL,
+    description: `Generates num_images images (1 to ${MAX_IMAGES}) and returns them.`,
+    parameters: z.object({ num_images: z.number().int().min(1).max(MAX_IMAGES) }),
+    requireConfirmation: ({ num_images }) => num_images > 1,
+    execute: async ({ num_images }) => ({
+      status: 'approved',
+      order_id: `REQ-${num_images}-HUMAN`,
+      num_images,
+      artifacts: generateImages(num_images),
+    }),
+  });
+  return new LlmAgent({
+    name: 'image_studio',
+    model: new RulesModel('image-studio', respondImageStudio),
+    instruction: 'Generate images.',
+    tools: [tool],
+  });
+}
+
+/**
+ * That agent on ADK's Runner and InMemorySessionService with no Holdpoint in
+ * between: what a cycle costs before any durability or bookkeeping.
  */
 export function adkBaselineCycle(): Cycle {
-  const app = createImageStudio({ threshold: 1 });
-  const agent = typeof app.agent === 'function' ? app.agent({ model: 'rules' }) : app.agent;
+  const app = { name: 'image-studio' };
   const sessions = new InMemorySessionService();
-  const runner = new Runner({ appName: app.name, agent, sessionService: sessions });
+  const runner = new Runner({
+    appName: app.name,
+    agent: baselineAgent(),
+    sessionService: sessions,
+  });
   return async () => {
     const session = await sessions.createSession({ appName: app.name, userId: USER });
     const run = (newMessage: Content) =>
