@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { register } from 'tsx/esm/api';
 import { HoldpointError } from '../core/errors.js';
 
 const TYPESCRIPT = /\.[mc]?ts$/;
@@ -15,10 +14,12 @@ const loadedByVite = (import.meta as ImportMeta & { env?: unknown }).env !== und
 
 /**
  * Lets Node import TypeScript written the usual way (`./rules.js` naming `rules.ts`),
- * once per process, through tsx. Under Vite nothing needs adding.
+ * once per process, through tsx, loaded only then: JavaScript apps never load it.
+ * Under Vite nothing needs adding.
  */
-function allowTypescript(): void {
+async function allowTypescript(): Promise<void> {
   if (typescriptRegistered || loadedByVite) return;
+  const { register } = await import('tsx/esm/api');
   register();
   typescriptRegistered = true;
 }
@@ -29,7 +30,7 @@ function allowTypescript(): void {
  */
 export async function importDefault(path: string, baseDir = process.cwd()): Promise<unknown> {
   const file = resolve(baseDir, path);
-  if (TYPESCRIPT.test(file)) allowTypescript();
+  if (TYPESCRIPT.test(file)) await allowTypescript();
   let loaded: { default?: unknown };
   try {
     loaded = await import(pathToFileURL(file).href);
