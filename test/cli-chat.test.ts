@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -67,6 +69,20 @@ describe('holdpoint chat', () => {
     expect(output).toMatch(/Sent 5 USD to Ann \(transaction TXN-[0-9A-F]{10}\)\./);
   });
 
+  it('asks a tool’s own payload after the yes, and takes any value for an input', async () => {
+    const { code, output } = await chat(
+      ['--app', './test/support/approval-tools-app.ts'],
+      ['asks 7', 'y', '{"note":"from the terminal"}', 'value', 'red', 'value', '{"colour":"blue"}'],
+    );
+    expect(code).toBe(0);
+    expect(output).toContain('Move 7 credits? Add a note.');
+    expect(output).toContain('Payload (JSON; empty keeps {"note":""}): ');
+    expect(output).toMatch(/asks_itself: \{[^\n]*"note":"from the terminal"/);
+    expect(output).toContain('Answer (y/n, a JSON value or text; empty to decline): ');
+    expect(output).toContain('ask_value: {"value":"red"}');
+    expect(output).toContain('ask_value: {"colour":"blue"}');
+  });
+
   it.each([
     ['./test/fixtures/apps/missing.ts', /APP_LOAD_FAILED: Cannot load .*missing\.ts/],
     [
@@ -85,3 +101,39 @@ describe('holdpoint chat', () => {
     expect(output).toContain('UNKNOWN_APP: Unknown app nope');
   });
 });
+
+describe('holdpoint serve', () => {
+  it('stops with LISTEN_FAILED when its port is taken, and with VALIDATION_FAILED on a bad flag', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const busy = await run(['serve', '--port', port]);
+      expect(busy.code).toBe(1);
+      expect(busy.output).toContain(
+        `LISTEN_FAILED: Cannot listen on 127.0.0.1:${port}: EADDRINUSE.`,
+      );
+      const typo = await run(['serve', '--prot', port]);
+      expect(typo.code).toBe(1);
+      expect(typo.output).toMatch(/VALIDATION_FAILED: Unknown option '--prot'/);
+    } finally {
+      taken.close();
+    }
+  });
+});
+
+/** Runs the command with no input and returns its exit code and everything it printed. */
+function run(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}

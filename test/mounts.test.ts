@@ -92,6 +92,9 @@ describe('mounting the HTTP API', () => {
     const host = await listening(server);
     expect(await (await fetch(`http://${host}/`)).text()).toBe('the host app');
     expect((await fetch(`http://${host}/api/apps`)).status).toBe(404);
+    const unknown = await fetch(`http://${host}/hp/api/nope`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe('NOT_FOUND');
     await payThrough(`http://${host}/hp`);
     await chatThrough(`ws://${host}/hp/api/chat/ws`);
   });

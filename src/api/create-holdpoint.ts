@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type Logger, pino } from 'pino';
 import { z } from 'zod';
@@ -19,7 +20,7 @@ import type { Unsubscribe } from '../store/run-relay.js';
 import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import { routeAdkLogs } from './adk-logger.js';
-import { type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
+import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
 import { nodeHandler } from './node-handler.js';
 import { DEFAULT_SESSION_TTL_SECONDS, memoryStore, type Store } from './stores.js';
 
@@ -108,13 +109,58 @@ export interface Holdpoint {
   readonly routes: Hono;
   /** The same HTTP API as a Node request listener, for `http.createServer` and Express. */
   readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
-  /** Serves the AI SDK WebSocket chat (continuous approvals) on your own `http.Server`. */
-  attachWebSocket(server: Server, options?: WebSocketOptions): AttachedWebSocket;
+  /**
+   * Serves the AI SDK WebSocket chat (continuous approvals) on your own HTTP server
+   * (`http.createServer`, or what `@hono/node-server`'s `serve` returns).
+   */
+  attachWebSocket(server: Server | ServerType, options?: WebSocketOptions): AttachedWebSocket;
   /** Whether the store answers. */
   health(): Promise<Health>;
   /** Stops the sweeper, closes attached sockets and releases the store. */
   close(): Promise<void>;
 }
+
+function isStore(value: unknown): value is Store {
+  const store = value as Partial<Store> | undefined;
+  return (
+    typeof store?.getSnapshot === 'function' &&
+    typeof store.beginRun === 'function' &&
+    typeof store.claimSweep === 'function'
+  );
+}
+
+const positive = z.number().positive().finite();
+
+/** Everything but the apps, which `resolveApps` checks with their own messages. */
+const holdpointOptions = z
+  .strictObject({
+    apps: z.array(z.unknown()),
+    store: z.custom<Store>(isStore, 'a store from memoryStore() or redisStore()').optional(),
+    defaultApp: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    pauseTtlSeconds: positive.optional(),
+    retentionSeconds: positive.optional(),
+    runLeaseSeconds: z.number().min(3).finite().optional(),
+    approvalTimeoutSeconds: positive.optional(),
+    approvalTimeoutPolicy: z.enum(['deny', 'park']).optional(),
+    sweepIntervalSeconds: z.union([positive, z.literal(false)]).optional(),
+    logger: z
+      .custom<Logger>(
+        (value) => typeof (value as Logger | undefined)?.child === 'function',
+        'a pino logger',
+      )
+      .optional(),
+    clock: z
+      .custom<Clock>(
+        (value) => typeof (value as Clock | undefined)?.now === 'function',
+        'a Clock ({ now, every })',
+      )
+      .optional(),
+  })
+  .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
+    message: 'must be at least pauseTtlSeconds',
+    path: ['retentionSeconds'],
+  });
 
 const cancelRequest = z.strictObject({
   sessionId: idText,
@@ -147,8 +193,25 @@ function resolveApps(options: HoldpointOptions): AgentApp[] {
   return apps;
 }
 
+/** Tools named in an app's `approvals` that its agent does not declare: most likely typos. */
+function warnUnknownApprovalTools(apps: AgentApp[], logger: Logger): void {
+  for (const app of apps) {
+    const declared = declaredToolNames(app.rootAgent);
+    if (!declared) continue;
+    const named = new Set([...Object.keys(app.hints), ...Object.keys(app.approvalPolicies)]);
+    const unknown = [...named].filter((tool) => !declared.has(tool));
+    if (unknown.length > 0) {
+      logger.warn(
+        { app: app.name, tools: unknown, declared: [...declared] },
+        `app ${app.name}: approvals name tools its agent does not have: ${unknown.join(', ')}`,
+      );
+    }
+  }
+}
+
 /** Builds a Holdpoint and hands the server what it needs beside it. */
 export function buildHoldpoint(options: HoldpointOptions): HoldpointInternals {
+  validate(holdpointOptions, options);
   const apps = resolveApps(options);
   const defaultApp = options.defaultApp ?? apps[0]?.name ?? '';
   if (!apps.some((app) => app.name === defaultApp)) {
@@ -156,6 +219,7 @@ export function buildHoldpoint(options: HoldpointOptions): HoldpointInternals {
   }
   const logger = options.logger ?? pino({ level: 'warn', base: { service: 'holdpoint' } });
   routeAdkLogs(logger);
+  warnUnknownApprovalTools(apps, logger);
   const runtime = new HoldpointRuntime({
     store: options.store ?? memoryStore(),
     apps: new Map(apps.map((app) => [app.name, app])),
@@ -193,7 +257,7 @@ export function buildHoldpoint(options: HoldpointOptions): HoldpointInternals {
     routes,
     handler: nodeHandler(routes.fetch),
     attachWebSocket: (server, socketOptions = {}) => {
-      const endpoint = attachChatSocket(server, {
+      const endpoint = attachChatSocket(server as Server, {
         runtime,
         logger,
         path: socketOptions.path ?? CHAT_SOCKET_PATH,

@@ -1,8 +1,10 @@
 import { LlmAgent } from '@google/adk';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RulesModel } from '../agents/rules-model.js';
 import { createHoldpoint, type HoldpointOptions } from './create-holdpoint.js';
 import { type AppDefinition, defineApp, isHoldpointApp, resolveApp } from './define-app.js';
+import { memoryStore, redisStore } from './stores.js';
 
 const model = new RulesModel('echo', () => ({ role: 'model', parts: [{ text: 'hi' }] }));
 const agent = new LlmAgent({ name: 'echo', model, instruction: 'Echo.' });
@@ -84,5 +86,49 @@ describe('createHoldpoint', () => {
     const done = await holdpoint.start({ userId: 'ann', query: 'hello' });
     expect(done).toMatchObject({ status: 'completed', app: 'echo', result: 'hi' });
     await holdpoint.close();
+  });
+});
+
+describe('options are checked where they are given', () => {
+  const app = defineApp({ name: 'echo', agent });
+
+  it.each([
+    [{ pauseTTL: 5 }, /Unrecognized key/],
+    [{ pauseTtlSeconds: -5 }, /pauseTtlSeconds/],
+    [{ sweepIntervalSeconds: 'fast' }, /sweepIntervalSeconds/],
+    [{ store: {} }, /store: a store from memoryStore\(\) or redisStore\(\)/],
+    [{ pauseTtlSeconds: 600, retentionSeconds: 60 }, /retentionSeconds: must be at least/],
+  ])('createHoldpoint refuses %j with VALIDATION_FAILED', (extra, message) => {
+    const options = { apps: [app], sweepIntervalSeconds: false, ...extra } as HoldpointOptions;
+    expect(() => createHoldpoint(options)).toThrow(message);
+  });
+
+  it.each([
+    [() => memoryStore({ maxSessions: -1 }), /maxSessions/],
+    [() => redisStore({ url: 'http://nope' }), /redis:\/\/ or rediss:\/\//],
+    [() => redisStore({}), /exactly one of url or client/],
+    [() => redisStore({ url: 'redis://127.0.0.1:1', keyPrefix: 'a{b}' }), /keyPrefix/],
+  ])('a store refuses bad options: %#', (make, message) => {
+    expect(make).toThrow(message);
+  });
+
+  it('an agent function that throws is INVALID_APP naming the app', () => {
+    const failing = defineApp({
+      name: 'boom',
+      agent: () => {
+        throw new Error('no key');
+      },
+    });
+    expect(() => createHoldpoint({ apps: [failing], sweepIntervalSeconds: false })).toThrow(
+      'App boom: its agent function threw: no key',
+    );
+  });
+
+  it('warns about approvals for tools the agent does not have', () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const typo = defineApp({ name: 'echo', agent, approvals: { no_such_tool: { hint: 'x' } } });
+    createHoldpoint({ apps: [typo], logger, sweepIntervalSeconds: false });
+    expect(lines.join('')).toContain('approvals name tools its agent does not have: no_such_tool');
   });
 });

@@ -98,9 +98,39 @@ export function isHoldpointApp(value: unknown): value is HoldpointApp {
   return typeof value === 'object' && value !== null && APP_BRAND in value;
 }
 
+/** Builds the app's agent for `host` when it is a function; INVALID_APP when that fails. */
+function buildAgent(app: HoldpointApp, host: AppHost): unknown {
+  if (typeof app.agent !== 'function') return app.agent;
+  try {
+    return app.agent(host);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw invalidApp(`App ${app.name}: its agent function threw: ${why}`);
+  }
+}
+
+/**
+ * The names of the tools the agent tree declares, or undefined when a toolset (whose
+ * tools are known only at run time) makes the list incomplete.
+ */
+export function declaredToolNames(root: BaseAgent): Set<string> | undefined {
+  const names = new Set<string>();
+  const agents: BaseAgent[] = [root];
+  for (let agent = agents.pop(); agent; agent = agents.pop()) {
+    agents.push(...agent.subAgents);
+    const tools = (agent as { tools?: unknown[] }).tools ?? [];
+    for (const tool of tools) {
+      const name = (tool as { name?: unknown }).name;
+      if (typeof name !== 'string') return undefined;
+      names.add(name);
+    }
+  }
+  return names;
+}
+
 /** The app as the runtime runs it, with its agent built for `host` when it is a function. */
 export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
-  const rootAgent = typeof app.agent === 'function' ? app.agent(host) : app.agent;
+  const rootAgent = buildAgent(app, host);
   if (!isAgent(rootAgent)) {
     throw invalidApp(`App ${app.name}: its agent function did not return an ADK agent.`);
   }

@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { validate } from '../core/validate.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import { RedisStore } from '../store/redis/redis-store.js';
 import type { HoldpointStore } from '../store/store.js';
@@ -8,6 +10,36 @@ export type Store = HoldpointStore;
 
 /** How long a session is kept after its last change, unless a store is told otherwise. */
 export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
+
+const positive = z.number().positive().finite();
+
+const memoryStoreOptions = z.strictObject({
+  sessionTtlSeconds: positive.optional(),
+  maxSessions: z.number().int().positive().optional(),
+  maxMb: positive.optional(),
+});
+
+const redisStoreOptions = z
+  .strictObject({
+    url: z
+      .string()
+      .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+      .optional(),
+    client: z
+      .custom<Redis>(
+        (value) => typeof (value as Redis | undefined)?.duplicate === 'function',
+        'an ioredis client (new Redis(...))',
+      )
+      .optional(),
+    keyPrefix: z
+      .string()
+      .regex(/^[\w.-]{1,100}$/, 'letters, digits, _ . - (no braces: they make hash tags)')
+      .optional(),
+    sessionTtlSeconds: positive.optional(),
+  })
+  .refine((o) => (o.url === undefined) !== (o.client === undefined), {
+    message: 'give exactly one of url or client',
+  });
 
 /** Settings of the embedded store. */
 export interface MemoryStoreOptions {
@@ -24,6 +56,7 @@ export interface MemoryStoreOptions {
  * development, tests and single-process tools; production uses `redisStore`.
  */
 export function memoryStore(options: MemoryStoreOptions = {}): Store {
+  validate(memoryStoreOptions, options);
   return new MemoryStore({
     sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
     maxSessions: options.maxSessions,
@@ -51,6 +84,7 @@ export interface RedisStoreOptions {
  * (Lua, one hash tag per session), and every key has a TTL.
  */
 export function redisStore(options: RedisStoreOptions): Store {
+  validate(redisStoreOptions, options);
   return new RedisStore({
     url: options.url,
     client: options.client,

@@ -1,4 +1,4 @@
-import { type HoldpointConfig, loadConfig } from '../config/config.js';
+import { type HoldpointConfig, loadConfig, SETTING_FLAGS } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
 import { readConfigFile } from '../main/config-file.js';
 import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
@@ -10,7 +10,8 @@ const USAGE = `Usage:
                   [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
   holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--user NAME] [--store memory|redis] …
 Apps come from --app (repeatable) or holdpoint.config.ts; settings also from PORT,
-HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (README).`;
+HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (README).
+Settings: ${SETTING_FLAGS.join(' ')}`;
 
 /** Takes `--name value` out of argv, returning its value. */
 function takeFlag(argv: string[], name: string): string | undefined {
@@ -33,6 +34,10 @@ async function configFrom(argv: string[], env: NodeJS.ProcessEnv): Promise<Holdp
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   if (command === 'serve') {
     const server = await startServer(await configFrom(rest, process.env));
     const stop = () => {

@@ -50,7 +50,7 @@ export type HoldpointConfig = z.infer<typeof configSchema> & { model: string };
 /** What a `holdpoint.config.ts` exports by default: apps, and any setting by its long name. */
 export type ServerConfig = Partial<Omit<z.input<typeof configSchema>, 'config' | 'apps'>> & {
   /** App module paths (relative to the config file) or apps from `defineApp`. */
-  apps: (string | HoldpointApp)[];
+  apps?: (string | HoldpointApp)[];
 };
 
 /** Types a `holdpoint.config.ts`; returns it unchanged. */
@@ -89,6 +89,29 @@ const keyOf = (flag: string) =>
     app: 'apps',
   })[flag] ?? camel(flag);
 
+/** The settings' flags, as `--name`, for usage text. */
+export const SETTING_FLAGS = Object.keys(flags).map((name) => `--${name}`);
+
+/** The flags' values; VALIDATION_FAILED for an unknown flag or one without its value. */
+function parseFlags(argv: string[]): Partial<Record<keyof typeof flags, string | string[]>> {
+  try {
+    return parseArgs({
+      args: argv,
+      options: Object.fromEntries(
+        Object.entries(flags).map(([name, f]) => [
+          name,
+          { type: f.type, multiple: 'multiple' in f ? f.multiple : false },
+        ]),
+      ) as Record<keyof typeof flags, { type: 'string'; multiple: boolean }>,
+      allowPositionals: false,
+      strict: true,
+    }).values;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new HoldpointError('VALIDATION_FAILED', why.replace(/\. To specify.*$/s, '.'));
+  }
+}
+
 /**
  * Reads settings from command-line flags, then environment variables, then
  * `fileSettings` (a config file's), then defaults. `--app` repeats; HOLDPOINT_APPS
@@ -100,17 +123,7 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   fileSettings: Record<string, unknown> = {},
 ): HoldpointConfig {
-  const { values } = parseArgs({
-    args: argv,
-    options: Object.fromEntries(
-      Object.entries(flags).map(([name, f]) => [
-        name,
-        { type: f.type, multiple: 'multiple' in f ? f.multiple : false },
-      ]),
-    ) as Record<keyof typeof flags, { type: 'string'; multiple: boolean }>,
-    allowPositionals: false,
-    strict: true,
-  });
+  const values = parseFlags(argv);
   const raw: Record<string, unknown> = { ...fileSettings };
   for (const [name, f] of Object.entries(flags)) {
     const flag = values[name as keyof typeof flags];
@@ -121,10 +134,11 @@ export function loadConfig(
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new HoldpointError(
-      'VALIDATION_FAILED',
-      `Invalid setting ${issue?.path.join('.')}: ${issue?.message}`,
-    );
+    const message =
+      issue?.code === 'unrecognized_keys'
+        ? `Unknown setting ${issue.keys.join(', ')} (settings go by their long names, e.g. pauseTtlSeconds)`
+        : `Invalid setting ${issue?.path.join('.')}: ${issue?.message}`;
+    throw new HoldpointError('VALIDATION_FAILED', message);
   }
   const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
   return { ...parsed.data, model: parsed.data.model ?? (hasKey ? 'gemini-2.5-flash' : 'rules') };

@@ -26,3 +26,20 @@ describe('jsonBoundsProblem', () => {
     );
   });
 });
+
+describe('jsonBoundsProblem with values JSON cannot hold', () => {
+  it('names what is not JSON instead of failing later', () => {
+    expect(jsonBoundsProblem({ n: 10n })).toBe('is not JSON (a bigint)');
+    expect(jsonBoundsProblem({ f: () => 1 })).toBe('is not JSON (a function)');
+    expect(jsonBoundsProblem([Symbol('s')])).toBe('is not JSON (a symbol)');
+    expect(jsonBoundsProblem({ n: Number.NaN })).toBe('is not JSON (NaN)');
+    expect(jsonBoundsProblem({ at: new Date(0) })).toBe('is not JSON (a Date)');
+    expect(jsonBoundsProblem({ gone: undefined, kept: 1 })).toBeUndefined();
+  });
+
+  it('refuses a value that refers to itself', () => {
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    expect(jsonBoundsProblem(loop)).toBe('refers to the same object twice (or to itself)');
+  });
+});

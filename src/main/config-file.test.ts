@@ -37,7 +37,23 @@ describe('holdpoint.config.ts', () => {
   });
 
   it('refuses settings it does not know, and bad values', () => {
-    expect(() => loadConfig([], {}, { apps: [], pauseTTLSeconds: 5 })).toThrow(/pauseTTLSeconds/);
+    expect(() => loadConfig([], {}, { apps: [], pauseTTLSeconds: 5 })).toThrow(
+      'Unknown setting pauseTTLSeconds',
+    );
     expect(() => loadConfig([], {}, { apps: [], port: 'many' })).toThrow(/Invalid setting port/);
+  });
+});
+
+describe('flags', () => {
+  it('an unknown flag or a flag without its value is VALIDATION_FAILED, not a crash', () => {
+    expect(() => loadConfig(['--prot', '3000'], {})).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        message: expect.stringMatching(/--prot/),
+      }),
+    );
+    expect(() => loadConfig(['--port'], {})).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED' }),
+    );
   });
 });

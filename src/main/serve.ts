@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ServerType, serve as serveNode } from '@hono/node-server';
 import type { HoldpointConfig } from '../config/config.js';
+import { HoldpointError } from '../core/errors.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import {
@@ -38,11 +39,25 @@ export async function startServer(
     webRoot: existsSync(WEB_ROOT) ? WEB_ROOT : undefined,
   });
   if (!existsSync(WEB_ROOT)) logger.warn('web UI not built (npm run build); serving the API only');
-  const { server, port } = await new Promise<{ server: ServerType; port: number }>((resolve) => {
-    const server = serveNode(
-      { fetch: app.fetch, port: config.port, hostname: config.host },
-      (info) => resolve({ server, port: info.port }),
-    );
+  const { server, port } = await new Promise<{ server: ServerType; port: number }>(
+    (resolve, reject) => {
+      const server = serveNode(
+        { fetch: app.fetch, port: config.port, hostname: config.host },
+        (info) => resolve({ server, port: info.port }),
+      );
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        reject(
+          new HoldpointError(
+            'LISTEN_FAILED',
+            `Cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}.`,
+            { host: config.host, port: config.port },
+          ),
+        );
+      });
+    },
+  ).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
   });
   const sockets = attachChatSocket(server as Server, { runtime, logger, rejectOtherPaths: true });
   const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds);

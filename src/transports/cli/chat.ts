@@ -33,9 +33,54 @@ function linePrompt(input: Readable, output: Writable): { prompt: Prompt; close(
   };
 }
 
+const NO = /^(n|no)$/i;
+
+/** A typed answer as a value: JSON when it parses as JSON, else the text itself. */
+function typedValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A value for an input approval: objects as they are, anything else as `{ value }`. */
+function inputPayload(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : { value };
+}
+
+/** An input approval: a pick among its options, y/n, or any JSON value or text. */
+async function askInput(
+  prompt: Prompt,
+  approval: ApprovalRequest,
+): Promise<DecisionInput | undefined> {
+  const { approvalId } = approval;
+  const options = approval.args.options;
+  const choices = Array.isArray(options) ? options.map(String) : undefined;
+  const line = await prompt(
+    choices
+      ? `Choose [${choices.join('/')}] (empty to decline): `
+      : 'Answer (y/n, a JSON value or text; empty to decline): ',
+  );
+  if (line === undefined) return undefined;
+  const answer = line.trim();
+  if (!answer) return { approvalId, approved: false, reason: 'declined at the prompt' };
+  if (choices) {
+    const item = choices.find((o) => o.toLowerCase() === answer.toLowerCase()) ?? answer;
+    return { approvalId, approved: true, payload: { item } };
+  }
+  if (YES.test(answer) || NO.test(answer)) {
+    return { approvalId, approved: true, payload: { confirmed: YES.test(answer) } };
+  }
+  return { approvalId, approved: true, payload: inputPayload(typedValue(answer)) };
+}
+
 /**
  * Asks one approval at the prompt and turns the answer into a decision; undefined
- * when the input ended first (nobody answered, so nothing is decided).
+ * when the input ended first (nobody answered, so nothing is decided). A confirmation
+ * whose tool asked for a payload asks for it after the yes.
  */
 async function ask(
   prompt: Prompt,
@@ -45,25 +90,17 @@ async function ask(
   out.write(`\n⏸  Approval needed: ${approval.toolName}\n`);
   out.write(`   arguments: ${JSON.stringify(approval.args)}\n`);
   out.write(`   ${approval.hint}\n`);
-  const options = approval.args.options;
-  if (approval.kind === 'input' && Array.isArray(options)) {
-    const line = await prompt(`Choose [${options.join('/')}] (empty to decline): `);
-    if (line === undefined) return undefined;
-    const answer = line.trim();
-    const item = options.find((o) => String(o).toLowerCase() === answer.toLowerCase()) ?? answer;
-    return answer
-      ? { approvalId: approval.approvalId, approved: true, payload: { item } }
-      : { approvalId: approval.approvalId, approved: false, reason: 'declined at the prompt' };
-  }
+  if (approval.kind === 'input') return askInput(prompt, approval);
   const line = await prompt('Approve? [y/N] ');
   if (line === undefined) return undefined;
-  const approved = YES.test(line.trim());
-  return {
-    approvalId: approval.approvalId,
-    approved,
-    payload: approval.kind === 'input' ? { confirmed: approved } : undefined,
-    reason: approved ? undefined : 'rejected at the prompt',
-  };
+  const { approvalId } = approval;
+  if (!YES.test(line.trim()))
+    return { approvalId, approved: false, reason: 'rejected at the prompt' };
+  if (approval.payload === undefined) return { approvalId, approved: true };
+  const given = await prompt(`Payload (JSON; empty keeps ${JSON.stringify(approval.payload)}): `);
+  if (given === undefined) return undefined;
+  const payload = given.trim() ? typedValue(given.trim()) : approval.payload;
+  return { approvalId, approved: true, payload };
 }
 
 function printResult(out: Writable, outcome: RunOutcome & { status: 'completed' }): void {

@@ -1,6 +1,6 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createUIMessageStreamResponse } from 'ai';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
@@ -190,12 +190,15 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
     });
   }
 
-  app.notFound((c) =>
+  const notFound = (c: Context) =>
     c.json(
       { error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } },
       404,
-    ),
-  );
+    );
+  // Mounted in a host's Hono app, the host's not-found handler applies, not this one:
+  // unknown API paths answer here, the same JSON under any mount.
+  app.all('/api/*', notFound);
+  app.notFound(notFound);
 
   app.onError((error, c) => {
     if (isHoldpointError(error)) {
