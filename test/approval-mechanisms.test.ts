@@ -56,6 +56,8 @@ const MECHANISMS: Record<string, Mechanism> = {
     hint: 'Move 500 (above 100)?',
     result: { status: 'done', amount: 500 },
   },
+  // ADK-JS 2.0 alone refuses this answer on resume (`confirmation_not_required`: it never
+  // stores the response that recorded the request); Holdpoint's segment session stores it.
   'toolContext.requestConfirmation({ hint, payload })': {
     query: 'asks 7',
     tool: 'asks_itself',
