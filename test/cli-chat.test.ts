@@ -10,12 +10,13 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
 
-/** Runs `holdpoint chat` as a user would, typing `lines`, and returns what it printed. */
-function chat(args: string[], lines: string[]): Promise<{ code: number | null; output: string }> {
+/** Runs the command as a user would, typing `lines`, and returns its exit code and output. */
+function run(
+  args: string[],
+  lines: string[] = [],
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'chat', '--model', 'rules', ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -25,8 +26,13 @@ function chat(args: string[], lines: string[]): Promise<{ code: number | null; o
     });
     child.once('error', reject);
     child.once('exit', (code) => resolve({ code, output }));
-    child.stdin.end(`${lines.join('\n')}\n`);
+    child.stdin.end(lines.length > 0 ? `${lines.join('\n')}\n` : '');
   });
+}
+
+/** `holdpoint chat` on the offline models, typing `lines`. */
+function chat(args: string[], lines: string[]): Promise<{ code: number | null; output: string }> {
+  return run(['chat', '--model', 'rules', ...args], lines);
 }
 
 describe('holdpoint chat', () => {
@@ -121,19 +127,3 @@ describe('holdpoint serve', () => {
     }
   });
 });
-
-/** Runs the command with no input and returns its exit code and everything it printed. */
-function run(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
