@@ -31,6 +31,7 @@ export {
   type Store,
 } from './api/stores.js';
 export { defineConfig, type ServerConfig } from './config/config.js';
+export type { Cancel, Clock } from './core/clock.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
 export type {
   ApprovalKind,

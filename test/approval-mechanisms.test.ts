@@ -1,7 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHoldpoint, type Holdpoint } from 'holdpoint';
+import { FunctionTool, LlmAgent, type LlmRequest, LongRunningFunctionTool } from '@google/adk';
+import type { Content } from '@google/genai';
+import { createHoldpoint, defineApp, type Holdpoint, RulesModel } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  functionResponsesOf,
+  lastContent,
+  textReply,
+  toolCall,
+} from '../examples/shared/llm-history.js';
 import approvalTools, { effectRuns } from './support/approval-tools-app.js';
 import { JsonClient } from './support/json-client.js';
 import {
@@ -177,5 +186,107 @@ describe('requireConfirmation as a predicate', () => {
     const start = await api.post('/api/agent/start', { query: 'predicate 5', user_id: 'ann' });
     expect(start.body.status).toBe('completed');
     expect(echoedResult(start.body.result, 'confirm_above_100')).toMatchObject({ amount: 5 });
+  });
+});
+
+describe('a sub-agent’s tool that asks for confirmation itself', () => {
+  it('resumes, and no agent’s model ever sees the stand-in response Holdpoint stores', async () => {
+    const seenByModels: string[] = [];
+    const respond = (reply: (request: LlmRequest) => Content) => (request: LlmRequest) => {
+      seenByModels.push(JSON.stringify(request.contents));
+      return reply(request);
+    };
+    const transfer = (agentName: string): Content => ({
+      role: 'model',
+      parts: [{ functionCall: { name: 'transfer_to_agent', args: { agentName } } }],
+    });
+    const asks = new FunctionTool({
+      name: 'asks_itself',
+      description: 'Asks a person itself.',
+      parameters: z.object({ amount: z.number() }),
+      execute: async ({ amount }, toolContext) => {
+        if (!toolContext?.toolConfirmation) {
+          toolContext?.requestConfirmation({ hint: `Move ${amount}?` });
+          return { status: 'pending' };
+        }
+        return { status: 'moved', amount };
+      },
+    });
+    const payer = new LlmAgent({
+      name: 'payer',
+      description: 'Moves amounts.',
+      model: new RulesModel(
+        'payer',
+        respond((request) =>
+          functionResponsesOf(lastContent(request))[0]
+            ? transfer('root')
+            : toolCall('asks_itself', { amount: 5 }),
+        ),
+      ),
+      tools: [asks],
+    });
+    const root = new LlmAgent({
+      name: 'root',
+      model: new RulesModel(
+        'root',
+        // Only the person's own message goes to the payer; anything after it is the handback.
+        respond((request) =>
+          lastContent(request)?.parts?.[0]?.text === 'move 5'
+            ? transfer('payer')
+            : textReply('root is back'),
+        ),
+      ),
+      subAgents: [payer],
+    });
+    const local = createHoldpoint({
+      apps: [defineApp({ name: 'handover', agent: root })],
+      sweepIntervalSeconds: false,
+    });
+    const paused = await local.start({ userId: 'ann', query: 'move 5' });
+    expect(paused).toMatchObject({ status: 'pending_approval', message: 'Move 5?' });
+    const done = await local.resume({
+      sessionId: paused.sessionId,
+      decidedBy: 'bob',
+      approved: true,
+    });
+    expect(done).toMatchObject({ status: 'completed', result: 'root is back' });
+    const again = await local.start({ userId: 'ann', query: 'hello', sessionId: paused.sessionId });
+    expect(again.status).toBe('completed');
+    await local.close();
+    expect(seenByModels.join('\n')).toContain('moved');
+    expect(seenByModels.join('\n')).not.toContain('awaiting_confirmation');
+  });
+});
+
+describe('an app hint that fails on the model’s arguments', () => {
+  it('falls back to the default hint; the run pauses and its history stays readable', async () => {
+    const pick = new LongRunningFunctionTool({
+      name: 'pick',
+      description: 'Asks a person to pick.',
+      parameters: z.object({ items: z.array(z.string()).optional() }),
+      execute: async () => undefined,
+    });
+    const agent = new LlmAgent({
+      name: 'picky',
+      model: new RulesModel('picky', () => toolCall('pick', {})),
+      tools: [pick],
+    });
+    const local = createHoldpoint({
+      apps: [
+        defineApp({
+          name: 'picky',
+          agent,
+          approvals: { pick: { hint: (args) => (args.items as string[]).join(', ') } },
+        }),
+      ],
+      sweepIntervalSeconds: false,
+    });
+    const paused = await local.start({ userId: 'ann', query: 'pick' });
+    expect(paused).toMatchObject({ status: 'pending_approval', message: 'pick needs your input.' });
+    const { turns } = await local.sessions.history(paused.sessionId);
+    expect(turns[0]?.events).toContainEqual(
+      expect.objectContaining({ type: 'approval-requested' }),
+    );
+    await local.close();
   });
 });

@@ -5,6 +5,7 @@ import express from 'express';
 import { createHoldpoint, type Holdpoint } from 'holdpoint';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import payments from '../examples/payments/app.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
 import { JsonClient } from './support/json-client.js';
@@ -129,5 +130,33 @@ describe('mounting the HTTP API', () => {
     await chatThrough(`ws://${host}/hp/api/chat/ws`);
     await expect(ChatSocketClient.connect(`ws://${host}/elsewhere`)).rejects.toThrow(/418/);
     expect(hostUpgrades).toEqual(['/elsewhere']);
+  });
+});
+
+describe('the WebSocket on a host’s server', () => {
+  it('answers 404 to other upgrades when nothing else listens for them, instead of hanging', async () => {
+    const server = createServer(holdpoint.handler);
+    holdpoint.attachWebSocket(server);
+    const host = await listening(server);
+    await expect(ChatSocketClient.connect(`ws://${host}/other`)).rejects.toThrow(/404/);
+  });
+
+  it('refuses a second attach on the same path', () => {
+    const server = createServer();
+    const first = holdpoint.attachWebSocket(server, { path: '/ws' });
+    expect(() => holdpoint.attachWebSocket(server, { path: '/ws' })).toThrow(/already attached/);
+    first.close();
+    holdpoint.attachWebSocket(server, { path: '/ws' }).close();
+  });
+
+  it('survives a host WebSocketServer with no path taking the same upgrade first', async () => {
+    const server = createServer(holdpoint.handler);
+    const hostSockets = new WebSocketServer({ server });
+    holdpoint.attachWebSocket(server);
+    const host = await listening(server);
+    const client = await ChatSocketClient.connect(`ws://${host}/api/chat/ws`);
+    client.socket.close();
+    expect((await fetch(`http://${host}/healthz`)).status).toBe(200);
+    hostSockets.close();
   });
 });

@@ -44,8 +44,9 @@ export function idempotencyKey(toolContext: Context | undefined): string {
 /**
  * Runs `effect` once for this tool call and stores its result: a tool call that runs
  * again (a repeated resume, a retry, another instance, a restart) gets the stored
- * result instead of a second effect. The result must be JSON. While another process
- * runs the same call's effect, this throws EFFECT_IN_PROGRESS. Outside a Holdpoint run
+ * result instead of a second effect. The result is kept as JSON (see `asStored`).
+ * While another process runs the same call's effect, this throws EFFECT_IN_PROGRESS,
+ * which ADK hands the model as the tool's error result. Outside a Holdpoint run
  * (a plain ADK Runner, a unit test) there is no ledger and `effect` simply runs.
  */
 export async function once<T>(
@@ -56,5 +57,23 @@ export async function once<T>(
   const service = toolContext?.invocationContext.sessionService as WithEffectLedger | undefined;
   const ledger = service?.[EFFECT_LEDGER];
   if (!ledger) return effect();
-  return ledger.once(toolCallEffectKey(sessionId, callId), async () => effect());
+  return ledger.once(toolCallEffectKey(sessionId, callId), async () => asStored(await effect()));
+}
+
+/**
+ * The result as the ledger keeps it, so a replay returns exactly what the first run
+ * did (a Date becomes its string, as in JSON). A result JSON cannot encode at all (a
+ * BigInt, a cycle) is replaced by an error result: the effect has happened and must
+ * not run again, so something has to be stored.
+ */
+function asStored<T>(result: T): T {
+  if (result === undefined) return result;
+  try {
+    return JSON.parse(JSON.stringify(result)) as T;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      error: `The action ran, but its result cannot be stored as JSON (${why}); it will not run again.`,
+    } as T;
+  }
 }

@@ -17,12 +17,13 @@ import type { DecisionInput, ResumeRequest, StartRequest } from '../runtime/requ
 import type { RunEvent, RunEventSink } from '../runtime/run-event.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
 import type { Unsubscribe } from '../store/run-relay.js';
+import type { HoldpointStore } from '../store/store.js';
 import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
 import { nodeHandler } from './node-handler.js';
-import { DEFAULT_SESSION_TTL_SECONDS, memoryStore, type Store } from './stores.js';
+import { DEFAULT_SESSION_TTL_SECONDS, internalStore, memoryStore, type Store } from './stores.js';
 
 /** Everything `createHoldpoint` takes; only `apps` is required. */
 export interface HoldpointOptions {
@@ -121,7 +122,7 @@ export interface Holdpoint {
 }
 
 function isStore(value: unknown): value is Store {
-  const store = value as Partial<Store> | undefined;
+  const store = value as Partial<HoldpointStore> | undefined;
   return (
     typeof store?.getSnapshot === 'function' &&
     typeof store.beginRun === 'function' &&
@@ -221,7 +222,7 @@ export function buildHoldpoint(options: HoldpointOptions): HoldpointInternals {
   routeAdkLogs(logger);
   warnUnknownApprovalTools(apps, logger);
   const runtime = new HoldpointRuntime({
-    store: options.store ?? memoryStore(),
+    store: internalStore(options.store ?? memoryStore()),
     apps: new Map(apps.map((app) => [app.name, app])),
     defaultApp,
     pauseTtlSeconds: options.pauseTtlSeconds ?? 3600,

@@ -5,8 +5,21 @@ import { MemoryStore } from '../store/memory/memory-store.js';
 import { RedisStore } from '../store/redis/redis-store.js';
 import type { HoldpointStore } from '../store/store.js';
 
-/** Where Holdpoint keeps sessions, pauses, decisions, audit and effect results. */
-export type Store = HoldpointStore;
+/**
+ * Where Holdpoint keeps sessions, pauses, decisions, audit and effect results. Opaque:
+ * hand it to `createHoldpoint`; every change goes through the Holdpoint, validated
+ * and audited.
+ */
+export interface Store {
+  readonly kind: 'memory' | 'redis';
+  /** Releases connections; `Holdpoint.close()` calls it. */
+  close(): Promise<void>;
+}
+
+/** The store behind a `Store` made by `memoryStore` or `redisStore`. */
+export function internalStore(store: Store): HoldpointStore {
+  return store as HoldpointStore;
+}
 
 /** How long a session is kept after its last change, unless a store is told otherwise. */
 export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;

@@ -48,10 +48,25 @@ const configSchema = z
 export type HoldpointConfig = z.infer<typeof configSchema> & { model: string };
 
 /** What a `holdpoint.config.ts` exports by default: apps, and any setting by its long name. */
-export type ServerConfig = Partial<Omit<z.input<typeof configSchema>, 'config' | 'apps'>> & {
+export interface ServerConfig {
   /** App module paths (relative to the config file) or apps from `defineApp`. */
   apps?: (string | HoldpointApp)[];
-};
+  port?: number;
+  host?: string;
+  store?: 'memory' | 'redis';
+  redisUrl?: string;
+  redisPrefix?: string;
+  pauseTtlSeconds?: number;
+  sessionTtlSeconds?: number;
+  model?: string;
+  sweepIntervalSeconds?: number;
+  runLeaseSeconds?: number;
+  memoryMaxSessions?: number;
+  memoryMaxMb?: number;
+  approvalTimeoutSeconds?: number;
+  approvalTimeoutPolicy?: 'deny' | 'park';
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
 
 /** Types a `holdpoint.config.ts`; returns it unchanged. */
 export function defineConfig(config: ServerConfig): ServerConfig {

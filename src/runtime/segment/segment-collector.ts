@@ -1,6 +1,7 @@
 import type { Event } from '@google/adk';
 import type { FunctionCall } from '@google/genai';
 import type { ApprovalHint } from '../../agents/agent-app.js';
+import { LIMITS } from '../../core/limits.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
 
@@ -14,10 +15,12 @@ export type ApprovalHints = Record<string, ApprovalHint>;
 
 /**
  * Whether a function response only stands in for a call that waits for confirmation
- * (see `SegmentSessions`): it is no result, and the call still owes its real response.
+ * (see `SegmentSessions`): it sits in the confirmation request's own event. It is no
+ * result, and the call still owes its real response.
  */
 export function isAwaitingConfirmation(event: Event, responseId: string): boolean {
-  return responseId in (event.actions?.requestedToolConfirmations ?? {});
+  if (!(responseId in (event.actions?.requestedToolConfirmations ?? {}))) return false;
+  return (event.content?.parts ?? []).some((part) => part.functionCall?.name === CONFIRMATION_CALL);
 }
 
 interface PinnedCall {
@@ -134,7 +137,7 @@ export class SegmentCollector {
         args: original.args,
         hint:
           toolHint(confirmation.hint) ??
-          this.hints[original.name]?.(original.args) ??
+          this.appHint(original.name, original.args) ??
           `Run ${original.name}?`,
         payload: confirmation.payload,
       });
@@ -146,8 +149,24 @@ export class SegmentCollector {
         toolName: call.name,
         toolCallId: call.id,
         args,
-        hint: this.hints[call.name]?.(args) ?? `${call.name} needs your input.`,
+        hint: this.appHint(call.name, args) ?? `${call.name} needs your input.`,
       });
+    }
+  }
+
+  /**
+   * The app's hint for a call, or undefined when it has none or it fails: a hint
+   * runs on the model's raw arguments, and a hint that throws on them must not make
+   * the run, or the session's history, unreadable.
+   */
+  private appHint(toolName: string, args: Record<string, unknown>): string | undefined {
+    try {
+      const hint = this.hints[toolName]?.(args);
+      return typeof hint === 'string' && hint.trim() !== ''
+        ? hint.slice(0, LIMITS.reasonChars)
+        : undefined;
+    } catch {
+      return undefined;
     }
   }
 

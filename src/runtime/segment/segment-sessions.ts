@@ -2,8 +2,6 @@ import {
   type AppendEventRequest,
   BaseSessionService,
   type CreateSessionRequest,
-  createEvent,
-  createEventActions,
   type DeleteSessionRequest,
   type Event,
   type GetSessionRequest,
@@ -24,15 +22,16 @@ export const AWAITING_CONFIRMATION = {
 } as const;
 
 /**
- * The response event ADK-JS 2.0 leaves out when a tool asks for confirmation
- * itself (`toolContext.requestConfirmation()`): it yields the confirmation request
- * but not the tool's response that carries `requestedToolConfirmations`, and on
- * resume it looks for exactly that response to accept the answer, refusing it as
- * `confirmation_not_required` otherwise. ADK-Python stores it; so does Holdpoint,
- * just before the request (a response after the request would mean "already
- * answered"). The model never sees it: ADK keeps only a call's latest response.
+ * The confirmation request as Holdpoint stores it: with the responses ADK-JS 2.0
+ * leaves out when a tool asks for confirmation itself (`toolContext.requestConfirmation()`).
+ * ADK-JS yields the request but not the tool's response carrying
+ * `requestedToolConfirmations`, and on resume looks for exactly such a response to
+ * accept the answer (`confirmation_not_required` otherwise); ADK-Python stores it.
+ * Holdpoint adds it to the request event itself: ADK keeps that event out of every
+ * model's context (its own agent's and, as foreign events, other agents'), and a
+ * response in the same event is not one "after" the request.
  */
-function pendingResponsesOf(event: Event): Event | undefined {
+function withPendingResponses(event: Event): Event {
   const requested = event.actions?.requestedToolConfirmations ?? {};
   const parts = (event.content?.parts ?? []).flatMap((part) => {
     const call = part.functionCall;
@@ -45,14 +44,11 @@ function pendingResponsesOf(event: Event): Event | undefined {
       },
     ];
   });
-  if (parts.length === 0) return undefined;
-  return createEvent({
-    invocationId: event.invocationId,
-    author: event.author,
-    branch: event.branch,
-    content: { role: 'user', parts },
-    actions: createEventActions({ requestedToolConfirmations: requested }),
-  });
+  if (parts.length === 0 || !event.content) return event;
+  return {
+    ...event,
+    content: { ...event.content, parts: [...(event.content.parts ?? []), ...parts] },
+  };
 }
 
 /**
@@ -108,9 +104,7 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
   /** Applies the event to the session (ADK's base does, and drops `temp:` keys) and logs it. */
   override async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
     if (session !== this.session) return this.scratch.appendEvent({ session, event });
-    const pending = event.partial ? undefined : pendingResponsesOf(event);
-    if (pending) await this.log(pending);
-    return this.log(event);
+    return this.log(event.partial ? event : withPendingResponses(event));
   }
 
   private async log(event: Event): Promise<Event> {

@@ -180,26 +180,53 @@ class ChatConnection {
   }
 }
 
-/** Serves the AI SDK's WebSocket chat protocol (continuous approvals) on `server`. */
+/** The chat socket paths attached to each server, so one path is served once. */
+const attachedPaths = new WeakMap<Server, Set<string>>();
+
+/**
+ * Serves the AI SDK's WebSocket chat protocol (continuous approvals) on `server`.
+ * Upgrades to other paths are the host's, unless nothing else listens for upgrades:
+ * then they get 404 rather than hang. VALIDATION_FAILED when `path` is served already.
+ */
 export function attachChatSocket(server: Server, options: ChatSocketOptions): ChatSocketEndpoint {
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const socketPath = options.path ?? CHAT_SOCKET_PATH;
+  const paths = attachedPaths.get(server) ?? new Set<string>();
+  if (paths.has(socketPath)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `A chat socket is already attached at ${socketPath} on this server.`,
+    );
+  }
+  paths.add(socketPath);
+  attachedPaths.set(server, paths);
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== socketPath) {
-      if (options.rejectOtherPaths) {
-        socket.on('error', () => socket.destroy());
+      const alone = server.listenerCount('upgrade') === 1;
+      if (options.rejectOtherPaths || alone) {
         socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
       }
       return;
     }
-    socket.on('error', () => socket.destroy());
-    sockets.handleUpgrade(request, socket, head, (ws) => new ChatConnection(ws, request, options));
+    try {
+      sockets.handleUpgrade(
+        request,
+        socket,
+        head,
+        (ws) => new ChatConnection(ws, request, options),
+      );
+    } catch (error) {
+      // Another upgrade handler (say, a WebSocketServer with no path) took this socket first.
+      options.logger.warn({ err: error, path }, 'chat socket upgrade taken by another handler');
+    }
   };
   server.on('upgrade', onUpgrade);
   return {
     close: () => {
       server.off('upgrade', onUpgrade);
+      paths.delete(socketPath);
       for (const client of sockets.clients) client.terminate();
       sockets.close();
     },
