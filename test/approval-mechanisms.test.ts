@@ -290,3 +290,26 @@ describe('an app hint that fails on the model’s arguments', () => {
     await local.close();
   });
 });
+
+describe('a confirmation and an input asked in the same model turn', () => {
+  it('resumes once both are decided, and the model gets both answers', async () => {
+    const start = await api.post('/api/agent/start', { query: 'both 5', user_id: 'ann' });
+    expect(start.body.approvals.map((a: { kind: string }) => a.kind).sort()).toEqual([
+      'confirmation',
+      'input',
+    ]);
+    const decisions = start.body.approvals.map((a: { approval_id: string; kind: string }) => ({
+      approval_id: a.approval_id,
+      approved: true,
+      payload: a.kind === 'input' ? { colour: 'red' } : undefined,
+    }));
+    const done = await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      user_id: 'bob',
+      decisions,
+    });
+    expect(done.body.status).toBe('completed');
+    expect(done.body.result).toContain('ask_value: {"colour":"red"}');
+    expect(done.body.result).toMatch(/always_confirm: \{"status":"done"/);
+  });
+});

@@ -61,7 +61,16 @@ export function sessionExists(sessionId: string): HoldpointError {
   });
 }
 
-/** True when `error` is a HoldpointError, optionally with the given code. */
+/**
+ * True when `error` is a HoldpointError, optionally with the given code. One made by
+ * another copy of this package (an app module that resolved its own) counts too.
+ */
 export function isHoldpointError(error: unknown, code?: ErrorCode): error is HoldpointError {
-  return error instanceof HoldpointError && (code === undefined || error.code === code);
+  const isOne =
+    error instanceof HoldpointError ||
+    (error instanceof Error &&
+      error.name === 'HoldpointError' &&
+      typeof (error as HoldpointError).code === 'string' &&
+      (error as HoldpointError).code in errorStatus);
+  return isOne && (code === undefined || (error as HoldpointError).code === code);
 }

@@ -75,12 +75,24 @@ const COMMANDS: Record<string, (n: number) => Content> = {
   predicate: (n) => toolCall('confirm_above_100', { amount: n }),
   asks: (n) => toolCall('asks_itself', { amount: n }),
   value: () => toolCall('ask_value', { question: 'Which colour?' }),
+  both: (n) => ({
+    role: 'model',
+    parts: [
+      { functionCall: { name: 'always_confirm', args: { amount: n } } },
+      { functionCall: { name: 'ask_value', args: { question: 'Which colour?' } } },
+    ],
+  }),
 };
 
-/** "always 5", "predicate 500", "asks 7", "value": calls that tool; a result is echoed. */
+/**
+ * "always 5", "predicate 500", "asks 7", "value": calls that tool; "both 5" calls
+ * always_confirm and ask_value in one turn. Tool results are echoed, one per line.
+ */
 const model = new RulesModel('approval-tools', (request) => {
-  const [response] = functionResponsesOf(lastContent(request));
-  if (response) return textReply(`${response.name}: ${JSON.stringify(response.response)}`);
+  const responses = functionResponsesOf(lastContent(request));
+  if (responses.length > 0) {
+    return textReply(responses.map((r) => `${r.name}: ${JSON.stringify(r.response)}`).join('\n'));
+  }
   const [command = '', number = '0'] = (lastUserText(request) ?? '').split(' ');
   return COMMANDS[command]?.(Number(number)) ?? textReply('Say always, predicate, asks or value.');
 });

@@ -10,7 +10,7 @@ import {
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { resumeMessage } from '../segment/resume-message.js';
+import { resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
 
 /**
@@ -53,7 +53,7 @@ export async function resumeRun(
     userId: pause.userId,
     invocationId: pause.invocationId,
     lease,
-    newMessage: resumeMessage(pause),
+    messages: resumeMessages(pause),
     resumedFrom: pause,
     sink,
   });

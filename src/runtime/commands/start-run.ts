@@ -62,7 +62,7 @@ export async function startRun(
     userId: owner,
     invocationId: run.invocationId,
     lease,
-    newMessage: { role: 'user', parts: [{ text: query }] },
+    messages: [{ role: 'user', parts: [{ text: query }] }],
     sink,
   });
 }

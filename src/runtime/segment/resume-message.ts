@@ -1,6 +1,10 @@
 import type { Content, Part } from '@google/genai';
+import { HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, Decision, Pause } from '../../core/types.js';
 import { CONFIRMATION_CALL } from './segment-collector.js';
+
+/** What the user sends to a segment, in order: at least one message. */
+export type UserMessages = [Content, ...Content[]];
 
 /** The function response that carries a person's decision back into ADK. */
 function answerPart(approval: ApprovalRequest, decisions: Decision[]): Part {
@@ -24,9 +28,20 @@ function answerPart(approval: ApprovalRequest, decisions: Decision[]): Part {
   return { functionResponse: { id: approval.toolCallId, name: approval.toolName, response } };
 }
 
-/** The one user message that answers every approval of a decided pause. */
-export function resumeMessage(pause: Pause): Content {
-  return { role: 'user', parts: pause.approvals.map((a) => answerPart(a, pause.decisions)) };
+/**
+ * The user messages that answer every approval of a decided pause: the inputs'
+ * values, then the confirmations' answers, each kind in a message of its own. ADK
+ * keeps any event that answers a confirmation out of the model's context, so an
+ * input's value sent beside one would never reach the model.
+ */
+export function resumeMessages(pause: Pause): UserMessages {
+  const answers = (kind: ApprovalRequest['kind']) =>
+    pause.approvals.filter((a) => a.kind === kind).map((a) => answerPart(a, pause.decisions));
+  const [first, ...rest] = [answers('input'), answers('confirmation')]
+    .filter((parts) => parts.length > 0)
+    .map((parts): Content => ({ role: 'user', parts }));
+  if (!first) throw new HoldpointError('INTERNAL', `Pause ${pause.pauseId} holds no approvals.`);
+  return [first, ...rest];
 }
 
 /** Tool calls a person rejected in `pause`: their ADK responses mean "denied", not "failed". */

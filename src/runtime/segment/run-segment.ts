@@ -1,3 +1,4 @@
+import { createEvent } from '@google/adk';
 import type { Content } from '@google/genai';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { sessionNotFound } from '../../core/errors.js';
@@ -10,7 +11,7 @@ import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { deniedCalls } from './resume-message.js';
+import { deniedCalls, type UserMessages } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
 import { SegmentSessions } from './segment-sessions.js';
 
@@ -21,7 +22,8 @@ export interface SegmentStart {
   userId: string;
   invocationId: string;
   lease: Lease;
-  newMessage: Content;
+  /** What the user sends, in order: all but the last are stored before ADK runs on the last. */
+  messages: UserMessages;
   /** The pause this segment resumes; a new run instead closes what earlier pauses left open. */
   resumedFrom?: Pause;
   sink?: RunEventSink;
@@ -69,11 +71,16 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
     const sessions = new SegmentSessions(session, ctx.store.effects);
     const closing = resumedFrom ? undefined : closingEvent(session.events, invocationId, NOT_RUN);
     if (closing) await sessions.appendEvent({ session, event: closing });
+    const earlier = start.messages.slice(0, -1);
+    for (const content of earlier) {
+      const event = createEvent({ invocationId, author: 'user', content });
+      await sessions.appendEvent({ session, event });
+    }
     collector = await driveSegment({
       app,
       session,
       sessions,
-      newMessage: start.newMessage,
+      newMessage: start.messages[start.messages.length - 1] as Content,
       denied: deniedCalls(resumedFrom),
       signal: keeper.signal,
       emit: segment.emit,
