@@ -1,6 +1,7 @@
 import { createHoldpoint, type Holdpoint, redisStore } from 'holdpoint';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { internalStore } from '../src/api/stores.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import approvalTools, { effectRuns } from './support/approval-tools-app.js';
 
@@ -64,5 +65,29 @@ describe('the public API on Redis', () => {
     await holdpoint.close();
     expect(await client.ping()).toBe('PONG');
     expect(client.options.enableOfflineQueue).toBe(true);
+  });
+});
+
+describe('one run, one id', () => {
+  it('every stored event of a run, across its pause, carries the run’s invocation id', async () => {
+    const store = redisStore({ client: new Redis(TEST_REDIS_URL), keyPrefix: scratch.prefix });
+    const holdpoint = createHoldpoint({
+      apps: [approvalTools],
+      store,
+      sweepIntervalSeconds: false,
+    });
+    instances.push(holdpoint);
+    const paused = await holdpoint.start({ userId: 'ann', query: 'always 3' });
+    await holdpoint.resume({ sessionId: paused.sessionId, decidedBy: 'bob', approved: true });
+    const session = await internalStore(store).loadSession(
+      paused.sessionId,
+      'approval-tools',
+      'ann',
+    );
+    const ids = new Set(session?.events.map((event) => event.invocationId));
+    expect(session?.events.length).toBeGreaterThan(4);
+    expect(ids).toEqual(new Set([paused.invocationId]));
+    const adkIds = new Set(session?.events.map((event) => event.customMetadata?.adkInvocationId));
+    expect(adkIds.size).toBeGreaterThan(1);
   });
 });

@@ -68,7 +68,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
     if (!session) {
       throw sessionNotFound(sessionId);
     }
-    const sessions = new SegmentSessions(session, ctx.store.effects);
+    const sessions = new SegmentSessions(session, ctx.store.effects, invocationId);
     const closing = resumedFrom ? undefined : closingEvent(session.events, invocationId, NOT_RUN);
     if (closing) await sessions.appendEvent({ session, event: closing });
     const earlier = start.messages.slice(0, -1);

@@ -19,7 +19,7 @@ function loaded() {
 describe('SegmentSessions', () => {
   it("serves the segment's own session and logs what is appended to it, final state included", async () => {
     const session = loaded();
-    const sessions = new SegmentSessions(session, noLedger);
+    const sessions = new SegmentSessions(session, noLedger, 'i');
     const key = { appName: 'app', userId: 'ann', sessionId: 's1' };
     expect(await sessions.getSession(key)).toBe(session);
     const first = createEvent({
@@ -52,7 +52,7 @@ describe('SegmentSessions', () => {
 
   it("keeps sessions ADK makes for itself (an AgentTool's) apart, in a scratch service", async () => {
     const session = loaded();
-    const sessions = new SegmentSessions(session, noLedger);
+    const sessions = new SegmentSessions(session, noLedger, 'i');
     // AgentTool asks for its agent's name as the app, with the same session id.
     const inner = await sessions.getOrCreateSession({
       appName: 'helper',
@@ -66,5 +66,26 @@ describe('SegmentSessions', () => {
     });
     expect(sessions.appended.events).toEqual([]);
     expect(session.events).toEqual([]);
+  });
+
+  it('stamps the run’s invocation id on every event it stores, keeping ADK’s beside it', async () => {
+    const session = loaded();
+    const sessions = new SegmentSessions(session, noLedger, 'inv-run');
+    await sessions.appendEvent({
+      session,
+      event: createEvent({ invocationId: 'e-adk-1', author: 'agent' }),
+    });
+    await sessions.appendEvent({
+      session,
+      event: createEvent({ invocationId: 'inv-run', author: 'user' }),
+    });
+    const [first, second] = sessions.appended.events;
+    expect(first).toMatchObject({
+      invocationId: 'inv-run',
+      customMetadata: { adkInvocationId: 'e-adk-1' },
+    });
+    expect(second?.invocationId).toBe('inv-run');
+    expect(second?.customMetadata).toBeUndefined();
+    expect(session.events.map((e) => e.invocationId)).toEqual(['inv-run', 'inv-run']);
   });
 });

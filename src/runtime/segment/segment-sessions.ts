@@ -65,9 +65,15 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
   /** What `once(toolContext, effect)` finds from inside a tool of this segment. */
   readonly [EFFECT_LEDGER]: EffectLedger;
 
+  /**
+   * @param invocationId Holdpoint's id of the run, stamped on every event stored:
+   *   ADK gives each segment an invocation id of its own (kept in `customMetadata`
+   *   as `adkInvocationId`), so one run's events are found by one id.
+   */
   constructor(
     private readonly session: Session,
     effects: EffectLedger,
+    private readonly invocationId: string,
   ) {
     super();
     this[EFFECT_LEDGER] = effects;
@@ -104,7 +110,14 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
   /** Applies the event to the session (ADK's base does, and drops `temp:` keys) and logs it. */
   override async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
     if (session !== this.session) return this.scratch.appendEvent({ session, event });
-    return this.log(event.partial ? event : withPendingResponses(event));
+    if (event.partial) return this.log(event);
+    return this.log(this.stamped(withPendingResponses(event)));
+  }
+
+  private stamped(event: Event): Event {
+    if (event.invocationId === this.invocationId) return event;
+    const customMetadata = { ...event.customMetadata, adkInvocationId: event.invocationId };
+    return { ...event, invocationId: this.invocationId, customMetadata };
   }
 
   private async log(event: Event): Promise<Event> {
