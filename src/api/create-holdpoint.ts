@@ -5,9 +5,10 @@ import { type Logger, pino } from 'pino';
 import { z } from 'zod';
 import type { AgentApp } from '../agents/agent-app.js';
 import type { Clock } from '../core/clock.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
 import type { Pause } from '../core/types.js';
-import { idText, reasonText, validate } from '../core/validate.js';
+import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
 import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
@@ -23,7 +24,7 @@ import { createHttpApp } from '../transports/http/http-app.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
 import { nodeHandler } from './node-handler.js';
-import { DEFAULT_SESSION_TTL_SECONDS, internalStore, memoryStore, type Store } from './stores.js';
+import { internalStore, memoryStore, type Store } from './stores.js';
 
 /** Everything `createHoldpoint` takes; only `apps` is required. */
 export interface HoldpointOptions {
@@ -130,8 +131,6 @@ function isStore(value: unknown): value is Store {
   );
 }
 
-const positive = z.number().positive().finite();
-
 /** Everything but the apps, which `resolveApps` checks with their own messages. */
 const holdpointOptions = z
   .strictObject({
@@ -139,12 +138,12 @@ const holdpointOptions = z
     store: z.custom<Store>(isStore, 'a store from memoryStore() or redisStore()').optional(),
     defaultApp: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
-    pauseTtlSeconds: positive.optional(),
-    retentionSeconds: positive.optional(),
+    pauseTtlSeconds: positiveNumber.optional(),
+    retentionSeconds: positiveNumber.optional(),
     runLeaseSeconds: z.number().min(3).finite().optional(),
-    approvalTimeoutSeconds: positive.optional(),
+    approvalTimeoutSeconds: positiveNumber.optional(),
     approvalTimeoutPolicy: z.enum(['deny', 'park']).optional(),
-    sweepIntervalSeconds: z.union([positive, z.literal(false)]).optional(),
+    sweepIntervalSeconds: z.union([positiveNumber, z.literal(false)]).optional(),
     logger: z
       .custom<Logger>(
         (value) => typeof (value as Logger | undefined)?.child === 'function',
@@ -210,8 +209,11 @@ function warnUnknownApprovalTools(apps: AgentApp[], logger: Logger): void {
   }
 }
 
-/** Builds a Holdpoint and hands the server what it needs beside it. */
-export function buildHoldpoint(options: HoldpointOptions): HoldpointInternals {
+/**
+ * Builds a Holdpoint and hands the server what it needs beside it. `webRoot` (the
+ * built web UI) is served by its routes too: only `holdpoint serve` gives one.
+ */
+export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): HoldpointInternals {
   validate(holdpointOptions, options);
   const apps = resolveApps(options);
   const defaultApp = options.defaultApp ?? apps[0]?.name ?? '';
@@ -225,17 +227,17 @@ export function buildHoldpoint(options: HoldpointOptions): HoldpointInternals {
     store: internalStore(options.store ?? memoryStore()),
     apps: new Map(apps.map((app) => [app.name, app])),
     defaultApp,
-    pauseTtlSeconds: options.pauseTtlSeconds ?? 3600,
-    retentionSeconds: options.retentionSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
+    pauseTtlSeconds: options.pauseTtlSeconds ?? DEFAULTS.pauseTtlSeconds,
+    retentionSeconds: options.retentionSeconds ?? DEFAULTS.sessionTtlSeconds,
     runLeaseSeconds: options.runLeaseSeconds,
     approvalTimeoutSeconds: options.approvalTimeoutSeconds,
     approvalTimeoutPolicy: options.approvalTimeoutPolicy,
     logger,
     clock: options.clock,
   });
-  const interval = options.sweepIntervalSeconds ?? 5;
+  const interval = options.sweepIntervalSeconds ?? DEFAULTS.sweepIntervalSeconds;
   const stopSweeper = interval === false ? () => {} : runtime.startSweeper(interval);
-  const routes = createHttpApp({ runtime, logger });
+  const routes = createHttpApp({ runtime, logger, webRoot });
   const attached = new Set<AttachedWebSocket>();
   const holdpoint: Holdpoint = {
     apps: runtime.appNames,

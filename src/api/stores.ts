@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { validate } from '../core/validate.js';
+import { DEFAULTS } from '../core/defaults.js';
+import { positiveNumber, redisKeyPrefix, validate } from '../core/validate.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import { RedisStore } from '../store/redis/redis-store.js';
 import type { HoldpointStore } from '../store/store.js';
@@ -21,15 +22,10 @@ export function internalStore(store: Store): HoldpointStore {
   return store as HoldpointStore;
 }
 
-/** How long a session is kept after its last change, unless a store is told otherwise. */
-export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
-
-const positive = z.number().positive().finite();
-
 const memoryStoreOptions = z.strictObject({
-  sessionTtlSeconds: positive.optional(),
+  sessionTtlSeconds: positiveNumber.optional(),
   maxSessions: z.number().int().positive().optional(),
-  maxMb: positive.optional(),
+  maxMb: positiveNumber.optional(),
 });
 
 const redisStoreOptions = z
@@ -44,11 +40,8 @@ const redisStoreOptions = z
         'an ioredis client (new Redis(...))',
       )
       .optional(),
-    keyPrefix: z
-      .string()
-      .regex(/^[\w.-]{1,100}$/, 'letters, digits, _ . - (no braces: they make hash tags)')
-      .optional(),
-    sessionTtlSeconds: positive.optional(),
+    keyPrefix: redisKeyPrefix.optional(),
+    sessionTtlSeconds: positiveNumber.optional(),
   })
   .refine((o) => (o.url === undefined) !== (o.client === undefined), {
     message: 'give exactly one of url or client',
@@ -71,7 +64,7 @@ export interface MemoryStoreOptions {
 export function memoryStore(options: MemoryStoreOptions = {}): Store {
   validate(memoryStoreOptions, options);
   return new MemoryStore({
-    sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
+    sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULTS.sessionTtlSeconds,
     maxSessions: options.maxSessions,
     maxBytes: options.maxMb === undefined ? undefined : options.maxMb * 1024 * 1024,
   });
@@ -102,6 +95,6 @@ export function redisStore(options: RedisStoreOptions): Store {
     url: options.url,
     client: options.client,
     keyPrefix: options.keyPrefix,
-    sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
+    sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULTS.sessionTtlSeconds,
   });
 }

@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { type HoldpointApp, isHoldpointApp } from '../api/define-app.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
+import { redisKeyPrefix } from '../core/validate.js';
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -11,12 +13,9 @@ const configSchema = z
     host: z.string().min(1).default('127.0.0.1'),
     store: z.enum(['memory', 'redis']).default('memory'),
     redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
-    redisPrefix: z
-      .string()
-      .regex(/^[\w.-]+$/)
-      .default('hp'),
-    pauseTtlSeconds: positiveInt.default(3600),
-    sessionTtlSeconds: positiveInt.default(7 * 24 * 3600),
+    redisPrefix: redisKeyPrefix.default(DEFAULTS.redisKeyPrefix),
+    pauseTtlSeconds: positiveInt.default(DEFAULTS.pauseTtlSeconds),
+    sessionTtlSeconds: positiveInt.default(DEFAULTS.sessionTtlSeconds),
     model: z.string().min(1).optional(),
     /** App modules to serve (paths), or apps themselves (from a config file). */
     apps: z
@@ -29,12 +28,12 @@ const configSchema = z
       .default([]),
     /** A config file to read; by default `holdpoint.config.{ts,mts,js,mjs}` in the working directory. */
     config: z.string().min(1).optional(),
-    sweepIntervalSeconds: z.coerce.number().positive().default(5),
-    runLeaseSeconds: z.coerce.number().min(3).default(30),
+    sweepIntervalSeconds: z.coerce.number().positive().default(DEFAULTS.sweepIntervalSeconds),
+    runLeaseSeconds: z.coerce.number().min(3).default(DEFAULTS.runLeaseSeconds),
     memoryMaxSessions: positiveInt.default(10_000),
     memoryMaxMb: positiveInt.default(256),
-    approvalTimeoutSeconds: z.coerce.number().positive().default(30),
-    approvalTimeoutPolicy: z.enum(['deny', 'park']).default('park'),
+    approvalTimeoutSeconds: z.coerce.number().positive().default(DEFAULTS.approvalTimeoutSeconds),
+    approvalTimeoutPolicy: z.enum(['deny', 'park']).default(DEFAULTS.approvalTimeoutPolicy),
     logLevel: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),

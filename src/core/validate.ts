@@ -15,6 +15,17 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infe
   return parsed.data;
 }
 
+/** A positive, finite number (seconds, sizes) given in code. */
+export const positiveNumber = z.number().positive().finite();
+
+/**
+ * A Redis key prefix: letters, digits, `_ . -`; no braces, which would make hash tags
+ * of it and split a session's keys across slots.
+ */
+export const redisKeyPrefix = z
+  .string()
+  .regex(/^[\w.-]{1,100}$/, 'letters, digits, _ . - (no braces: they make hash tags)');
+
 /** A JSON value within the payload bounds (depth and size), named in the error. */
 export const boundedJson = z.unknown().superRefine((value, ctx) => {
   const problem = jsonBoundsProblem(value);

@@ -34,6 +34,8 @@ export function createStore(config: HoldpointConfig): Store {
 export interface HoldpointWiring {
   logger?: Logger;
   clock?: Clock;
+  /** The built web UI, for the routes to serve at `/`. */
+  webRoot?: string;
 }
 
 /**
@@ -46,18 +48,21 @@ export async function holdpointFromConfig(
 ): Promise<ConfiguredHoldpoint> {
   const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   const apps = await loadApps(config.apps);
-  const { holdpoint, runtime } = buildHoldpoint({
-    apps,
-    store: createStore(config),
-    model: config.model,
-    pauseTtlSeconds: config.pauseTtlSeconds,
-    retentionSeconds: config.sessionTtlSeconds,
-    runLeaseSeconds: config.runLeaseSeconds,
-    approvalTimeoutSeconds: config.approvalTimeoutSeconds,
-    approvalTimeoutPolicy: config.approvalTimeoutPolicy,
-    sweepIntervalSeconds: false,
-    logger,
-    clock: wiring.clock,
-  });
+  const { holdpoint, runtime } = buildHoldpoint(
+    {
+      apps,
+      store: createStore(config),
+      model: config.model,
+      pauseTtlSeconds: config.pauseTtlSeconds,
+      retentionSeconds: config.sessionTtlSeconds,
+      runLeaseSeconds: config.runLeaseSeconds,
+      approvalTimeoutSeconds: config.approvalTimeoutSeconds,
+      approvalTimeoutPolicy: config.approvalTimeoutPolicy,
+      sweepIntervalSeconds: false,
+      logger,
+      clock: wiring.clock,
+    },
+    wiring.webRoot,
+  );
   return { config, logger, holdpoint, runtime };
 }

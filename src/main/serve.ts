@@ -5,7 +5,6 @@ import { type ServerType, serve as serveNode } from '@hono/node-server';
 import type { HoldpointConfig } from '../config/config.js';
 import { HoldpointError } from '../core/errors.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
-import { createHttpApp } from '../transports/http/http-app.js';
 import {
   type ConfiguredHoldpoint,
   type HoldpointWiring,
@@ -31,14 +30,11 @@ export async function startServer(
   config: HoldpointConfig,
   wiring: HoldpointWiring = {},
 ): Promise<RunningServer> {
-  const holdpoint = await holdpointFromConfig(config, wiring);
+  const webRoot = existsSync(WEB_ROOT) ? WEB_ROOT : undefined;
+  const holdpoint = await holdpointFromConfig(config, { ...wiring, webRoot });
   const { runtime, logger } = holdpoint;
-  const app = createHttpApp({
-    runtime,
-    logger,
-    webRoot: existsSync(WEB_ROOT) ? WEB_ROOT : undefined,
-  });
-  if (!existsSync(WEB_ROOT)) logger.warn('web UI not built (npm run build); serving the API only');
+  const app = holdpoint.holdpoint.routes;
+  if (!webRoot) logger.warn('web UI not built (npm run build); serving the API only');
   const { server, port } = await new Promise<{ server: ServerType; port: number }>(
     (resolve, reject) => {
       const server = serveNode(

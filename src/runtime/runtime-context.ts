@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError, sessionNotFound } from '../core/errors.js';
 import type { Lease } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
@@ -28,8 +29,6 @@ export interface RuntimeOptions {
   clock?: Clock;
 }
 
-const DEFAULT_LEASE_SECONDS = 30;
-
 /** What every phase of the runtime works with: the store, the apps, time and the log. */
 export class RuntimeContext {
   readonly store: HoldpointStore;
@@ -43,7 +42,7 @@ export class RuntimeContext {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger;
-    this.leaseMs = (options.runLeaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
+    this.leaseMs = (options.runLeaseSeconds ?? DEFAULTS.runLeaseSeconds) * 1000;
     this.pauseTtlMs = options.pauseTtlSeconds * 1000;
     this.retentionMs = options.retentionSeconds * 1000;
   }
@@ -80,8 +79,12 @@ export class RuntimeContext {
   approvalPolicy(app: string, toolName: string): Required<ApprovalPolicy> {
     const policy = this.options.apps.get(app)?.approvalPolicies?.[toolName];
     return {
-      timeoutSeconds: policy?.timeoutSeconds ?? this.options.approvalTimeoutSeconds ?? 30,
-      onTimeout: policy?.onTimeout ?? this.options.approvalTimeoutPolicy ?? 'park',
+      timeoutSeconds:
+        policy?.timeoutSeconds ??
+        this.options.approvalTimeoutSeconds ??
+        DEFAULTS.approvalTimeoutSeconds,
+      onTimeout:
+        policy?.onTimeout ?? this.options.approvalTimeoutPolicy ?? DEFAULTS.approvalTimeoutPolicy,
     };
   }
 

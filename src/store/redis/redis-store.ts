@@ -1,5 +1,6 @@
 import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
 import type { Redis } from 'ioredis';
+import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, sessionExists } from '../../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../../core/types.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot } from '../store.js';
@@ -89,7 +90,7 @@ export class RedisStore extends TransactionalStore {
     if (!target)
       throw new HoldpointError('VALIDATION_FAILED', 'A Redis store needs a url or a client.');
     this.conn = new RedisConnection(target);
-    this.keys = new RedisKeys(options.keyPrefix ?? 'hp');
+    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULTS.redisKeyPrefix);
     this.writer = new RedisSessionWriter(this.conn, this.keys, this.sessionTtlMs);
     this.shared = new RedisSharedState(this.conn, this.keys, this.sessionTtlMs);
     this.indexes = new RedisIndexes(this.conn, this.keys);

@@ -201,13 +201,14 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
   attachedPaths.set(server, paths);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy());
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path !== socketPath) {
-      const alone = server.listenerCount('upgrade') === 1;
-      if (options.rejectOtherPaths || alone) {
-        socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
-      }
+    const ours = path === socketPath;
+    const reject = !ours && (options.rejectOtherPaths || server.listenerCount('upgrade') === 1);
+    // Another path's socket is the host's to handle, errors included.
+    if (!ours && !reject) return;
+    socket.on('error', () => socket.destroy());
+    if (reject) {
+      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
       return;
     }
     try {
