@@ -13,6 +13,7 @@ export {
   type DecideRequest,
   type Holdpoint,
   type HoldpointOptions,
+  type RecoverRunRequest,
   type WebSocketOptions,
 } from './api/create-holdpoint.js';
 export {
@@ -53,6 +54,7 @@ export type {
   PendingPage,
   PendingQuery,
 } from './runtime/queries/pending-approvals.js';
+export type { RunsPage, RunsQuery, RunView } from './runtime/queries/runs.js';
 export type { HistoryTurn } from './runtime/queries/session-history.js';
 export type { SessionView } from './runtime/queries/session-view.js';
 export type { DecisionInput, ResumeRequest, StartRequest } from './runtime/requests.js';

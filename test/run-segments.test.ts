@@ -186,22 +186,36 @@ describe('run segments across instances', () => {
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const a = runtimeOn(instance(), heldToolApp(calls), clockA);
-    const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clockB);
+    const bCalls = new HeldCalls();
+    bCalls.passThrough = true;
+    const b = runtimeOn(instance(), heldToolApp(bCalls), clockB);
     const first = codeOf(a.start({ query: 'work', userId: 'ann' }));
     const call = await calls.next();
     // A is frozen (its clock does not move, so it renews nothing); B's time passes the lease.
     clockB.advance(LEASE_SECONDS * 1000 + 1_000);
-    const taken = await b.start({ sessionId: call.sessionId, query: 'quick', userId: 'ann' });
+    const { invocationId } = (await b.getSession(call.sessionId)).run ?? {};
+    expect(await b.getRun(invocationId ?? '')).toMatchObject({ status: 'interrupted' });
+    expect(
+      await codeOf(b.start({ sessionId: call.sessionId, query: 'quick', userId: 'ann' })),
+    ).toBe('RUN_INTERRUPTED');
+    const taken = await b.recover({ invocationId: invocationId ?? '', actor: 'ops' });
     expect(taken.status).toBe('completed');
     call.release();
     expect(await first).toBe('LEASE_LOST');
     await a.start({ sessionId: call.sessionId, query: 'again', userId: 'ann' });
 
     const stored = await instance().loadSession(call.sessionId, 'held', 'ann');
-    expect(lines(stored?.events ?? [])).toEqual(['quick', 'Echo: quick', 'again', 'Echo: again']);
+    expect(lines(stored?.events ?? [])).toEqual([
+      'work',
+      'call held_step',
+      'response held_step {"status":"done","tool":"held_step"}',
+      'Done: held_step',
+      'again',
+      'Echo: again',
+    ]);
     const { entries } = await b.audit({ sessionId: call.sessionId });
-    expect(entries.map((e) => e.action)).toEqual(['failed', 'completed', 'completed']);
-    expect(entries[0]?.reason).toMatch(/lease lapsed/);
+    expect(entries.map((e) => e.action)).toEqual(['recovered', 'completed', 'completed']);
+    expect(entries[0]?.actor).toBe('ops');
   });
 
   it('keeps the session for a segment that works longer than its lease', async () => {
@@ -243,12 +257,29 @@ describe('run segments across instances', () => {
     await exited;
 
     const clock = new ManualClock(Date.now());
-    const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clock);
+    const calls = new HeldCalls();
+    calls.passThrough = true;
+    const b = runtimeOn(instance(), heldToolApp(calls), clock);
     const start = () => b.start({ sessionId, query: 'hello', userId: 'ann' });
+    const invocationId = (await b.getSession(sessionId)).run?.invocationId ?? '';
     expect(await codeOf(start())).toBe('SESSION_BUSY');
+    expect(await b.getRun(invocationId)).toMatchObject({ status: 'running' });
+    expect(await codeOf(b.recover({ invocationId, actor: 'ops' }))).toBe('RUN_NOT_INTERRUPTED');
+
+    // Once the lease lapsed the run is interrupted: listed, kept from new runs, resumed by id.
     clock.advance(LEASE_SECONDS * 1000 + 1_000);
+    expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
+    const { runs } = await b.listRuns({ status: 'interrupted', limit: 200 });
+    expect(runs.map((r) => r.invocationId)).toContain(invocationId);
+    expect(await codeOf(start())).toBe('RUN_INTERRUPTED');
+    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({
+      status: 'completed',
+      result: 'Done: held_step',
+    });
+    expect(calls.effects).toHaveLength(1);
+    expect(await b.getRun(invocationId)).toMatchObject({ status: 'completed' });
     expect(await start()).toMatchObject({ status: 'completed', result: 'Echo: hello' });
     const { entries } = await b.audit({ sessionId });
-    expect(entries.map((e) => e.action)).toEqual(['failed', 'completed']);
+    expect(entries.map((e) => e.action)).toEqual(['recovered', 'completed', 'completed']);
   }, 60_000);
 });

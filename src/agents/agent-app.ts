@@ -26,4 +26,6 @@ export interface AgentApp {
   hints: Record<string, ApprovalHint>;
   /** How long a continuous stream waits for each tool's approval, and what then. */
   approvalPolicies: Record<string, ApprovalPolicy>;
+  /** Tools whose approved calls a recovered run may run again without asking. */
+  idempotentTools?: ReadonlySet<string>;
 }

@@ -12,6 +12,7 @@ import { idText, positiveNumber, reasonText, validate } from '../core/validate.j
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
 import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
+import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
 import type { HistoryTurn } from '../runtime/queries/session-history.js';
 import type { SessionView } from '../runtime/queries/session-view.js';
 import type { DecisionInput, ResumeRequest, StartRequest } from '../runtime/requests.js';
@@ -46,8 +47,17 @@ export interface HoldpointOptions {
   approvalTimeoutSeconds?: number;
   /** Continuous streams: what a timed-out approval becomes. Default `park`. */
   approvalTimeoutPolicy?: 'deny' | 'park';
-  /** How often expired pauses are recorded in the audit log; `false` turns it off. Default 5. */
+  /**
+   * How often expired pauses are recorded in the audit log (and, with `recover:
+   * 'auto'`, interrupted runs resumed); `false` turns it off. Default 5.
+   */
   sweepIntervalSeconds?: number | false;
+  /**
+   * Runs whose process stopped while they worked (`interrupted`): `auto` resumes them
+   * from the sweeper, one instance at a time; `manual` leaves them to
+   * `runs.resume(...)` / `POST /api/runs/:invocationId/resume`. Default `manual`.
+   */
+  recover?: 'auto' | 'manual';
   /** A pino logger. Default: pino at `warn`. */
   logger?: Logger;
   /** Time as the runtime sees it; tests inject one. */
@@ -58,6 +68,13 @@ export interface HoldpointOptions {
 export interface DecideRequest extends DecisionInput {
   /** Who decided, as recorded in the audit log. */
   decidedBy: string;
+}
+
+/** An interrupted run to resume. */
+export interface RecoverRunRequest {
+  invocationId: string;
+  /** Who resumed it, as recorded in the audit log. Default `anonymous`. */
+  actor?: string;
 }
 
 /** A cancellation of a paused run. */
@@ -103,6 +120,17 @@ export interface Holdpoint {
     /** Pending approvals, for one user or all, a page at a time. */
     list(query?: PendingQuery): Promise<PendingPage>;
   };
+  readonly runs: {
+    /** A run by its invocation id; `interrupted` when its process stopped mid-run. */
+    get(invocationId: string): Promise<RunView>;
+    /** Interrupted runs, a page at a time. */
+    list(query: RunsQuery): Promise<RunsPage>;
+    /**
+     * Resumes an interrupted run from what was stored last; `actor` is audited
+     * (default `anonymous`).
+     */
+    resume(request: RecoverRunRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
+  };
   /** A session's audit log, oldest first, a page at a time. */
   audit(query: AuditQuery): Promise<AuditPage>;
   /** Receives what happens to a session's runs from now on, from any instance. */
@@ -144,6 +172,7 @@ const holdpointOptions = z
     approvalTimeoutSeconds: positiveNumber.optional(),
     approvalTimeoutPolicy: z.enum(['deny', 'park']).optional(),
     sweepIntervalSeconds: z.union([positiveNumber, z.literal(false)]).optional(),
+    recover: z.enum(['auto', 'manual']).optional(),
     logger: z
       .custom<Logger>(
         (value) => typeof (value as Logger | undefined)?.child === 'function',
@@ -161,6 +190,11 @@ const holdpointOptions = z
     message: 'must be at least pauseTtlSeconds',
     path: ['retentionSeconds'],
   });
+
+const recoverRunRequest = z.strictObject({
+  invocationId: idText,
+  actor: idText.optional(),
+});
 
 const cancelRequest = z.strictObject({
   sessionId: idText,
@@ -236,7 +270,8 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     clock: options.clock,
   });
   const interval = options.sweepIntervalSeconds ?? DEFAULTS.sweepIntervalSeconds;
-  const stopSweeper = interval === false ? () => {} : runtime.startSweeper(interval);
+  const stopSweeper =
+    interval === false ? () => {} : runtime.startSweeper(interval, options.recover === 'auto');
   const routes = createHttpApp({ runtime, logger, webRoot });
   const attached = new Set<AttachedWebSocket>();
   const holdpoint: Holdpoint = {
@@ -255,6 +290,14 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       history: (sessionId) => runtime.history(sessionId),
     },
     approvals: { list: (query) => runtime.listPendingApprovals(query) },
+    runs: {
+      get: (invocationId) => runtime.getRun(invocationId),
+      list: (query) => runtime.listRuns(query),
+      resume: (request, onEvent) => {
+        const { invocationId, actor } = validate(recoverRunRequest, request);
+        return runtime.recover({ invocationId, actor: actor ?? 'anonymous' }, onEvent);
+      },
+    },
     audit: (query) => runtime.audit(query),
     watch: (sessionId, handler) => runtime.watch(sessionId, handler),
     routes,

@@ -7,6 +7,13 @@ import { HoldpointError } from '../core/errors.js';
 export interface ApprovalSettings extends ApprovalPolicy {
   /** What a person sees: text, or text made from the call's arguments. */
   hint?: string | ApprovalHint;
+  /**
+   * Running this tool twice has the same effect as once (e.g. it passes
+   * `idempotencyKey(toolContext)` to an API that honours it). A run recovered after a
+   * crash then runs an approved call of it again without asking; otherwise a call
+   * that started and left no result in the effect ledger is asked about again.
+   */
+  idempotent?: boolean;
 }
 
 /** What the host tells an app that builds its agent on demand. */
@@ -46,6 +53,7 @@ const approvalSettings = z.strictObject({
   hint: z.union([z.string().min(1).max(2000), z.function()]).optional(),
   timeoutSeconds: z.number().positive().optional(),
   onTimeout: z.enum(['deny', 'park']).optional(),
+  idempotent: z.boolean().optional(),
 });
 
 const appDefinition = z.strictObject({
@@ -136,10 +144,13 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
   }
   const hints: Record<string, ApprovalHint> = {};
   const approvalPolicies: Record<string, ApprovalPolicy> = {};
-  for (const [tool, { hint, timeoutSeconds, onTimeout }] of Object.entries(app.approvals ?? {})) {
+  const idempotentTools = new Set<string>();
+  for (const [tool, settings] of Object.entries(app.approvals ?? {})) {
+    const { hint, timeoutSeconds, onTimeout, idempotent } = settings;
     if (typeof hint === 'string') hints[tool] = () => hint;
     else if (hint) hints[tool] = hint;
     approvalPolicies[tool] = { timeoutSeconds, onTimeout };
+    if (idempotent) idempotentTools.add(tool);
   }
   return {
     name: app.name,
@@ -149,5 +160,6 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
     rootAgent,
     hints,
     approvalPolicies,
+    idempotentTools,
   };
 }

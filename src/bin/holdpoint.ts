@@ -3,12 +3,14 @@ import { HoldpointError, isHoldpointError } from '../core/errors.js';
 import { readConfigFile } from '../main/config-file.js';
 import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
 import { startServer } from '../main/serve.js';
+import type { RunOutcome } from '../runtime/run-outcome.js';
 import { runChat } from '../transports/cli/chat.js';
 
 const USAGE = `Usage:
   holdpoint serve [--app ./agents/my-app.ts]… [--config holdpoint.config.ts] [--port 3000]
                   [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
   holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--user NAME] [--store memory|redis] …
+  holdpoint resume <invocation-id> [--user NAME] [--store redis] …   (an interrupted run)
 Apps come from --app (repeatable) or holdpoint.config.ts; settings also from PORT,
 HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (README).
 Settings: ${SETTING_FLAGS.join(' ')}`;
@@ -24,6 +26,14 @@ function takeFlag(argv: string[], name: string): string | undefined {
 /** A module path rather than an app's name. */
 function isModulePath(value: string): boolean {
   return /[\\/]/.test(value) || /\.[mc]?[jt]s$/.test(value);
+}
+
+/** What a resumed run led to, for the terminal. */
+function describeOutcome(outcome: RunOutcome): string {
+  const head = `Run ${outcome.invocationId} (session ${outcome.sessionId})`;
+  if (outcome.status === 'completed') return `${head} completed.\n${outcome.result}`;
+  const asked = outcome.approvals.map((a) => `  - ${a.approvalId} ${a.toolName}: ${a.hint}`);
+  return [`${head} is waiting for approval:`, ...asked].join('\n');
 }
 
 /** Flags, then environment, then the config file, then defaults. */
@@ -65,6 +75,24 @@ async function main(argv: string[]): Promise<void> {
         );
       }
       await runChat({ runtime, app, userId, input: process.stdin, output: process.stdout });
+    } finally {
+      await runtime.close();
+    }
+    return;
+  }
+  if (command === 'resume') {
+    const actor = takeFlag(rest, 'user') ?? process.env.USER ?? 'cli';
+    const invocationId = rest[0]?.startsWith('--') === false ? rest.shift() : undefined;
+    if (!invocationId) {
+      throw new HoldpointError('VALIDATION_FAILED', 'resume needs the invocation id of a run.');
+    }
+    const config = await configFrom(rest, {
+      ...process.env,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    });
+    const { runtime } = await holdpointFromConfig(config);
+    try {
+      process.stdout.write(`${describeOutcome(await runtime.recover({ invocationId, actor }))}\n`);
     } finally {
       await runtime.close();
     }

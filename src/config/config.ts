@@ -30,6 +30,7 @@ const configSchema = z
     config: z.string().min(1).optional(),
     sweepIntervalSeconds: z.coerce.number().positive().default(DEFAULTS.sweepIntervalSeconds),
     runLeaseSeconds: z.coerce.number().min(3).default(DEFAULTS.runLeaseSeconds),
+    recover: z.enum(['auto', 'manual']).default('manual'),
     memoryMaxSessions: positiveInt.default(10_000),
     memoryMaxMb: positiveInt.default(256),
     approvalTimeoutSeconds: z.coerce.number().positive().default(DEFAULTS.approvalTimeoutSeconds),
@@ -60,6 +61,8 @@ export interface ServerConfig {
   model?: string;
   sweepIntervalSeconds?: number;
   runLeaseSeconds?: number;
+  /** Interrupted runs: `auto` resumes them from the sweeper; `manual` leaves them to a person. */
+  recover?: 'auto' | 'manual';
   memoryMaxSessions?: number;
   memoryMaxMb?: number;
   approvalTimeoutSeconds?: number;
@@ -85,6 +88,7 @@ const flags = {
   config: { type: 'string', env: 'HOLDPOINT_CONFIG' },
   'sweep-interval': { type: 'string', env: 'HOLDPOINT_SWEEP_INTERVAL_SECONDS' },
   'run-lease': { type: 'string', env: 'HOLDPOINT_RUN_LEASE_SECONDS' },
+  recover: { type: 'string', env: 'HOLDPOINT_RECOVER' },
   'memory-max-sessions': { type: 'string', env: 'HOLDPOINT_MEMORY_MAX_SESSIONS' },
   'memory-max-mb': { type: 'string', env: 'HOLDPOINT_MEMORY_MAX_MB' },
   'approval-timeout': { type: 'string', env: 'HOLDPOINT_APPROVAL_TIMEOUT_SECONDS' },

@@ -1,3 +1,12 @@
+/** What the ledger knows of one key's effect. */
+export interface EffectRecord {
+  /** A tool call marked this key before it ran (`markStarted`). */
+  started: boolean;
+  /** `done`: the result is stored; `claimed`: an effect holds the key and has no result yet. */
+  state: 'none' | 'claimed' | 'done';
+  result?: unknown;
+}
+
 /**
  * Makes a side effect happen once per key, across retries, concurrent resumes and
  * processes. Tools that move money or make things call it around their effect,
@@ -9,6 +18,13 @@ export interface EffectLedger {
    * calls with the same key return the stored result without running it.
    */
   once<T>(key: string, effect: () => Promise<T>): Promise<T>;
+  /**
+   * Records, durably, that the approved tool call with this key is about to run, so
+   * a run recovered after a crash knows it may have had its effect.
+   */
+  markStarted(key: string): Promise<void>;
+  /** What is recorded for `key`. */
+  inspect(key: string): Promise<EffectRecord>;
 }
 
 /** The ledger key of a tool call's effect: call ids are unique within a session. */

@@ -11,6 +11,11 @@ export interface ApprovalRequest {
   args: Record<string, unknown>;
   hint: string;
   payload?: unknown;
+  /**
+   * Asked again after a crash: the call was approved and had started when the process
+   * driving it died, and nothing recorded whether its effect happened.
+   */
+  mayHaveRun?: boolean;
   createdAt: number;
   expiresAt: number;
 }
@@ -41,7 +46,18 @@ export interface Pause {
   expiresAt: number;
 }
 
-export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'cancelled' | 'expired';
+/**
+ * `interrupted` is never stored: it is how a `running` run reads once its segment's
+ * lease lapsed (the process driving it died), until it is resumed by its invocation id.
+ */
+export type RunStatus =
+  | 'running'
+  | 'interrupted'
+  | 'paused'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'expired';
 
 /** One user request processed until it ends; its id never changes across pauses. */
 export interface RunRecord {
@@ -93,7 +109,8 @@ export type AuditAction =
   | 'resumed'
   | 'completed'
   | 'failed'
-  | 'executed';
+  | 'executed'
+  | 'recovered';
 
 /** One append-only line of the audit log. */
 export interface AuditEntry {

@@ -56,9 +56,16 @@ export async function startServer(
     throw error;
   });
   const sockets = attachChatSocket(server as Server, { runtime, logger, rejectOtherPaths: true });
-  const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds);
+  const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds, config.recover === 'auto');
   logger.info(
-    { port, host: config.host, store: config.store, model: config.model, apps: runtime.appNames },
+    {
+      port,
+      host: config.host,
+      store: config.store,
+      model: config.model,
+      apps: runtime.appNames,
+      recover: config.recover,
+    },
     `Holdpoint listening on http://${config.host}:${port}`,
   );
   return {

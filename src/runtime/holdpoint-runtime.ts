@@ -6,6 +6,7 @@ import type { Pause } from '../core/types.js';
 import { appName, idText, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import { cancelRun } from './commands/cancel-run.js';
+import { recoverRun } from './commands/recover-run.js';
 import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
 import { expireDue } from './expiry/expire-due.js';
@@ -16,9 +17,11 @@ import {
   type PendingPage,
   type PendingQuery,
 } from './queries/pending-approvals.js';
+import { getRun, listRuns, type RunsPage, type RunsQuery, type RunView } from './queries/runs.js';
 import { type HistoryTurn, sessionHistory } from './queries/session-history.js';
 import { type SessionView, sessionView } from './queries/session-view.js';
-import type { DecisionInput, ResumeRequest, StartRequest } from './requests.js';
+import { recoverInterrupted } from './recovery/recover-interrupted.js';
+import type { DecisionInput, RecoverRequest, ResumeRequest, StartRequest } from './requests.js';
 import type { RunEvent, RunEventSink } from './run-event.js';
 import type { RunOutcome } from './run-outcome.js';
 import { RuntimeContext, type RuntimeOptions } from './runtime-context.js';
@@ -136,9 +139,35 @@ export class HoldpointRuntime {
     return expireDue(this.ctx);
   }
 
-  /** Starts recording expiries every `intervalSeconds`; returns what stops it. */
-  startSweeper(intervalSeconds: number): () => void {
-    const sweeper = new ExpirySweeper(this.ctx, intervalSeconds * 1000);
+  /**
+   * Resumes a run whose process stopped while it worked (`interrupted`), by its
+   * invocation id, from what was stored last.
+   */
+  recover(request: RecoverRequest, sink?: RunEventSink): Promise<RunOutcome> {
+    return recoverRun(this.ctx, request, sink);
+  }
+
+  /** A run by its invocation id, `interrupted` when its process stopped. */
+  getRun(invocationId: string): Promise<RunView> {
+    return getRun(this.ctx, invocationId);
+  }
+
+  /** Interrupted runs, a page at a time. */
+  listRuns(query: RunsQuery): Promise<RunsPage> {
+    return listRuns(this.ctx, query);
+  }
+
+  /** Resumes interrupted runs now (as `recover: 'auto'` does each beat); returns how many. */
+  recoverInterrupted(): Promise<number> {
+    return recoverInterrupted(this.ctx, new Set());
+  }
+
+  /**
+   * Starts recording expiries every `intervalSeconds` and, with `recover`, resuming
+   * interrupted runs; returns what stops it.
+   */
+  startSweeper(intervalSeconds: number, recover = false): () => void {
+    const sweeper = new ExpirySweeper(this.ctx, intervalSeconds * 1000, recover);
     sweeper.start();
     return () => sweeper.stop();
   }

@@ -34,3 +34,10 @@ export const resumeRequest = z
     message: 'give exactly one of "approved" or "decisions"',
   });
 export type ResumeRequest = z.input<typeof resumeRequest>;
+
+/** An interrupted run to resume, by its invocation id, and who asks. */
+export const recoverRequest = z.strictObject({
+  invocationId: idText,
+  actor: idText,
+});
+export type RecoverRequest = z.input<typeof recoverRequest>;

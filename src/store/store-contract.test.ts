@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { codeOf } from '../core/errors.test-support.js';
 import type { Pause } from '../core/types.js';
 import { MemoryStore } from './memory/memory-store.js';
@@ -251,14 +251,28 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       'LEASE_LOST',
     );
 
-    // Lapsed: another run takes over, and the run left behind is recorded failed.
-    const taker = next(now + 130_000);
-    await peer.beginRun(taker, lease(now + 130_000));
-    expect(await peer.getRun(sessionId, run.invocationId)).toMatchObject({
-      status: 'failed',
-      error: expect.stringContaining('lease lapsed'),
-    });
-    expect(await actions(sessionId)).toEqual(['failed']);
+    // Lapsed: the run is interrupted. No new run may drop it; it is listed, found by
+    // its invocation id, and taken over by a recovery, once.
+    const lapsedAt = now + 130_000;
+    expect(await codeOf(peer.beginRun(next(lapsedAt), lease(lapsedAt)))).toBe('RUN_INTERRUPTED');
+    expect(await peer.findRun(run.invocationId)).toBe(sessionId);
+    const listed = await peer.listInterrupted({ limit: 200 }, lapsedAt);
+    expect(listed.items.map((s) => s.meta.sessionId)).toContain(sessionId);
+    expect(
+      (await peer.listInterrupted({ limit: 200 }, now + 60_000)).items.map(
+        (s) => s.meta.sessionId,
+      ),
+    ).not.toContain(sessionId);
+    const taker = lease(lapsedAt);
+    const taken = await peer.recoverRun(sessionId, run.invocationId, taker, 'ops', lapsedAt);
+    expect(taken.meta.lease).toEqual(taker);
+    expect(
+      await codeOf(peer.recoverRun(sessionId, run.invocationId, lease(lapsedAt), 'ops', lapsedAt)),
+    ).toBe('RUN_NOT_INTERRUPTED');
+    expect(await actions(sessionId)).toEqual(['recovered']);
+    expect(
+      (await peer.listInterrupted({ limit: 200 }, lapsedAt)).items.map((s) => s.meta.sessionId),
+    ).not.toContain(sessionId);
 
     // The segment that lost its lease can neither renew nor end, and leaves nothing behind.
     const late = segmentEnd(run, renewed, now + 140_000, {
@@ -276,7 +290,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(read?.state).not.toHaveProperty('stale');
     expect((await peer.getSnapshot(sessionId))?.meta).toMatchObject({
       status: 'running',
-      invocationId: taker.invocationId,
+      invocationId: run.invocationId,
+      lease: taker,
     });
   });
 
@@ -435,6 +450,26 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       }),
     ).rejects.toThrow('payment gateway down');
     expect(await store.effects.once(key, async () => 'paid')).toBe('paid');
+  });
+
+  it('records that an approved call started, and what its effect left, for any instance', async () => {
+    const key = `${unique('session')}:call-1`;
+    expect(await peer.effects.inspect(key)).toEqual({ started: false, state: 'none' });
+    await store.effects.markStarted(key);
+    expect(await peer.effects.inspect(key)).toEqual({ started: true, state: 'none' });
+    let finish!: () => void;
+    const running = store.effects.once(
+      key,
+      () => new Promise<{ txn: string }>((resolve) => (finish = () => resolve({ txn: 'T1' }))),
+    );
+    await vi.waitFor(async () => expect((await peer.effects.inspect(key)).state).toBe('claimed'));
+    finish();
+    await running;
+    expect(await peer.effects.inspect(key)).toEqual({
+      started: true,
+      state: 'done',
+      result: { txn: 'T1' },
+    });
   });
 
   it('lists due pauses only once they are due', async () => {

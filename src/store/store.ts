@@ -104,8 +104,8 @@ export interface HoldpointStore {
 
   /**
    * Marks the session running `run` under `lease`. Throws SESSION_PAUSED when it waits
-   * for people and SESSION_BUSY while another segment's lease holds it; a run whose
-   * lease lapsed is recorded failed and the session taken over.
+   * for people, SESSION_BUSY while another segment's lease holds it and
+   * RUN_INTERRUPTED when its run's lease lapsed (that run is recovered first).
    */
   beginRun(run: RunRecord, lease: Lease): Promise<void>;
   /** Extends the lease of a running segment; LEASE_LOST when another run holds the session. */
@@ -125,6 +125,18 @@ export interface HoldpointStore {
    * `claimed`.
    */
   decide(sessionId: string, batch: DecisionBatch, now: number, lease: Lease): Promise<DecideResult>;
+  /**
+   * Takes over an interrupted run (its lease lapsed) under `lease`, audited as
+   * `recovered` by `actor`; returns the session as it now stands. RUN_NOT_INTERRUPTED
+   * when the run is not the session's current one, ended, or still holds its lease.
+   */
+  recoverRun(
+    sessionId: string,
+    invocationId: string,
+    lease: Lease,
+    actor: string,
+    now: number,
+  ): Promise<SessionSnapshot>;
   /** Cancels the paused run of a session; refused as `decide` refuses when it is not paused. */
   cancel(sessionId: string, actor: string, reason: string | undefined, now: number): Promise<Pause>;
   /** Expires the session's pause if it is past its time; returns the pause when it did. */
@@ -134,6 +146,16 @@ export interface HoldpointStore {
   getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined>;
   /** The session an approval id belongs to. */
   findApproval(approvalId: string): Promise<string | undefined>;
+  /** The session a run belongs to, by the run's invocation id. */
+  findRun(invocationId: string): Promise<string | undefined>;
+  /**
+   * Sessions whose run is interrupted at `now` (running, its lease lapsed), longest
+   * interrupted first, as snapshots; entries of sessions no longer running are dropped.
+   */
+  listInterrupted(
+    query: { limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>>;
   /** Sessions whose pending pause is due to expire by `now`, oldest first, at most `limit`. */
   listDuePauses(now: number, limit: number): Promise<string[]>;
   /**

@@ -21,6 +21,7 @@ import {
   decideTransition,
   expireTransition,
   finishRunTransition,
+  recoverRunTransition,
   renewLeaseTransition,
   type SessionWrites,
   savePauseTransition,
@@ -68,6 +69,11 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract getPause(sessionId: string, pauseId: string): Promise<Pause | undefined>;
   abstract getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined>;
   abstract findApproval(approvalId: string): Promise<string | undefined>;
+  abstract findRun(invocationId: string): Promise<string | undefined>;
+  abstract listInterrupted(
+    query: { limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>>;
   abstract listDuePauses(now: number, limit: number): Promise<string[]>;
   abstract listPaused(
     query: { userId?: string; limit: number; after?: PageCursor },
@@ -133,6 +139,18 @@ export abstract class TransactionalStore implements HoldpointStore {
     lease: Lease,
   ): Promise<DecideResult> {
     return this.transact(sessionId, (s) => decideTransition(s, batch, now, lease));
+  }
+
+  recoverRun(
+    sessionId: string,
+    invocationId: string,
+    lease: Lease,
+    actor: string,
+    now: number,
+  ): Promise<SessionSnapshot> {
+    return this.transact(sessionId, (s) =>
+      recoverRunTransition(s, invocationId, lease, actor, now),
+    );
   }
 
   cancel(

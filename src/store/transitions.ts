@@ -75,25 +75,27 @@ export function newSessionWrites(
     : { meta, audit: [] };
 }
 
-/** The `failed` record and audit line of a run whose segment stopped holding its lease. */
-function abandoned(run: RunRecord, now: number): { run: RunRecord; audit: AuditEntry } {
-  const error = 'The process running it stopped before the run ended (its lease lapsed).';
-  return {
-    run: { ...run, status: 'failed', error, updatedAt: now },
-    audit: {
-      at: now,
-      action: 'failed',
-      sessionId: run.sessionId,
-      invocationId: run.invocationId,
-      actor: 'system',
-      reason: error,
-    },
-  };
+/**
+ * Whether the session's run was interrupted: it is running, but the segment driving
+ * it stopped renewing its lease (its process died) and the lease lapsed by `now`.
+ */
+export function isInterrupted(meta: SessionMeta, now: number): boolean {
+  return meta.status === 'running' && (meta.lease?.until ?? 0) <= now;
+}
+
+function runInterrupted(meta: SessionMeta): HoldpointError {
+  return new HoldpointError(
+    'RUN_INTERRUPTED',
+    `Run ${meta.invocationId} on this session was interrupted (the process driving it stopped); ` +
+      'resume it by its invocation id first.',
+    { session_id: meta.sessionId, invocation_id: meta.invocationId },
+  );
 }
 
 /**
- * A new run takes the session; refused while paused or held by a live lease. A run
- * whose lease lapsed is recorded failed: its segment can no longer end it.
+ * A new run takes the session; refused while paused, while a live lease holds it,
+ * and while its run is interrupted (that run is resumed by its invocation id, never
+ * silently dropped).
  */
 export function beginRunTransition(
   snapshot: SessionSnapshot,
@@ -108,11 +110,10 @@ export function beginRunTransition(
       { pending_approvals: undecidedApprovals(snapshot.pause) },
     );
   }
-  if (meta.status === 'running' && (meta.lease?.until ?? 0) > run.startedAt) {
+  if (isInterrupted(meta, run.startedAt)) throw runInterrupted(meta);
+  if (meta.status === 'running') {
     throw new HoldpointError('SESSION_BUSY', 'A run is in progress on this session.');
   }
-  const left =
-    meta.status === 'running' && snapshot.run ? abandoned(snapshot.run, run.startedAt) : undefined;
   return {
     writes: {
       meta: touch(
@@ -120,9 +121,51 @@ export function beginRunTransition(
         { status: 'running', invocationId: run.invocationId, lease },
         run.startedAt,
       ),
-      runs: left ? [left.run, run] : [run],
-      audit: left ? [left.audit] : [],
+      runs: [run],
+      audit: [],
     },
+  };
+}
+
+/**
+ * An interrupted run is taken over by a new segment under `lease`, to be driven on
+ * from what was stored last. Refused unless `invocationId` is the session's run and
+ * its lease lapsed.
+ */
+export function recoverRunTransition(
+  snapshot: SessionSnapshot,
+  invocationId: string,
+  lease: Lease,
+  actor: string,
+  now: number,
+): Transition<SessionSnapshot> {
+  const { meta, run } = snapshot;
+  if (meta.invocationId !== invocationId || !run || !isInterrupted(meta, now)) {
+    const status = meta.invocationId === invocationId && run ? run.status : 'ended';
+    throw new HoldpointError(
+      'RUN_NOT_INTERRUPTED',
+      status === 'running'
+        ? `Run ${invocationId} is still running; it can be resumed once its lease lapses.`
+        : `Run ${invocationId} is not interrupted (it is ${status}).`,
+      { session_id: meta.sessionId, invocation_id: invocationId, status },
+    );
+  }
+  const recovered: AuditEntry = {
+    at: now,
+    action: 'recovered',
+    sessionId: meta.sessionId,
+    invocationId,
+    actor,
+    reason: 'The process driving the run stopped; the run goes on from what was stored.',
+  };
+  const next: SessionSnapshot = {
+    meta: touch(meta, { lease }, now),
+    pause: snapshot.pause,
+    run: { ...run, updatedAt: now },
+  };
+  return {
+    writes: { meta: next.meta, runs: [next.run as RunRecord], audit: [recovered] },
+    value: next,
   };
 }
 

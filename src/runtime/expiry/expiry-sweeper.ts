@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { Cancel } from '../../core/clock.js';
+import { recoverInterrupted } from '../recovery/recover-interrupted.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { expireDue } from './expire-due.js';
 
 /**
- * Records pauses that pass their time even when nobody asks about them. Each beat
- * sweeps only what is due; instances sharing a store take turns (the store's sweep
- * claim), and a beat is skipped while the previous sweep still runs.
+ * Records pauses that pass their time even when nobody asks about them and, with
+ * `recover`, resumes runs whose process stopped. Each beat reads only what is due;
+ * instances sharing a store take turns (the store's sweep claim), and a beat is
+ * skipped while the previous sweep still runs.
  */
 export class ExpirySweeper {
   private readonly owner = `sweeper-${randomUUID()}`;
+  private readonly recovering = new Set<string>();
   private running = false;
   private cancel?: Cancel;
 
   constructor(
     private readonly ctx: RuntimeContext,
     private readonly intervalMs: number,
+    private readonly recover: boolean,
   ) {}
 
   start(): void {
@@ -29,7 +33,7 @@ export class ExpirySweeper {
     this.cancel = undefined;
   }
 
-  /** One beat; resolves when it is done (or skipped). */
+  /** One beat; resolves when it is done (or skipped); recovered runs go on in the background. */
   async sweep(): Promise<void> {
     if (this.running) return;
     this.running = true;
@@ -37,9 +41,10 @@ export class ExpirySweeper {
       // Held for two beats, so the holder keeps it from one beat to the next.
       if (await this.ctx.store.claimSweep(this.owner, 2 * this.intervalMs)) {
         await expireDue(this.ctx);
+        if (this.recover) await recoverInterrupted(this.ctx, this.recovering);
       }
     } catch (error) {
-      this.ctx.logger.warn({ err: error }, 'expiry sweep failed');
+      this.ctx.logger.warn({ err: error }, 'sweep failed');
     } finally {
       this.running = false;
     }

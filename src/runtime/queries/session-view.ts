@@ -5,6 +5,7 @@ import type { SessionSnapshot } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
 import { expirePause } from '../expiry/expire-due.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { runView } from './runs.js';
 
 /** What a session looks like from outside. */
 export interface SessionView {
@@ -36,7 +37,8 @@ export async function sessionView(
   ctx: RuntimeContext,
   sessionId: string,
 ): Promise<{ view: SessionView; session: Session }> {
-  const { meta, run, pause } = await currentSnapshot(ctx, sessionId);
+  const snapshot = await currentSnapshot(ctx, sessionId);
+  const { meta, run, pause } = snapshot;
   const session = await ctx.store.loadSession(sessionId, meta.app, meta.userId);
   if (!session) throw sessionNotFound(sessionId);
   const current = pause?.invocationId === meta.invocationId ? pause : undefined;
@@ -44,7 +46,7 @@ export async function sessionView(
     view: {
       meta,
       state: session.state,
-      run,
+      run: run && runView(run, snapshot, ctx.clock.now()),
       pause: current,
       pendingApprovals: undecidedApprovals(current),
     },

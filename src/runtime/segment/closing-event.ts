@@ -1,12 +1,25 @@
 import { createEvent, type Event } from '@google/adk';
 import type { FunctionResponse } from '@google/genai';
+import type { EffectRecord } from '../../core/effect-ledger.js';
 import { CONFIRMATION_CALL, isAwaitingConfirmation } from './segment-collector.js';
+
+/** What the ledger recorded of a tool call's effect, by call id. */
+export type EffectLookup = (callId: string) => Promise<EffectRecord>;
+
+const MAY_HAVE_RUN =
+  'The run ended before this call was recorded as finished; it may have run. Check before trying again.';
 
 /**
  * Answers for tool calls a cancelled or expired pause left without a response, so
  * the next run's history is balanced and a later "yes" cannot approve an old call.
+ * A call the ledger knows about is answered with what it recorded: its result, or
+ * that it may have run — never "did not run".
  */
-export function closingResponses(events: Event[], why: string): FunctionResponse[] {
+export async function closingResponses(
+  events: Event[],
+  why: string,
+  lookup: EffectLookup,
+): Promise<FunctionResponse[]> {
   const answered = new Set<string>();
   for (const event of events) {
     for (const part of event.content?.parts ?? []) {
@@ -20,6 +33,14 @@ export function closingResponses(events: Event[], why: string): FunctionResponse
     answered.add(id);
     responses.push({ id, name, response: response as Record<string, unknown> });
   };
+  const answerOriginal = async (id: string | undefined, name: string | undefined) => {
+    if (!id || !name || answered.has(id)) return;
+    const effect = await lookup(id);
+    if (effect.state === 'done') answer(id, name, asResponse(effect.result));
+    else if (effect.started || effect.state === 'claimed')
+      answer(id, name, { error: MAY_HAVE_RUN });
+    else answer(id, name, { error: why });
+  };
   for (const event of events) {
     const longRunning = new Set(event.longRunningToolIds ?? []);
     for (const part of event.content?.parts ?? []) {
@@ -30,7 +51,7 @@ export function closingResponses(events: Event[], why: string): FunctionResponse
           | { id?: string; name?: string }
           | undefined;
         answer(call.id, call.name, { confirmed: false });
-        answer(original?.id, original?.name, { error: why });
+        await answerOriginal(original?.id, original?.name);
       } else if (longRunning.has(call.id)) {
         answer(call.id, call.name, { error: why });
       }
@@ -39,13 +60,21 @@ export function closingResponses(events: Event[], why: string): FunctionResponse
   return responses;
 }
 
+/** A stored effect result as a function response (ADK's shape: an object). */
+function asResponse(result: unknown): Record<string, unknown> {
+  return typeof result === 'object' && result !== null && !Array.isArray(result)
+    ? (result as Record<string, unknown>)
+    : { result };
+}
+
 /** The user event that carries closing responses, or undefined when none are owed. */
-export function closingEvent(
+export async function closingEvent(
   events: Event[],
   invocationId: string,
   why: string,
-): Event | undefined {
-  const responses = closingResponses(events, why);
+  lookup: EffectLookup,
+): Promise<Event | undefined> {
+  const responses = await closingResponses(events, why, lookup);
   if (responses.length === 0) return undefined;
   return createEvent({
     invocationId,

@@ -1,12 +1,14 @@
 import { createEvent } from '@google/adk';
 import type { Content } from '@google/genai';
 import type { AgentApp } from '../../agents/agent-app.js';
+import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { sessionNotFound } from '../../core/errors.js';
 import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
 import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { approvedCalls } from './approved-call-marker.js';
 import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
@@ -69,7 +71,11 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
       throw sessionNotFound(sessionId);
     }
     const sessions = new SegmentSessions(session, ctx.store.effects, invocationId);
-    const closing = resumedFrom ? undefined : closingEvent(session.events, invocationId, NOT_RUN);
+    const closing = resumedFrom
+      ? undefined
+      : await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
+          ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
+        );
     if (closing) await sessions.appendEvent({ session, event: closing });
     const earlier = start.messages.slice(0, -1);
     for (const content of earlier) {
@@ -82,6 +88,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
       sessions,
       newMessage: start.messages[start.messages.length - 1] as Content,
       denied: deniedCalls(resumedFrom),
+      approved: approvedCalls(resumedFrom),
       signal: keeper.signal,
       emit: segment.emit,
       streaming: start.sink !== undefined,

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { EffectLedger } from '../../core/effect-ledger.js';
 import { SegmentSessions } from './segment-sessions.js';
 
-const noLedger: EffectLedger = { once: (_key, effect) => effect() };
+const noLedger: EffectLedger = {
+  once: (_key, effect) => effect(),
+  markStarted: async () => undefined,
+  inspect: async () => ({ started: false, state: 'none' }),
+};
 
 function loaded() {
   return createSession({

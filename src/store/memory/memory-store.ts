@@ -68,6 +68,10 @@ export class MemoryStore extends TransactionalStore {
   private readonly paused = new SortedIndex();
   private readonly pausedByUser = new Map<string, SortedIndex>();
   private readonly approvals = new Map<string, string>();
+  /** Sessions with a running segment, scored by the end of its lease. */
+  private readonly running = new SortedIndex();
+  /** Invocation id → session id. */
+  private readonly runs = new Map<string, string>();
   private readonly appState = new Map<string, Record<string, unknown>>();
   private readonly userState = new Map<string, Record<string, unknown>>();
   /** Live sessions per app user: `user:` state goes with the user's last session. */
@@ -158,6 +162,24 @@ export class MemoryStore extends TransactionalStore {
     return sessionId && this.live(sessionId) ? sessionId : undefined;
   }
 
+  async findRun(invocationId: string): Promise<string | undefined> {
+    const sessionId = this.runs.get(invocationId);
+    return sessionId && this.live(sessionId) ? sessionId : undefined;
+  }
+
+  async listInterrupted(
+    { limit, after }: { limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>> {
+    const entries = this.running.range({ max: now, after, limit });
+    const items = entries.flatMap((entry) => {
+      const stored = this.live(entry.member);
+      return stored ? [structuredClone(this.snapshotOf(stored))] : [];
+    });
+    const last = entries.at(-1);
+    return { items, next: entries.length === limit && last ? last : undefined };
+  }
+
   async listDuePauses(now: number, limit: number): Promise<string[]> {
     return this.paused.range({ max: now, limit }).map((entry) => entry.member);
   }
@@ -206,7 +228,10 @@ export class MemoryStore extends TransactionalStore {
       stored.pauses.set(pause.pauseId, pause);
       for (const approval of pause.approvals) this.approvals.set(approval.approvalId, sessionId);
     }
-    for (const run of writes.runs ?? []) stored.runs.set(run.invocationId, run);
+    for (const run of writes.runs ?? []) {
+      stored.runs.set(run.invocationId, run);
+      this.runs.set(run.invocationId, sessionId);
+    }
     stored.audit.push(...writes.audit);
     stored.logBytes += jsonBytes(writes.audit);
     if (writes.append) this.append(stored, writes.append);
@@ -252,9 +277,14 @@ export class MemoryStore extends TransactionalStore {
     }
   }
 
-  /** A paused session is in the paused index and its owner's, scored by its expiry. */
+  /**
+   * A paused session is in the paused index and its owner's, scored by its expiry; a
+   * running one in the running index, scored by its lease's end.
+   */
   private index(stored: StoredSession): void {
     const { meta } = stored;
+    if (meta.status === 'running' && meta.lease) this.running.set(meta.sessionId, meta.lease.until);
+    else this.running.delete(meta.sessionId);
     const pause = meta.pauseId ? stored.pauses.get(meta.pauseId) : undefined;
     const byUser = this.pausedByUser.get(meta.userId) ?? new SortedIndex();
     if (meta.status === 'paused' && pause?.status === 'pending') {
@@ -305,6 +335,8 @@ export class MemoryStore extends TransactionalStore {
     this.sessions.delete(sessionId);
     this.expiries.delete(sessionId);
     this.paused.delete(sessionId);
+    this.running.delete(sessionId);
+    for (const invocationId of stored.runs.keys()) this.runs.delete(invocationId);
     this.pausedByUser.get(userId)?.delete(sessionId);
     if (this.pausedByUser.get(userId)?.size === 0) this.pausedByUser.delete(userId);
     for (const pause of stored.pauses.values()) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EffectLedger } from '../../core/effect-ledger.js';
+import type { EffectLedger, EffectRecord } from '../../core/effect-ledger.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -85,6 +85,21 @@ export class RedisEffectLedger implements EffectLedger {
         await sleep(POLL_MS);
       }
     }
+  }
+
+  async markStarted(key: string): Promise<void> {
+    await this.conn.run((redis) =>
+      redis.set(this.keys.effectStarted(key), '1', 'PX', this.options.resultTtlMs),
+    );
+  }
+
+  async inspect(key: string): Promise<EffectRecord> {
+    return this.conn.run(async (redis) => {
+      const [json, started] = await redis.mget(this.keys.effect(key), this.keys.effectStarted(key));
+      const entry = json ? (JSON.parse(json) as LedgerEntry) : undefined;
+      const state = !entry ? 'none' : entry.done ? 'done' : 'claimed';
+      return { started: started !== null, state, result: entry?.result };
+    });
   }
 
   private async runClaimed<T>(

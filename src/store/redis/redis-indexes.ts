@@ -28,21 +28,48 @@ for _, key in ipairs(KEYS) do
 end
 return 1
 `;
-// A page of an index, by score from ARGV[1], or right after the cursor entry (member
-// ARGV[2] scored ARGV[3]) when given: by rank while that entry is still there, else
-// after its score. ARGV[4]: how many. Replies member, score, member, score, ...
+// A page of an index, by score from ARGV[1] up to ARGV[5] ('' for no end), or right after the cursor
+// entry (member ARGV[2] scored ARGV[3]) when given: by rank while that entry is still
+// there, else after its score. ARGV[4]: how many. Replies member, score, member, ...
 const PAGE_LUA = `
 local limit = tonumber(ARGV[4])
+local max = ARGV[5] == '' and math.huge or tonumber(ARGV[5])
+local found
 if ARGV[2] ~= '' then
   local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
   if score and tonumber(score) == tonumber(ARGV[3]) then
     local rank = redis.call('ZRANK', KEYS[1], ARGV[2])
-    return redis.call('ZRANGE', KEYS[1], rank + 1, rank + limit, 'WITHSCORES')
+    found = redis.call('ZRANGE', KEYS[1], rank + 1, rank + limit, 'WITHSCORES')
+  else
+    found = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[3], '+inf', 'BYSCORE', 'LIMIT', 0, limit,
+      'WITHSCORES')
   end
-  return redis.call('ZRANGE', KEYS[1], '(' .. ARGV[3], '+inf', 'BYSCORE', 'LIMIT', 0, limit,
+else
+  found = redis.call('ZRANGE', KEYS[1], ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, limit,
     'WITHSCORES')
 end
-return redis.call('ZRANGE', KEYS[1], ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, limit, 'WITHSCORES')
+local page = {}
+for i = 1, #found, 2 do
+  if tonumber(found[i + 1]) > max then break end
+  page[#page + 1] = found[i]
+  page[#page + 1] = found[i + 1]
+end
+return page
+`;
+// KEYS: the running index, the run's key. ARGV: session id, its lease's end, until
+// when the run's key is kept.
+const ADD_RUNNING_LUA = `
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[1], 'PXAT', ARGV[3])
+return 1
+`;
+// Takes a session out of the running index unless it entered running again since
+// (a later segment's entry is scored past the ended segment's lease).
+const REMOVE_RUNNING_LUA = `
+if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1') <= tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 1
 `;
 // The sweep belongs to ARGV[1] for ARGV[2] ms if it holds it already or nobody does.
 const CLAIM_SWEEP_LUA = `
@@ -80,6 +107,8 @@ export class RedisIndexes {
   private readonly removeScript: RedisScript;
   private readonly pageScript: RedisScript;
   private readonly claimScript: RedisScript;
+  private readonly addRunningScript: RedisScript;
+  private readonly removeRunningScript: RedisScript;
 
   constructor(
     private readonly conn: RedisConnection,
@@ -89,6 +118,45 @@ export class RedisIndexes {
     this.removeScript = conn.script('holdpointUnindexPause', REMOVE_LUA);
     this.pageScript = conn.script('holdpointIndexPage', PAGE_LUA);
     this.claimScript = conn.script('holdpointClaimSweep', CLAIM_SWEEP_LUA);
+    this.addRunningScript = conn.script('holdpointIndexRunning', ADD_RUNNING_LUA);
+    this.removeRunningScript = conn.script('holdpointUnindexRunning', REMOVE_RUNNING_LUA);
+  }
+
+  /** Indexes a session entering running `invocationId` under a lease ending at `until`. */
+  addRunning(
+    sessionId: string,
+    invocationId: string,
+    until: number,
+    keepUntil: number,
+  ): Promise<unknown> {
+    return this.addRunningScript(
+      [this.keys.running(), this.keys.run(invocationId)],
+      [sessionId, until, keepUntil],
+    );
+  }
+
+  /** Drops a session whose segment (lease ending at `until`) ended. */
+  removeRunning(sessionId: string, until: number): Promise<unknown> {
+    return this.removeRunningScript([this.keys.running()], [sessionId, until]);
+  }
+
+  /** Moves a running session's entry to its lease's current end. */
+  touchRunning(sessionId: string, until: number): Promise<unknown> {
+    return this.conn.client.zadd(this.keys.running(), 'XX', 'GT', until, sessionId);
+  }
+
+  /** A page of running sessions whose entry is scored by `now`, or after `after`. */
+  async lapsed(now: number, after: PageCursor | undefined, limit: number): Promise<IndexEntry[]> {
+    const flat = (await this.pageScript(
+      [this.keys.running()],
+      ['-inf', after?.member ?? '', after?.score ?? '', limit, now],
+    )) as string[];
+    return entries(flat);
+  }
+
+  /** The session a run belongs to, if it was indexed. */
+  async runSession(invocationId: string): Promise<string | undefined> {
+    return (await this.conn.client.get(this.keys.run(invocationId))) ?? undefined;
   }
 
   /** Indexes a pending pause and its approvals (kept until `keepUntil`). */
@@ -140,7 +208,7 @@ export class RedisIndexes {
     const key = userId === undefined ? this.keys.paused() : this.keys.pausedBy(userId);
     const flat = (await this.pageScript(
       [key],
-      [min, after?.member ?? '', after?.score ?? '', limit],
+      [min, after?.member ?? '', after?.score ?? '', limit, ''],
     )) as string[];
     return entries(flat);
   }

@@ -77,6 +77,19 @@ export class RedisKeys {
   }
 
   /** String: the instance that runs the expiry sweep now. */
+  /**
+   * Sorted set: sessions with a running segment, scored by its lease's end (as of
+   * when it was entered or last seen); those scored by now may be interrupted.
+   */
+  running(): string {
+    return `${this.prefix}:{index}:running`;
+  }
+
+  /** String: the session a run (invocation id) belongs to. */
+  run(invocationId: string): string {
+    return `${this.prefix}:{index}:run:${invocationId}`;
+  }
+
   sweeper(): string {
     return `${this.prefix}:{index}:sweeper`;
   }
@@ -102,5 +115,10 @@ export class RedisKeys {
 
   effect(key: string): string {
     return `${this.prefix}:effect:${key}`;
+  }
+
+  /** String: set when an approved tool call with this effect key started to run. */
+  effectStarted(key: string): string {
+    return `${this.prefix}:effect-started:${key}`;
   }
 }

@@ -25,6 +25,7 @@ const approval: z.ZodType<ApprovalRequest> = z.object({
   args: z.record(z.string(), z.unknown()),
   hint: z.string(),
   payload: z.unknown().optional(),
+  mayHaveRun: z.boolean().optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
@@ -87,6 +88,7 @@ const audit: z.ZodType<AuditEntry> = z.object({
     'completed',
     'failed',
     'executed',
+    'recovered',
   ]),
   sessionId: z.string(),
   invocationId: z.string(),

@@ -118,7 +118,10 @@ export class RedisStore extends TransactionalStore {
   createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }): Promise<void> {
     const writes = newSessionWrites(session, begin);
     return this.conn.run(async () => {
-      const written = await this.writer.write(session.sessionId, 'new', writes);
+      const [written] = await Promise.all([
+        this.writer.write(session.sessionId, 'new', writes),
+        begin && this.indexRunning(session.sessionId, begin.run.invocationId, begin.lease.until),
+      ]);
       if (written === undefined) throw sessionExists(session.sessionId);
     });
   }
@@ -161,14 +164,23 @@ export class RedisStore extends TransactionalStore {
               Math.max(Date.now() + this.sessionTtlMs, writes.pauseRetainUntil ?? 0),
             )
           : undefined;
+      // A segment taking the session (a new run, a claimed resume, a recovery) is
+      // indexed likewise, so a process that dies while it runs leaves it findable.
+      const taking =
+        meta.status === 'running' && meta.lease && meta.lease.owner !== before.meta.lease?.owner;
       const [written] = await Promise.all([
         this.writer.write(sessionId, read.version, writes),
         indexing,
+        taking && this.indexRunning(sessionId, meta.invocationId ?? '', meta.lease?.until ?? 0),
       ]);
       if (written === undefined) return false;
       const left =
         before.meta.status === 'paused' && meta.status !== 'paused' ? before.pause : undefined;
       if (left) this.unindex(sessionId, left.userId, left.expiresAt);
+      if (before.meta.status === 'running' && meta.status !== 'running') {
+        const until = before.meta.lease?.until ?? 0;
+        this.conn.run(() => this.indexes.removeRunning(sessionId, until)).catch(() => undefined);
+      }
       const { app, user } = splitState(writes.append?.state ?? {});
       if (Object.keys(app).length > 0 || Object.keys(user).length > 0) {
         // `app:` and `user:` state live outside the session's slot, so they follow its commit.
@@ -176,6 +188,10 @@ export class RedisStore extends TransactionalStore {
       }
       return true;
     });
+  }
+
+  private indexRunning(sessionId: string, invocationId: string, until: number): Promise<unknown> {
+    return this.indexes.addRunning(sessionId, invocationId, until, Date.now() + this.sessionTtlMs);
   }
 
   /** Clears a pause's index entries; not waited for, as readers check every entry anyway. */
@@ -230,6 +246,58 @@ export class RedisStore extends TransactionalStore {
       const sessionId = await this.indexes.approvalSession(approvalId);
       if (sessionId === undefined) return undefined;
       return (await redis.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
+    });
+  }
+
+  findRun(invocationId: string): Promise<string | undefined> {
+    return this.conn.run(async (redis) => {
+      const sessionId = await this.indexes.runSession(invocationId);
+      if (sessionId === undefined) return undefined;
+      return (await redis.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
+    });
+  }
+
+  listInterrupted(
+    { limit, after }: { limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>> {
+    return this.conn.run(async () => {
+      const items: SessionSnapshot[] = [];
+      let cursor = after;
+      // Entries of segments that ended or still hold their lease are moved or dropped
+      // on the way (their lease was renewed since they were indexed): read on until full.
+      for (;;) {
+        const wanted = limit - items.length;
+        const entries = await this.indexes.lapsed(now, cursor, wanted);
+        const reads = await Promise.all(
+          entries.map((entry) =>
+            this.readSnapshot(entry.sessionId).then(
+              (read) => ({ entry, snapshot: read?.snapshot, unreadable: false }),
+              () => ({ entry, snapshot: undefined, unreadable: true }),
+            ),
+          ),
+        );
+        for (const { entry, snapshot, unreadable } of reads) {
+          if (unreadable) continue;
+          const meta = snapshot?.meta;
+          if (snapshot && meta?.status === 'running' && (meta.lease?.until ?? 0) <= now) {
+            items.push(snapshot);
+          } else if (meta?.status === 'running' && meta.lease) {
+            const until = meta.lease.until;
+            this.conn
+              .run(() => this.indexes.touchRunning(entry.sessionId, until))
+              .catch(() => undefined);
+          } else {
+            this.conn
+              .run(() => this.indexes.removeRunning(entry.sessionId, entry.expiresAt))
+              .catch(() => undefined);
+          }
+        }
+        const last = entries.at(-1);
+        if (!last || entries.length < wanted) return { items };
+        cursor = { score: last.expiresAt, member: last.sessionId };
+        if (items.length === limit) return { items, next: cursor };
+      }
     });
   }
 

@@ -16,15 +16,18 @@ import {
   presentError,
   presentOutcome,
   presentPendingApproval,
+  presentRun,
   presentSession,
 } from './present.js';
-import { readBody } from './read-body.js';
+import { readBody, readOptionalBody } from './read-body.js';
 import {
   approvalDecisionBody,
   approvalsQuery,
   auditQuery,
   cancelBody,
+  recoverBody,
   resumeBody,
+  runsQuery,
   startBody,
 } from './schemas.js';
 
@@ -106,6 +109,28 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
       session_id: pause.sessionId,
       invocation_id: pause.invocationId,
     });
+  });
+
+  app.get('/api/runs', async (c) => {
+    const query = validate(runsQuery, c.req.query());
+    const page = await runtime.listRuns(query);
+    return c.json({
+      runs: page.runs.map(presentRun),
+      ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+    });
+  });
+
+  app.get('/api/runs/:invocationId', async (c) => {
+    return c.json(presentRun(await runtime.getRun(c.req.param('invocationId'))));
+  });
+
+  app.post('/api/runs/:invocationId/resume', async (c) => {
+    const body = await readOptionalBody(c, recoverBody);
+    const outcome = await runtime.recover({
+      invocationId: c.req.param('invocationId'),
+      actor: resolveCaller(c.req.raw, body.user_id),
+    });
+    return c.json(presentOutcome(outcome));
   });
 
   app.get('/api/sessions/:id', async (c) => {

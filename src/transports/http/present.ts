@@ -1,6 +1,7 @@
 import type { HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, AuditEntry, Decision } from '../../core/types.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
+import type { RunView } from '../../runtime/queries/runs.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
 
@@ -16,6 +17,7 @@ export function presentApproval(a: ApprovalRequest) {
     args: a.args,
     hint: a.hint,
     ...(a.payload === undefined ? {} : { payload: a.payload }),
+    ...(a.mayHaveRun ? { may_have_run: true } : {}),
     created_at: iso(a.createdAt),
     expires_at: iso(a.expiresAt),
   };
@@ -50,6 +52,23 @@ export function presentOutcome(outcome: RunOutcome) {
     approvals: outcome.approvals.map(presentApproval),
     decisions: outcome.decisions.map(presentDecision),
     expires_at: iso(outcome.expiresAt),
+  };
+}
+
+/** A run as the API shows it. */
+export function presentRun(run: RunView) {
+  return {
+    invocation_id: run.invocationId,
+    session_id: run.sessionId,
+    app: run.app,
+    user_id: run.userId,
+    status: run.status,
+    query: run.query,
+    ...(run.result === undefined ? {} : { result: run.result }),
+    ...(run.error === undefined ? {} : { error: run.error }),
+    ...(run.leaseUntil === undefined ? {} : { lease_until: iso(run.leaseUntil) }),
+    started_at: iso(run.startedAt),
+    updated_at: iso(run.updatedAt),
   };
 }
 

@@ -13,3 +13,19 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
   }
   return validate(schema, body);
 }
+
+/** Like `readBody`, but an empty body reads as `{}`. */
+export async function readOptionalBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+): Promise<z.infer<S>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return validate(schema, {});
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HoldpointError('INVALID_JSON', 'The request body is not valid JSON.');
+  }
+  return validate(schema, body);
+}

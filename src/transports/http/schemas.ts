@@ -58,3 +58,13 @@ export const approvalDecisionBody = z.strictObject({
   payload: boundedJson.optional(),
   user_id: idText.optional(),
 });
+
+export const runsQuery = z.strictObject({
+  status: z.literal('interrupted'),
+  limit: pageLimit.optional(),
+  cursor: cursor.optional(),
+});
+
+export const recoverBody = z.strictObject({
+  user_id: idText.optional(),
+});

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentApp } from '../../agents/agent-app.js';
+import { approvalAudit } from '../../core/audit.js';
+import { toolCallEffectKey } from '../../core/effect-ledger.js';
+import { HoldpointError } from '../../core/errors.js';
+import type { ApprovalRequest, Lease, Pause } from '../../core/types.js';
+import { validate } from '../../core/validate.js';
+import type { SessionSnapshot } from '../../store/store.js';
+import { type RecoverRequest, recoverRequest } from '../requests.js';
+import type { RunEventSink } from '../run-event.js';
+import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import { approvedCalls } from '../segment/approved-call-marker.js';
+import { resumeMessages } from '../segment/resume-message.js';
+import { runSegment } from '../segment/run-segment.js';
+
+/** What a person sees about an approved call that may have run before the crash. */
+function mayHaveRunHint(approval: ApprovalRequest): string {
+  return (
+    `${approval.hint}\n\nThis was approved and had started when the process running it stopped; ` +
+    'it may already have run. Run it again?'
+  );
+}
+
+/** The pause this run was resuming when its process stopped, if it was resuming one. */
+function resumingPause(snapshot: SessionSnapshot, invocationId: string): Pause | undefined {
+  const { pause } = snapshot;
+  return pause?.status === 'resuming' && pause.invocationId === invocationId ? pause : undefined;
+}
+
+/**
+ * The approved calls of `pause` that started and left nothing in the effect ledger:
+ * they may have had their effect, and nothing says so. A tool the app declares
+ * idempotent runs again regardless; a call that used the ledger (`once`) is answered
+ * by it. Throws EFFECT_IN_PROGRESS while an effect's claim is still held.
+ */
+async function uncertainApprovals(
+  ctx: RuntimeContext,
+  app: AgentApp,
+  pause: Pause,
+): Promise<Set<string>> {
+  const approved = approvedCalls(pause);
+  const uncertain = new Set<string>();
+  for (const approval of pause.approvals) {
+    if (!approved.has(approval.toolCallId)) continue;
+    const effect = await ctx.store.effects.inspect(
+      toolCallEffectKey(pause.sessionId, approval.toolCallId),
+    );
+    if (effect.state === 'claimed') {
+      throw new HoldpointError(
+        'EFFECT_IN_PROGRESS',
+        `The effect of ${approval.toolName} is still claimed by the process that stopped; ` +
+          'the run can be resumed once that claim lapses.',
+        { session_id: pause.sessionId, invocation_id: pause.invocationId },
+      );
+    }
+    const idempotent = app.idempotentTools?.has(approval.toolName) ?? false;
+    if (effect.started && effect.state === 'none' && !idempotent) {
+      uncertain.add(approval.approvalId);
+    }
+  }
+  return uncertain;
+}
+
+/**
+ * Resumes a run whose process stopped while it worked (its lease lapsed), by its
+ * invocation id: the run takes its session again and goes on from what was stored
+ * last — the user's message, or the decisions of the pause it was resuming. Tool
+ * calls answered from the effect ledger are not run again; an approved call that may
+ * have run and left no trace becomes a new question to a person instead.
+ */
+export async function recoverRun(
+  ctx: RuntimeContext,
+  request: RecoverRequest,
+  sink?: RunEventSink,
+): Promise<RunOutcome> {
+  const { invocationId, actor } = validate(recoverRequest, request);
+  const sessionId = await ctx.store.findRun(invocationId);
+  if (!sessionId) {
+    throw new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
+      invocation_id: invocationId,
+    });
+  }
+  const before = await ctx.requireSnapshot(sessionId);
+  // Refused before anything is recorded: a run this instance cannot drive is not taken.
+  const app = ctx.requireApp(before.meta.app);
+  const resuming = resumingPause(before, invocationId);
+  const uncertain = resuming ? await uncertainApprovals(ctx, app, resuming) : new Set<string>();
+  const now = ctx.clock.now();
+  const lease = ctx.newLease(now);
+  const taken = await ctx.store.recoverRun(sessionId, invocationId, lease, actor, now);
+  ctx.log(sessionId, invocationId).warn({ recovered_by: actor }, 'interrupted run recovered');
+  const run = taken.run as NonNullable<SessionSnapshot['run']>;
+  const pause = resumingPause(taken, invocationId);
+  if (pause && uncertain.size > 0) {
+    return askAgain(ctx, { sessionId, invocationId, lease, pause, uncertain, sink, app });
+  }
+  return runSegment(ctx, {
+    app,
+    sessionId,
+    userId: taken.meta.userId,
+    invocationId,
+    lease,
+    messages: pause ? resumeMessages(pause) : [{ role: 'user', parts: [{ text: run.query }] }],
+    resumedFrom: pause,
+    sink,
+  });
+}
+
+interface AskAgain {
+  app: AgentApp;
+  sessionId: string;
+  invocationId: string;
+  lease: Lease;
+  /** The pause the run was resuming. */
+  pause: Pause;
+  /** Its approvals that may have run. */
+  uncertain: Set<string>;
+  sink?: RunEventSink;
+}
+
+/**
+ * Pauses the recovered run again, asking a person about each approved call that may
+ * have run; the other decisions of the pause carry over, so deciding these resumes
+ * the run as the first resume would have.
+ */
+async function askAgain(ctx: RuntimeContext, ask: AskAgain): Promise<RunOutcome> {
+  const { pause, uncertain, sessionId, invocationId } = ask;
+  const now = ctx.clock.now();
+  const expiresAt = now + ctx.pauseTtlMs;
+  const next: Pause = {
+    ...pause,
+    pauseId: `pause-${randomUUID()}`,
+    status: 'pending',
+    approvals: pause.approvals.map((a) =>
+      uncertain.has(a.approvalId)
+        ? { ...a, hint: mayHaveRunHint(a), mayHaveRun: true, createdAt: now, expiresAt }
+        : { ...a, createdAt: now, expiresAt },
+    ),
+    decisions: pause.decisions.filter((d) => !uncertain.has(d.approvalId)),
+    createdAt: now,
+    expiresAt,
+  };
+  const asked = next.approvals.filter((a) => uncertain.has(a.approvalId));
+  const audit = asked.map((a) => ({
+    ...approvalAudit(next, a, 'requested', 'system', now),
+    reason: 'It may have run before its process stopped.',
+  }));
+  await ctx.store.savePause(
+    {
+      sessionId,
+      invocationId,
+      lease: ask.lease,
+      append: { events: [], state: {} },
+      executedCallIds: [],
+      now,
+    },
+    next,
+    audit,
+    expiresAt + ctx.retentionMs,
+  );
+  ctx
+    .log(sessionId, invocationId)
+    .warn(
+      { approvals: asked.map((a) => a.approvalId) },
+      'asked again about calls that may have run',
+    );
+  const emit = ctx.emitter(sessionId, ask.sink);
+  emit({ type: 'run-started', sessionId, invocationId, app: ask.app.name, resumed: true });
+  for (const approval of asked) emit({ type: 'approval-requested', approval });
+  const outcome = pendingOutcome(next);
+  emit({ type: 'outcome', outcome });
+  return outcome;
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { HoldpointError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
+import type { RunRecord } from '../../core/types.js';
+import { idText, validate } from '../../core/validate.js';
+import type { SessionSnapshot } from '../../store/store.js';
+import { isInterrupted } from '../../store/transitions.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
+
+/**
+ * A run as clients see it. `status` is `interrupted` while the run's process has
+ * stopped and its lease lapsed; `leaseUntil` is, while it runs, until when its
+ * segment holds the session.
+ */
+export interface RunView extends RunRecord {
+  leaseUntil?: number;
+}
+
+/** `run` as of `now`: `interrupted` once it runs on a lapsed lease. */
+export function runView(run: RunRecord, snapshot: SessionSnapshot, now: number): RunView {
+  const { meta } = snapshot;
+  if (meta.invocationId !== run.invocationId || meta.status !== 'running') return run;
+  const status = isInterrupted(meta, now) ? 'interrupted' : run.status;
+  return { ...run, status, leaseUntil: meta.lease?.until };
+}
+
+/** A run by its invocation id; RUN_NOT_FOUND when no stored session holds it. */
+export async function getRun(ctx: RuntimeContext, invocationId: string): Promise<RunView> {
+  validate(idText, invocationId);
+  const notFound = new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
+    invocation_id: invocationId,
+  });
+  const sessionId = await ctx.store.findRun(invocationId);
+  if (!sessionId) throw notFound;
+  const [snapshot, run] = await Promise.all([
+    ctx.requireSnapshot(sessionId),
+    ctx.store.getRun(sessionId, invocationId),
+  ]);
+  if (!run) throw notFound;
+  return runView(run, snapshot, ctx.clock.now());
+}
+
+/** Which runs to list: those interrupted (the only list kept), a page at a time. */
+export const runsQuery = z.strictObject({
+  status: z.literal('interrupted'),
+  limit: z.number().int().min(1).max(LIMITS.pageSize).default(50),
+  cursor: z.string().max(1000).optional(),
+});
+export type RunsQuery = z.input<typeof runsQuery>;
+
+/** A page of runs; `nextCursor` when there is more. */
+export interface RunsPage {
+  runs: RunView[];
+  nextCursor?: string;
+}
+
+/**
+ * Interrupted runs, longest interrupted first, read from the index of running
+ * sessions: the cost is the page, not the number of sessions.
+ */
+export async function listRuns(ctx: RuntimeContext, query: RunsQuery): Promise<RunsPage> {
+  const { limit, cursor } = validate(runsQuery, query);
+  const now = ctx.clock.now();
+  const page = await ctx.store.listInterrupted(
+    { limit, after: cursor === undefined ? undefined : decodeCursor(cursor) },
+    now,
+  );
+  const runs = page.items.flatMap((snapshot) =>
+    snapshot.run ? [runView(snapshot.run, snapshot, now)] : [],
+  );
+  return { runs, nextCursor: page.next && encodeCursor(page.next) };
+}

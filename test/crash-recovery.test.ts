@@ -1,0 +1,221 @@
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { AgentApp } from '../src/agents/agent-app.js';
+import { codeOf } from '../src/core/errors.test-support.js';
+import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import { MemoryStore } from '../src/store/memory/memory-store.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import { RedisStore } from '../src/store/redis/redis-store.js';
+import type { HoldpointStore } from '../src/store/store.js';
+import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+
+// A run whose process stops between a person's approval and the run's end: another
+// instance (B) resumes it by its invocation id once the lease lapsed. Instance A
+// "dies" by never being heard from again: its clock stands still (it renews nothing)
+// and, where the test says so, its store never answers the segment's end.
+const LEASE_SECONDS = 30;
+const scratch = new RedisScratch();
+const opened: RedisStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+afterAll(() => scratch.cleanup());
+
+/** Two handles on one store: two server instances. */
+const stores: Record<string, () => [HoldpointStore, HoldpointStore]> = {
+  memory: () => {
+    const store = new MemoryStore({ sessionTtlSeconds: 600 });
+    return [store, store];
+  },
+  redis: () => {
+    const make = () => {
+      const store = new RedisStore({
+        url: TEST_REDIS_URL,
+        keyPrefix: scratch.prefix,
+        sessionTtlSeconds: 600,
+      });
+      opened.push(store);
+      return store;
+    };
+    return [make(), make()];
+  },
+};
+
+function runtimeOn(store: HoldpointStore, app: AgentApp, clock: ManualClock): HoldpointRuntime {
+  return new HoldpointRuntime({
+    store,
+    apps: new Map([[app.name, app]]),
+    defaultApp: app.name,
+    pauseTtlSeconds: 3600,
+    retentionSeconds: 600,
+    runLeaseSeconds: LEASE_SECONDS,
+    logger: pino({ level: 'silent' }),
+    clock,
+  });
+}
+
+/** `store` as seen by a process that dies when it calls `method`: the call never arrives. */
+function diesAt(store: HoldpointStore, method: keyof HoldpointStore): HoldpointStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property === method) return () => new Promise(() => {});
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+function passing(): HeldCalls {
+  const calls = new HeldCalls();
+  calls.passThrough = true;
+  return calls;
+}
+
+describe.each(Object.keys(stores))('a run recovered after its process stopped (%s)', (kind) => {
+  const lapse = (clock: ManualClock) => clock.advance(LEASE_SECONDS * 1000 + 1_000);
+
+  it('answers an approved call from the ledger when its effect ran before the crash', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const callsA = passing();
+    const appA = heldToolApp(callsA, storeA.effects);
+    const paused = await runtimeOn(storeA, appA, clockA).start({ query: 'pay', userId: 'ann' });
+    const { sessionId, invocationId } = paused;
+    // A approves and pays, then dies before the run's end is stored.
+    const dying = runtimeOn(diesAt(storeA, 'finishRun'), appA, clockA);
+    void dying.resume({ sessionId, decidedBy: 'bob', approved: true });
+    await expect.poll(() => callsA.effects.length).toBe(1);
+
+    const callsB = passing();
+    const b = runtimeOn(storeB, heldToolApp(callsB, storeB.effects), clockB);
+    expect(await codeOf(b.recover({ invocationId, actor: 'ops' }))).toBe('RUN_NOT_INTERRUPTED');
+    lapse(clockB);
+    expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
+    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({
+      status: 'completed',
+      result: 'Done: held_payment',
+    });
+    expect(callsB.effects).toEqual([]);
+    const { entries } = await b.audit({ sessionId });
+    expect(entries.map((e) => e.action)).toEqual([
+      'requested',
+      'decided',
+      'resumed',
+      'recovered',
+      'executed',
+      'completed',
+    ]);
+    const history = await b.history(sessionId);
+    const results = history.turns.flatMap((turn) =>
+      turn.events.flatMap((e) => (e.type === 'tool-result' ? [e.output] : [])),
+    );
+    expect(results).toEqual([{ status: 'done', tool: 'held_payment' }]);
+  });
+
+  it('asks again about an approved call that started and left no trace, and pays once', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const callsA = new HeldCalls();
+    const a = runtimeOn(storeA, heldToolApp(callsA, storeA.effects), clockA);
+    callsA.passThrough = true;
+    const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
+    callsA.passThrough = false;
+    // A approves; the payment tool starts and A dies inside it, before its effect.
+    const lateA = codeOf(a.resume({ sessionId, decidedBy: 'bob', approved: true }));
+    const inTool = await callsA.next();
+
+    const callsB = passing();
+    const b = runtimeOn(storeB, heldToolApp(callsB, storeB.effects), clockB);
+    lapse(clockB);
+    const asked = await b.recover({ invocationId, actor: 'ops' });
+    expect(asked).toMatchObject({ status: 'pending_approval', invocationId });
+    if (asked.status !== 'pending_approval') throw new Error('not asked');
+    expect(asked.approvals).toHaveLength(1);
+    expect(asked.approvals[0]).toMatchObject({ toolName: 'held_payment', mayHaveRun: true });
+    expect(asked.approvals[0]?.hint).toMatch(/may already have run/);
+    expect(callsB.effects).toEqual([]);
+
+    const done = await b.decideApproval(
+      { approvalId: asked.approvals[0]?.approvalId ?? '', approved: true },
+      'bob',
+    );
+    expect(done).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
+    expect(callsB.effects).toHaveLength(1);
+    // The process thought dead wakes up: its call finds the stored result, its end is refused.
+    inTool.release();
+    expect(await lateA).toBe('LEASE_LOST');
+    expect(callsA.effects).toEqual([]);
+    const { entries } = await b.audit({ sessionId });
+    expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
+    expect(entries.filter((e) => e.action === 'requested').at(-1)?.reason).toMatch(/may have run/);
+  });
+
+  it('runs an approved call of a tool declared idempotent again without asking', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const callsA = new HeldCalls();
+    const idempotent = (app: AgentApp): AgentApp => ({
+      ...app,
+      idempotentTools: new Set(['held_payment']),
+    });
+    const a = runtimeOn(storeA, idempotent(heldToolApp(callsA)), clockA);
+    callsA.passThrough = true;
+    const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
+    callsA.passThrough = false;
+    void codeOf(a.resume({ sessionId, decidedBy: 'bob', approved: true }));
+    await callsA.next();
+
+    const callsB = passing();
+    const b = runtimeOn(storeB, idempotent(heldToolApp(callsB)), clockB);
+    lapse(clockB);
+    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({ status: 'completed' });
+    expect(callsB.effects).toHaveLength(1);
+  });
+
+  it('resumes the run again when the recovering process stops too', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const callsA = new HeldCalls();
+    const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
+    void codeOf(a.start({ query: 'work', userId: 'ann' }));
+    const { sessionId } = await callsA.next();
+    const invocationId = (await a.getSession(sessionId)).run?.invocationId ?? '';
+
+    // B takes it over and stops inside the same step; C takes it over from B.
+    const callsB = new HeldCalls();
+    const b = runtimeOn(storeB, heldToolApp(callsB), clockB);
+    lapse(clockB);
+    void codeOf(b.recover({ invocationId, actor: 'ops' }));
+    await callsB.next();
+    const clockC = new ManualClock(clockB.now());
+    const c = runtimeOn(storeB, heldToolApp(passing()), clockC);
+    expect(await codeOf(c.recover({ invocationId, actor: 'ops' }))).toBe('RUN_NOT_INTERRUPTED');
+    lapse(clockC);
+    expect(await c.recover({ invocationId, actor: 'ops' })).toMatchObject({
+      status: 'completed',
+      result: 'Done: held_step',
+    });
+    const { entries } = await c.audit({ sessionId });
+    expect(entries.map((e) => e.action)).toEqual(['recovered', 'recovered', 'completed']);
+  });
+
+  it('refuses to resume a run that does not exist or already ended', async () => {
+    const [store] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clock = new ManualClock();
+    const runtime = runtimeOn(store, heldToolApp(passing()), clock);
+    expect(await codeOf(runtime.recover({ invocationId: 'inv-nope', actor: 'ops' }))).toBe(
+      'RUN_NOT_FOUND',
+    );
+    const done = await runtime.start({ query: 'hello', userId: 'ann' });
+    lapse(clock);
+    expect(await codeOf(runtime.recover({ invocationId: done.invocationId, actor: 'ops' }))).toBe(
+      'RUN_NOT_INTERRUPTED',
+    );
+    expect(await runtime.getRun(done.invocationId)).toMatchObject({ status: 'completed' });
+  });
+});
