@@ -25,6 +25,13 @@ export interface EffectLedger {
   markStarted(key: string): Promise<void>;
   /** What is recorded for `key`. */
   inspect(key: string): Promise<EffectRecord>;
+  /**
+   * Drops a claim that has no result, so the effect can run again: for a run
+   * recovered after the process that held the claim stopped. The effect then runs
+   * again with the same key (pass `idempotencyKey` to the outside API so it happens
+   * once there); a result stored meanwhile is kept.
+   */
+  takeOver(key: string): Promise<void>;
 }
 
 /** The ledger key of a tool call's effect: call ids are unique within a session. */

@@ -29,6 +29,7 @@ export const errorStatus = {
   RECORD_UNREADABLE: 500,
   STORE_UNAVAILABLE: 503,
   STORE_FULL: 503,
+  OUTCOME_UNKNOWN: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -259,9 +259,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const listed = await peer.listInterrupted({ limit: 200 }, lapsedAt);
     expect(listed.items.map((s) => s.meta.sessionId)).toContain(sessionId);
     expect(
-      (await peer.listInterrupted({ limit: 200 }, now + 60_000)).items.map(
-        (s) => s.meta.sessionId,
-      ),
+      (await peer.listInterrupted({ limit: 200 }, now + 60_000)).items.map((s) => s.meta.sessionId),
     ).not.toContain(sessionId);
     const taker = lease(lapsedAt);
     const taken = await peer.recoverRun(sessionId, run.invocationId, taker, 'ops', lapsedAt);

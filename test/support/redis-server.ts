@@ -57,11 +57,12 @@ export class TestRedis {
   }
 
   /** Stops the server (data stays on disk for the next `up`). */
-  async down(): Promise<void> {
+  /** Stops the server (SIGKILL: as if it crashed; the append-only file keeps what was synced). */
+  async down(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const child = this.process;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
+    child.kill(signal);
     await exited;
   }
 

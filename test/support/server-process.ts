@@ -45,6 +45,18 @@ export class ServerProcess {
     return new ServerProcess(child, port, logs);
   }
 
+  /** Resolves as soon as the process writes `text` to stdout (from now on). */
+  waitForOutput(text: string): Promise<void> {
+    return new Promise((resolve) => {
+      const onData = (chunk: Buffer) => {
+        if (!chunk.toString().includes(text)) return;
+        this.child.stdout?.off('data', onData);
+        resolve();
+      };
+      this.child.stdout?.on('data', onData);
+    });
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }

@@ -28,38 +28,39 @@ function resumingPause(snapshot: SessionSnapshot, invocationId: string): Pause |
   return pause?.status === 'resuming' && pause.invocationId === invocationId ? pause : undefined;
 }
 
+/** What the ledger says of the approved calls of the pause a recovered run was resuming. */
+interface ApprovedCallsLeft {
+  /** Approvals whose call started and left nothing in the ledger: it may have run. */
+  uncertain: Set<string>;
+  /** Ledger keys of effects that started and have no result: they run again through it. */
+  claimed: string[];
+}
+
 /**
- * The approved calls of `pause` that started and left nothing in the effect ledger:
- * they may have had their effect, and nothing says so. A tool the app declares
- * idempotent runs again regardless; a call that used the ledger (`once`) is answered
- * by it. Throws EFFECT_IN_PROGRESS while an effect's claim is still held.
+ * Reads the ledger for each approved call of `pause`. A call whose effect the ledger
+ * holds a result for is answered by it on the re-run. A call whose effect was claimed
+ * and has no result runs again through the ledger, under the same key. A call that
+ * started and left nothing may have had its effect and nothing says so: unless the
+ * app declares the tool idempotent, a person is asked again.
  */
-async function uncertainApprovals(
+async function approvedCallsLeft(
   ctx: RuntimeContext,
   app: AgentApp,
   pause: Pause,
-): Promise<Set<string>> {
+): Promise<ApprovedCallsLeft> {
   const approved = approvedCalls(pause);
-  const uncertain = new Set<string>();
+  const left: ApprovedCallsLeft = { uncertain: new Set(), claimed: [] };
   for (const approval of pause.approvals) {
     if (!approved.has(approval.toolCallId)) continue;
-    const effect = await ctx.store.effects.inspect(
-      toolCallEffectKey(pause.sessionId, approval.toolCallId),
-    );
-    if (effect.state === 'claimed') {
-      throw new HoldpointError(
-        'EFFECT_IN_PROGRESS',
-        `The effect of ${approval.toolName} is still claimed by the process that stopped; ` +
-          'the run can be resumed once that claim lapses.',
-        { session_id: pause.sessionId, invocation_id: pause.invocationId },
-      );
-    }
+    const key = toolCallEffectKey(pause.sessionId, approval.toolCallId);
+    const effect = await ctx.store.effects.inspect(key);
     const idempotent = app.idempotentTools?.has(approval.toolName) ?? false;
-    if (effect.started && effect.state === 'none' && !idempotent) {
-      uncertain.add(approval.approvalId);
+    if (effect.state === 'claimed') left.claimed.push(key);
+    else if (effect.started && effect.state === 'none' && !idempotent) {
+      left.uncertain.add(approval.approvalId);
     }
   }
-  return uncertain;
+  return left;
 }
 
 /**
@@ -85,13 +86,17 @@ export async function recoverRun(
   // Refused before anything is recorded: a run this instance cannot drive is not taken.
   const app = ctx.requireApp(before.meta.app);
   const resuming = resumingPause(before, invocationId);
-  const uncertain = resuming ? await uncertainApprovals(ctx, app, resuming) : new Set<string>();
+  const { uncertain, claimed } = resuming
+    ? await approvedCallsLeft(ctx, app, resuming)
+    : { uncertain: new Set<string>(), claimed: [] };
   const now = ctx.clock.now();
   const lease = ctx.newLease(now);
   const taken = await ctx.store.recoverRun(sessionId, invocationId, lease, actor, now);
   ctx.log(sessionId, invocationId).warn({ recovered_by: actor }, 'interrupted run recovered');
   const run = taken.run as NonNullable<SessionSnapshot['run']>;
   const pause = resumingPause(taken, invocationId);
+  // The run is ours now: claims its stopped process left without a result are released.
+  for (const key of claimed) await ctx.store.effects.takeOver(key);
   if (pause && uncertain.size > 0) {
     return askAgain(ctx, { sessionId, invocationId, lease, pause, uncertain, sink, app });
   }

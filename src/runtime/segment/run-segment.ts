@@ -2,7 +2,7 @@ import { createEvent } from '@google/adk';
 import type { Content } from '@google/genai';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
-import { sessionNotFound } from '../../core/errors.js';
+import { HoldpointError, isHoldpointError, sessionNotFound } from '../../core/errors.js';
 import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
 import type { RunEventSink } from '../run-event.js';
@@ -95,11 +95,33 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
     });
     append = sessions.appended;
   } catch (error) {
+    if (isHoldpointError(error, 'STORE_UNAVAILABLE')) throw outcomeUnknown(segment, error);
     // The segment could not run at all: record the run failed, if the store lets us.
     collector = new SegmentCollector(app.hints);
     collector.error = error instanceof Error ? error.message : String(error);
   } finally {
     keeper.stop();
   }
-  return endSegment(ctx, segment, collector, append);
+  try {
+    return await endSegment(ctx, segment, collector, append);
+  } catch (error) {
+    if (isHoldpointError(error, 'STORE_UNAVAILABLE')) throw outcomeUnknown(segment, error);
+    throw error;
+  }
+}
+
+/**
+ * The answer when the store stopped answering after the run took its session (a
+ * decision, a new run): something was stored, and how the run ended is unknown. The
+ * run is left as it stands in the store; once its lease lapses it is interrupted, and
+ * resumed by its invocation id (or by `recover: auto`).
+ */
+function outcomeUnknown(segment: EndingSegment, cause: HoldpointError): HoldpointError {
+  return new HoldpointError(
+    'OUTCOME_UNKNOWN',
+    `The run took its session, but the store stopped answering before its outcome was stored ` +
+      `(${cause.message}). Its state is at GET /api/runs/${segment.invocationId}; once its lease ` +
+      'lapses it can be resumed by its invocation id.',
+    { session_id: segment.sessionId, invocation_id: segment.invocationId },
+  );
 }

@@ -7,6 +7,7 @@ const noLedger: EffectLedger = {
   once: (_key, effect) => effect(),
   markStarted: async () => undefined,
   inspect: async () => ({ started: false, state: 'none' }),
+  takeOver: async () => undefined,
 };
 
 function loaded() {

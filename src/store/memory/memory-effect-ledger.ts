@@ -34,14 +34,16 @@ export class MemoryEffectLedger implements EffectLedger {
     if (effects.done.has(key)) return Promise.resolve(effects.done.get(key) as T);
     const known = effects.running.get(key);
     if (known) return known as Promise<T>;
-    const running = effect().then(
+    const running: Promise<T> = effect().then(
       (result) => {
+        // A claim taken over meanwhile belongs to the newer call: its result counts.
+        if (effects.running.get(key) !== running) return result;
         effects.done.set(key, result);
         effects.running.delete(key);
         return result;
       },
       (error: unknown) => {
-        effects.running.delete(key);
+        if (effects.running.get(key) === running) effects.running.delete(key);
         throw error;
       },
     );
@@ -58,6 +60,10 @@ export class MemoryEffectLedger implements EffectLedger {
     const started = effects?.started.has(key) ?? false;
     if (effects?.done.has(key)) return { started, state: 'done', result: effects.done.get(key) };
     return { started, state: effects?.running.has(key) ? 'claimed' : 'none' };
+  }
+
+  async takeOver(key: string): Promise<void> {
+    this.sessions.get(sessionOf(key))?.running.delete(key);
   }
 
   /** Forgets the results of a session that is gone. */

@@ -12,6 +12,12 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 `;
+// Drops a claim without a result, whoever holds it; a stored result stays.
+const TAKE_OVER_LUA = `
+local entry = redis.call('GET', KEYS[1])
+if entry and not string.find(entry, '"done":true', 1, true) then redis.call('DEL', KEYS[1]) end
+return 1
+`;
 const RELEASE_LUA = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
@@ -48,6 +54,7 @@ export interface RedisEffectLedgerOptions {
 export class RedisEffectLedger implements EffectLedger {
   private readonly storeResult: RedisScript;
   private readonly release: RedisScript;
+  private readonly takeOverScript: RedisScript;
 
   constructor(
     private readonly conn: RedisConnection,
@@ -56,6 +63,11 @@ export class RedisEffectLedger implements EffectLedger {
   ) {
     this.storeResult = conn.script('holdpointStoreEffect', STORE_RESULT_LUA);
     this.release = conn.script('holdpointReleaseEffect', RELEASE_LUA);
+    this.takeOverScript = conn.script('holdpointTakeOverEffect', TAKE_OVER_LUA);
+  }
+
+  async takeOver(key: string): Promise<void> {
+    await this.conn.run(() => this.takeOverScript([this.keys.effect(key)], []));
   }
 
   async once<T>(key: string, effect: () => Promise<T>): Promise<T> {

@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Real OS processes start slowly on a loaded 2-core machine; they are bounded by these
+// limits, not timed by them.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
+
+import { TestRedis } from './support/redis-server.js';
+import { ServerProcess } from './support/server-process.js';
+
+// Payments approved in bursts while the server (or Redis) is killed with SIGKILL at a
+// random moment, weighted toward the first milliseconds after the decisions are sent,
+// then recovered by a new server, through the endpoint or `--recover auto`. Every
+// approved payment must have happened exactly once (counted outside Holdpoint), and
+// the run's history, audit and ledger must agree; no run may be lost or stay stuck.
+const APP = fileURLToPath(new URL('./fixtures/apps/counted-payments.ts', import.meta.url));
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 4);
+const PER_ROUND = Number(process.env.CRASH_PAYMENTS_PER_ROUND ?? 25);
+const LEASE = '3';
+
+let redis: TestRedis;
+let counter: Redis;
+const COUNT_KEY = `crash-effects-${process.pid}`;
+const servers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  redis = await TestRedis.start('always');
+  counter = new Redis(redis.url);
+  // Redis is killed on purpose below; the counter reconnects on its own.
+  counter.on('error', () => undefined);
+});
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.kill('SIGKILL')));
+});
+afterAll(async () => {
+  counter?.disconnect();
+  await redis?.stop();
+});
+
+async function server(...args: string[]): Promise<ServerProcess> {
+  const started = await ServerProcess.start(
+    [
+      '--store',
+      'redis',
+      '--redis-url',
+      redis.url,
+      '--app',
+      APP,
+      '--run-lease',
+      LEASE,
+      '--sweep-interval',
+      '1',
+      ...args,
+    ],
+    { CRASH_EFFECTS_REDIS_URL: redis.url, CRASH_EFFECTS_KEY: COUNT_KEY },
+  );
+  servers.push(started);
+  return started;
+}
+
+interface Payment {
+  sessionId: string;
+  invocationId: string;
+  approvalId: string;
+  /** The idempotency key of the payment's tool call: the counter's field. */
+  key: string;
+}
+
+function effectKey(sessionId: string, callId: string): string {
+  return `hp_${createHash('sha256').update(`${sessionId}\n${callId}`).digest('hex').slice(0, 40)}`;
+}
+
+async function pausePayments(api: ServerProcess, count: number, round: number): Promise<Payment[]> {
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const { status, body } = await api.client.post('/api/agent/start', {
+        query: `pay ${round * 1000 + i + 1}`,
+        user_id: 'ann',
+      });
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(body.status).toBe('pending_approval');
+      const [approval] = body.approvals;
+      return {
+        sessionId: body.session_id,
+        invocationId: body.invocation_id,
+        approvalId: approval.approval_id,
+        key: effectKey(body.session_id, approval.tool_call_id),
+      };
+    }),
+  );
+}
+
+/** Sends every approval at once; they are answered (or not) while the kill happens. */
+function approveAll(api: ServerProcess, payments: Payment[]): Promise<unknown> {
+  return Promise.allSettled(
+    payments.map((p) =>
+      fetch(`${api.url}/api/approvals/${p.approvalId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: true, user_id: 'bob' }),
+      }).then((r) => r.text()),
+    ),
+  );
+}
+
+/** A delay in ms from 0 to `max`, most of them in the first few. */
+function weightedDelay(max: number): number {
+  return Math.floor(max * Math.random() ** 3);
+}
+
+/**
+ * Drives each payment to its end through `api`: approves what waits for a person
+ * (a decision lost in the crash, or a call asked about again), resumes interrupted
+ * runs when `resumeByEndpoint`, and waits for the rest. Returns once all completed.
+ */
+async function settle(api: ServerProcess, payments: Payment[], resumeByEndpoint: boolean) {
+  const deadline = Date.now() + Number(process.env.CRASH_SETTLE_MS ?? 120_000);
+  const open = new Set(payments);
+  while (open.size > 0) {
+    if (Date.now() > deadline) {
+      const left = await Promise.all(
+        [...open].map(async (p) => (await api.client.get(`/api/sessions/${p.sessionId}`)).body),
+      );
+      throw new Error(
+        `runs did not end: ${JSON.stringify(left, null, 1)}\nserver:\n${api.logs.join('').slice(-4000)}`,
+      );
+    }
+    for (const payment of [...open]) {
+      const { body: session } = await api.client.get(`/api/sessions/${payment.sessionId}`);
+      const run = session.run;
+      if (session.status === 'idle') {
+        expect(run.status, JSON.stringify(session)).toBe('completed');
+        open.delete(payment);
+      } else if (session.status === 'paused') {
+        for (const approval of session.pending_approvals) {
+          await api.client.post(`/api/approvals/${approval.approval_id}`, {
+            approved: true,
+            user_id: 'bob',
+          });
+        }
+      } else if (run.status === 'interrupted' && resumeByEndpoint) {
+        const resumed = await api.client.post(`/api/runs/${payment.invocationId}/resume`, {
+          user_id: 'ops',
+        });
+        expect([200, 409], JSON.stringify(resumed.body)).toContain(resumed.status);
+      }
+    }
+    await sleep(200);
+  }
+}
+
+/** How many payments the provider was asked for more than once (same idempotency key). */
+async function retried(): Promise<string> {
+  const attempts = Object.values(await counter.hgetall(`${COUNT_KEY}:attempts`));
+  return `${attempts.filter((n) => Number(n) > 1).length} of ${attempts.length} payments retried under their key`;
+}
+
+/** What the crash left, per payment, as first seen by the recovering server. */
+async function census(api: ServerProcess, payments: Payment[]): Promise<Record<string, number>> {
+  const seen: Record<string, number> = {};
+  for (const payment of payments) {
+    const { body } = await api.client.get(`/api/sessions/${payment.sessionId}`);
+    const what =
+      body.status === 'paused'
+        ? body.pending_approvals.some((a: { may_have_run?: boolean }) => a.may_have_run)
+          ? 'asked again'
+          : 'undecided'
+        : (body.run?.status ?? body.status);
+    seen[what] = (seen[what] ?? 0) + 1;
+  }
+  return seen;
+}
+
+/** Each payment happened once, and the run's record says so. */
+async function expectPaidOnce(api: ServerProcess, payments: Payment[]): Promise<void> {
+  const paid = await counter.hgetall(`${COUNT_KEY}:payments`);
+  for (const payment of payments) {
+    expect(paid[payment.key], payment.sessionId).toBeDefined();
+    const { body: run } = await api.client.get(`/api/runs/${payment.invocationId}`);
+    expect(run.status).toBe('completed');
+    expect(run.result).toContain(`TXN-${payment.key.slice(3, 13)}`);
+    expect(run.result).toContain('"status":"paid"');
+    const { body: audit } = await api.client.get(
+      `/api/audit?session_id=${payment.sessionId}&limit=200`,
+    );
+    const actions: string[] = audit.entries.map((e: { action: string }) => e.action);
+    expect(
+      actions.filter((a) => a === 'executed'),
+      actions.join(),
+    ).toHaveLength(1);
+    expect(
+      actions.filter((a) => a === 'completed'),
+      actions.join(),
+    ).toHaveLength(1);
+  }
+  const { body: interrupted } = await api.client.get('/api/runs?status=interrupted');
+  expect(interrupted.runs).toEqual([]);
+}
+
+describe('crash recovery with real processes', () => {
+  it('pays every approved payment exactly once when the server is killed right after the decisions', async () => {
+    const all: Payment[] = [];
+    const left: Record<string, number>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const first = await server();
+      const payments = await pausePayments(first, PER_ROUND, round);
+      const decided = first.waitForOutput('decisions recorded');
+      const answered = approveAll(first, payments);
+      await decided;
+      await sleep(weightedDelay(30));
+      await first.kill('SIGKILL');
+      await answered;
+      // Half the rounds recover through the endpoint, half by `--recover auto`.
+      const byEndpoint = round % 2 === 0;
+      const next = await server('--recover', byEndpoint ? 'manual' : 'auto');
+      left.push(await census(next, payments));
+      await settle(next, payments, byEndpoint);
+      await expectPaidOnce(next, payments);
+      await next.kill('SIGKILL');
+      all.push(...payments);
+    }
+    expect(Object.keys(await counter.hgetall(`${COUNT_KEY}:payments`))).toHaveLength(all.length);
+    process.stdout.write(
+      `server kills left, per round: ${JSON.stringify(left)}; ${await retried()}\n`,
+    );
+  });
+
+  it('pays every approved payment exactly once when Redis is killed during the resumes', async () => {
+    const api = await server('--recover', 'auto');
+    const payments = await pausePayments(api, PER_ROUND, ROUNDS + 1);
+    const decided = api.waitForOutput('decisions recorded');
+    const answered = approveAll(api, payments);
+    await decided;
+    await sleep(weightedDelay(6));
+    await redis.down('SIGKILL');
+    await answered;
+    await sleep(300);
+    await redis.up();
+    const left = await census(api, payments);
+    process.stdout.write(`a Redis kill left: ${JSON.stringify(left)}\n`);
+    await settle(api, payments, false);
+    await expectPaidOnce(api, payments);
+    process.stdout.write(`${await retried()}\n`);
+  });
+});
