@@ -455,13 +455,14 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(await peer.effects.inspect(key)).toEqual({ started: false, state: 'none' });
     await store.effects.markStarted(key);
     expect(await peer.effects.inspect(key)).toEqual({ started: true, state: 'none' });
-    let finish!: () => void;
+    let finish: (() => void) | undefined;
     const running = store.effects.once(
       key,
       () => new Promise<{ txn: string }>((resolve) => (finish = () => resolve({ txn: 'T1' }))),
     );
-    await vi.waitFor(async () => expect((await peer.effects.inspect(key)).state).toBe('claimed'));
-    finish();
+    await vi.waitFor(() => expect(finish).toBeTypeOf('function'));
+    expect((await peer.effects.inspect(key)).state).toBe('claimed');
+    finish?.();
     await running;
     expect(await peer.effects.inspect(key)).toEqual({
       started: true,

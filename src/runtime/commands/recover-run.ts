@@ -10,8 +10,7 @@ import { type RecoverRequest, recoverRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { approvedCalls } from '../segment/approved-call-marker.js';
-import { resumeMessages } from '../segment/resume-message.js';
+import { approvedCalls, resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
 
 /** What a person sees about an approved call that may have run before the crash. */

@@ -3,7 +3,6 @@ import { Runner, type Session } from '@google/adk';
 import type { Content } from '@google/genai';
 import type { AgentApp } from '../../agents/agent-app.js';
 import type { RunEventSink } from '../run-event.js';
-import { ApprovedCallMarker } from './approved-call-marker.js';
 import { SegmentCollector } from './segment-collector.js';
 import type { SegmentSessions } from './segment-sessions.js';
 
@@ -15,8 +14,6 @@ export interface SegmentDrive {
   newMessage: Content;
   /** Tool calls a person rejected in the pause this segment resumes. */
   denied: ReadonlySet<string>;
-  /** Tool calls a person approved in it: each is marked started in the ledger before it runs. */
-  approved: ReadonlySet<string>;
   /** Stops the segment (its lease was lost). */
   signal: AbortSignal;
   emit: RunEventSink;
@@ -35,10 +32,6 @@ export async function driveSegment(drive: SegmentDrive): Promise<SegmentCollecto
     appName: app.name,
     agent: app.rootAgent,
     sessionService: drive.sessions,
-    plugins:
-      drive.approved.size > 0
-        ? [new ApprovedCallMarker(session.id, drive.approved, drive.sessions.effects)]
-        : [],
   });
   const collector = new SegmentCollector(app.hints);
   try {

@@ -51,3 +51,13 @@ export function deniedCalls(pause: Pause | undefined): Set<string> {
     pause?.approvals.filter((a) => rejected.has(a.approvalId)).map((a) => a.toolCallId) ?? [],
   );
 }
+
+/** Tool calls a person approved in `pause` (confirmations): they run first in the segment. */
+export function approvedCalls(pause: Pause | undefined): Set<string> {
+  const approved = new Set(pause?.decisions.filter((d) => d.approved).map((d) => d.approvalId));
+  return new Set(
+    pause?.approvals
+      .filter((a) => a.kind === 'confirmation' && approved.has(a.approvalId))
+      .map((a) => a.toolCallId) ?? [],
+  );
+}

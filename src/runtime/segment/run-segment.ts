@@ -8,12 +8,11 @@ import type { SessionAppend } from '../../store/store.js';
 import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { approvedCalls } from './approved-call-marker.js';
 import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { deniedCalls, type UserMessages } from './resume-message.js';
+import { approvedCalls, deniedCalls, type UserMessages } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
 import { SegmentSessions } from './segment-sessions.js';
 
@@ -70,6 +69,13 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
     if (!session) {
       throw sessionNotFound(sessionId);
     }
+    // ADK runs approved calls first thing: marked started before the segment, a run
+    // recovered after a crash knows they may have had their effect.
+    await Promise.all(
+      [...approvedCalls(resumedFrom)].map((callId) =>
+        ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
+      ),
+    );
     const sessions = new SegmentSessions(session, ctx.store.effects, invocationId);
     const closing = resumedFrom
       ? undefined
@@ -88,7 +94,6 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
       sessions,
       newMessage: start.messages[start.messages.length - 1] as Content,
       denied: deniedCalls(resumedFrom),
-      approved: approvedCalls(resumedFrom),
       signal: keeper.signal,
       emit: segment.emit,
       streaming: start.sink !== undefined,

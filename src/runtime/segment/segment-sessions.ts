@@ -79,11 +79,6 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
     this[EFFECT_LEDGER] = effects;
   }
 
-  /** The store's effect ledger. */
-  get effects(): EffectLedger {
-    return this[EFFECT_LEDGER];
-  }
-
   /** What the segment appended: its events, and the final value of each state key they set. */
   get appended(): SessionAppend {
     const state: Record<string, unknown> = {};
