@@ -7,6 +7,22 @@ export type { ApprovalHint, ApprovalPolicy } from './agents/agent-app.js';
 export { RulesModel } from './agents/rules-model.js';
 export { idempotencyKey, once } from './agents/tool-effects.js';
 export {
+  agentStateEvent,
+  endOfAgentEvent,
+  loadAgentState,
+  runIdOf,
+} from './agents/workflows/agent-state.js';
+export {
+  LoopAgent,
+  type LoopAgentConfig,
+  type LoopAgentState,
+} from './agents/workflows/loop-agent.js';
+export { ParallelAgent, type ParallelAgentState } from './agents/workflows/parallel-agent.js';
+export {
+  SequentialAgent,
+  type SequentialAgentState,
+} from './agents/workflows/sequential-agent.js';
+export {
   type AttachedWebSocket,
   type CancelRequest,
   createHoldpoint,

@@ -11,6 +11,7 @@ import {
   type Session,
 } from '@google/adk';
 import { EFFECT_LEDGER, type WithEffectLedger } from '../../agents/tool-effects.js';
+import { RUN_ID, type WithRunId } from '../../agents/workflows/agent-state.js';
 import type { EffectLedger } from '../../core/effect-ledger.js';
 import type { SessionAppend } from '../../store/store.js';
 import { CONFIRMATION_CALL } from './segment-collector.js';
@@ -77,6 +78,7 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
   ) {
     super();
     this[EFFECT_LEDGER] = effects;
+    (session as WithRunId)[RUN_ID] = invocationId;
   }
 
   /** What the segment appended: its events, and the final value of each state key they set. */

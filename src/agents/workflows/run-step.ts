@@ -1,0 +1,26 @@
+import type { BaseAgent, Event, InvocationContext } from '@google/adk';
+import { leavesCallsOpen } from './open-calls.js';
+
+/** How a workflow step ended. */
+export interface StepEnd {
+  /** It left a call waiting for a person: the run pauses, the workflow stops here. */
+  paused: boolean;
+  /** One of its events asked to leave the enclosing loop. */
+  escalated: boolean;
+}
+
+/** Runs one sub-agent as a step, handing on its events; `end` says how it ended. */
+export async function* runStep(
+  agent: BaseAgent,
+  ctx: InvocationContext,
+  end: StepEnd,
+): AsyncGenerator<Event, void, void> {
+  const events: Event[] = [];
+  for await (const event of agent.runAsync(ctx)) {
+    events.push(event);
+    if (event.actions?.escalate) end.escalated = true;
+    yield event;
+    if (ctx.abortSignal?.aborted) break;
+  }
+  end.paused = leavesCallsOpen(events);
+}
