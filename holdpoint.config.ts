@@ -6,5 +6,6 @@ export default defineConfig({
     './examples/image-studio/app.ts',
     './examples/payments/app.ts',
     './examples/picker/app.ts',
+    './examples/story-flow/app.ts',
   ],
 });

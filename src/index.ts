@@ -9,6 +9,7 @@ export { idempotencyKey, once } from './agents/tool-effects.js';
 export {
   agentStateEvent,
   endOfAgentEvent,
+  isAgentEnded,
   loadAgentState,
   runIdOf,
 } from './agents/workflows/agent-state.js';
@@ -18,6 +19,7 @@ export {
   type LoopAgentState,
 } from './agents/workflows/loop-agent.js';
 export { ParallelAgent, type ParallelAgentState } from './agents/workflows/parallel-agent.js';
+export { runStep, type StepEnd } from './agents/workflows/run-step.js';
 export {
   SequentialAgent,
   type SequentialAgentState,

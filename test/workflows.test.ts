@@ -191,6 +191,27 @@ describe.each(Object.keys(stores))(
       expect(ran).toEqual(['x', 'a', 'b', 'y']);
     });
 
+    it('nested: a sequence inside a loop starts afresh each round', async () => {
+      const ran: Ran = [];
+      const holdpoint = serve(
+        new LoopAgent({
+          name: 'rounds',
+          maxIterations: 2,
+          subAgents: [
+            new SequentialAgent({
+              name: 'round',
+              subAgents: [step('a', ran), step('b', ran, true)],
+            }),
+          ],
+        }),
+      );
+      const first = paused(await holdpoint.start({ userId: 'ann', query: 'go' }));
+      const second = paused(await decide(holdpoint, first, true));
+      expect(ran).toEqual(['a', 'b', 'a']);
+      expect((await decide(holdpoint, second, true)).status).toBe('completed');
+      expect(ran).toEqual(['a', 'b', 'a', 'b']);
+    });
+
     it('parallel: gathers the branches that ask into one pause; resumes only those', async () => {
       const ran: Ran = [];
       const holdpoint = serve(

@@ -69,6 +69,11 @@ export interface RunRecord {
   status: RunStatus;
   result?: string;
   error?: string;
+  /**
+   * The running segment stored a checkpoint: the run's stored history goes past the
+   * message that started the segment, so a recovery goes on from there without it.
+   */
+  checkpointed?: boolean;
   startedAt: number;
   updatedAt: number;
 }

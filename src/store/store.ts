@@ -115,6 +115,11 @@ export interface HoldpointStore {
    * indexes and audit lines. LEASE_LOST when the segment no longer holds the session.
    */
   savePause(end: SegmentEnd, pause: Pause, audit: AuditEntry[], retainUntil: number): Promise<void>;
+  /**
+   * Stores what a running segment appended so far and marks its run checkpointed; the
+   * segment keeps the session. LEASE_LOST as for savePause.
+   */
+  checkpoint(end: SegmentEnd): Promise<void>;
   /** Ends the run (session idle) with the segment's events. LEASE_LOST as for savePause. */
   finishRun(end: SegmentEnd, ending: RunEnding): Promise<void>;
   /**

@@ -18,6 +18,7 @@ import type {
 import {
   beginRunTransition,
   cancelTransition,
+  checkpointTransition,
   decideTransition,
   expireTransition,
   finishRunTransition,
@@ -126,6 +127,10 @@ export abstract class TransactionalStore implements HoldpointStore {
     return this.transact(end.sessionId, (s) =>
       savePauseTransition(s, end, pause, audit, retainUntil),
     );
+  }
+
+  checkpoint(end: SegmentEnd): Promise<void> {
+    return this.transact(end.sessionId, (s) => checkpointTransition(s, end));
   }
 
   finishRun(end: SegmentEnd, ending: RunEnding): Promise<void> {

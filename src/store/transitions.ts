@@ -231,9 +231,26 @@ export function savePauseTransition(
         end.now,
       ),
       pauses: resumed ? [{ ...resumed, status: 'resumed' }, pause] : [pause],
-      runs: [{ ...run, status: 'paused', updatedAt: end.now }],
+      runs: [{ ...run, status: 'paused', checkpointed: undefined, updatedAt: end.now }],
       audit: [...executedAudit(resumed, end.executedCallIds, end.now), ...audit],
       pauseRetainUntil: retainUntil,
+      append: end.append,
+    },
+  };
+}
+
+/**
+ * The running segment stores what it appended so far (a workflow step ended) and
+ * keeps the session: a crash from here on loses nothing before this point.
+ */
+export function checkpointTransition(snapshot: SessionSnapshot, end: SegmentEnd): Transition<void> {
+  const run = requireLease(snapshot, end.invocationId, end.lease);
+  const resumed = resumedPause(snapshot, end.invocationId);
+  return {
+    writes: {
+      meta: touch(snapshot.meta, {}, end.now),
+      runs: [{ ...run, checkpointed: true, updatedAt: end.now }],
+      audit: executedAudit(resumed, end.executedCallIds, end.now),
       append: end.append,
     },
   };
@@ -256,6 +273,7 @@ export function finishRunTransition(
           status: ending.status,
           result: ending.result,
           error: ending.error,
+          checkpointed: undefined,
           updatedAt: end.now,
         },
       ],
@@ -333,7 +351,7 @@ export function decideTransition(
       pauses: [next],
       runs:
         complete && snapshot.run
-          ? [{ ...snapshot.run, status: 'running', updatedAt: now }]
+          ? [{ ...snapshot.run, status: 'running', checkpointed: undefined, updatedAt: now }]
           : undefined,
       audit: complete
         ? [...decisionAudit(pause, decisions), resumedAudit(pause, decisions, now)]

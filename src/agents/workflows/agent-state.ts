@@ -33,23 +33,57 @@ export function runEvents(ctx: InvocationContext): Event[] {
 }
 
 /**
+ * Where `agent`'s own record starts among the run's events: right after its parent
+ * last entered it (a workflow's checkpoint naming it as `currentSubAgent`), so a loop's
+ * next round starts its steps afresh; else where its parent's record starts.
+ */
+function recordStart(events: Event[], agent: BaseAgent): number {
+  const parent = agent.parentAgent;
+  if (!parent) return 0;
+  const parentStart = recordStart(events, parent);
+  for (let i = events.length - 1; i >= parentStart; i--) {
+    const event = events[i] as Event;
+    const state = event.actions?.agentState as { currentSubAgent?: unknown } | undefined;
+    if (event.author === parent.name && state?.currentSubAgent === agent.name) return i + 1;
+  }
+  return parentStart;
+}
+
+/** What `agent` recorded last in the current run: its state, or that it ended. */
+function lastRecord(
+  ctx: InvocationContext,
+  agent: BaseAgent,
+): { state?: Record<string, unknown>; ended: boolean } {
+  const events = runEvents(ctx);
+  const from = recordStart(events, agent);
+  for (let i = events.length - 1; i >= from; i--) {
+    const event = events[i] as Event;
+    if (event.author !== agent.name) continue;
+    if (event.actions?.endOfAgent) return { ended: true };
+    if (event.actions?.agentState) return { state: event.actions.agentState, ended: false };
+  }
+  return { ended: false };
+}
+
+/**
  * The state `agent` checkpointed last in the current run, or undefined when it has
- * none — it has not started in this run, or it ended (`endOfAgentEvent`), so it
- * starts afresh. Shaped like ADK-Python's `_load_agent_state`.
+ * none yet (or it ended). Shaped like ADK-Python's `_load_agent_state`.
  */
 export function loadAgentState<State extends Record<string, unknown>>(
   ctx: InvocationContext,
-  agent: BaseAgent | string,
+  agent: BaseAgent,
 ): State | undefined {
-  const name = typeof agent === 'string' ? agent : agent.name;
-  const events = runEvents(ctx);
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as Event;
-    if (event.author !== name) continue;
-    if (event.actions?.endOfAgent) return undefined;
-    if (event.actions?.agentState) return event.actions.agentState as State;
-  }
-  return undefined;
+  return lastRecord(ctx, agent).state as State | undefined;
+}
+
+/**
+ * Whether `agent` already ended in the current run (`endOfAgentEvent`): run again —
+ * its parent resumed after a crash — it has nothing left to do. A loop's next round
+ * starts its steps afresh; a custom agent that runs a workflow twice checkpoints
+ * `{ currentSubAgent: name }` before the second time.
+ */
+export function isAgentEnded(ctx: InvocationContext, agent: BaseAgent): boolean {
+  return lastRecord(ctx, agent).ended;
 }
 
 /**

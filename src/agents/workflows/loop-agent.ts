@@ -1,5 +1,5 @@
 import { BaseAgent, type BaseAgentConfig, type Event, type InvocationContext } from '@google/adk';
-import { agentStateEvent, endOfAgentEvent, loadAgentState } from './agent-state.js';
+import { agentStateEvent, endOfAgentEvent, isAgentEnded, loadAgentState } from './agent-state.js';
 import { runStep, type StepEnd } from './run-step.js';
 
 /** What a loop checkpoints: the step it is in, and how many rounds it finished. */
@@ -28,6 +28,7 @@ export class LoopAgent extends BaseAgent<LoopAgentConfig> {
   }
 
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
+    if (isAgentEnded(ctx, this)) return;
     const state = loadAgentState<LoopAgentState>(ctx, this);
     let timesLooped = state?.timesLooped ?? 0;
     let from = Math.max(

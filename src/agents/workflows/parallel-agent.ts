@@ -1,5 +1,5 @@
 import { BaseAgent, type Event, InvocationContext } from '@google/adk';
-import { agentStateEvent, endOfAgentEvent, loadAgentState } from './agent-state.js';
+import { agentStateEvent, endOfAgentEvent, isAgentEnded, loadAgentState } from './agent-state.js';
 import { runStep, type StepEnd } from './run-step.js';
 
 /** What a parallel agent checkpoints: the branches that finished. */
@@ -43,6 +43,7 @@ async function* merge(
  */
 export class ParallelAgent extends BaseAgent {
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
+    if (isAgentEnded(ctx, this)) return;
     const finished = new Set(loadAgentState<ParallelAgentState>(ctx, this)?.finished ?? []);
     const branches = this.subAgents
       .filter((agent) => !finished.has(agent.name))

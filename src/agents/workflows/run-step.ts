@@ -9,7 +9,11 @@ export interface StepEnd {
   escalated: boolean;
 }
 
-/** Runs one sub-agent as a step, handing on its events; `end` says how it ended. */
+/**
+ * Runs one sub-agent as a step of a workflow, handing on its events; `end` says how
+ * it ended. A custom agent stops when `end.paused`: the run waits for a person inside
+ * that step, and must not checkpoint past it (`yield* runStep(agent, ctx, end)`).
+ */
 export async function* runStep(
   agent: BaseAgent,
   ctx: InvocationContext,

@@ -1,5 +1,5 @@
 import { BaseAgent, type Event, type InvocationContext } from '@google/adk';
-import { agentStateEvent, endOfAgentEvent, loadAgentState } from './agent-state.js';
+import { agentStateEvent, endOfAgentEvent, isAgentEnded, loadAgentState } from './agent-state.js';
 import { runStep, type StepEnd } from './run-step.js';
 
 /** What a sequence checkpoints: the step it is in. */
@@ -15,6 +15,7 @@ export interface SequentialAgentState extends Record<string, unknown> {
  */
 export class SequentialAgent extends BaseAgent {
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
+    if (isAgentEnded(ctx, this)) return;
     const state = loadAgentState<SequentialAgentState>(ctx, this);
     const from = Math.max(
       0,

@@ -65,7 +65,8 @@ async function approvedCallsLeft(
 /**
  * Resumes a run whose process stopped while it worked (its lease lapsed), by its
  * invocation id: the run takes its session again and goes on from what was stored
- * last — the user's message, or the decisions of the pause it was resuming. Tool
+ * last — its last checkpoint (a workflow step), else the user's message or the
+ * decisions of the pause it was resuming. Tool
  * calls answered from the effect ledger are not run again; an approved call that may
  * have run and left no trace becomes a new question to a person instead.
  */
@@ -84,7 +85,9 @@ export async function recoverRun(
   const before = await ctx.requireSnapshot(sessionId);
   // Refused before anything is recorded: a run this instance cannot drive is not taken.
   const app = ctx.requireApp(before.meta.app);
-  const resuming = resumingPause(before, invocationId);
+  // Past a checkpoint the approved calls had run (ADK runs them first), and their
+  // results are stored with it.
+  const resuming = before.run?.checkpointed ? undefined : resumingPause(before, invocationId);
   const { uncertain, claimed } = resuming
     ? await approvedCallsLeft(ctx, app, resuming)
     : { uncertain: new Set<string>(), claimed: [] };
@@ -105,7 +108,11 @@ export async function recoverRun(
     userId: taken.meta.userId,
     invocationId,
     lease,
-    messages: pause ? resumeMessages(pause) : [{ role: 'user', parts: [{ text: run.query }] }],
+    messages: run.checkpointed
+      ? undefined
+      : pause
+        ? resumeMessages(pause)
+        : [{ role: 'user', parts: [{ text: run.query }] }],
     resumedFrom: pause,
     sink,
   });

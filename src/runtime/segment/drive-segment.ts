@@ -1,9 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
-import { Runner, type Session } from '@google/adk';
+import {
+  determineAgentForResumption,
+  type Event,
+  InvocationContext,
+  Runner,
+  type Session,
+} from '@google/adk';
 import type { Content } from '@google/genai';
 import type { AgentApp } from '../../agents/agent-app.js';
 import type { RunEventSink } from '../run-event.js';
-import { SegmentCollector } from './segment-collector.js';
+import type { SegmentCollector } from './segment-collector.js';
 import type { SegmentSessions } from './segment-sessions.js';
 
 /** What one segment runs on ADK. */
@@ -11,7 +18,8 @@ export interface SegmentDrive {
   app: AgentApp;
   session: Session;
   sessions: SegmentSessions;
-  newMessage: Content;
+  /** What the user sends; none when a recovered run goes on from its last checkpoint. */
+  newMessage?: Content;
   /** Tool calls a person rejected in the pause this segment resumes. */
   denied: ReadonlySet<string>;
   /** Stops the segment (its lease was lost). */
@@ -19,6 +27,8 @@ export interface SegmentDrive {
   emit: RunEventSink;
   /** A caller streaming the events: each gets flushed before the next is made. */
   streaming: boolean;
+  /** Reads the events as they come. */
+  collector: SegmentCollector;
 }
 
 /**
@@ -26,21 +36,23 @@ export interface SegmentDrive {
  * until it pauses, ends, fails or is stopped, and reports each event as it comes.
  * An error inside ADK is collected, not thrown: how the segment ends is decided next.
  */
-export async function driveSegment(drive: SegmentDrive): Promise<SegmentCollector> {
-  const { app, session } = drive;
+export async function driveSegment(drive: SegmentDrive): Promise<void> {
+  const { app, session, collector } = drive;
   const runner = new Runner({
     appName: app.name,
     agent: app.rootAgent,
     sessionService: drive.sessions,
   });
-  const collector = new SegmentCollector(app.hints);
+  const events = drive.newMessage
+    ? runner.runAsync({
+        userId: session.userId,
+        sessionId: session.id,
+        newMessage: drive.newMessage,
+        abortSignal: drive.signal,
+      })
+    : goOn(runner, session, drive.signal);
   try {
-    for await (const event of runner.runAsync({
-      userId: session.userId,
-      sessionId: session.id,
-      newMessage: drive.newMessage,
-      abortSignal: drive.signal,
-    })) {
+    for await (const event of events) {
       for (const runEvent of collector.add(event, drive.denied)) drive.emit(runEvent);
       // The offline models answer synchronously: give I/O a turn so a streaming caller
       // flushes each event before the next.
@@ -49,5 +61,39 @@ export async function driveSegment(drive: SegmentDrive): Promise<SegmentCollecto
   } catch (error) {
     collector.error = error instanceof Error ? error.message : String(error);
   }
-  return collector;
+}
+
+/**
+ * Runs the agent on from the session as stored, without a new message: what ADK-JS's
+ * Runner does for a message, minus the message (it has no resume by invocation id).
+ * The agent to run is chosen as the Runner chooses on resumption; a workflow finds
+ * where it was from its checkpointed state.
+ */
+async function* goOn(
+  runner: Runner,
+  session: Session,
+  abortSignal: AbortSignal,
+): AsyncGenerator<Event, void, undefined> {
+  const root = app(runner);
+  const ctx = new InvocationContext({
+    sessionService: runner.sessionService,
+    invocationId: `e-${randomUUID()}`,
+    agent: determineAgentForResumption(session, root),
+    session,
+    userContent: [...session.events].reverse().find((e) => e.author === 'user')?.content,
+    runConfig: {},
+    pluginManager: runner.pluginManager,
+    abortSignal,
+  });
+  const agent = ctx.agent ?? root;
+  for await (const event of agent.runAsync(ctx)) {
+    if (abortSignal.aborted) return;
+    if (!event.partial) await runner.sessionService.appendEvent({ session, event });
+    yield event;
+  }
+}
+
+/** The root agent a Runner was built with. */
+function app(runner: Runner) {
+  return runner.agent as Parameters<typeof determineAgentForResumption>[1];
 }

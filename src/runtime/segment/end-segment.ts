@@ -47,7 +47,7 @@ export async function endSegment(
     invocationId: segment.invocationId,
     lease: segment.lease,
     append,
-    executedCallIds: [...collector.executedCallIds],
+    executedCallIds: collector.takeExecuted(),
     now,
   };
   const asked = collector.approvals.length;

@@ -1,5 +1,4 @@
 import { createEvent } from '@google/adk';
-import type { Content } from '@google/genai';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { HoldpointError, isHoldpointError, sessionNotFound } from '../../core/errors.js';
@@ -23,8 +22,11 @@ export interface SegmentStart {
   userId: string;
   invocationId: string;
   lease: Lease;
-  /** What the user sends, in order: all but the last are stored before ADK runs on the last. */
-  messages: UserMessages;
+  /**
+   * What the user sends, in order: all but the last are stored before ADK runs on the
+   * last. None when a recovered run goes on from its last checkpoint.
+   */
+  messages?: UserMessages;
   /** The pause this segment resumes; a new run instead closes what earlier pauses left open. */
   resumedFrom?: Pause;
   sink?: RunEventSink;
@@ -62,8 +64,10 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
     });
   }
   const keeper = new LeaseKeeper(ctx, sessionId, invocationId, lease);
-  let collector: SegmentCollector;
+  const collector = new SegmentCollector(app.hints);
   let append: SessionAppend = { events: [], state: {} };
+  /** Why a checkpoint could not be stored: the segment stops there. */
+  let checkpointFailure: unknown;
   try {
     const session = await ctx.store.loadSession(sessionId, app.name, userId);
     if (!session) {
@@ -76,36 +80,64 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
         ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
       ),
     );
-    const sessions = new SegmentSessions(session, ctx.store.effects, invocationId);
+    const sessions: SegmentSessions = new SegmentSessions(
+      session,
+      ctx.store.effects,
+      invocationId,
+      async () => {
+        const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
+        const append = sessions.takeAppended();
+        try {
+          await ctx.store.checkpoint({ ...end, append, executedCallIds: collector.takeExecuted() });
+        } catch (error) {
+          checkpointFailure = error;
+          throw error;
+        }
+      },
+    );
     const closing = resumedFrom
       ? undefined
       : await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
           ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
         );
     if (closing) await sessions.appendEvent({ session, event: closing });
-    const earlier = start.messages.slice(0, -1);
-    for (const content of earlier) {
+    const messages = start.messages ?? [];
+    for (const content of messages.slice(0, -1)) {
       const event = createEvent({ invocationId, author: 'user', content });
       await sessions.appendEvent({ session, event });
     }
-    collector = await driveSegment({
+    await driveSegment({
       app,
       session,
       sessions,
-      newMessage: start.messages[start.messages.length - 1] as Content,
+      newMessage: messages.at(-1),
       denied: deniedCalls(resumedFrom),
       signal: keeper.signal,
       emit: segment.emit,
       streaming: start.sink !== undefined,
+      collector,
     });
-    append = sessions.appended;
+    append = sessions.takeAppended();
   } catch (error) {
     if (isHoldpointError(error, 'STORE_UNAVAILABLE')) throw outcomeUnknown(segment, error);
     // The segment could not run at all: record the run failed, if the store lets us.
-    collector = new SegmentCollector(app.hints);
     collector.error = error instanceof Error ? error.message : String(error);
   } finally {
     keeper.stop();
+  }
+  if (checkpointFailure !== undefined) {
+    // What was checkpointed is stored; the rest is dropped and the run left to recovery.
+    const failure = isHoldpointError(checkpointFailure, 'STORE_UNAVAILABLE')
+      ? outcomeUnknown(segment, checkpointFailure)
+      : checkpointFailure;
+    segment.emit({
+      type: 'failed',
+      sessionId,
+      invocationId,
+      code: isHoldpointError(failure) ? failure.code : 'INTERNAL',
+      message: failure instanceof Error ? failure.message : String(failure),
+    });
+    throw failure;
   }
   try {
     return await endSegment(ctx, segment, collector, append);

@@ -58,11 +58,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export class SegmentCollector {
   readonly approvals: Omit<ApprovalRequest, 'createdAt' | 'expiresAt'>[] = [];
   readonly artifacts: string[] = [];
-  readonly executedCallIds = new Set<string>();
+  private readonly executedCallIds = new Set<string>();
   private readonly texts: string[] = [];
   error?: string;
 
   constructor(private readonly hints: ApprovalHints) {}
+
+  /** Tool calls that produced a result since the last take (for `executed` audit lines). */
+  takeExecuted(): string[] {
+    const ids = [...this.executedCallIds];
+    this.executedCallIds.clear();
+    return ids;
+  }
 
   /**
    * Takes one event of the segment and returns what it means for a transport.

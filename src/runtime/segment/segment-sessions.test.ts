@@ -44,7 +44,7 @@ describe('SegmentSessions', () => {
     // An event appended again replaces itself (ADK would apply its state delta again).
     const again = { ...first, branch: 'again', actions: { ...first.actions, stateDelta: {} } };
     await sessions.appendEvent({ session, event: again });
-    const { events, state } = sessions.appended;
+    const { events, state } = sessions.takeAppended();
     expect(events.map((e) => e.branch)).toEqual(['again', undefined]);
     expect(state).toEqual({ step: 3, 'app:theme': 'light' });
     expect(session.state).toMatchObject({ step: 3, 'app:theme': 'light' });
@@ -52,7 +52,37 @@ describe('SegmentSessions', () => {
       session,
       event: createEvent({ invocationId: 'i', author: 'a', partial: true }),
     });
-    expect(sessions.appended.events).toHaveLength(2);
+    // A partial event is not kept, and what was taken is not taken again.
+    expect(sessions.takeAppended().events).toEqual([]);
+  });
+
+  it('stores a checkpoint after each event that checkpoints an agent, before ADK goes on', async () => {
+    const session = loaded();
+    const taken: string[][] = [];
+    const sessions: SegmentSessions = new SegmentSessions(session, noLedger, 'i', async () => {
+      taken.push(sessions.takeAppended().events.map((e) => e.author ?? ''));
+    });
+    await sessions.appendEvent({ session, event: createEvent({ invocationId: 'i', author: 'a' }) });
+    expect(taken).toEqual([]);
+    await sessions.appendEvent({
+      session,
+      event: createEvent({
+        invocationId: 'i',
+        author: 'flow',
+        actions: { agentState: { step: 2 } },
+      }),
+    });
+    expect(taken).toEqual([['a', 'flow']]);
+    await sessions.appendEvent({ session, event: createEvent({ invocationId: 'i', author: 'b' }) });
+    await sessions.appendEvent({
+      session,
+      event: createEvent({ invocationId: 'i', author: 'flow', actions: { endOfAgent: true } }),
+    });
+    expect(taken).toEqual([
+      ['a', 'flow'],
+      ['b', 'flow'],
+    ]);
+    expect(sessions.takeAppended().events).toEqual([]);
   });
 
   it("keeps sessions ADK makes for itself (an AgentTool's) apart, in a scratch service", async () => {
@@ -69,7 +99,7 @@ describe('SegmentSessions', () => {
       session: inner,
       event: createEvent({ invocationId: 'j', author: 'helper' }),
     });
-    expect(sessions.appended.events).toEqual([]);
+    expect(sessions.takeAppended().events).toEqual([]);
     expect(session.events).toEqual([]);
   });
 
@@ -84,7 +114,7 @@ describe('SegmentSessions', () => {
       session,
       event: createEvent({ invocationId: 'inv-run', author: 'user' }),
     });
-    const [first, second] = sessions.appended.events;
+    const [first, second] = sessions.takeAppended().events;
     expect(first).toMatchObject({
       invocationId: 'inv-run',
       customMetadata: { adkInvocationId: 'e-adk-1' },

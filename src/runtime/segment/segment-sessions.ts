@@ -70,22 +70,30 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
    * @param invocationId Holdpoint's id of the run, stamped on every event stored:
    *   ADK gives each segment an invocation id of its own (kept in `customMetadata`
    *   as `adkInvocationId`), so one run's events are found by one id.
+   * @param onCheckpoint Stores what was appended so far; called, and awaited before
+   *   ADK goes on, after each event that checkpoints an agent's state.
    */
   constructor(
     private readonly session: Session,
     effects: EffectLedger,
     private readonly invocationId: string,
+    private readonly onCheckpoint?: () => Promise<void>,
   ) {
     super();
     this[EFFECT_LEDGER] = effects;
     (session as WithRunId)[RUN_ID] = invocationId;
   }
 
-  /** What the segment appended: its events, and the final value of each state key they set. */
-  get appended(): SessionAppend {
+  /**
+   * What the segment appended since the last take: its events, and the final value of
+   * each state key they set. Taken for a checkpoint, and at the segment's end.
+   */
+  takeAppended(): SessionAppend {
     const state: Record<string, unknown> = {};
     for (const key of this.changedKeys) state[key] = this.session.state[key];
-    return { events: [...this.events], state };
+    const events = this.events.splice(0);
+    this.changedKeys.clear();
+    return { events, state };
   }
 
   private isOwn({ appName, userId, sessionId }: GetSessionRequest): boolean {
@@ -113,7 +121,10 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
   override async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
     if (session !== this.session) return this.scratch.appendEvent({ session, event });
     if (event.partial) return this.log(event);
-    return this.log(this.stamped(withPendingResponses(event)));
+    const appended = await this.log(this.stamped(withPendingResponses(event)));
+    const { agentState, endOfAgent } = appended.actions ?? {};
+    if ((agentState || endOfAgent) && this.onCheckpoint) await this.onCheckpoint();
+    return appended;
   }
 
   private stamped(event: Event): Event {

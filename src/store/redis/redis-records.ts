@@ -73,6 +73,7 @@ const run: z.ZodType<RunRecord> = z.object({
   status: z.enum(['running', 'paused', 'completed', 'failed', 'cancelled', 'expired']),
   result: z.string().optional(),
   error: z.string().optional(),
+  checkpointed: z.boolean().optional(),
   startedAt: z.number(),
   updatedAt: z.number(),
 });

@@ -1,0 +1,49 @@
+import { createHoldpoint, type PendingOutcome, type RunOutcome } from 'holdpoint';
+import { describe, expect, it } from 'vitest';
+import storyFlow from './app.js';
+
+const holdpoint = createHoldpoint({ apps: [storyFlow], sweepIntervalSeconds: false });
+
+function paused(outcome: RunOutcome): PendingOutcome {
+  if (outcome.status !== 'pending_approval') throw new Error(`not paused: ${outcome.status}`);
+  return outcome;
+}
+
+describe('story-flow', () => {
+  it('writes, critiques, revises and checks the story, then waits for a person to publish it', async () => {
+    const pause = paused(
+      await holdpoint.start({ userId: 'ann', query: 'Write a story about a brave kitten' }),
+    );
+    expect(pause.approvals).toEqual([
+      expect.objectContaining({
+        toolName: 'publish_story',
+        hint: 'Publish the story "a brave kitten"?',
+      }),
+    ]);
+    const { view } = await holdpoint.sessions.history(pause.sessionId);
+    expect(view.state).toMatchObject({
+      topic: 'Write a story about a brave kitten',
+      criticism: 'No major issues.',
+      grammar_suggestions: 'Grammar: no corrections needed.',
+      tone_check_result: 'positive',
+    });
+    expect(String(view.state.current_story)).toMatch(/brave kitten.*In the end, the day closed gently\.$/);
+    const done = await holdpoint.resume({ sessionId: pause.sessionId, decidedBy: 'ed', approved: true });
+    expect(done).toMatchObject({ status: 'completed', result: expect.stringMatching(/^Published as STORY-[0-9A-F]{8}\.$/) });
+  });
+
+  it('regenerates a story whose tone is negative before it is published', async () => {
+    const pause = paused(
+      await holdpoint.start({ userId: 'ann', query: 'Write a story about a sad rainy day' }),
+    );
+    const { view } = await holdpoint.sessions.history(pause.sessionId);
+    expect(view.state.tone_check_result).toBe('negative');
+    expect(String(view.state.current_story)).toMatch(/everyone was laughing/);
+  });
+
+  it('does not publish a story the person rejects', async () => {
+    const pause = paused(await holdpoint.start({ userId: 'ann', query: 'Write a story about a fox' }));
+    const done = await holdpoint.resume({ sessionId: pause.sessionId, decidedBy: 'ed', approved: false });
+    expect(done).toMatchObject({ status: 'completed', result: expect.stringMatching(/^Not published/) });
+  });
+});

@@ -1,0 +1,181 @@
+import type { LlmRequest } from '@google/adk';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { storyFlowAgent } from '../examples/story-flow/app.js';
+import { storyRule } from '../examples/story-flow/story-rules.js';
+import type { AgentApp } from '../src/agents/agent-app.js';
+import { RulesModel } from '../src/agents/rules-model.js';
+import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import { MemoryStore } from '../src/store/memory/memory-store.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import { RedisStore } from '../src/store/redis/redis-store.js';
+import type { HoldpointStore } from '../src/store/store.js';
+
+// Seed 002's story flow, killed after each of its checkpoints: the process stops right
+// after the checkpoint is stored. Another instance resumes the run by its invocation id;
+// it must go on at the next step, with no LLM call made twice and the same outcome.
+const LEASE_SECONDS = 30;
+const QUERY = 'Write a story about a brave kitten';
+const scratch = new RedisScratch();
+const opened: RedisStore[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  await scratch.cleanup();
+});
+
+const stores: Record<string, () => HoldpointStore> = {
+  memory: () => new MemoryStore({ sessionTtlSeconds: 600 }),
+  redis: () => {
+    const store = new RedisStore({
+      url: TEST_REDIS_URL,
+      keyPrefix: scratch.prefix,
+      sessionTtlSeconds: 600,
+    });
+    opened.push(store);
+    return store;
+  },
+};
+
+/** The story flow on the offline rules, counting the LLM calls of each agent in `calls`. */
+function storyApp(calls: Map<string, number>): AgentApp {
+  const rootAgent = storyFlowAgent(
+    (name) =>
+      new RulesModel(name, (request: LlmRequest) => {
+        calls.set(name, (calls.get(name) ?? 0) + 1);
+        return storyRule(name)(request);
+      }),
+  );
+  return {
+    name: 'story-flow',
+    label: 'Story flow',
+    description: '',
+    examples: [],
+    rootAgent,
+    hints: {},
+    approvalPolicies: {},
+  };
+}
+
+function runtimeOn(store: HoldpointStore, app: AgentApp, clock: ManualClock): HoldpointRuntime {
+  return new HoldpointRuntime({
+    store,
+    apps: new Map([[app.name, app]]),
+    defaultApp: app.name,
+    pauseTtlSeconds: 3600,
+    retentionSeconds: 600,
+    runLeaseSeconds: LEASE_SECONDS,
+    logger: pino({ level: 'silent' }),
+    clock,
+  });
+}
+
+/**
+ * `store` as a process sees it that stops right after its `count`-th checkpoint is
+ * stored: that call reaches the store, and its answer never comes back. `stopped`
+ * resolves then.
+ */
+function stopsAfterCheckpoint(
+  store: HoldpointStore,
+  count: number,
+): { store: HoldpointStore; stopped: Promise<void> } {
+  let seen = 0;
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  const proxy = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== 'checkpoint' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (...args: unknown[]) => {
+        await value.apply(target, args);
+        seen += 1;
+        if (seen === count) {
+          stop();
+          await new Promise(() => {});
+        }
+      };
+    },
+  });
+  return { store: proxy, stopped };
+}
+
+function sum(calls: Map<string, number>, more: Map<string, number>): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const [name, n] of [...calls, ...more]) total[name] = (total[name] ?? 0) + n;
+  return total;
+}
+
+describe.each(Object.keys(stores))(
+  'story-flow resumes at the next step after a crash (%s)',
+  (kind) => {
+    it('runs each step once, whichever checkpoint it was stopped after', async () => {
+      const store = (stores[kind] as () => HoldpointStore)();
+      // A run nobody stops: how many checkpoints it stores, and what it calls and ends with.
+      const baseCalls = new Map<string, number>();
+      let checkpoints = 0;
+      const counting = new Proxy(store, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (property === 'checkpoint') {
+            checkpoints += 1;
+          }
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const base = runtimeOn(counting, storyApp(baseCalls), new ManualClock());
+      const basePause = await base.start({ userId: 'ann', query: QUERY });
+      expect(basePause.status).toBe('pending_approval');
+      const stepsBeforeApproval = checkpoints;
+      const callsBeforeApproval = Object.fromEntries(baseCalls);
+      const baseState = (await base.getSession(basePause.sessionId)).state;
+      const baseDone = await base.resume({
+        sessionId: basePause.sessionId,
+        decidedBy: 'ed',
+        approved: true,
+      });
+      expect(stepsBeforeApproval).toBeGreaterThanOrEqual(10);
+
+      for (let k = 1; k <= stepsBeforeApproval; k++) {
+        const clockA = new ManualClock();
+        const callsA = new Map<string, number>();
+        const dying = stopsAfterCheckpoint(store, k);
+        const a = runtimeOn(dying.store, storyApp(callsA), clockA);
+        const started = a.start({ userId: 'ann', query: QUERY });
+        started.catch(() => undefined);
+        await dying.stopped;
+        const { items } = await store.listInterrupted({ limit: 200 }, clockA.now() + 60_000);
+        expect(items).toHaveLength(1);
+        const invocationId = items[0]?.run?.invocationId ?? '';
+
+        const clockB = new ManualClock(clockA.now() + LEASE_SECONDS * 1000 + 1_000);
+        const callsB = new Map<string, number>();
+        const b = runtimeOn(store, storyApp(callsB), clockB);
+        const pause = await b.recover({ invocationId, actor: 'ops' });
+        expect(pause.status, `stopped after checkpoint ${k}`).toBe('pending_approval');
+        expect(sum(callsA, callsB), `stopped after checkpoint ${k}`).toEqual(callsBeforeApproval);
+        expect((await b.getSession(pause.sessionId)).state).toEqual(baseState);
+        const done = await b.resume({
+          sessionId: pause.sessionId,
+          decidedBy: 'ed',
+          approved: true,
+        });
+        expect(done.status).toBe('completed');
+        expect(done.status === 'completed' && done.result).toMatch(/^Published as STORY-/);
+        const { entries } = await b.audit({ sessionId: pause.sessionId });
+        expect(entries.map((e) => e.action)).toEqual([
+          'recovered',
+          'requested',
+          'decided',
+          'resumed',
+          'executed',
+          'completed',
+        ]);
+      }
+      expect(baseDone.status).toBe('completed');
+    });
+  },
+);
