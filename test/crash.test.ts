@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -17,6 +19,7 @@ import { ServerProcess } from './support/server-process.js';
 // approved payment must have happened exactly once (counted outside Holdpoint), and
 // the run's history, audit and ledger must agree; no run may be lost or stay stuck.
 const APP = fileURLToPath(new URL('./fixtures/apps/counted-payments.ts', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 4);
 const PER_ROUND = Number(process.env.CRASH_PAYMENTS_PER_ROUND ?? 25);
 const LEASE = '3';
@@ -106,6 +109,30 @@ function approveAll(api: ServerProcess, payments: Payment[]): Promise<unknown> {
   );
 }
 
+let resumedByCli = false;
+
+/** `holdpoint resume <invocation-id>` on the test's Redis; resolves what it printed. */
+async function resumeWithCli(invocationId: string): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'resume', invocationId, '--store', 'redis', '--redis-url', redis.url, '--app', APP],
+    {
+      env: { ...process.env, CRASH_EFFECTS_REDIS_URL: redis.url, CRASH_EFFECTS_KEY: COUNT_KEY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number];
+  expect(code, output).toBe(0);
+  return output;
+}
+
 /** A delay in ms from 0 to `max`, most of them in the first few. */
 function weightedDelay(max: number): number {
   return Math.floor(max * Math.random() ** 3);
@@ -142,6 +169,15 @@ async function settle(api: ServerProcess, payments: Payment[], resumeByEndpoint:
           });
         }
       } else if (run.status === 'interrupted' && resumeByEndpoint) {
+        if (!resumedByCli) {
+          // One run per test goes through the command line, as an operator would.
+          resumedByCli = true;
+          const printed = await resumeWithCli(payment.invocationId);
+          expect(printed).toMatch(
+            new RegExp(`Run ${payment.invocationId} .*(completed|waiting for approval)`),
+          );
+          continue;
+        }
         const resumed = await api.client.post(`/api/runs/${payment.invocationId}/resume`, {
           user_id: 'ops',
         });

@@ -272,6 +272,43 @@ describe('sessions, approvals, cancel, audit', () => {
   });
 });
 
+describe('runs by invocation id', () => {
+  it('shows a run, lists none interrupted, and refuses to resume one that is not', async () => {
+    const paused = await startImages(10);
+    const id = paused.body.invocation_id;
+    const run = await api.get(`/api/runs/${id}`);
+    expect(run).toMatchObject({
+      status: 200,
+      body: {
+        invocation_id: id,
+        session_id: paused.body.session_id,
+        app: 'image-studio',
+        user_id: 'fabricio',
+        status: 'paused',
+        query: 'Generate 10 images',
+      },
+    });
+    expect((await api.get('/api/runs?status=interrupted')).body).toEqual({ runs: [] });
+    const resumed = await api.post(`/api/runs/${id}/resume`, { user_id: 'ops' });
+    expect(resumed).toMatchObject({
+      status: 409,
+      body: { error: { code: 'RUN_NOT_INTERRUPTED', status: 'paused', invocation_id: id } },
+    });
+    const empty = await fetch(`${api.baseUrl}/api/runs/${id}/resume`, { method: 'POST' });
+    expect(empty.status).toBe(409);
+    expect((await api.get('/api/runs/inv-nope')).body.error.code).toBe('RUN_NOT_FOUND');
+    expect((await api.post('/api/runs/inv-nope/resume', {})).body.error.code).toBe('RUN_NOT_FOUND');
+    expect((await api.get('/api/runs?status=running')).body.error.code).toBe('VALIDATION_FAILED');
+    expect((await api.get('/api/runs')).body.error.code).toBe('VALIDATION_FAILED');
+    expect((await api.post(`/api/runs/${id}/resume`, { who: 'x' })).body.error.code).toBe(
+      'VALIDATION_FAILED',
+    );
+    expect((await api.post(`/api/runs/${id}/resume`, '{oops')).body.error.code).toBe(
+      'INVALID_JSON',
+    );
+  });
+});
+
 describe('bad input gets a stable code and changes nothing', () => {
   it.each([
     ['bad JSON', '/api/agent/start', '{"query":', 400, 'INVALID_JSON'],

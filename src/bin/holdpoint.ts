@@ -91,11 +91,14 @@ async function main(argv: string[]): Promise<void> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
     const { runtime } = await holdpointFromConfig(config);
+    let printed: string;
     try {
-      process.stdout.write(`${describeOutcome(await runtime.recover({ invocationId, actor }))}\n`);
+      printed = describeOutcome(await runtime.recover({ invocationId, actor }));
     } finally {
       await runtime.close();
     }
+    // A one-shot command: app modules may hold connections of their own open.
+    process.stdout.write(`${printed}\n`, () => process.exit(0));
     return;
   }
   process.stdout.write(`${USAGE}\n`);
