@@ -20,6 +20,17 @@ import { ServerProcess } from './support/server-process.js';
 // the run's history, audit and ledger must agree; no run may be lost or stay stuck.
 const APP = fileURLToPath(new URL('./fixtures/apps/counted-payments.ts', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
+const STORY_APP = fileURLToPath(new URL('./fixtures/apps/slow-story-flow.ts', import.meta.url));
+const STORY_RUNS = Number(process.env.CRASH_STORY_RUNS ?? 20);
+/** The LLM calls of one story flow up to its approval, per agent, when nothing stops it. */
+const STORY_CALLS: Record<string, number> = {
+  story_generator: 1,
+  critic: 2,
+  reviser: 2,
+  grammar_check: 1,
+  tone_check: 1,
+  publisher: 1,
+};
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 4);
 const PER_ROUND = Number(process.env.CRASH_PAYMENTS_PER_ROUND ?? 25);
 const LEASE = '3';
@@ -52,6 +63,8 @@ async function server(...args: string[]): Promise<ServerProcess> {
       redis.url,
       '--app',
       APP,
+      '--app',
+      STORY_APP,
       '--run-lease',
       LEASE,
       '--sweep-interval',
@@ -261,6 +274,65 @@ describe('crash recovery with real processes', () => {
     expect(Object.keys(await counter.hgetall(`${COUNT_KEY}:payments`))).toHaveLength(all.length);
     process.stdout.write(
       `server kills left, per round: ${JSON.stringify(left)}; ${await retried()}\n`,
+    );
+  });
+
+  it('goes on with every story flow at the step it stopped at when the server is killed mid-flow', async () => {
+    const first = await server();
+    const query = (i: number) => `Write a story about run-${i}`;
+    const started = Array.from({ length: STORY_RUNS }, (_, i) =>
+      first.client
+        .post('/api/agent/start', { app: 'slow-story-flow', query: query(i), user_id: 'ann' })
+        .catch(() => undefined),
+    );
+    await sleep(100 + Math.floor(Math.random() * 300));
+    await first.kill('SIGKILL');
+    const answered = (await Promise.all(started)).filter((r) => r?.status === 200);
+
+    const next = await server();
+    await sleep(Number(LEASE) * 1000 + 500);
+    const { body: listed } = await next.client.get('/api/runs?status=interrupted&limit=200');
+    const stopped: { invocation_id: string; session_id: string; query: string }[] = listed.runs;
+    expect(stopped.length).toBeGreaterThan(0);
+    const resumed = await Promise.all(
+      stopped.map((run) =>
+        next.client.post(`/api/runs/${run.invocation_id}/resume`, { user_id: 'ops' }),
+      ),
+    );
+    const waiting = [...answered.map((r) => r?.body), ...resumed.map((r) => r.body)];
+    for (const outcome of waiting) {
+      expect(outcome.status, JSON.stringify(outcome)).toBe('pending_approval');
+      expect(outcome.approvals[0].tool_name).toBe('publish_story');
+    }
+    const llm = await counter.hgetall(`${COUNT_KEY}:llm`);
+    for (const run of stopped) {
+      // A step stopped in the middle of its LLM call runs again; nothing before it does.
+      let extra = 0;
+      for (const [agent, calls] of Object.entries(STORY_CALLS)) {
+        const made = Number(llm[`${run.query}:${agent}`] ?? 0);
+        expect(made, `${run.query}: ${agent}`).toBeGreaterThanOrEqual(calls);
+        extra += made - calls;
+      }
+      expect(extra, run.query).toBeLessThanOrEqual(1);
+    }
+    const published = await Promise.all(
+      waiting.map((outcome) =>
+        next.client.post(`/api/approvals/${outcome.approvals[0].approval_id}`, {
+          approved: true,
+          user_id: 'ed',
+        }),
+      ),
+    );
+    for (const { body } of published) {
+      expect(body.status).toBe('completed');
+      expect(body.result).toMatch(/^Published as STORY-/);
+      const { body: audit } = await next.client.get(`/api/audit?session_id=${body.session_id}`);
+      const actions: string[] = audit.entries.map((e: { action: string }) => e.action);
+      expect(actions.filter((a) => a === 'executed')).toHaveLength(1);
+      expect(actions.filter((a) => a === 'completed')).toHaveLength(1);
+    }
+    process.stdout.write(
+      `story flows: ${stopped.length} interrupted and resumed, ${answered.length} had paused\n`,
     );
   });
 
