@@ -1,5 +1,7 @@
+import { FunctionTool, type LlmAgent } from '@google/adk';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { AgentApp } from '../src/agents/agent-app.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
@@ -202,6 +204,56 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     });
     const { entries } = await c.audit({ sessionId });
     expect(entries.map((e) => e.action)).toEqual(['recovered', 'recovered', 'completed']);
+  });
+
+  it('refuses to go on with a run whose app changed, unless the app declares it compatible', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clock = new ManualClock();
+    const v1 = heldToolApp(passing());
+    const paused = await runtimeOn(storeA, v1, clock).start({ query: 'pay', userId: 'ann' });
+    const { sessionId, invocationId } = paused;
+    const v2 = heldToolApp(passing());
+    (v2.rootAgent as LlmAgent).tools.push(
+      new FunctionTool({
+        name: 'held_refund',
+        description: 'Refunds.',
+        parameters: z.object({}),
+        execute: async () => ({}),
+      }),
+    );
+    const b = runtimeOn(storeB, v2, clock);
+    const refused = await b.resume({ sessionId, decidedBy: 'bob', approved: true }).catch((e) => e);
+    expect(refused).toMatchObject({
+      code: 'APP_CHANGED',
+      details: { invocation_id: invocationId, added: ['tool held held_refund'], removed: [] },
+    });
+    // Refused before anything was recorded: the pause still waits.
+    expect((await b.getSession(sessionId)).pendingApprovals).toHaveLength(1);
+    expect((await b.audit({ sessionId })).entries.map((e) => e.action)).toEqual(['requested']);
+
+    const fingerprint = (refused as { details: { run_fingerprint: string } }).details
+      .run_fingerprint;
+    const compatible = runtimeOn(storeB, { ...v2, compatibleWith: new Set([fingerprint]) }, clock);
+    expect(await compatible.resume({ sessionId, decidedBy: 'bob', approved: true })).toMatchObject({
+      status: 'completed',
+    });
+  });
+
+  it('refuses to resume an interrupted run whose app changed', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const callsA = new HeldCalls();
+    const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
+    void codeOf(a.start({ query: 'work', userId: 'ann' }));
+    const { sessionId } = await callsA.next();
+    const invocationId = (await a.getSession(sessionId)).run?.invocationId ?? '';
+    const v2 = heldToolApp(passing());
+    (v2.rootAgent as LlmAgent).tools.pop();
+    const b = runtimeOn(storeB, v2, clockB);
+    lapse(clockB);
+    expect(await codeOf(b.recover({ invocationId, actor: 'ops' }))).toBe('APP_CHANGED');
+    expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
   });
 
   it('refuses to resume a run that does not exist or already ended', async () => {

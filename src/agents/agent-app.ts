@@ -28,4 +28,6 @@ export interface AgentApp {
   approvalPolicies: Record<string, ApprovalPolicy>;
   /** Tools whose approved calls a recovered run may run again without asking. */
   idempotentTools?: ReadonlySet<string>;
+  /** Fingerprints of earlier shapes of this app whose paused or interrupted runs it resumes. */
+  compatibleWith?: ReadonlySet<string>;
 }

@@ -39,6 +39,12 @@ export interface AppDefinition {
   agent: BaseAgent | ((host: AppHost) => BaseAgent);
   /** Per tool name: its approval hint, and what a long wait becomes. */
   approvals?: Record<string, ApprovalSettings>;
+  /**
+   * Fingerprints of earlier versions of this app (their agent tree and tools, as
+   * `GET /api/apps` shows them) whose paused or interrupted runs this version may go
+   * on with. A run of any other version is refused with APP_CHANGED.
+   */
+  compatibleWith?: string[];
 }
 
 /** What `defineApp` returns; an app module's default export. */
@@ -71,6 +77,10 @@ const appDefinition = z.strictObject({
     'an ADK agent (e.g. an LlmAgent) or a function returning one',
   ),
   approvals: z.record(z.string().min(1).max(200), approvalSettings).optional(),
+  compatibleWith: z
+    .array(z.string().regex(/^[0-9a-f]{16}$/, 'a fingerprint'))
+    .max(100)
+    .optional(),
 });
 
 function isAgent(value: unknown): value is BaseAgent {
@@ -161,5 +171,6 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
     hints,
     approvalPolicies,
     idempotentTools,
+    compatibleWith: new Set(app.compatibleWith ?? []),
   };
 }

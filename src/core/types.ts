@@ -74,6 +74,9 @@ export interface RunRecord {
    * message that started the segment, so a recovery goes on from there without it.
    */
   checkpointed?: boolean;
+  /** The shape of the app's agent tree and tools when the run started (`appShape`). */
+  appFingerprint?: string;
+  appShape?: string[];
   startedAt: number;
   updatedAt: number;
 }

@@ -32,6 +32,8 @@ export interface AppSummary {
   label: string;
   description: string;
   examples: string[];
+  /** The fingerprint of its agent tree and tools (see `compatibleWith`). */
+  fingerprint: string;
 }
 
 /** Whether the store answers. */
@@ -67,7 +69,13 @@ export class HoldpointRuntime {
   get apps(): AppSummary[] {
     const { apps, defaultApp } = this.ctx.options;
     return [...apps.values()]
-      .map(({ name, label, description, examples }) => ({ name, label, description, examples }))
+      .map((app) => ({
+        name: app.name,
+        label: app.label,
+        description: app.description,
+        examples: app.examples,
+        fingerprint: this.ctx.shapeOf(app).fingerprint,
+      }))
       .sort((a, b) => Number(b.name === defaultApp) - Number(a.name === defaultApp));
   }
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
+import { type AppShape, appShape, shapeChanges } from '../agents/app-shape.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError, sessionNotFound } from '../core/errors.js';
-import type { Lease } from '../core/types.js';
+import type { Lease, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
 import type { RunEventSink } from './run-event.js';
 
@@ -37,6 +38,7 @@ export class RuntimeContext {
   readonly leaseMs: number;
   readonly pauseTtlMs: number;
   readonly retentionMs: number;
+  private readonly shapes = new WeakMap<object, AppShape>();
 
   constructor(readonly options: RuntimeOptions) {
     this.store = options.store;
@@ -68,6 +70,42 @@ export class RuntimeContext {
     const snapshot = await this.store.getSnapshot(sessionId);
     if (!snapshot) throw sessionNotFound(sessionId);
     return snapshot;
+  }
+
+  /** The shape of `app`'s agent tree and tools, computed once per app. */
+  shapeOf(app: AgentApp): AppShape {
+    let shape = this.shapes.get(app.rootAgent);
+    if (!shape) {
+      shape = appShape(app.rootAgent);
+      this.shapes.set(app.rootAgent, shape);
+    }
+    return shape;
+  }
+
+  /**
+   * Refuses, before anything is recorded, to go on with `run` on an app whose agent
+   * tree or tools changed since the run started (APP_CHANGED, saying what changed),
+   * unless the app declares the run's shape compatible.
+   */
+  requireUnchangedApp(app: AgentApp, run: RunRecord | undefined): void {
+    if (!run?.appFingerprint) return;
+    const now = this.shapeOf(app);
+    if (run.appFingerprint === now.fingerprint || app.compatibleWith?.has(run.appFingerprint)) {
+      return;
+    }
+    const { added, removed } = shapeChanges(run.appShape ?? [], now.parts);
+    throw new HoldpointError(
+      'APP_CHANGED',
+      `App ${app.name} changed since run ${run.invocationId} started, so it cannot go on with it. ` +
+        `If this version can, list ${run.appFingerprint} in the app's compatibleWith.`,
+      {
+        invocation_id: run.invocationId,
+        run_fingerprint: run.appFingerprint,
+        app_fingerprint: now.fingerprint,
+        added,
+        removed,
+      },
+    );
   }
 
   /** A new segment's lease, from now. */

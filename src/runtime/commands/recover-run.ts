@@ -85,6 +85,7 @@ export async function recoverRun(
   const before = await ctx.requireSnapshot(sessionId);
   // Refused before anything is recorded: a run this instance cannot drive is not taken.
   const app = ctx.requireApp(before.meta.app);
+  ctx.requireUnchangedApp(app, before.run);
   // Past a checkpoint the approved calls had run (ADK runs them first), and their
   // results are stored with it.
   const resuming = before.run?.checkpointed ? undefined : resumingPause(before, invocationId);

@@ -26,7 +26,9 @@ export async function resumeRun(
 ): Promise<RunOutcome> {
   const { sessionId, decidedBy, approved, reason, decisions } = validate(resumeRequest, request);
   // Refused before anything is recorded: a run this instance cannot drive is not claimed.
-  const app = ctx.requireApp((await ctx.requireSnapshot(sessionId)).meta.app);
+  const snapshot = await ctx.requireSnapshot(sessionId);
+  const app = ctx.requireApp(snapshot.meta.app);
+  if (snapshot.pause?.status === 'pending') ctx.requireUnchangedApp(app, snapshot.run);
   const now = ctx.clock.now();
   const base = { decidedBy, at: now };
   const batch: DecisionBatch = decisions

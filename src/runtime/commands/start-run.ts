@@ -22,23 +22,28 @@ export async function startRun(
   const { query, userId, app: appName, sessionId } = validate(startRequest, request);
   const now = ctx.clock.now();
   const lease = ctx.newLease(now);
-  const newRun = (id: string, app: string): RunRecord => ({
-    invocationId: `inv-${randomUUID()}`,
-    sessionId: id,
-    app,
-    userId,
-    query,
-    status: 'running',
-    startedAt: now,
-    updatedAt: now,
-  });
+  const newRun = (id: string, app: AgentApp): RunRecord => {
+    const shape = ctx.shapeOf(app);
+    return {
+      invocationId: `inv-${randomUUID()}`,
+      sessionId: id,
+      app: app.name,
+      userId,
+      query,
+      status: 'running',
+      appFingerprint: shape.fingerprint,
+      appShape: shape.parts,
+      startedAt: now,
+      updatedAt: now,
+    };
+  };
   let run: RunRecord;
   let app: AgentApp;
   /** The session's owner: who created it, whoever sends this message. */
   let owner = userId;
   if (sessionId === undefined) {
     app = ctx.requireApp(appName ?? ctx.options.defaultApp);
-    run = newRun(randomUUID(), app.name);
+    run = newRun(randomUUID(), app);
     await ctx.store.createSession(
       { sessionId: run.sessionId, app: app.name, userId, createdAt: now },
       { run, lease },
@@ -53,7 +58,7 @@ export async function startRun(
     }
     app = ctx.requireApp(meta.app);
     owner = meta.userId;
-    run = newRun(sessionId, meta.app);
+    run = newRun(sessionId, app);
     await ctx.store.beginRun(run, lease);
   }
   return runSegment(ctx, {

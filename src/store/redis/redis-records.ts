@@ -74,6 +74,8 @@ const run: z.ZodType<RunRecord> = z.object({
   result: z.string().optional(),
   error: z.string().optional(),
   checkpointed: z.boolean().optional(),
+  appFingerprint: z.string().optional(),
+  appShape: z.array(z.string()).optional(),
   startedAt: z.number(),
   updatedAt: z.number(),
 });

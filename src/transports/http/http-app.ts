@@ -59,11 +59,12 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.get('/api/apps', (c) =>
     c.json({
-      apps: runtime.apps.map(({ name, label, description, examples }) => ({
+      apps: runtime.apps.map(({ name, label, description, examples, fingerprint }) => ({
         name,
         label,
         description,
         examples,
+        fingerprint,
       })),
       default_app: runtime.apps[0]?.name,
     }),

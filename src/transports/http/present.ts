@@ -67,6 +67,7 @@ export function presentRun(run: RunView) {
     ...(run.result === undefined ? {} : { result: run.result }),
     ...(run.error === undefined ? {} : { error: run.error }),
     ...(run.leaseUntil === undefined ? {} : { lease_until: iso(run.leaseUntil) }),
+    ...(run.appFingerprint === undefined ? {} : { app_fingerprint: run.appFingerprint }),
     started_at: iso(run.startedAt),
     updated_at: iso(run.updatedAt),
   };
