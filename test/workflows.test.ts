@@ -1,16 +1,28 @@
-import { type BaseAgent, FunctionTool, LlmAgent, LongRunningFunctionTool } from '@google/adk';
 import {
+  BaseAgent,
+  type Event,
+  FunctionTool,
+  type InvocationContext,
+  LlmAgent,
+  LongRunningFunctionTool,
+} from '@google/adk';
+import {
+  agentStateEvent,
   createHoldpoint,
   defineApp,
+  endOfAgentEvent,
   type Holdpoint,
   LoopAgent,
+  loadAgentState,
   memoryStore,
   ParallelAgent,
   type PendingOutcome,
   RulesModel,
   type RunOutcome,
   redisStore,
+  runStep,
   SequentialAgent,
+  type StepEnd,
   type Store,
 } from 'holdpoint';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -88,6 +100,25 @@ function picker(ran: Ran): LlmAgent {
   });
 }
 
+/** A custom agent that runs its sub-agents one by one, checkpointing the next one after each. */
+class StepsAgent extends BaseAgent {
+  protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
+    const state = loadAgentState<{ next: number }>(ctx, this);
+    const end: StepEnd = { paused: false, escalated: false };
+    for (let i = state?.next ?? 0; i < this.subAgents.length; i++) {
+      yield* runStep(this.subAgents[i] as BaseAgent, ctx, end);
+      if (end.paused) return;
+      yield agentStateEvent(ctx, this, { next: i + 1 });
+    }
+    yield endOfAgentEvent(ctx, this);
+  }
+
+  // biome-ignore lint/correctness/useYield: not used live
+  protected async *runLiveImpl(): AsyncGenerator<Event, void, void> {
+    throw new Error('not live');
+  }
+}
+
 function paused(outcome: RunOutcome): PendingOutcome {
   if (outcome.status !== 'pending_approval') {
     throw new Error(`expected a pause, got ${JSON.stringify(outcome)}`);
@@ -131,6 +162,30 @@ describe.each(Object.keys(stores))(
         expect(ran).toEqual(names.slice(0, k));
         const done = await decide(holdpoint, pause, approved);
         expect(done.status).toBe('completed');
+        expect(ran).toEqual(approved ? names : names.filter((_, i) => i !== k));
+      },
+    );
+
+    it.each([
+      [0, true],
+      [1, true],
+      [2, true],
+      [1, false],
+    ])(
+      'custom: pauses at step %i, nothing after it runs first; approved=%s',
+      async (k, approved) => {
+        const ran: Ran = [];
+        const names = ['a', 'b', 'c'];
+        const holdpoint = serve(
+          new StepsAgent({
+            name: 'steps',
+            subAgents: names.map((name, i) => step(name, ran, i === k)),
+          }),
+        );
+        const pause = paused(await holdpoint.start({ userId: 'ann', query: 'go' }));
+        expect(pause.approvals.map((a) => a.toolName)).toEqual([`${names[k]}_tool`]);
+        expect(ran).toEqual(names.slice(0, k));
+        expect((await decide(holdpoint, pause, approved)).status).toBe('completed');
         expect(ran).toEqual(approved ? names : names.filter((_, i) => i !== k));
       },
     );

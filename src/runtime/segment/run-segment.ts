@@ -69,17 +69,18 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
   /** Why a checkpoint could not be stored: the segment stops there. */
   let checkpointFailure: unknown;
   try {
-    const session = await ctx.store.loadSession(sessionId, app.name, userId);
+    // ADK runs approved calls first thing: marked started before the segment drives
+    // anything (beside the session's load), a run recovered after a crash knows they
+    // may have had their effect.
+    const [session] = await Promise.all([
+      ctx.store.loadSession(sessionId, app.name, userId),
+      ...(start.messages ? [...approvedCalls(resumedFrom)] : []).map((callId) =>
+        ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
+      ),
+    ]);
     if (!session) {
       throw sessionNotFound(sessionId);
     }
-    // ADK runs approved calls first thing: marked started before the segment, a run
-    // recovered after a crash knows they may have had their effect.
-    await Promise.all(
-      [...approvedCalls(resumedFrom)].map((callId) =>
-        ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
-      ),
-    );
     const sessions: SegmentSessions = new SegmentSessions(
       session,
       ctx.store.effects,
