@@ -18,6 +18,10 @@ describe('story-flow', () => {
       expect.objectContaining({
         toolName: 'publish_story',
         hint: 'Publish the story "a brave kitten"?',
+        args: {
+          title: 'a brave kitten',
+          story: expect.stringMatching(/^Once upon a time there was a brave kitten\./),
+        },
       }),
     ]);
     const { view } = await holdpoint.sessions.history(pause.sessionId);

@@ -122,14 +122,18 @@ export class StoryFlowAgent extends BaseAgent {
 /** Publishing is the effect a person signs off: once per approved call. */
 const publishStory = new FunctionTool({
   name: 'publish_story',
-  description: 'Publishes the current story under a title.',
-  parameters: z.object({ title: z.string().min(1).max(200) }),
+  description: 'Publishes a story under a title; the person approving it reads the story.',
+  parameters: z.object({
+    title: z.string().min(1).max(200),
+    story: z.string().min(1).max(20_000),
+  }),
   requireConfirmation: true,
-  execute: async ({ title }, toolContext) => {
+  execute: async ({ title, story }, toolContext) => {
     const key = idempotencyKey(toolContext);
     return once(toolContext, async () => ({
       status: 'published',
       title,
+      words: story.split(/\s+/).length,
       story_id: `STORY-${key.slice(3, 11).toUpperCase()}`,
     }));
   },
@@ -180,8 +184,8 @@ export function storyFlowAgent(models: StoryModels): StoryFlowAgent {
     model: models('publisher'),
     instruction:
       'Publish the story <story>{current_story}</story> about <topic>{topic}</topic> by ' +
-      'calling publish_story with a short title. A person approves it first. Then say ' +
-      'the story id, or that it was not published and why.',
+      'calling publish_story with a short title and the story, word for word. A person ' +
+      'approves it first. Then say the story id, or that it was not published and why.',
     tools: [publishStory],
   });
   return new StoryFlowAgent(

@@ -75,7 +75,10 @@ export const storyRules: Record<string, (request: LlmRequest) => Content> = {
           : `Not published: ${result.error ?? 'it was rejected'}.`,
       );
     }
-    return toolCall('publish_story', { title: topicOf(request).slice(0, 80) });
+    return toolCall('publish_story', {
+      title: topicOf(request).slice(0, 80),
+      story: tagged(request, 'story'),
+    });
   },
 };
 
