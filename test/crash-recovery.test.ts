@@ -1,8 +1,17 @@
-import { FunctionTool, type LlmAgent } from '@google/adk';
+import { FunctionTool, LlmAgent } from '@google/adk';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import {
+  functionResponsesOf,
+  lastContent,
+  textReply,
+  toolCall,
+} from '../examples/shared/llm-history.js';
 import type { AgentApp } from '../src/agents/agent-app.js';
+import { RulesModel } from '../src/agents/rules-model.js';
+import { ParallelAgent } from '../src/agents/workflows/parallel-agent.js';
+import { SequentialAgent } from '../src/agents/workflows/sequential-agent.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
@@ -72,6 +81,63 @@ function passing(): HeldCalls {
   const calls = new HeldCalls();
   calls.passThrough = true;
   return calls;
+}
+
+/** A step whose tool (gated: needs approval) runs at once and says done. */
+function quickStep(name: string, gated: boolean): LlmAgent {
+  const tool = new FunctionTool({
+    name: `${name}_tool`,
+    description: name,
+    parameters: z.object({}),
+    requireConfirmation: gated,
+    execute: async () => ({ done: name }),
+  });
+  const model = new RulesModel(name, (request) =>
+    functionResponsesOf(lastContent(request))[0]
+      ? textReply(`${name} done`)
+      : toolCall(tool.name, {}),
+  );
+  return new LlmAgent({ name, model, instruction: name, tools: [tool] });
+}
+
+/**
+ * Two branches: `payer` calls `slow_pay` (needs approval, waits in `calls`); `b` is a
+ * sequence of `b1` (needs approval) and `b2`, so it checkpoints while `slow_pay` runs.
+ */
+function fanOutApp(calls: HeldCalls): AgentApp {
+  const pay = new FunctionTool({
+    name: 'slow_pay',
+    description: 'Pays slowly.',
+    parameters: z.object({}),
+    requireConfirmation: true,
+    execute: async (_args, ctx) => {
+      await calls.hold(ctx?.invocationContext.session.id ?? '', 'slow_pay');
+      calls.effects.push('slow_pay');
+      return { paid: true };
+    },
+  });
+  const payerModel = new RulesModel('payer', (request) =>
+    functionResponsesOf(lastContent(request))[0] ? textReply('paid') : toolCall('slow_pay', {}),
+  );
+  const rootAgent = new ParallelAgent({
+    name: 'fan',
+    subAgents: [
+      new LlmAgent({ name: 'payer', model: payerModel, instruction: 'Pay.', tools: [pay] }),
+      new SequentialAgent({
+        name: 'b',
+        subAgents: [quickStep('b1', true), quickStep('b2', false)],
+      }),
+    ],
+  });
+  return {
+    name: 'fan',
+    label: 'fan',
+    description: '',
+    examples: [],
+    rootAgent,
+    hints: {},
+    approvalPolicies: {},
+  };
 }
 
 describe.each(Object.keys(stores))('a run recovered after its process stopped (%s)', (kind) => {
@@ -204,6 +270,38 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     });
     const { entries } = await c.audit({ sessionId });
     expect(entries.map((e) => e.action)).toEqual(['recovered', 'recovered', 'completed']);
+  });
+
+  it('asks again about an approved call still running when a parallel branch checkpointed', async () => {
+    // Regression: a sibling branch's checkpoint marked the run checkpointed while the
+    // approved payment was still running; the recovery went on without asking, and ADK
+    // ran the payment a second time.
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const callsA = new HeldCalls();
+    const a = runtimeOn(storeA, fanOutApp(callsA), clockA);
+    const first = await a.start({ query: 'go', userId: 'ann' });
+    if (first.status !== 'pending_approval') throw new Error('not paused');
+    expect(first.approvals.map((x) => x.toolName).sort()).toEqual(['b1_tool', 'slow_pay']);
+    // A approves both; its payment starts and never ends while branch b checkpoints.
+    const late = codeOf(a.resume({ sessionId: first.sessionId, decidedBy: 'bob', approved: true }));
+    await callsA.next();
+    expect(callsA.effects).toEqual([]);
+
+    const callsB = passing();
+    const b = runtimeOn(storeB, fanOutApp(callsB), clockB);
+    lapse(clockB);
+    const asked = await b.recover({ invocationId: first.invocationId, actor: 'ops' });
+    expect(asked).toMatchObject({ status: 'pending_approval' });
+    if (asked.status !== 'pending_approval') throw new Error('not asked');
+    // Both approved calls had started and left no trace: both are asked about again.
+    expect(asked.approvals.map((x) => [x.toolName, x.mayHaveRun]).sort()).toEqual([
+      ['b1_tool', true],
+      ['slow_pay', true],
+    ]);
+    expect(callsB.effects).toEqual([]);
+    void late;
   });
 
   it('refuses to go on with a run whose app changed, unless the app declares it compatible', async () => {

@@ -110,7 +110,14 @@ export function beginRunTransition(
       { pending_approvals: undecidedApprovals(snapshot.pause) },
     );
   }
-  if (isInterrupted(meta, run.startedAt)) throw runInterrupted(meta);
+  if (isInterrupted(meta, run.startedAt)) {
+    // Touched, so the store indexes the interrupted run again (one stopped by a release
+    // that kept no index is found from here on).
+    return {
+      writes: { meta: touch(meta, {}, run.startedAt), audit: [] },
+      error: runInterrupted(meta),
+    };
+  }
   if (meta.status === 'running') {
     throw new HoldpointError('SESSION_BUSY', 'A run is in progress on this session.');
   }

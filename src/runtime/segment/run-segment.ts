@@ -65,6 +65,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
   }
   const keeper = new LeaseKeeper(ctx, sessionId, invocationId, lease);
   const collector = new SegmentCollector(app.hints);
+  const approved = start.messages ? approvedCalls(resumedFrom) : new Set<string>();
   let append: SessionAppend = { events: [], state: {} };
   /** Why a checkpoint could not be stored: the segment stops there. */
   let checkpointFailure: unknown;
@@ -74,7 +75,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
     // may have had their effect.
     const [session] = await Promise.all([
       ctx.store.loadSession(sessionId, app.name, userId),
-      ...(start.messages ? [...approvedCalls(resumedFrom)] : []).map((callId) =>
+      ...[...approved].map((callId) =>
         ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
       ),
     ]);
@@ -86,6 +87,9 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
       ctx.store.effects,
       invocationId,
       async () => {
+        // Not while an approved call still runs (a parallel branch can checkpoint
+        // meanwhile): past a checkpoint, a recovery takes every approved call as done.
+        if ([...approved].some((id) => !collector.hasAnswered(id))) return;
         const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
         const append = sessions.takeAppended();
         try {

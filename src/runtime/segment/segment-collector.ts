@@ -59,10 +59,17 @@ export class SegmentCollector {
   readonly approvals: Omit<ApprovalRequest, 'createdAt' | 'expiresAt'>[] = [];
   readonly artifacts: string[] = [];
   private readonly executedCallIds = new Set<string>();
+  /** Every tool call answered in the segment, taken or not. */
+  private readonly answered = new Set<string>();
   private readonly texts: string[] = [];
   error?: string;
 
   constructor(private readonly hints: ApprovalHints) {}
+
+  /** Whether the tool call `id` got its response in this segment. */
+  hasAnswered(id: string): boolean {
+    return this.answered.has(id);
+  }
 
   /** Tool calls that produced a result since the last take (for `executed` audit lines). */
   takeExecuted(): string[] {
@@ -119,6 +126,7 @@ export class SegmentCollector {
   ): RunEvent[] {
     if (name === CONFIRMATION_CALL || INTERNAL_TOOLS.has(name)) return [];
     this.executedCallIds.add(id);
+    this.answered.add(id);
     const artifacts = response.artifacts;
     if (Array.isArray(artifacts)) {
       this.artifacts.push(...artifacts.filter((a): a is string => typeof a === 'string'));

@@ -107,7 +107,11 @@ export class RedisEffectLedger implements EffectLedger {
 
   async inspect(key: string): Promise<EffectRecord> {
     return this.conn.run(async (redis) => {
-      const [json, started] = await redis.mget(this.keys.effect(key), this.keys.effectStarted(key));
+      // Two reads, not an MGET: the keys need not share a cluster slot.
+      const [json, started] = await Promise.all([
+        redis.get(this.keys.effect(key)),
+        redis.get(this.keys.effectStarted(key)),
+      ]);
       const entry = json ? (JSON.parse(json) as LedgerEntry) : undefined;
       const state = !entry ? 'none' : entry.done ? 'done' : 'claimed';
       return { started: started !== null, state, result: entry?.result };

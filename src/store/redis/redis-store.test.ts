@@ -223,6 +223,22 @@ describe('RedisStore', () => {
     await expect.poll(() => scratch.redis.zscore(paused, idle.sessionId)).toBeNull();
   });
 
+  it('finds an interrupted run that no index knew of once a new message meets it', async () => {
+    // Regression: a run left running by a release that kept no running index could be
+    // neither listed nor resumed by id, and blocked its session until its TTL.
+    const now = Date.now();
+    const { sessionId, userId, run } = await runningSession(store, now);
+    await scratch.redis.del(key('{index}:running'), key(`{index}:run:${run.invocationId}`));
+    const lapsed = now + 120_000;
+    expect(await peer.findRun(run.invocationId)).toBeUndefined();
+    const next = { ...run, invocationId: `${run.invocationId}-next`, startedAt: lapsed };
+    expect(await codeOf(peer.beginRun(next, lease(lapsed)))).toBe('RUN_INTERRUPTED');
+    expect(await peer.findRun(run.invocationId)).toBe(sessionId);
+    const listed = await peer.listInterrupted({ limit: 200 }, lapsed);
+    expect(listed.items.map((s) => s.meta.sessionId)).toContain(sessionId);
+    expect(listed.items.find((s) => s.meta.sessionId === sessionId)?.meta.userId).toBe(userId);
+  });
+
   it('gives the sweep to one instance at a time, until its holder stops renewing', async () => {
     expect(await store.claimSweep('instance-a', 200)).toBe(true);
     expect(await peer.claimSweep('instance-b', 200)).toBe(false);

@@ -120,7 +120,10 @@ export class RedisStore extends TransactionalStore {
     return this.conn.run(async () => {
       const [written] = await Promise.all([
         this.writer.write(session.sessionId, 'new', writes),
-        begin && this.indexRunning(session.sessionId, begin.run.invocationId, begin.lease.until),
+        begin &&
+          this.indexRunning(session.sessionId, begin.run.invocationId, begin.lease.until).catch(
+            () => undefined,
+          ),
       ]);
       if (written === undefined) throw sessionExists(session.sessionId);
     });
@@ -164,14 +167,20 @@ export class RedisStore extends TransactionalStore {
               Math.max(Date.now() + this.sessionTtlMs, writes.pauseRetainUntil ?? 0),
             )
           : undefined;
-      // A segment taking the session (a new run, a claimed resume, a recovery) is
-      // indexed likewise, so a process that dies while it runs leaves it findable.
-      const taking =
-        meta.status === 'running' && meta.lease && meta.lease.owner !== before.meta.lease?.owner;
+      // A running session is (re)indexed by its lease's end with every commit (taking
+      // it, each renewal, each checkpoint), so a process that dies while it runs leaves
+      // it findable, scored by when it was interrupted. A failed index write only delays
+      // that to the next commit: it never fails the commit.
+      const running =
+        meta.status === 'running' && meta.lease
+          ? this.indexRunning(sessionId, meta.invocationId ?? '', meta.lease.until).catch(
+              () => undefined,
+            )
+          : undefined;
       const [written] = await Promise.all([
         this.writer.write(sessionId, read.version, writes),
         indexing,
-        taking && this.indexRunning(sessionId, meta.invocationId ?? '', meta.lease?.until ?? 0),
+        running,
       ]);
       if (written === undefined) return false;
       const left =
