@@ -12,6 +12,7 @@ import type { AgentApp } from '../src/agents/agent-app.js';
 import { RulesModel } from '../src/agents/rules-model.js';
 import { ParallelAgent } from '../src/agents/workflows/parallel-agent.js';
 import { SequentialAgent } from '../src/agents/workflows/sequential-agent.js';
+import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
@@ -302,6 +303,112 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     ]);
     expect(callsB.effects).toEqual([]);
     void late;
+  });
+
+  it('does not run again a parallel branch that finished before the crash', async () => {
+    // Regression: a parallel agent recorded its finished branches only once all had
+    // ended, so a crash while one branch still worked ran the finished ones again.
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const quickRuns: string[] = [];
+    const app = (calls: HeldCalls): AgentApp => {
+      const slow = new FunctionTool({
+        name: 'slow_step',
+        description: 'Works slowly.',
+        parameters: z.object({}),
+        execute: async (_args, ctx) => {
+          await calls.hold(ctx?.invocationContext.session.id ?? '', 'slow_step');
+          return { done: 'slow' };
+        },
+      });
+      const quick = new FunctionTool({
+        name: 'quick_step',
+        description: 'Works at once.',
+        parameters: z.object({}),
+        execute: async () => {
+          quickRuns.push('quick');
+          return { done: 'quick' };
+        },
+      });
+      const agent = (name: string, tool: FunctionTool) =>
+        new LlmAgent({
+          name,
+          instruction: name,
+          tools: [tool],
+          model: new RulesModel(name, (request) =>
+            functionResponsesOf(lastContent(request))[0]
+              ? textReply(`${name} done`)
+              : toolCall(tool.name, {}),
+          ),
+        });
+      return {
+        name: 'fan',
+        label: 'fan',
+        description: '',
+        examples: [],
+        rootAgent: new SequentialAgent({
+          name: 'outer',
+          subAgents: [
+            new ParallelAgent({
+              name: 'fan',
+              subAgents: [agent('quick', quick), agent('slow', slow)],
+            }),
+          ],
+        }),
+        hints: {},
+        approvalPolicies: {},
+      };
+    };
+    const callsA = new HeldCalls();
+    const a = runtimeOn(storeA, app(callsA), clockA);
+    void codeOf(a.start({ query: 'go', userId: 'ann' }));
+    const { sessionId } = await callsA.next();
+    // The quick branch ended, and its end is stored, while the slow one still works.
+    await expect
+      .poll(async () =>
+        (await storeA.loadSession(sessionId, 'fan', 'ann'))?.events.some(
+          (e) => e.author === 'fan' && e.actions?.agentState?.finished,
+        ),
+      )
+      .toBe(true);
+    const invocationId = (await a.getSession(sessionId)).run?.invocationId ?? '';
+
+    const b = runtimeOn(storeB, app(passing()), clockB);
+    lapse(clockB);
+    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({ status: 'completed' });
+    expect(quickRuns).toEqual(['quick']);
+  });
+
+  it('stops a segment that cannot renew its lease once the lease it holds has passed', async () => {
+    // Regression: a segment cut off from the store ran on past its lease beside the
+    // instance that recovered the run, and could have had an effect twice.
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const cutOff = new Proxy(storeA, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property === 'renewLease') {
+          return async () => {
+            throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: cut off');
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const callsA = new HeldCalls();
+    const a = runtimeOn(cutOff, heldToolApp(callsA), clockA);
+    const working = codeOf(a.start({ query: 'work', userId: 'ann' }));
+    const call = await callsA.next();
+    const invocationId = (await a.getSession(call.sessionId)).run?.invocationId ?? '';
+    clockA.advance((LEASE_SECONDS * 1000) / 3);
+    clockA.advance(LEASE_SECONDS * 1000);
+    call.release();
+    expect(await working).toBe('OUTCOME_UNKNOWN');
+    // Nothing was recorded for it: the run is interrupted, and another instance resumes it.
+    const b = runtimeOn(storeB, heldToolApp(passing()), new ManualClock(clockA.now()));
+    expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
+    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({ status: 'completed' });
   });
 
   it('refuses to go on with a run whose app changed, unless the app declares it compatible', async () => {

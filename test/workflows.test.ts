@@ -208,6 +208,48 @@ describe.each(Object.keys(stores))(
       expect(ran).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
     });
 
+    it('loop: a step that escalated, then paused, ends the loop once resumed', async () => {
+      const ran: Ran = [];
+      const exitLoop = new FunctionTool({
+        name: 'exit_loop',
+        description: 'Ends the loop.',
+        parameters: z.object({}),
+        execute: async (_args, toolContext) => {
+          ran.push('check');
+          if (toolContext) toolContext.actions.escalate = true;
+          return { exit: true };
+        },
+      });
+      const checkModel = new RulesModel('check', (request) =>
+        functionResponsesOf(lastContent(request))[0]
+          ? textReply('done')
+          : toolCall('exit_loop', {}),
+      );
+      const holdpoint = serve(
+        new LoopAgent({
+          name: 'loop',
+          maxIterations: 3,
+          subAgents: [
+            new SequentialAgent({
+              name: 'round',
+              subAgents: [
+                new LlmAgent({
+                  name: 'check',
+                  model: checkModel,
+                  instruction: 'Check.',
+                  tools: [exitLoop],
+                }),
+                step('notify', ran, true),
+              ],
+            }),
+          ],
+        }),
+      );
+      const pause = paused(await holdpoint.start({ userId: 'ann', query: 'go' }));
+      expect((await decide(holdpoint, pause, true)).status).toBe('completed');
+      expect(ran).toEqual(['check', 'notify']);
+    });
+
     it('loop: pausing at the last step of a round goes on with the next round', async () => {
       const ran: Ran = [];
       const holdpoint = serve(
@@ -295,6 +337,46 @@ describe.each(Object.keys(stores))(
       });
       expect(done.status).toBe('completed');
       expect(ran.sort()).toEqual(['b', first?.toolName === 'a_tool' ? 'a' : 'c', 'z'].sort());
+    });
+
+    it('sequential: a long-running tool that answers "pending" at once still stops the sequence', async () => {
+      const ran: Ran = [];
+      const ask = new LongRunningFunctionTool({
+        name: 'ask_manager',
+        description: 'Asks a manager; answers that the request is pending.',
+        parameters: z.object({}),
+        execute: async () => ({ status: 'pending' }),
+      });
+      const model = new RulesModel('asker', (request) => {
+        const response = functionResponsesOf(lastContent(request))[0];
+        if (response?.name === 'ask_manager' && response.response?.status !== 'pending') {
+          ran.push('asker');
+          return textReply('the manager answered');
+        }
+        if (response) return textReply('waiting for the manager');
+        return toolCall('ask_manager', {});
+      });
+      const holdpoint = serve(
+        new SequentialAgent({
+          name: 'seq',
+          subAgents: [
+            new LlmAgent({ name: 'asker', model, instruction: 'Ask.', tools: [ask] }),
+            step('after', ran),
+          ],
+        }),
+      );
+      const pause = paused(await holdpoint.start({ userId: 'ann', query: 'go' }));
+      expect(pause.approvals.map((a) => a.toolName)).toEqual(['ask_manager']);
+      expect(ran).toEqual([]);
+      const done = await holdpoint.resume({
+        sessionId: pause.sessionId,
+        decidedBy: 'ann',
+        decisions: [
+          { approvalId: pause.approvals[0]?.approvalId ?? '', approved: true, payload: { ok: 1 } },
+        ],
+      });
+      expect(done.status).toBe('completed');
+      expect(ran).toEqual(['asker', 'after']);
     });
 
     it('seed 004 inside a sequence: two long-running tools in a row, then the next step', async () => {

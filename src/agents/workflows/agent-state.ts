@@ -87,6 +87,24 @@ export function isAgentEnded(ctx: InvocationContext, agent: BaseAgent): boolean 
 }
 
 /**
+ * Whether the step `agent` last checkpointed entering has escalated in an earlier
+ * segment of this run (before a pause or a crash): the events after that checkpoint.
+ */
+export function escalatedSinceCheckpoint(ctx: InvocationContext, agent: BaseAgent): boolean {
+  const events = runEvents(ctx);
+  const from = recordStart(events, agent);
+  let since = from;
+  for (let i = events.length - 1; i >= from; i--) {
+    const event = events[i] as Event;
+    if (event.author === agent.name && event.actions?.agentState) {
+      since = i + 1;
+      break;
+    }
+  }
+  return events.slice(since).some((event) => event.actions?.escalate);
+}
+
+/**
  * An event that checkpoints `agent`'s state: yield it after each step. A run resumed
  * after a pause or a crash finds it with `loadAgentState` and goes on from there.
  */

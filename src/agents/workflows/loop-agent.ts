@@ -1,5 +1,11 @@
 import { BaseAgent, type BaseAgentConfig, type Event, type InvocationContext } from '@google/adk';
-import { agentStateEvent, endOfAgentEvent, isAgentEnded, loadAgentState } from './agent-state.js';
+import {
+  agentStateEvent,
+  endOfAgentEvent,
+  escalatedSinceCheckpoint,
+  isAgentEnded,
+  loadAgentState,
+} from './agent-state.js';
 import { runStep, type StepEnd } from './run-step.js';
 
 /** What a loop checkpoints: the step it is in, and how many rounds it finished. */
@@ -41,7 +47,11 @@ export class LoopAgent extends BaseAgent<LoopAgentConfig> {
         if (!resumed) {
           yield agentStateEvent(ctx, this, { currentSubAgent: agent.name, timesLooped });
         }
-        const end: StepEnd = { paused: false, escalated: false };
+        // A step resumed after a pause or a crash may have escalated before it.
+        const end: StepEnd = {
+          paused: false,
+          escalated: resumed && escalatedSinceCheckpoint(ctx, this),
+        };
         yield* runStep(agent, ctx, end);
         if (end.paused || ctx.abortSignal?.aborted) return;
         if (end.escalated) {

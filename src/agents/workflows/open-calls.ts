@@ -5,8 +5,9 @@ const CONFIRMATION_CALL = 'adk_request_confirmation';
 
 /**
  * Whether `events` leave a call waiting for a person: a confirmation request, or a
- * long-running tool's call, with no response among them. A step that ends so has
- * paused the run, and the workflow around it must stop until the run resumes.
+ * long-running tool's call, with no answer from the user among them (a long-running
+ * tool's own first response, e.g. `{status: 'pending'}`, is no answer). A step that
+ * ends so has paused the run, and the workflow around it must stop until it resumes.
  */
 export function leavesCallsOpen(events: Event[]): boolean {
   const open = new Set<string>();
@@ -18,15 +19,11 @@ export function leavesCallsOpen(events: Event[]): boolean {
         open.add(call.id);
       }
     }
+    if (event.author !== 'user') continue;
     for (const part of event.content?.parts ?? []) {
-      const response = part.functionResponse;
-      if (response?.id && !isStandIn(response.response)) open.delete(response.id);
+      const id = part.functionResponse?.id;
+      if (id) open.delete(id);
     }
   }
   return open.size > 0;
-}
-
-/** Holdpoint's stand-in response for a call that waits for confirmation is no answer. */
-function isStandIn(response: unknown): boolean {
-  return (response as { status?: unknown } | undefined)?.status === 'awaiting_confirmation';
 }

@@ -45,18 +45,18 @@ export class ParallelAgent extends BaseAgent {
   protected async *runAsyncImpl(ctx: InvocationContext): AsyncGenerator<Event, void, void> {
     if (isAgentEnded(ctx, this)) return;
     const finished = new Set(loadAgentState<ParallelAgentState>(ctx, this)?.finished ?? []);
-    const branches = this.subAgents
-      .filter((agent) => !finished.has(agent.name))
-      .map((agent) => ({ agent, end: { paused: false, escalated: false } as StepEnd }));
-    yield* merge(
-      branches.map(({ agent, end }) => runStep(agent, branchContext(this, agent, ctx), end)),
-    );
-    if (ctx.abortSignal?.aborted) return;
-    for (const { agent, end } of branches) if (!end.paused) finished.add(agent.name);
-    if (finished.size < this.subAgents.length) {
-      yield agentStateEvent(ctx, this, { finished: [...finished] });
-      return;
+    const parent = this;
+    // Each branch that ends is checkpointed as it ends: a crash while others still
+    // run does not run it again.
+    async function* branch(agent: BaseAgent): AsyncGenerator<Event, void, void> {
+      const end: StepEnd = { paused: false, escalated: false };
+      yield* runStep(agent, branchContext(parent, agent, ctx), end);
+      if (end.paused || ctx.abortSignal?.aborted) return;
+      finished.add(agent.name);
+      yield agentStateEvent(ctx, parent, { finished: [...finished] });
     }
+    yield* merge(this.subAgents.filter((a) => !finished.has(a.name)).map(branch));
+    if (ctx.abortSignal?.aborted || finished.size < this.subAgents.length) return;
     yield endOfAgentEvent(ctx, this);
   }
 

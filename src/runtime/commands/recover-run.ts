@@ -86,19 +86,20 @@ export async function recoverRun(
   // Refused before anything is recorded: a run this instance cannot drive is not taken.
   const app = ctx.requireApp(before.meta.app);
   ctx.requireUnchangedApp(app, before.run);
-  // Past a checkpoint the approved calls had run (ADK runs them first), and their
-  // results are stored with it.
-  const resuming = before.run?.checkpointed ? undefined : resumingPause(before, invocationId);
-  const { uncertain, claimed } = resuming
-    ? await approvedCallsLeft(ctx, app, resuming)
-    : { uncertain: new Set<string>(), claimed: [] };
   const now = ctx.clock.now();
   const lease = ctx.newLease(now);
   const taken = await ctx.store.recoverRun(sessionId, invocationId, lease, actor, now);
   ctx.log(sessionId, invocationId).warn({ recovered_by: actor }, 'interrupted run recovered');
   const run = taken.run as NonNullable<SessionSnapshot['run']>;
   const pause = resumingPause(taken, invocationId);
-  // The run is ours now: claims its stopped process left without a result are released.
+  // Read once the run is ours, so nothing the stopped segment stored can come after.
+  // Past a checkpoint the approved calls had run (none is checkpointed while one
+  // runs), and their results are stored with it.
+  const { uncertain, claimed } =
+    pause && !run.checkpointed
+      ? await approvedCallsLeft(ctx, app, pause)
+      : { uncertain: new Set<string>(), claimed: [] };
+  // Claims the stopped process left without a result are released.
   for (const key of claimed) await ctx.store.effects.takeOver(key);
   if (pause && uncertain.size > 0) {
     return askAgain(ctx, { sessionId, invocationId, lease, pause, uncertain, sink, app });

@@ -13,6 +13,7 @@ import { expireDue } from './expire-due.js';
 export class ExpirySweeper {
   private readonly owner = `sweeper-${randomUUID()}`;
   private readonly recovering = new Set<string>();
+  private readonly notBefore = new Map<string, number>();
   private running = false;
   private cancel?: Cancel;
 
@@ -41,7 +42,7 @@ export class ExpirySweeper {
       // Held for two beats, so the holder keeps it from one beat to the next.
       if (await this.ctx.store.claimSweep(this.owner, 2 * this.intervalMs)) {
         await expireDue(this.ctx);
-        if (this.recover) await recoverInterrupted(this.ctx, this.recovering);
+        if (this.recover) await recoverInterrupted(this.ctx, this.recovering, this.notBefore);
       }
     } catch (error) {
       this.ctx.logger.warn({ err: error }, 'sweep failed');

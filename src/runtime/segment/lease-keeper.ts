@@ -13,6 +13,8 @@ export class LeaseKeeper {
   private readonly controller = new AbortController();
   private readonly cancel: Cancel;
   private renewing = false;
+  /** The end of the latest lease the store confirmed. */
+  private confirmedUntil: number;
 
   constructor(
     private readonly ctx: RuntimeContext,
@@ -20,15 +22,19 @@ export class LeaseKeeper {
     private readonly invocationId: string,
     readonly lease: Lease,
   ) {
+    this.confirmedUntil = lease.until;
     this.cancel = ctx.clock.every(ctx.leaseMs / 3, () => {
       void this.renew();
     });
   }
 
-  /** Aborts once the lease is known lost. */
+  /** Aborts once the lease is known lost, or can no longer be known to hold. */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
+
+  /** Why the segment was stopped: `lost` to another run, or `unconfirmed` past its end. */
+  stopped?: 'lost' | 'unconfirmed';
 
   stop(): void {
     this.cancel();
@@ -40,8 +46,12 @@ export class LeaseKeeper {
     const lease = { owner: this.lease.owner, until: this.ctx.clock.now() + this.ctx.leaseMs };
     try {
       await this.ctx.store.renewLease(this.sessionId, this.invocationId, lease);
+      this.confirmedUntil = lease.until;
     } catch (error) {
-      if (isHoldpointError(error, 'LEASE_LOST')) {
+      // Lost, or no longer known to hold: past its confirmed lease another instance may
+      // take the run over, so this segment stops rather than run on beside it.
+      if (isHoldpointError(error, 'LEASE_LOST') || this.ctx.clock.now() >= this.confirmedUntil) {
+        this.stopped = isHoldpointError(error, 'LEASE_LOST') ? 'lost' : 'unconfirmed';
         this.controller.abort();
         this.stop();
       } else {

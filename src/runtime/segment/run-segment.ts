@@ -130,11 +130,22 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
   } finally {
     keeper.stop();
   }
-  if (checkpointFailure !== undefined) {
-    // What was checkpointed is stored; the rest is dropped and the run left to recovery.
-    const failure = isHoldpointError(checkpointFailure, 'STORE_UNAVAILABLE')
-      ? outcomeUnknown(segment, checkpointFailure)
-      : checkpointFailure;
+  // A segment that could not keep its lease (the store stopped answering), or could not
+  // store a checkpoint, stops: what was stored stays, the rest is dropped and the run
+  // is left to recovery.
+  const unconfirmed =
+    keeper.stopped === 'unconfirmed'
+      ? new HoldpointError('STORE_UNAVAILABLE', 'its lease could not be renewed in time')
+      : undefined;
+  if (
+    unconfirmed ||
+    isHoldpointError(checkpointFailure, 'STORE_UNAVAILABLE') ||
+    isHoldpointError(checkpointFailure, 'LEASE_LOST')
+  ) {
+    const cause = unconfirmed ?? checkpointFailure;
+    const failure = isHoldpointError(cause, 'STORE_UNAVAILABLE')
+      ? outcomeUnknown(segment, cause)
+      : cause;
     segment.emit({
       type: 'failed',
       sessionId,
