@@ -411,6 +411,46 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({ status: 'completed' });
   });
 
+  it('gives up an interrupted run, and the next run says the approved call may have run', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const callsA = new HeldCalls();
+    const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
+    callsA.passThrough = true;
+    const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
+    callsA.passThrough = false;
+    void codeOf(a.resume({ sessionId, decidedBy: 'bob', approved: true }));
+    await callsA.next();
+
+    const b = runtimeOn(storeB, heldToolApp(passing()), clockB);
+    expect(await codeOf(b.cancelInterrupted({ invocationId, actor: 'ops' }))).toBe(
+      'RUN_NOT_INTERRUPTED',
+    );
+    lapse(clockB);
+    expect(
+      await b.cancelInterrupted({ invocationId, actor: 'ops', reason: 'not wanted' }),
+    ).toMatchObject({ status: 'cancelled' });
+    expect(await b.getRun(invocationId)).toMatchObject({ status: 'cancelled' });
+    const { entries } = await b.audit({ sessionId });
+    expect(entries.at(-1)).toMatchObject({
+      action: 'cancelled',
+      actor: 'ops',
+      reason: 'not wanted',
+    });
+    expect(await b.start({ sessionId, query: 'hello', userId: 'ann' })).toMatchObject({
+      status: 'completed',
+      result: 'Echo: hello',
+    });
+    const stored = await storeB.loadSession(sessionId, 'held', 'ann');
+    const answers = (stored?.events ?? []).flatMap((e) =>
+      (e.content?.parts ?? []).flatMap((p) =>
+        p.functionResponse?.name === 'held_payment' ? [p.functionResponse.response] : [],
+      ),
+    );
+    expect(answers.at(-1)).toMatchObject({ error: expect.stringMatching(/may have run/) });
+  });
+
   it('refuses to go on with a run whose app changed, unless the app declares it compatible', async () => {
     const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
     const clock = new ManualClock();

@@ -294,6 +294,9 @@ describe('runs by invocation id', () => {
       status: 409,
       body: { error: { code: 'RUN_NOT_INTERRUPTED', status: 'paused', invocation_id: id } },
     });
+    expect((await api.post(`/api/runs/${id}/cancel`, { reason: 'no' })).body.error.code).toBe(
+      'RUN_NOT_INTERRUPTED',
+    );
     const empty = await fetch(`${api.baseUrl}/api/runs/${id}/resume`, { method: 'POST' });
     expect(empty.status).toBe(409);
     expect((await api.get('/api/runs/inv-nope')).body.error.code).toBe('RUN_NOT_FOUND');

@@ -130,6 +130,11 @@ export interface Holdpoint {
      * (default `anonymous`).
      */
     resume(request: RecoverRunRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
+    /**
+     * Gives up an interrupted run that should not go on: recorded cancelled, its
+     * session free for new messages; `actor` is audited (default `anonymous`).
+     */
+    cancel(request: RecoverRunRequest & { reason?: string }): Promise<RunView>;
   };
   /** A session's audit log, oldest first, a page at a time. */
   audit(query: AuditQuery): Promise<AuditPage>;
@@ -195,6 +200,8 @@ const recoverRunRequest = z.strictObject({
   invocationId: idText,
   actor: idText.optional(),
 });
+
+const cancelRunRequest = recoverRunRequest.extend({ reason: reasonText.optional() });
 
 const cancelRequest = z.strictObject({
   sessionId: idText,
@@ -296,6 +303,10 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       resume: (request, onEvent) => {
         const { invocationId, actor } = validate(recoverRunRequest, request);
         return runtime.recover({ invocationId, actor: actor ?? 'anonymous' }, onEvent);
+      },
+      cancel: (request) => {
+        const { invocationId, actor, reason } = validate(cancelRunRequest, request);
+        return runtime.cancelInterrupted({ invocationId, actor: actor ?? 'anonymous', reason });
       },
     },
     audit: (query) => runtime.audit(query),

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalPolicy } from '../agents/agent-app.js';
 import { isHoldpointError } from '../core/errors.js';
-import type { Pause } from '../core/types.js';
+import type { Pause, RunRecord } from '../core/types.js';
 import { appName, idText, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
+import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';
 import { recoverRun } from './commands/recover-run.js';
 import { decideApproval, resumeRun } from './commands/resume-run.js';
@@ -21,7 +22,13 @@ import { getRun, listRuns, type RunsPage, type RunsQuery, type RunView } from '.
 import { type HistoryTurn, sessionHistory } from './queries/session-history.js';
 import { type SessionView, sessionView } from './queries/session-view.js';
 import { recoverInterrupted } from './recovery/recover-interrupted.js';
-import type { DecisionInput, RecoverRequest, ResumeRequest, StartRequest } from './requests.js';
+import type {
+  CancelRunRequest,
+  DecisionInput,
+  RecoverRequest,
+  ResumeRequest,
+  StartRequest,
+} from './requests.js';
 import type { RunEvent, RunEventSink } from './run-event.js';
 import type { RunOutcome } from './run-outcome.js';
 import { RuntimeContext, type RuntimeOptions } from './runtime-context.js';
@@ -153,6 +160,11 @@ export class HoldpointRuntime {
    */
   recover(request: RecoverRequest, sink?: RunEventSink): Promise<RunOutcome> {
     return recoverRun(this.ctx, request, sink);
+  }
+
+  /** Gives up an interrupted run: recorded cancelled, its session free again. */
+  cancelInterrupted(request: CancelRunRequest): Promise<RunRecord> {
+    return cancelInterrupted(this.ctx, request);
   }
 
   /** A run by its invocation id, `interrupted` when its process stopped. */

@@ -41,3 +41,11 @@ export const recoverRequest = z.strictObject({
   actor: idText,
 });
 export type RecoverRequest = z.input<typeof recoverRequest>;
+
+/** An interrupted run to give up, by its invocation id, who gives it up and why. */
+export const cancelRunRequest = z.strictObject({
+  invocationId: idText,
+  actor: idText,
+  reason: reasonText.optional(),
+});
+export type CancelRunRequest = z.input<typeof cancelRunRequest>;

@@ -108,6 +108,17 @@ export class RuntimeContext {
     );
   }
 
+  /** The session a run belongs to; RUN_NOT_FOUND when no stored session holds it. */
+  async requireRunSession(invocationId: string): Promise<string> {
+    const sessionId = await this.store.findRun(invocationId);
+    if (!sessionId) {
+      throw new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
+        invocation_id: invocationId,
+      });
+    }
+    return sessionId;
+  }
+
   /** A new segment's lease, from now. */
   newLease(now: number): Lease {
     return { owner: `seg-${randomUUID()}`, until: now + this.leaseMs };

@@ -142,6 +142,17 @@ export interface HoldpointStore {
     actor: string,
     now: number,
   ): Promise<SessionSnapshot>;
+  /**
+   * Gives up an interrupted run: recorded cancelled, the session idle. RUN_NOT_INTERRUPTED
+   * when the run is not the session's current one or not interrupted.
+   */
+  cancelInterrupted(
+    sessionId: string,
+    invocationId: string,
+    actor: string,
+    reason: string | undefined,
+    now: number,
+  ): Promise<RunRecord>;
   /** Cancels the paused run of a session; refused as `decide` refuses when it is not paused. */
   cancel(sessionId: string, actor: string, reason: string | undefined, now: number): Promise<Pause>;
   /** Expires the session's pause if it is past its time; returns the pause when it did. */

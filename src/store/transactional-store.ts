@@ -17,6 +17,7 @@ import type {
 } from './store.js';
 import {
   beginRunTransition,
+  cancelInterruptedTransition,
   cancelTransition,
   checkpointTransition,
   decideTransition,
@@ -155,6 +156,18 @@ export abstract class TransactionalStore implements HoldpointStore {
   ): Promise<SessionSnapshot> {
     return this.transact(sessionId, (s) =>
       recoverRunTransition(s, invocationId, lease, actor, now),
+    );
+  }
+
+  cancelInterrupted(
+    sessionId: string,
+    invocationId: string,
+    actor: string,
+    reason: string | undefined,
+    now: number,
+  ): Promise<RunRecord> {
+    return this.transact(sessionId, (s) =>
+      cancelInterruptedTransition(s, invocationId, actor, reason, now),
     );
   }
 

@@ -76,12 +76,7 @@ export async function recoverRun(
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
   const { invocationId, actor } = validate(recoverRequest, request);
-  const sessionId = await ctx.store.findRun(invocationId);
-  if (!sessionId) {
-    throw new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
-      invocation_id: invocationId,
-    });
-  }
+  const sessionId = await ctx.requireRunSession(invocationId);
   const before = await ctx.requireSnapshot(sessionId);
   // Refused before anything is recorded: a run this instance cannot drive is not taken.
   const app = ctx.requireApp(before.meta.app);

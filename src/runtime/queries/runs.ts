@@ -28,16 +28,16 @@ export function runView(run: RunRecord, snapshot: SessionSnapshot, now: number):
 /** A run by its invocation id; RUN_NOT_FOUND when no stored session holds it. */
 export async function getRun(ctx: RuntimeContext, invocationId: string): Promise<RunView> {
   validate(idText, invocationId);
-  const notFound = new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
-    invocation_id: invocationId,
-  });
-  const sessionId = await ctx.store.findRun(invocationId);
-  if (!sessionId) throw notFound;
+  const sessionId = await ctx.requireRunSession(invocationId);
   const [snapshot, run] = await Promise.all([
     ctx.requireSnapshot(sessionId),
     ctx.store.getRun(sessionId, invocationId),
   ]);
-  if (!run) throw notFound;
+  if (!run) {
+    throw new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
+      invocation_id: invocationId,
+    });
+  }
   return runView(run, snapshot, ctx.clock.now());
 }
 

@@ -25,6 +25,7 @@ import {
   approvalsQuery,
   auditQuery,
   cancelBody,
+  cancelRunBody,
   recoverBody,
   resumeBody,
   runsQuery,
@@ -132,6 +133,16 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
       actor: resolveCaller(c.req.raw, body.user_id),
     });
     return c.json(presentOutcome(outcome));
+  });
+
+  app.post('/api/runs/:invocationId/cancel', async (c) => {
+    const body = await readOptionalBody(c, cancelRunBody);
+    const run = await runtime.cancelInterrupted({
+      invocationId: c.req.param('invocationId'),
+      actor: resolveCaller(c.req.raw, body.user_id),
+      reason: body.reason,
+    });
+    return c.json(presentRun(run));
   });
 
   app.get('/api/sessions/:id', async (c) => {

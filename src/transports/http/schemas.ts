@@ -68,3 +68,8 @@ export const runsQuery = z.strictObject({
 export const recoverBody = z.strictObject({
   user_id: idText.optional(),
 });
+
+export const cancelRunBody = z.strictObject({
+  user_id: idText.optional(),
+  reason: reasonText.optional(),
+});

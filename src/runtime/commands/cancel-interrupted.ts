@@ -1,0 +1,37 @@
+import type { RunRecord } from '../../core/types.js';
+import { validate } from '../../core/validate.js';
+import { type CancelRunRequest, cancelRunRequest } from '../requests.js';
+import type { RunEvent } from '../run-event.js';
+import type { RuntimeContext } from '../runtime-context.js';
+
+/**
+ * Gives up an interrupted run by its invocation id, for one that should not go on
+ * (its app changed, its work is no longer wanted): the run is recorded cancelled and
+ * its session takes new messages. A call it left open is answered when the next run
+ * starts, with what the effect ledger knows of it.
+ */
+export async function cancelInterrupted(
+  ctx: RuntimeContext,
+  request: CancelRunRequest,
+): Promise<RunRecord> {
+  const { invocationId, actor, reason } = validate(cancelRunRequest, request);
+  const sessionId = await ctx.requireRunSession(invocationId);
+  const run = await ctx.store.cancelInterrupted(
+    sessionId,
+    invocationId,
+    actor,
+    reason,
+    ctx.clock.now(),
+  );
+  ctx
+    .log(sessionId, invocationId)
+    .warn({ cancelled_by: actor, reason }, 'interrupted run cancelled');
+  ctx.store.relay.publish(sessionId, {
+    type: 'ended',
+    sessionId,
+    invocationId,
+    reason: 'cancelled',
+    message: reason ? `Cancelled by ${actor}: ${reason}` : `Cancelled by ${actor}.`,
+  } satisfies RunEvent);
+  return run;
+}
