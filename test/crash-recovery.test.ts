@@ -451,6 +451,38 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     expect(answers.at(-1)).toMatchObject({ error: expect.stringMatching(/may have run/) });
   });
 
+  it('answers a retry of a request whose outcome was unknown with the run as it is now', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clock = new ManualClock();
+    const outage = new Proxy(storeA, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property === 'finishRun') {
+          return async () => {
+            throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: down');
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const a = runtimeOn(outage, heldToolApp(passing()), clock);
+    const request = { operation: 'start', key: `k-${Math.random()}`, fingerprint: 'f' };
+    const start = () => a.start({ query: 'hello', userId: 'ann' });
+    const first = await a.idempotent(request, start).catch((e) => e);
+    expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+    const invocationId = (first as { details: { invocation_id: string } }).details.invocation_id;
+    // Still unknown while the run is neither ended nor paused.
+    expect(await codeOf(a.idempotent(request, start))).toBe('OUTCOME_UNKNOWN');
+    const b = runtimeOn(storeB, heldToolApp(passing()), clock);
+    lapse(clock);
+    await b.recover({ invocationId, actor: 'ops' });
+    expect(await b.idempotent(request, start)).toMatchObject({
+      status: 'completed',
+      invocationId,
+      result: 'Echo: hello',
+    });
+  });
+
   it('refuses to go on with a run whose app changed, unless the app declares it compatible', async () => {
     const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
     const clock = new ManualClock();

@@ -285,7 +285,15 @@ describe('crash recovery with real processes', () => {
         .post('/api/agent/start', { app: 'slow-story-flow', query: query(i), user_id: 'ann' })
         .catch(() => undefined),
     );
-    await sleep(100 + Math.floor(Math.random() * 300));
+    // Killed once the flows are under way (half of them made an LLM call), at a random
+    // point of their work.
+    await expect
+      .poll(async () => Object.keys(await counter.hgetall(`${COUNT_KEY}:llm`)).length, {
+        timeout: 60_000,
+        interval: 20,
+      })
+      .toBeGreaterThanOrEqual(STORY_RUNS / 2);
+    await sleep(Math.floor(Math.random() * 100));
     await first.kill('SIGKILL');
     const answered = (await Promise.all(started)).filter((r) => r?.status === 200);
 

@@ -312,6 +312,79 @@ describe('runs by invocation id', () => {
   });
 });
 
+describe('Idempotency-Key', () => {
+  const key = (name: string) => ({ 'idempotency-key': `${name}-${Math.random()}` });
+
+  it('a retried start gets the first answer, not a second run', async () => {
+    const headers = key('start');
+    const body = { query: 'Generate 10 images', user_id: 'fabricio' };
+    const [first, second] = await Promise.all([
+      api.post('/api/agent/start', body, headers),
+      api.post('/api/agent/start', body, headers),
+    ]);
+    expect(first.status).toBe(200);
+    expect(second).toEqual(first);
+    const third = await api.post('/api/agent/start', body, headers);
+    expect(third).toEqual(first);
+    expect(await auditActions(first.body.session_id)).toEqual(['requested']);
+  });
+
+  it('a retried decision gets the resumed run, not ALREADY_DECIDED; racing ones wait for it', async () => {
+    const paused = await startImages(10);
+    const [approval] = paused.body.approvals;
+    const headers = key('decide');
+    const decide = () =>
+      api.post(
+        `/api/approvals/${approval.approval_id}`,
+        { approved: true, user_id: 'maria' },
+        headers,
+      );
+    const answers = await Promise.all([decide(), decide(), decide()]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({
+        status: 'completed',
+        invocation_id: paused.body.invocation_id,
+      });
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(await decide()).toEqual(answers[0]);
+    // Without the key, the same decision is a second one.
+    const again = await api.post(`/api/approvals/${approval.approval_id}`, {
+      approved: true,
+      user_id: 'maria',
+    });
+    expect(again.body.error.code).toBe('ALREADY_DECIDED');
+    const actions = await auditActions(paused.body.session_id);
+    expect(actions.filter((a) => a === 'decided')).toHaveLength(1);
+  });
+
+  it('replays an error too, and refuses the same key for another request', async () => {
+    const paused = await startImages(10);
+    const headers = key('resume');
+    const resume = (approved: boolean) =>
+      api.post('/api/agent/resume', { session_id: paused.body.session_id, approved }, headers);
+    const done = await resume(true);
+    expect(done.body.status).toBe('completed');
+    expect((await resume(false)).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect((await resume(false)).status).toBe(422);
+    const busy = key('busy');
+    const start = () =>
+      api.post('/api/agent/start', { query: 'hi', user_id: 'x', session_id: 'no-such' }, busy);
+    const refused = await start();
+    expect(refused.body.error.code).toBe('SESSION_NOT_FOUND');
+    expect(await start()).toEqual(refused);
+    const bad = await api.post(
+      '/api/agent/start',
+      { query: 'hi', user_id: 'x' },
+      {
+        'idempotency-key': 'has space',
+      },
+    );
+    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+  });
+});
+
 describe('bad input gets a stable code and changes nothing', () => {
   it.each([
     ['bad JSON', '/api/agent/start', '{"query":', 400, 'INVALID_JSON'],

@@ -7,6 +7,7 @@ import { appName, idText, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';
+import { type IdempotentRequest, idempotentRequest } from './commands/idempotent-request.js';
 import { recoverRun } from './commands/recover-run.js';
 import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
@@ -160,6 +161,14 @@ export class HoldpointRuntime {
    */
   recover(request: RecoverRequest, sink?: RunEventSink): Promise<RunOutcome> {
     return recoverRun(this.ctx, request, sink);
+  }
+
+  /**
+   * Runs `act` once per idempotency key (see idempotentRequest): a retry with the same
+   * key gets the first answer, or the run's state now when that was OUTCOME_UNKNOWN.
+   */
+  idempotent(request: IdempotentRequest, act: () => Promise<RunOutcome>): Promise<RunOutcome> {
+    return idempotentRequest(this.ctx, request, act);
   }
 
   /** Gives up an interrupted run: recorded cancelled, its session free again. */

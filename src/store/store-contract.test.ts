@@ -471,6 +471,21 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     });
   });
 
+  it('keeps a request key for its first request, and that request’s answer for any instance', async () => {
+    const key = unique('request');
+    const pending = { fingerprint: 'f1', state: 'pending' as const, until: 1 };
+    expect(await store.requests.claim(key, pending, HOUR)).toBeUndefined();
+    expect(await peer.requests.claim(key, { ...pending, fingerprint: 'f2' }, HOUR)).toEqual(
+      pending,
+    );
+    const done = { ...pending, state: 'done' as const, answer: { ok: { status: 'completed' } } };
+    await store.requests.finish(key, done, HOUR);
+    expect(await peer.requests.get(key)).toEqual(done);
+    await peer.requests.release(key);
+    expect(await store.requests.get(key)).toBeUndefined();
+    expect(await store.requests.claim(key, pending, HOUR)).toBeUndefined();
+  });
+
   it('lists due pauses only once they are due', async () => {
     const now = Date.now();
     const { sessionId, pause } = await pausedSession(store, 1, now, 5_000);

@@ -9,6 +9,7 @@ import type {
   RunStatus,
   SessionMeta,
 } from '../core/types.js';
+import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
 
 /** What a store reads of one session before a transition: its meta, latest pause and run. */
@@ -89,6 +90,8 @@ export interface Page<T> {
 export interface HoldpointStore {
   readonly kind: 'memory' | 'redis';
   readonly effects: EffectLedger;
+  /** Requests made with an idempotency key, and their first answers. */
+  readonly requests: RequestRecords;
   /** Tells waiters in any process what happens to a session's run. */
   readonly relay: RunRelay;
 

@@ -3,6 +3,7 @@ import type { Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import { HoldpointError, sessionNotFound } from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
+import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
 import type {
   DecideResult,
@@ -48,6 +49,7 @@ const MAX_ATTEMPTS = 100;
 export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly kind: 'memory' | 'redis';
   abstract readonly effects: EffectLedger;
+  abstract readonly requests: RequestRecords;
   abstract readonly relay: RunRelay;
 
   /** The session's snapshot and its version, read now. */

@@ -10,10 +10,14 @@ export class JsonClient {
   constructor(readonly baseUrl: string) {}
 
   /** POSTs a body (a string is sent as is, so tests can send broken JSON). */
-  async post(path: string, body: unknown): Promise<JsonResponse> {
+  async post(
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<JsonResponse> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: response.status, body: await response.json() };

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { approvalAudit } from '../../core/audit.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
-import { HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';

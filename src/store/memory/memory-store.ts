@@ -12,6 +12,7 @@ import { TransactionalStore, type VersionedSnapshot } from '../transactional-sto
 import { newSessionWrites, type SessionWrites } from '../transitions.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRelay } from './memory-relay.js';
+import { MemoryRequestRecords } from './memory-request-records.js';
 import { SortedIndex } from './sorted-index.js';
 
 /** Bounds of the embedded store, which holds everything in this process's memory. */
@@ -62,6 +63,7 @@ export class MemoryStore extends TransactionalStore {
   readonly kind = 'memory' as const;
   readonly effects = new MemoryEffectLedger();
   readonly relay = new MemoryRelay();
+  readonly requests = new MemoryRequestRecords();
   /** In order of last change, oldest first. */
   private readonly sessions = new Map<string, StoredSession>();
   private readonly expiries = new SortedIndex();

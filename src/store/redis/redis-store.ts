@@ -12,6 +12,7 @@ import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
 import { decodeRecord } from './redis-records.js';
 import { RedisRelay } from './redis-relay.js';
+import { RedisRequestRecords } from './redis-request-records.js';
 import { pauseField, RedisSessionWriter, runField, splitState } from './redis-session-writer.js';
 import { pairs, RedisSharedState } from './redis-shared-state.js';
 
@@ -74,6 +75,7 @@ export class RedisStore extends TransactionalStore {
   readonly kind = 'redis' as const;
   readonly effects: RedisEffectLedger;
   readonly relay: RedisRelay;
+  readonly requests: RedisRequestRecords;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly writer: RedisSessionWriter;
@@ -95,6 +97,7 @@ export class RedisStore extends TransactionalStore {
     this.shared = new RedisSharedState(this.conn, this.keys, this.sessionTtlMs);
     this.indexes = new RedisIndexes(this.conn, this.keys);
     this.relay = new RedisRelay(this.conn, this.keys);
+    this.requests = new RedisRequestRecords(this.conn, this.keys.prefix);
     this.readSnapshotScript = this.conn.script('holdpointReadSnapshot', READ_SNAPSHOT_LUA);
     this.readSessionScript = this.conn.script('holdpointReadSession', READ_SESSION_LUA);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {

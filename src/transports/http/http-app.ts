@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createUIMessageStreamResponse } from 'ai';
 import { type Context, Hono } from 'hono';
@@ -6,6 +7,7 @@ import type { Logger } from 'pino';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
+import type { RunOutcome } from '../../runtime/run-outcome.js';
 import { chatIntent } from '../ai-sdk/chat-intent.js';
 import { chatRequestBody } from '../ai-sdk/chat-request.js';
 import { chatStream } from '../ai-sdk/chat-stream.js';
@@ -71,31 +73,53 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
     }),
   );
 
+  /**
+   * Runs `act` once per `Idempotency-Key` header when the request has one: a retry gets
+   * the first answer (see HoldpointRuntime.idempotent).
+   */
+  const oncePerKey = (
+    c: Context,
+    operation: string,
+    body: unknown,
+    act: () => Promise<RunOutcome>,
+  ): Promise<RunOutcome> => {
+    const key = c.req.header('idempotency-key');
+    if (key === undefined) return act();
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([c.req.param(), body]))
+      .digest('hex');
+    return runtime.idempotent({ operation, key, fingerprint }, act);
+  };
+
   app.post('/api/agent/start', async (c) => {
     const body = await readBody(c, startBody);
-    const outcome = await runtime.start({
-      query: body.query,
-      userId: resolveCaller(c.req.raw, body.user_id),
-      app: body.app,
-      sessionId: body.session_id,
-    });
+    const outcome = await oncePerKey(c, 'start', body, () =>
+      runtime.start({
+        query: body.query,
+        userId: resolveCaller(c.req.raw, body.user_id),
+        app: body.app,
+        sessionId: body.session_id,
+      }),
+    );
     return c.json(presentOutcome(outcome));
   });
 
   app.post('/api/agent/resume', async (c) => {
     const body = await readBody(c, resumeBody);
-    const outcome = await runtime.resume({
-      sessionId: body.session_id,
-      decidedBy: resolveCaller(c.req.raw, body.user_id),
-      approved: body.approved,
-      reason: body.reason,
-      decisions: body.decisions?.map((d) => ({
-        approvalId: d.approval_id,
-        approved: d.approved,
-        reason: d.reason,
-        payload: d.payload,
-      })),
-    });
+    const outcome = await oncePerKey(c, 'resume', body, () =>
+      runtime.resume({
+        sessionId: body.session_id,
+        decidedBy: resolveCaller(c.req.raw, body.user_id),
+        approved: body.approved,
+        reason: body.reason,
+        decisions: body.decisions?.map((d) => ({
+          approvalId: d.approval_id,
+          approved: d.approved,
+          reason: d.reason,
+          payload: d.payload,
+        })),
+      }),
+    );
     return c.json(presentOutcome(outcome));
   });
 
@@ -128,10 +152,12 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.post('/api/runs/:invocationId/resume', async (c) => {
     const body = await readOptionalBody(c, recoverBody);
-    const outcome = await runtime.recover({
-      invocationId: c.req.param('invocationId'),
-      actor: resolveCaller(c.req.raw, body.user_id),
-    });
+    const outcome = await oncePerKey(c, 'recover', body, () =>
+      runtime.recover({
+        invocationId: c.req.param('invocationId'),
+        actor: resolveCaller(c.req.raw, body.user_id),
+      }),
+    );
     return c.json(presentOutcome(outcome));
   });
 
@@ -172,14 +198,16 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.post('/api/approvals/:approvalId', async (c) => {
     const body = await readBody(c, approvalDecisionBody);
-    const outcome = await runtime.decideApproval(
-      {
-        approvalId: c.req.param('approvalId'),
-        approved: body.approved,
-        reason: body.reason,
-        payload: body.payload,
-      },
-      resolveCaller(c.req.raw, body.user_id),
+    const outcome = await oncePerKey(c, 'decide', body, () =>
+      runtime.decideApproval(
+        {
+          approvalId: c.req.param('approvalId'),
+          approved: body.approved,
+          reason: body.reason,
+          payload: body.payload,
+        },
+        resolveCaller(c.req.raw, body.user_id),
+      ),
     );
     return c.json(presentOutcome(outcome));
   });
