@@ -466,7 +466,12 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
       },
     });
     const a = runtimeOn(outage, heldToolApp(passing()), clock);
-    const request = { operation: 'start', key: `k-${Math.random()}`, fingerprint: 'f' };
+    const request = {
+      operation: 'start',
+      caller: 'ann',
+      key: `k-${Math.random()}`,
+      fingerprint: 'f',
+    };
     const start = () => a.start({ query: 'hello', userId: 'ann' });
     const first = await a.idempotent(request, start).catch((e) => e);
     expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
@@ -481,6 +486,45 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
       invocationId,
       result: 'Echo: hello',
     });
+  });
+
+  it('frees an Idempotency-Key after a refusal that says try again, and keeps it while the first request works', async () => {
+    const [store] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clock = new ManualClock();
+    const runtime = runtimeOn(store, heldToolApp(passing()), clock);
+    const request = {
+      operation: 'start',
+      caller: 'ann',
+      key: `k-${Math.random()}`,
+      fingerprint: 'f',
+    };
+    let acted = 0;
+    const busyOnce = async () => {
+      acted += 1;
+      if (acted === 1) throw new HoldpointError('SESSION_BUSY', 'A run is in progress.');
+      return runtime.start({ query: 'hello', userId: 'ann' });
+    };
+    expect(await codeOf(runtime.idempotent(request, busyOnce))).toBe('SESSION_BUSY');
+    expect(await runtime.idempotent(request, busyOnce)).toMatchObject({ status: 'completed' });
+    expect(acted).toBe(2);
+
+    // A first request that works for longer than two leases keeps its key: the retry waits.
+    const slow = { ...request, key: `k-${Math.random()}` };
+    let finish!: () => void;
+    const first = runtime.idempotent(slow, async () => {
+      await new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      return runtime.start({ query: 'slow', userId: 'ann' });
+    });
+    await expect.poll(() => typeof finish).toBe('function');
+    const retry = runtime.idempotent(slow, async () => {
+      throw new Error('the retry must not act');
+    });
+    for (let i = 0; i < 9; i++) clock.advance((LEASE_SECONDS * 1000) / 3);
+    finish();
+    const [a, b] = await Promise.all([first, retry]);
+    expect(b).toEqual(a);
   });
 
   it('refuses to go on with a run whose app changed, unless the app declares it compatible', async () => {

@@ -374,6 +374,12 @@ describe('Idempotency-Key', () => {
     const refused = await start();
     expect(refused.body.error.code).toBe('SESSION_NOT_FOUND');
     expect(await start()).toEqual(refused);
+    // Keys belong to their caller: another user's request under the same key acts anew.
+    const shared = key('shared');
+    const ann = await api.post('/api/agent/start', { query: 'hi', user_id: 'ann' }, shared);
+    const bob = await api.post('/api/agent/start', { query: 'hi', user_id: 'bob' }, shared);
+    expect(bob.status).toBe(200);
+    expect(bob.body.session_id).not.toBe(ann.body.session_id);
     const bad = await api.post(
       '/api/agent/start',
       { query: 'hi', user_id: 'x' },

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { HoldpointError } from '../../core/errors.js';
 import type { RequestRecord, RequestRecords } from '../request-records.js';
-import type { RedisConnection } from './redis-connection.js';
+import type { RedisConnection, RedisScript } from './redis-connection.js';
 
 const requestRecord = z.object({
   v: z.literal(1),
@@ -22,12 +23,22 @@ const requestRecord = z.object({
     .optional(),
 });
 
+// Claims the key, or returns what holds it, in one step.
+const CLAIM_LUA = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return false end
+return redis.call('GET', KEYS[1])
+`;
+
 /** Request records in Redis, one key each (hashed), kept as long as asked. */
 export class RedisRequestRecords implements RequestRecords {
+  private readonly claimScript: RedisScript;
+
   constructor(
     private readonly conn: RedisConnection,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.claimScript = conn.script('holdpointClaimRequest', CLAIM_LUA);
+  }
 
   private key(key: string): string {
     return `${this.prefix}:request:${createHash('sha256').update(key).digest('hex')}`;
@@ -36,16 +47,22 @@ export class RedisRequestRecords implements RequestRecords {
   private decode(json: string | null): RequestRecord | undefined {
     if (json === null) return undefined;
     const parsed = requestRecord.safeParse(JSON.parse(json));
-    if (!parsed.success) return undefined;
+    if (!parsed.success) {
+      throw new HoldpointError(
+        'RECORD_UNREADABLE',
+        'The stored answer of this Idempotency-Key cannot be read.',
+        { record: 'request' },
+      );
+    }
     const { v: _version, ...record } = parsed.data;
     return record as RequestRecord;
   }
 
   claim(key: string, record: RequestRecord, keepMs: number) {
-    return this.conn.run(async (redis) => {
+    return this.conn.run(async () => {
       const json = JSON.stringify({ v: 1, ...record });
-      if (await redis.set(this.key(key), json, 'PX', keepMs, 'NX')) return undefined;
-      return this.decode(await redis.get(this.key(key)));
+      const held = (await this.claimScript([this.key(key)], [json, keepMs])) as string | null;
+      return this.decode(held);
     });
   }
 

@@ -85,10 +85,11 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   ): Promise<RunOutcome> => {
     const key = c.req.header('idempotency-key');
     if (key === undefined) return act();
+    const caller = resolveCaller(c.req.raw, (body as { user_id?: string }).user_id);
     const fingerprint = createHash('sha256')
       .update(JSON.stringify([c.req.param(), body]))
       .digest('hex');
-    return runtime.idempotent({ operation, key, fingerprint }, act);
+    return runtime.idempotent({ operation, caller, key, fingerprint }, act);
   };
 
   app.post('/api/agent/start', async (c) => {
