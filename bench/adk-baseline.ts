@@ -7,8 +7,8 @@ import {
   MAX_IMAGES,
   respondImageStudio,
 } from '../examples/image-studio/image-studio-rules.js';
+import { CONFIRMATION_CALL } from '../src/agents/confirmation-call.js';
 import { RulesModel } from '../src/agents/rules-model.js';
-import { CONFIRMATION_CALL } from '../src/runtime/segment/segment-collector.js';
 import { expectCompleted, QUERY, USER } from './holdpoint-cycles.js';
 import type { Cycle } from './measure.js';
 

@@ -1,5 +1,4 @@
 import { FunctionTool, LlmAgent } from '@google/adk';
-import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -15,18 +14,18 @@ import { SequentialAgent } from '../src/agents/workflows/sequential-agent.js';
 import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
+import { storeWith } from './support/store-with.js';
 
 // A run whose process stops between a person's approval and the run's end: another
 // instance (B) resumes it by its invocation id once the lease lapsed. Instance A
 // "dies" by never being heard from again: its clock stands still (it renews nothing)
 // and, where the test says so, its store never answers the segment's end.
-const LEASE_SECONDS = 30;
 const scratch = new RedisScratch();
 const opened: RedisStore[] = [];
 afterEach(async () => {
@@ -54,28 +53,21 @@ const stores: Record<string, () => [HoldpointStore, HoldpointStore]> = {
   },
 };
 
-function runtimeOn(store: HoldpointStore, app: AgentApp, clock: ManualClock): HoldpointRuntime {
-  return new HoldpointRuntime({
-    store,
-    apps: new Map([[app.name, app]]),
-    defaultApp: app.name,
-    pauseTtlSeconds: 3600,
-    retentionSeconds: 600,
-    runLeaseSeconds: LEASE_SECONDS,
-    logger: pino({ level: 'silent' }),
-    clock,
-  });
-}
-
 /** `store` as seen by a process that dies when it calls `method`: the call never arrives. */
 function diesAt(store: HoldpointStore, method: keyof HoldpointStore): HoldpointStore {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (property === method) return () => new Promise(() => {});
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return storeWith(store, method, () => (() => new Promise(() => {})) as never);
+}
+
+/** `store` as seen by a process whose `method` finds the store unreachable. */
+function unreachableAt(store: HoldpointStore, method: keyof HoldpointStore): HoldpointStore {
+  return storeWith(
+    store,
+    method,
+    () =>
+      (async () => {
+        throw new HoldpointError('STORE_UNAVAILABLE', `The store is unavailable: ${method} failed`);
+      }) as never,
+  );
 }
 
 function passing(): HeldCalls {
@@ -385,17 +377,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     // instance that recovered the run, and could have had an effect twice.
     const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
     const clockA = new ManualClock();
-    const cutOff = new Proxy(storeA, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property === 'renewLease') {
-          return async () => {
-            throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: cut off');
-          };
-        }
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const cutOff = unreachableAt(storeA, 'renewLease');
     const callsA = new HeldCalls();
     const a = runtimeOn(cutOff, heldToolApp(callsA), clockA);
     const working = codeOf(a.start({ query: 'work', userId: 'ann' }));
@@ -454,17 +436,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   it('answers a retry of a request whose outcome was unknown with the run as it is now', async () => {
     const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
     const clock = new ManualClock();
-    const outage = new Proxy(storeA, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property === 'finishRun') {
-          return async () => {
-            throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: down');
-          };
-        }
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const outage = unreachableAt(storeA, 'finishRun');
     const a = runtimeOn(outage, heldToolApp(passing()), clock);
     const request = {
       operation: 'start',

@@ -3,23 +3,19 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Event } from '@google/adk';
-import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { AgentApp } from '../src/agents/agent-app.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { RunEvent } from '../src/runtime/run-event.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
-import type { HoldpointStore } from '../src/store/store.js';
 import { holdNextAnswer } from './support/held-answers.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 
 // Two RedisStore handles on one Redis stand for two server instances (A and B).
 const scratch = new RedisScratch();
 const opened: RedisStore[] = [];
-const LEASE_SECONDS = 30;
 
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()));
@@ -34,19 +30,6 @@ function instance(): RedisStore {
   });
   opened.push(store);
   return store;
-}
-
-function runtimeOn(store: HoldpointStore, app: AgentApp, clock: ManualClock): HoldpointRuntime {
-  return new HoldpointRuntime({
-    store,
-    apps: new Map([[app.name, app]]),
-    defaultApp: app.name,
-    pauseTtlSeconds: 3600,
-    retentionSeconds: 600,
-    runLeaseSeconds: LEASE_SECONDS,
-    logger: pino({ level: 'silent' }),
-    clock,
-  });
 }
 
 /** What a stored history says, one line per part: texts, calls and responses. */

@@ -1,21 +1,20 @@
 import type { LlmRequest } from '@google/adk';
-import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storyFlowAgent } from '../examples/story-flow/app.js';
 import { storyRule } from '../examples/story-flow/story-rules.js';
 import type { AgentApp } from '../src/agents/agent-app.js';
 import { RulesModel } from '../src/agents/rules-model.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
+import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
+import { storeWith } from './support/store-with.js';
 
 // Seed 002's story flow, killed after each of its checkpoints: the process stops right
 // after the checkpoint is stored. Another instance resumes the run by its invocation id;
 // it must go on at the next step, with no LLM call made twice and the same outcome.
-const LEASE_SECONDS = 30;
 const QUERY = 'Write a story about a brave kitten';
 const scratch = new RedisScratch();
 const opened: RedisStore[] = [];
@@ -57,19 +56,6 @@ function storyApp(calls: Map<string, number>): AgentApp {
   };
 }
 
-function runtimeOn(store: HoldpointStore, app: AgentApp, clock: ManualClock): HoldpointRuntime {
-  return new HoldpointRuntime({
-    store,
-    apps: new Map([[app.name, app]]),
-    defaultApp: app.name,
-    pauseTtlSeconds: 3600,
-    retentionSeconds: 600,
-    runLeaseSeconds: LEASE_SECONDS,
-    logger: pino({ level: 'silent' }),
-    clock,
-  });
-}
-
 /**
  * `store` as a process sees it that stops right after its `count`-th checkpoint is
  * stored: that call reaches the store, and its answer never comes back. `stopped`
@@ -84,21 +70,13 @@ function stopsAfterCheckpoint(
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
   });
-  const proxy = new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (property !== 'checkpoint' || typeof value !== 'function') {
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return async (...args: unknown[]) => {
-        await value.apply(target, args);
-        seen += 1;
-        if (seen === count) {
-          stop();
-          await new Promise(() => {});
-        }
-      };
-    },
+  const proxy = storeWith(store, 'checkpoint', (checkpoint) => async (end) => {
+    await checkpoint(end);
+    seen += 1;
+    if (seen === count) {
+      stop();
+      await new Promise(() => {});
+    }
   });
   return { store: proxy, stopped };
 }
@@ -117,14 +95,9 @@ describe.each(Object.keys(stores))(
       // A run nobody stops: how many checkpoints it stores, and what it calls and ends with.
       const baseCalls = new Map<string, number>();
       let checkpoints = 0;
-      const counting = new Proxy(store, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver);
-          if (property === 'checkpoint') {
-            checkpoints += 1;
-          }
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
+      const counting = storeWith(store, 'checkpoint', (checkpoint) => (end) => {
+        checkpoints += 1;
+        return checkpoint(end);
       });
       const base = runtimeOn(counting, storyApp(baseCalls), new ManualClock());
       const basePause = await base.start({ userId: 'ann', query: QUERY });

@@ -60,6 +60,13 @@ export function sessionNotFound(sessionId: string): HoldpointError {
   });
 }
 
+/** RUN_NOT_FOUND for `invocationId`. */
+export function runNotFound(invocationId: string): HoldpointError {
+  return new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
+    invocation_id: invocationId,
+  });
+}
+
 /** SESSION_EXISTS for `sessionId`. */
 export function sessionExists(sessionId: string): HoldpointError {
   return new HoldpointError('SESSION_EXISTS', `Session ${sessionId} already exists.`, {

@@ -4,7 +4,7 @@ import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
 import { type AppShape, appShape, shapeChanges } from '../agents/app-shape.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
-import { HoldpointError, sessionNotFound } from '../core/errors.js';
+import { HoldpointError, runNotFound, sessionNotFound } from '../core/errors.js';
 import type { Lease, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
 import type { RunEventSink } from './run-event.js';
@@ -111,11 +111,7 @@ export class RuntimeContext {
   /** The session a run belongs to; RUN_NOT_FOUND when no stored session holds it. */
   async requireRunSession(invocationId: string): Promise<string> {
     const sessionId = await this.store.findRun(invocationId);
-    if (!sessionId) {
-      throw new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
-        invocation_id: invocationId,
-      });
-    }
+    if (!sessionId) throw runNotFound(invocationId);
     return sessionId;
   }
 

@@ -205,7 +205,7 @@ export function renewLeaseTransition(
 }
 
 /** The pause this run resumed from, while it is still being resumed. */
-function resumedPause(snapshot: SessionSnapshot, invocationId: string): Pause | undefined {
+export function resumedPause(snapshot: SessionSnapshot, invocationId: string): Pause | undefined {
   const { pause } = snapshot;
   return pause?.status === 'resuming' && pause.invocationId === invocationId ? pause : undefined;
 }

@@ -1,7 +1,6 @@
 import type { Event } from '@google/adk';
 
-/** ADK's synthetic call that asks a person to confirm a tool call. */
-const CONFIRMATION_CALL = 'adk_request_confirmation';
+import { CONFIRMATION_CALL } from '../confirmation-call.js';
 
 /**
  * Whether `events` leave a call waiting for a person: a confirmation request, or a

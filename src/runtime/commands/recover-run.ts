@@ -5,6 +5,7 @@ import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import type { ApprovalRequest, Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
+import { resumedPause } from '../../store/transitions.js';
 import { type RecoverRequest, recoverRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
@@ -18,12 +19,6 @@ function mayHaveRunHint(approval: ApprovalRequest): string {
     `${approval.hint}\n\nThis was approved and had started when the process running it stopped; ` +
     'it may already have run. Run it again?'
   );
-}
-
-/** The pause this run was resuming when its process stopped, if it was resuming one. */
-function resumingPause(snapshot: SessionSnapshot, invocationId: string): Pause | undefined {
-  const { pause } = snapshot;
-  return pause?.status === 'resuming' && pause.invocationId === invocationId ? pause : undefined;
 }
 
 /** What the ledger says of the approved calls of the pause a recovered run was resuming. */
@@ -85,7 +80,7 @@ export async function recoverRun(
   const taken = await ctx.store.recoverRun(sessionId, invocationId, lease, actor, now);
   ctx.log(sessionId, invocationId).warn({ recovered_by: actor }, 'interrupted run recovered');
   const run = taken.run as NonNullable<SessionSnapshot['run']>;
-  const pause = resumingPause(taken, invocationId);
+  const pause = resumedPause(taken, invocationId);
   // Read once the run is ours, so nothing the stopped segment stored can come after.
   // Past a checkpoint the approved calls had run (none is checkpointed while one
   // runs), and their results are stored with it.

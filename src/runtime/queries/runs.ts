@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HoldpointError } from '../../core/errors.js';
+import { runNotFound } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { RunRecord } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
@@ -33,11 +33,7 @@ export async function getRun(ctx: RuntimeContext, invocationId: string): Promise
     ctx.requireSnapshot(sessionId),
     ctx.store.getRun(sessionId, invocationId),
   ]);
-  if (!run) {
-    throw new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {
-      invocation_id: invocationId,
-    });
-  }
+  if (!run) throw runNotFound(invocationId);
   return runView(run, snapshot, ctx.clock.now());
 }
 

@@ -1,11 +1,8 @@
 import type { Event } from '@google/adk';
+import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
-import {
-  type ApprovalHints,
-  CONFIRMATION_CALL,
-  SegmentCollector,
-} from '../segment/segment-collector.js';
+import { type ApprovalHints, SegmentCollector } from '../segment/segment-collector.js';
 
 /** One user message and what the agents did about it, as run events. */
 export interface HistoryTurn {

@@ -1,7 +1,8 @@
 import { createEvent, type Event } from '@google/adk';
 import type { FunctionResponse } from '@google/genai';
+import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import type { EffectRecord } from '../../core/effect-ledger.js';
-import { CONFIRMATION_CALL, isAwaitingConfirmation } from './segment-collector.js';
+import { isAwaitingConfirmation } from './segment-collector.js';
 
 /** What the ledger recorded of a tool call's effect, by call id. */
 export type EffectLookup = (callId: string) => Promise<EffectRecord>;

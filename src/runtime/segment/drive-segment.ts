@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import {
+  type BaseAgent,
   determineAgentForResumption,
   type Event,
   InvocationContext,
@@ -50,7 +51,7 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
         newMessage: drive.newMessage,
         abortSignal: drive.signal,
       })
-    : goOn(runner, session, drive.signal);
+    : goOn(runner, app.rootAgent, session, drive.signal);
   try {
     for await (const event of events) {
       for (const runEvent of collector.add(event, drive.denied)) drive.emit(runEvent);
@@ -71,29 +72,24 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
  */
 async function* goOn(
   runner: Runner,
+  root: BaseAgent,
   session: Session,
   abortSignal: AbortSignal,
 ): AsyncGenerator<Event, void, undefined> {
-  const root = app(runner);
+  const agent = determineAgentForResumption(session, root);
   const ctx = new InvocationContext({
     sessionService: runner.sessionService,
     invocationId: `e-${randomUUID()}`,
-    agent: determineAgentForResumption(session, root),
+    agent,
     session,
     userContent: [...session.events].reverse().find((e) => e.author === 'user')?.content,
     runConfig: {},
     pluginManager: runner.pluginManager,
     abortSignal,
   });
-  const agent = ctx.agent ?? root;
   for await (const event of agent.runAsync(ctx)) {
     if (abortSignal.aborted) return;
     if (!event.partial) await runner.sessionService.appendEvent({ session, event });
     yield event;
   }
-}
-
-/** The root agent a Runner was built with. */
-function app(runner: Runner) {
-  return runner.agent as Parameters<typeof determineAgentForResumption>[1];
 }

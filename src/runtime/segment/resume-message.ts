@@ -1,7 +1,7 @@
 import type { Content, Part } from '@google/genai';
+import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, Decision, Pause } from '../../core/types.js';
-import { CONFIRMATION_CALL } from './segment-collector.js';
 
 /** What the user sends to a segment, in order: at least one message. */
 export type UserMessages = [Content, ...Content[]];

@@ -1,11 +1,10 @@
 import type { Event } from '@google/adk';
 import type { FunctionCall } from '@google/genai';
 import type { ApprovalHint } from '../../agents/agent-app.js';
+import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { LIMITS } from '../../core/limits.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
-
-export const CONFIRMATION_CALL = 'adk_request_confirmation';
 
 /** ADK's own plumbing tools: not shown to people as tool calls. */
 const INTERNAL_TOOLS = new Set(['transfer_to_agent']);

@@ -10,11 +10,11 @@ import {
   type ListSessionsResponse,
   type Session,
 } from '@google/adk';
+import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { EFFECT_LEDGER, type WithEffectLedger } from '../../agents/tool-effects.js';
 import { RUN_ID, type WithRunId } from '../../agents/workflows/agent-state.js';
 import type { EffectLedger } from '../../core/effect-ledger.js';
 import type { SessionAppend } from '../../store/store.js';
-import { CONFIRMATION_CALL } from './segment-collector.js';
 
 /** What the response of a call waiting for confirmation says, until the real one replaces it. */
 export const AWAITING_CONFIRMATION = {

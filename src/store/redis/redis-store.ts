@@ -254,19 +254,29 @@ export class RedisStore extends TransactionalStore {
   }
 
   findApproval(approvalId: string): Promise<string | undefined> {
-    return this.conn.run(async (redis) => {
-      const sessionId = await this.indexes.approvalSession(approvalId);
-      if (sessionId === undefined) return undefined;
-      return (await redis.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
-    });
+    return this.conn.run(async () => this.existing(await this.indexes.approvalSession(approvalId)));
   }
 
   findRun(invocationId: string): Promise<string | undefined> {
-    return this.conn.run(async (redis) => {
-      const sessionId = await this.indexes.runSession(invocationId);
-      if (sessionId === undefined) return undefined;
-      return (await redis.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
-    });
+    return this.conn.run(async () => this.existing(await this.indexes.runSession(invocationId)));
+  }
+
+  /** The session an index pointed at, while it still exists. */
+  private async existing(sessionId: string | undefined): Promise<string | undefined> {
+    if (sessionId === undefined) return undefined;
+    return (await this.conn.client.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
+  }
+
+  /** The snapshots of index entries' sessions; one that cannot be read is `unreadable`. */
+  private readEntries(entries: IndexEntry[]) {
+    return Promise.all(
+      entries.map((entry) =>
+        this.readSnapshot(entry.sessionId).then(
+          (read) => ({ entry, snapshot: read?.snapshot, unreadable: false }),
+          () => ({ entry, snapshot: undefined, unreadable: true }),
+        ),
+      ),
+    );
   }
 
   listInterrupted(
@@ -276,20 +286,13 @@ export class RedisStore extends TransactionalStore {
     return this.conn.run(async () => {
       const items: SessionSnapshot[] = [];
       let cursor = after;
-      // Entries of segments that ended or still hold their lease are moved or dropped
-      // on the way (their lease was renewed since they were indexed): read on until full.
+      // Entries of segments that ended are dropped on the way, and one that still holds
+      // its lease (its last index write failed) is moved to the lease's end: read on
+      // until the page is full.
       for (;;) {
         const wanted = limit - items.length;
         const entries = await this.indexes.lapsed(now, cursor, wanted);
-        const reads = await Promise.all(
-          entries.map((entry) =>
-            this.readSnapshot(entry.sessionId).then(
-              (read) => ({ entry, snapshot: read?.snapshot, unreadable: false }),
-              () => ({ entry, snapshot: undefined, unreadable: true }),
-            ),
-          ),
-        );
-        for (const { entry, snapshot, unreadable } of reads) {
+        for (const { entry, snapshot, unreadable } of await this.readEntries(entries)) {
           if (unreadable) continue;
           const meta = snapshot?.meta;
           if (snapshot && meta?.status === 'running' && (meta.lease?.until ?? 0) <= now) {
@@ -355,17 +358,8 @@ export class RedisStore extends TransactionalStore {
     entries: IndexEntry[],
     owner?: string,
   ): Promise<{ entry: IndexEntry; snapshot: SessionSnapshot }[]> {
-    const reads = await Promise.all(
-      entries.map((entry) =>
-        this.readSnapshot(entry.sessionId).then(
-          (read) => ({ entry, snapshot: read?.snapshot }),
-          () => ({ entry, snapshot: undefined, unreadable: true }),
-        ),
-      ),
-    );
     const live: { entry: IndexEntry; snapshot: SessionSnapshot }[] = [];
-    for (const read of reads) {
-      const { entry, snapshot } = read;
+    for (const { entry, snapshot, unreadable } of await this.readEntries(entries)) {
       const pause = snapshot?.pause;
       if (
         snapshot?.meta.status === 'paused' &&
@@ -373,7 +367,7 @@ export class RedisStore extends TransactionalStore {
         pause.expiresAt === entry.expiresAt
       ) {
         live.push({ entry, snapshot });
-      } else if (!('unreadable' in read)) {
+      } else if (!unreadable) {
         this.unindex(entry.sessionId, snapshot?.meta.userId ?? owner, entry.expiresAt);
       }
     }
