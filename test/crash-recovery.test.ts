@@ -141,7 +141,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = passing();
-    const appA = heldToolApp(callsA, storeA.effects);
+    const appA = heldToolApp(callsA, true);
     const paused = await runtimeOn(storeA, appA, clockA).start({ query: 'pay', userId: 'ann' });
     const { sessionId, invocationId } = paused;
     // A approves and pays, then dies before the run's end is stored.
@@ -150,7 +150,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     await expect.poll(() => callsA.effects.length).toBe(1);
 
     const callsB = passing();
-    const b = runtimeOn(storeB, heldToolApp(callsB, storeB.effects), clockB);
+    const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     expect(await codeOf(b.recover({ invocationId, actor: 'ops' }))).toBe('RUN_NOT_INTERRUPTED');
     lapse(clockB);
     expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
@@ -180,7 +180,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
-    const a = runtimeOn(storeA, heldToolApp(callsA, storeA.effects), clockA);
+    const a = runtimeOn(storeA, heldToolApp(callsA, true), clockA);
     callsA.passThrough = true;
     const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
     callsA.passThrough = false;
@@ -189,7 +189,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const inTool = await callsA.next();
 
     const callsB = passing();
-    const b = runtimeOn(storeB, heldToolApp(callsB, storeB.effects), clockB);
+    const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     lapse(clockB);
     const asked = await b.recover({ invocationId, actor: 'ops' });
     expect(asked).toMatchObject({ status: 'pending_approval', invocationId });
@@ -444,7 +444,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
       key: `k-${Math.random()}`,
       fingerprint: 'f',
     };
-    const start = () => a.start({ query: 'hello', userId: 'ann' });
+    const start = (requestId: string) => a.start({ query: 'hello', userId: 'ann', requestId });
     const first = await a.idempotent(request, start).catch((e) => e);
     expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
     const invocationId = (first as { details: { invocation_id: string } }).details.invocation_id;

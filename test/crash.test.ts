@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 // limits, not timed by them.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
+import type { JsonResponse } from './support/json-client.js';
 import { TestRedis } from './support/redis-server.js';
 import { ServerProcess } from './support/server-process.js';
 
@@ -120,6 +121,20 @@ function approveAll(api: ServerProcess, payments: Payment[]): Promise<unknown> {
       }).then((r) => r.text()),
     ),
   );
+}
+
+/** Approves `payment` under an Idempotency-Key of its own; resolves the answer. */
+function approveWithKey(api: ServerProcess, payment: Payment): Promise<JsonResponse> {
+  return api.client.post(
+    `/api/approvals/${payment.approvalId}`,
+    { approved: true, user_id: 'bob' },
+    { 'idempotency-key': `approve-${payment.approvalId}` },
+  );
+}
+
+/** Sends every approval at once, each under its own key; resolves every answer. */
+function approveWithKeys(api: ServerProcess, payments: Payment[]) {
+  return Promise.all(payments.map((payment) => approveWithKey(api, payment)));
 }
 
 let resumedByCli = false;
@@ -344,20 +359,57 @@ describe('crash recovery with real processes', () => {
     );
   });
 
-  it('pays every approved payment exactly once when Redis is killed during the resumes', async () => {
+  it('pays every approved payment exactly once when Redis is killed during the resumes, and says so truthfully', async () => {
     const api = await server('--recover', 'auto');
     const payments = await pausePayments(api, PER_ROUND, ROUNDS + 1);
     const decided = api.waitForOutput('decisions recorded');
-    const answered = approveAll(api, payments);
+    const answered = approveWithKeys(api, payments);
     await decided;
     await sleep(weightedDelay(6));
     await redis.down('SIGKILL');
-    await answered;
     await sleep(300);
     await redis.up();
+    const answers = await answered;
+    const codes: Record<string, number> = {};
+    for (const [i, { status, body }] of answers.entries()) {
+      const what = status === 200 ? body.status : body.error?.code;
+      codes[what] = (codes[what] ?? 0) + 1;
+      // A decision is answered with its outcome, or OUTCOME_UNKNOWN when the store went
+      // away after it was sent; STORE_UNAVAILABLE only when nothing of it was stored.
+      expect(['completed', 'OUTCOME_UNKNOWN', 'STORE_UNAVAILABLE'], JSON.stringify(body)).toContain(
+        what,
+      );
+      if (what === 'STORE_UNAVAILABLE') {
+        const { body: session } = await api.client.get(`/api/sessions/${payments[i]?.sessionId}`);
+        expect(
+          session.pending_approvals.map((a: { approval_id: string }) => a.approval_id),
+        ).toContain(payments[i]?.approvalId);
+      }
+    }
     const left = await census(api, payments);
-    process.stdout.write(`a Redis kill left: ${JSON.stringify(left)}\n`);
-    await settle(api, payments, false);
+    process.stdout.write(
+      `a Redis kill answered ${JSON.stringify(codes)} and left ${JSON.stringify(left)}\n`,
+    );
+    // The same request again (same Idempotency-Key) is answered with the run's state:
+    // completed once the run is (recovered by `--recover auto` where it was interrupted).
+    await Promise.all(
+      payments.map(async (payment) => {
+        const deadline = Date.now() + Number(process.env.CRASH_SETTLE_MS ?? 120_000);
+        for (;;) {
+          const { status, body } = await approveWithKey(api, payment);
+          if (status === 200) {
+            expect(body).toMatchObject({
+              status: 'completed',
+              invocation_id: payment.invocationId,
+            });
+            return;
+          }
+          expect(body.error?.code, JSON.stringify(body)).toBe('OUTCOME_UNKNOWN');
+          expect(Date.now(), JSON.stringify(body)).toBeLessThan(deadline);
+          await sleep(200);
+        }
+      }),
+    );
     await expectPaidOnce(api, payments);
     process.stdout.write(`${await retried()}\n`);
   });

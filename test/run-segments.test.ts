@@ -138,18 +138,18 @@ describe('run segments across instances', () => {
     const storeB = instance();
     const callsA = new HeldCalls();
     callsA.passThrough = true;
-    const a = runtimeOn(storeA, heldToolApp(callsA, storeA.effects), clock);
+    const a = runtimeOn(storeA, heldToolApp(callsA, true), clock);
     const paused = await a.start({ query: 'pay', userId: 'ann' });
     const { sessionId } = paused;
     const heldA = holdNextAnswer(storeA, 'decide');
-    const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, storeA.effects), clock);
+    const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, true), clock);
     const approveA = aHeld.resume({ sessionId, decidedBy: 'bob', approved: true });
     await heldA.held.made;
     // B decides after A's decision is stored, and dies before it hears back.
     const bCalls = new HeldCalls();
     bCalls.passThrough = true;
     const heldB = holdNextAnswer(storeB, 'decide');
-    const b = runtimeOn(heldB.store, heldToolApp(bCalls, storeB.effects), clock);
+    const b = runtimeOn(heldB.store, heldToolApp(bCalls, true), clock);
     const approveB = codeOf(b.resume({ sessionId, decidedBy: 'carol', approved: true }));
     await heldB.held.made;
     await storeB.close();

@@ -75,6 +75,27 @@ export function sessionExists(sessionId: string): HoldpointError {
 }
 
 /**
+ * Whether `error` says the store stopped answering: STORE_UNAVAILABLE (nothing was
+ * sent) or OUTCOME_UNKNOWN (a write was sent and its reply lost).
+ */
+export function isStoreAway(error: unknown): error is HoldpointError {
+  return isHoldpointError(error, 'STORE_UNAVAILABLE') || isHoldpointError(error, 'OUTCOME_UNKNOWN');
+}
+
+/**
+ * `error`, naming the run it is about when it is OUTCOME_UNKNOWN: a client that was not
+ * told whether its request was stored learns where to look.
+ */
+export function withRun(error: unknown, invocationId: string | undefined): unknown {
+  if (!isHoldpointError(error, 'OUTCOME_UNKNOWN') || invocationId === undefined) return error;
+  return new HoldpointError(
+    'OUTCOME_UNKNOWN',
+    `${error.message} The run's state is at GET /api/runs/${invocationId}.`,
+    { ...error.details, invocation_id: invocationId },
+  );
+}
+
+/**
  * True when `error` is a HoldpointError, optionally with the given code. One made by
  * another copy of this package (an app module that resolved its own) counts too.
  */

@@ -28,6 +28,11 @@ export interface Decision {
   payload?: unknown;
   decidedBy: string;
   at: number;
+  /**
+   * The request that recorded it: the same request made again (its first reply was
+   * lost) is answered with the run's state instead of ALREADY_DECIDED.
+   */
+  requestId?: string;
 }
 
 export type PauseStatus = 'pending' | 'resuming' | 'resumed' | 'expired' | 'cancelled';

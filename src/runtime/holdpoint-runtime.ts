@@ -7,7 +7,11 @@ import { appName, idText, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';
-import { type IdempotentRequest, idempotentRequest } from './commands/idempotent-request.js';
+import {
+  type IdempotentRequest,
+  idempotentRequest,
+  type RequestAct,
+} from './commands/idempotent-request.js';
 import { recoverRun } from './commands/recover-run.js';
 import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
@@ -100,13 +104,17 @@ export class HoldpointRuntime {
     return resumeRun(this.ctx, request, sink);
   }
 
-  /** Records one decision by approval id alone and, when it completes the pause, resumes. */
+  /**
+   * Records one decision by approval id alone and, when it completes the pause, resumes.
+   * `requestId` names the request across its retries (Decision.requestId).
+   */
   decideApproval(
     decision: DecisionInput,
     decidedBy: string,
     sink?: RunEventSink,
+    requestId?: string,
   ): Promise<RunOutcome> {
-    return decideApproval(this.ctx, decision, decidedBy, sink);
+    return decideApproval(this.ctx, decision, decidedBy, sink, requestId);
   }
 
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
@@ -165,9 +173,10 @@ export class HoldpointRuntime {
 
   /**
    * Runs `act` once per idempotency key (see idempotentRequest): a retry with the same
-   * key gets the first answer, or the run's state now when that was OUTCOME_UNKNOWN.
+   * key gets the first answer, or, when that left the outcome unknown, acts again under
+   * the same request id and is answered with the run's state.
    */
-  idempotent(request: IdempotentRequest, act: () => Promise<RunOutcome>): Promise<RunOutcome> {
+  idempotent(request: IdempotentRequest, act: RequestAct): Promise<RunOutcome> {
     return idempotentRequest(this.ctx, request, act);
   }
 

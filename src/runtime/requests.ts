@@ -8,6 +8,8 @@ export const startRequest = z.strictObject({
   userId: idText,
   app: appName.optional(),
   sessionId: idText.optional(),
+  /** Names the request across its retries (see idempotentRequest): the run's ids follow from it. */
+  requestId: idText.optional(),
 });
 export type StartRequest = z.input<typeof startRequest>;
 
@@ -29,6 +31,8 @@ export const resumeRequest = z
     approved: z.boolean().optional(),
     reason: reasonText.optional(),
     decisions: z.array(decisionInput).min(1).max(LIMITS.decisions).optional(),
+    /** Names the request across its retries: its decisions carry it (Decision.requestId). */
+    requestId: idText.optional(),
   })
   .refine((r) => (r.approved === undefined) !== (r.decisions === undefined), {
     message: 'give exactly one of "approved" or "decisions"',

@@ -34,8 +34,12 @@ export interface SessionAppend {
 /** What `decide` did: decisions recorded, and whether the caller now holds the resume. */
 export interface DecideResult {
   pause: Pause;
-  /** `claimed`: every approval is decided and this caller's lease holds the session. */
-  outcome: 'pending' | 'claimed';
+  /**
+   * `claimed`: every approval is decided and this caller's lease holds the session.
+   * `recorded`: the same request (by `requestId`) recorded these decisions before;
+   * nothing was written now.
+   */
+  outcome: 'pending' | 'claimed' | 'recorded';
 }
 
 /** How a run ended, written atomically with the session going idle. */
@@ -130,7 +134,7 @@ export interface HoldpointStore {
    * APPROVAL_EXPIRED (the pause becomes expired and audited), PAUSE_CANCELLED,
    * NO_PENDING_APPROVAL. When the last approval is decided the pause becomes
    * `resuming` and the session running under `lease`: only one caller ever gets
-   * `claimed`.
+   * `claimed`. Decisions carrying a `requestId` the pause already holds are `recorded`.
    */
   decide(sessionId: string, batch: DecisionBatch, now: number, lease: Lease): Promise<DecideResult>;
   /**

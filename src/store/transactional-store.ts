@@ -1,7 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
-import { HoldpointError, sessionNotFound } from '../core/errors.js';
+import {
+  HoldpointError,
+  isHoldpointError,
+  sessionExists,
+  sessionNotFound,
+} from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -24,6 +30,7 @@ import {
   decideTransition,
   expireTransition,
   finishRunTransition,
+  newSessionWrites,
   recoverRunTransition,
   renewLeaseTransition,
   type SessionWrites,
@@ -31,13 +38,31 @@ import {
   type Transition,
 } from './transitions.js';
 
-/** A snapshot and the version it was read at; a commit succeeds only at that version. */
+/**
+ * A snapshot and the version it was read at; a commit succeeds only at that version.
+ * `commitId` names the commit that wrote it, where the store keeps it.
+ */
 export interface VersionedSnapshot {
   snapshot: SessionSnapshot;
   version: number;
+  commitId?: string;
 }
 
 const MAX_ATTEMPTS = 100;
+/** How often a commit whose reply was lost reads the session again to learn its fate. */
+const SETTLE_POLL_MS = 100;
+
+/**
+ * OUTCOME_UNKNOWN for a commit on `sessionId` whose reply was lost and whose fate could
+ * not be read before the store stopped answering for good.
+ */
+function commitUnknown(sessionId: string, lost: HoldpointError): HoldpointError {
+  return new HoldpointError(
+    'OUTCOME_UNKNOWN',
+    `${lost.message} Session ${sessionId} could not be read since, so whether it was stored is unknown.`,
+    { session_id: sessionId },
+  );
+}
 
 /**
  * The state machine of every store: read a session's snapshot, compute the
@@ -54,17 +79,29 @@ export abstract class TransactionalStore implements HoldpointStore {
 
   /** The session's snapshot and its version, read now. */
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
-  /** Writes everything at once if the session is still at `read.version`; false otherwise. */
+  /**
+   * Writes everything at once, as commit `commitId`, if the session is still at
+   * `read.version`; false otherwise. OUTCOME_UNKNOWN when the reply was lost after the
+   * write was sent; STORE_UNAVAILABLE only when nothing was sent.
+   */
   protected abstract commit(
     sessionId: string,
     read: VersionedSnapshot,
     writes: SessionWrites,
+    commitId: string,
+  ): Promise<boolean>;
+  /** Writes a new session as commit `commitId`; false when its id is taken. Fails as commit. */
+  protected abstract insert(
+    session: NewSession,
+    writes: SessionWrites,
+    commitId: string,
   ): Promise<boolean>;
 
-  abstract createSession(
-    session: NewSession,
-    begin?: { run: RunRecord; lease: Lease },
-  ): Promise<void>;
+  /**
+   * How long a commit whose reply was lost waits for the store to answer again, to
+   * learn whether it was stored, before its caller is told OUTCOME_UNKNOWN.
+   */
+  protected settleMs = 5_000;
   abstract loadSession(
     sessionId: string,
     app: string,
@@ -92,6 +129,55 @@ export abstract class TransactionalStore implements HoldpointStore {
     return (await this.readSnapshot(sessionId))?.snapshot;
   }
 
+  async createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }) {
+    const writes = newSessionWrites(session, begin);
+    const commitId = randomUUID();
+    const created = await this.insert(session, writes, commitId).catch((error: unknown) => {
+      if (!isHoldpointError(error, 'OUTCOME_UNKNOWN')) throw error;
+      // Stored, or never will be: then it is written again.
+      return this.wasStored(session.sessionId, commitId, error).then(
+        (stored) => stored || this.insert(session, writes, commitId),
+      );
+    });
+    if (!created) throw sessionExists(session.sessionId);
+  }
+
+  /** Commits `writes`, learning after a lost reply whether they were stored. */
+  private async store(sessionId: string, read: VersionedSnapshot, writes: SessionWrites) {
+    const commitId = randomUUID();
+    try {
+      return await this.commit(sessionId, read, writes, commitId);
+    } catch (error) {
+      if (!isHoldpointError(error, 'OUTCOME_UNKNOWN')) throw error;
+      // Not stored counts as a lost race: the transition is computed again.
+      return this.wasStored(sessionId, commitId, error);
+    }
+  }
+
+  /**
+   * Whether commit `commitId`, whose reply was `lost`, was stored: the session is read
+   * again once the store answers (for at most settleMs). It was stored when the session
+   * carries its id; otherwise it never will be, since a lost write is never sent again
+   * and one connection answers in order. OUTCOME_UNKNOWN when the store stays away.
+   */
+  private async wasStored(
+    sessionId: string,
+    commitId: string,
+    lost: HoldpointError,
+  ): Promise<boolean> {
+    const deadline = Date.now() + this.settleMs;
+    for (;;) {
+      try {
+        return (await this.readSnapshot(sessionId))?.commitId === commitId;
+      } catch (error) {
+        if (!isHoldpointError(error, 'STORE_UNAVAILABLE') || Date.now() >= deadline) {
+          throw commitUnknown(sessionId, lost);
+        }
+        await sleep(SETTLE_POLL_MS);
+      }
+    }
+  }
+
   private async transact<T>(
     sessionId: string,
     transition: (snapshot: SessionSnapshot) => Transition<T>,
@@ -102,7 +188,7 @@ export abstract class TransactionalStore implements HoldpointStore {
         throw sessionNotFound(sessionId);
       }
       const result = transition(read.snapshot);
-      if (result.writes && !(await this.commit(sessionId, read, result.writes))) {
+      if (result.writes && !(await this.store(sessionId, read, result.writes))) {
         // Someone else changed the session between our read and commit: read again.
         await sleep(Math.random() * Math.min(50, 2 ** attempt));
         continue;

@@ -333,6 +333,11 @@ export function decideTransition(
   now: number,
   lease: Lease,
 ): Transition<DecideResult> {
+  const requestId = 'decisions' in batch ? batch.decisions[0]?.requestId : batch.all.requestId;
+  const { pause: latest } = snapshot;
+  if (requestId && latest?.decisions.some((d) => d.requestId === requestId)) {
+    return { value: { pause: latest, outcome: 'recorded' } };
+  }
   const pause = currentPause(snapshot);
   if (!pause) {
     throw new HoldpointError('NO_PENDING_APPROVAL', 'This session has no pause to decide.');

@@ -9,7 +9,7 @@ import {
 } from '../../examples/shared/llm-history.js';
 import type { AgentApp } from '../../src/agents/agent-app.js';
 import { RulesModel } from '../../src/agents/rules-model.js';
-import type { EffectLedger } from '../../src/core/effect-ledger.js';
+import { once } from '../../src/agents/tool-effects.js';
 
 /** A tool call waiting for the test to let it finish. */
 export interface HeldCall {
@@ -52,9 +52,10 @@ export class HeldCalls {
  * Test support: an app whose rules model calls `held_payment` (needs approval) for
  * "pay" and `held_step` (no approval) for "work", answers tool results with
  * "Done: <tool>" and anything else with "Echo: <text>". Both tools wait in `calls`,
- * then have their effect once through `effects` when given.
+ * then have their effect: once, through the run's effect ledger (`once`), when
+ * `throughLedger`.
  */
-export function heldToolApp(calls: HeldCalls, effects?: EffectLedger): AgentApp {
+export function heldToolApp(calls: HeldCalls, throughLedger = false): AgentApp {
   const run = async (name: string, ctx: Context | undefined) => {
     const sessionId = ctx?.invocationContext.session.id ?? '';
     await calls.hold(sessionId, name);
@@ -62,7 +63,7 @@ export function heldToolApp(calls: HeldCalls, effects?: EffectLedger): AgentApp 
       calls.effects.push(`${name}:${ctx?.functionCallId}`);
       return { status: 'done', tool: name };
     };
-    return effects ? effects.once(`${sessionId}:${ctx?.functionCallId}`, effect) : effect();
+    return throughLedger ? once(ctx, effect) : effect();
   };
   const payment = new FunctionTool({
     name: 'held_payment',

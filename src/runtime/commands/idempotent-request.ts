@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import {
@@ -8,7 +9,7 @@ import {
 } from '../../core/errors.js';
 import { validate } from '../../core/validate.js';
 import type { RequestAnswer, RequestRecord } from '../../store/request-records.js';
-import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
+import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /** How long a request's first answer is kept for its retries. */
@@ -40,7 +41,7 @@ const TRANSIENT = new Set([
   'EFFECT_IN_PROGRESS',
   'STORE_FULL',
 ]);
-/** Answers about a run whose end is not known yet: a retry reads the run instead. */
+/** Answers that leave the outcome unknown: a retry acts again, finding what was stored. */
 const UNSETTLED = new Set(['OUTCOME_UNKNOWN', 'LEASE_LOST']);
 
 function replay(answer: RequestAnswer | undefined): RunOutcome {
@@ -51,83 +52,81 @@ function replay(answer: RequestAnswer | undefined): RunOutcome {
 }
 
 /**
- * The run's state now, for a retry of a request whose first answer left its end
- * unknown: its outcome once it completed or paused, RUN_FAILED once it failed, else
- * the same answer.
+ * Acts on behalf of one request: `requestId` names it across its retries, so what the
+ * first attempt stored is found by the next (a start finds its run, a decision its
+ * decisions) and answered from instead of done twice.
  */
-async function currentOutcome(ctx: RuntimeContext, answer: RequestAnswer): Promise<RunOutcome> {
-  const invocationId =
-    'error' in answer ? (answer.error.details?.invocation_id as string | undefined) : undefined;
-  if (!invocationId) return replay(answer);
-  const sessionId = await ctx.requireRunSession(invocationId);
-  const snapshot = await ctx.requireSnapshot(sessionId);
-  const run = await ctx.store.getRun(sessionId, invocationId);
-  if (run?.status === 'completed') {
-    // Artifacts are not kept on the run: the history has them.
-    return {
-      status: 'completed',
-      sessionId,
-      invocationId,
-      app: run.app,
-      result: run.result ?? '',
-      artifacts: [],
-    };
-  }
-  if (run?.status === 'failed') {
-    throw new HoldpointError('RUN_FAILED', `The agent run failed: ${run.error ?? ''}`, {
-      session_id: sessionId,
-      invocation_id: invocationId,
-    });
-  }
-  const { pause } = snapshot;
-  if (
-    run?.status === 'paused' &&
-    pause?.status === 'pending' &&
-    pause.invocationId === invocationId
-  ) {
-    return pendingOutcome(pause);
-  }
-  return replay(answer);
-}
+export type RequestAct = (requestId: string) => Promise<RunOutcome>;
 
 /**
  * Runs `act` once per idempotency key (scoped to the operation and the caller): the
  * first request claims the key, keeps it while it works, and its answer (an outcome,
  * or an error) is kept for a day; a retry with the same key gets that answer — waiting
  * while the first request still works — instead of acting again. A retry of a request
- * whose run's end was unknown gets the run's state now. The same key with a different
- * request is IDEMPOTENCY_KEY_REUSED. A refusal that changed nothing and says "try
- * again" frees the key; so does a first request that stopped answering (its claim
- * lapses within two run leases).
+ * whose outcome was unknown, or whose first attempt stopped answering (its claim
+ * lapses within two run leases), acts again under the same request id, which finds
+ * what the first attempt stored and answers with the run's state. The same key with a
+ * different request is IDEMPOTENCY_KEY_REUSED. A refusal that changed nothing and says
+ * "try again" frees the key.
  */
 export async function idempotentRequest(
   ctx: RuntimeContext,
   request: IdempotentRequest,
-  act: () => Promise<RunOutcome>,
+  act: RequestAct,
 ): Promise<RunOutcome> {
   const key = `${request.operation}\n${request.caller}\n${validate(idempotencyKeyText, request.key)}`;
-  const pendingMs = 2 * ctx.leaseMs;
-  const claim = (): RequestRecord => ({
-    fingerprint: request.fingerprint,
-    state: 'pending',
-    until: ctx.clock.now() + pendingMs,
-  });
-  const held = await ctx.store.requests.claim(key, claim(), pendingMs);
-  if (!held) return actOnce(ctx, key, claim, pendingMs, act);
-  return awaitFirst(ctx, request, held, key, act);
+  const claim: Claim = {
+    key,
+    pendingMs: 2 * ctx.leaseMs,
+    record: () => ({
+      fingerprint: request.fingerprint,
+      state: 'pending',
+      until: ctx.clock.now() + 2 * ctx.leaseMs,
+    }),
+  };
+  const attempt = () => act(createHash('sha256').update(key).digest('hex').slice(0, 40));
+  let held = await ctx.store.requests.claim(key, claim.record(), claim.pendingMs);
+  while (held) {
+    if (held.fingerprint !== request.fingerprint) {
+      throw new HoldpointError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was used for a different request.',
+      );
+    }
+    if (held.state === 'done' && held.answer) {
+      const { answer } = held;
+      if (!('error' in answer && UNSETTLED.has(answer.error.code))) return replay(answer);
+      // The first answer left the outcome unknown: this retry acts again, and finds
+      // what the first attempt stored.
+      await ctx.store.requests.finish(key, claim.record(), claim.pendingMs);
+      return actOnce(ctx, claim, attempt);
+    }
+    await sleep(POLL_MS);
+    held = await ctx.store.requests.get(key);
+    // The first request stopped before answering and its claim lapsed: this one acts.
+    if (!held) held = await ctx.store.requests.claim(key, claim.record(), claim.pendingMs);
+  }
+  return actOnce(ctx, claim, attempt);
 }
 
+/** The key a request holds, and the pending record it holds it with. */
+interface Claim {
+  key: string;
+  pendingMs: number;
+  record: () => RequestRecord;
+}
+
+/** Acts while holding the claim, then stores the answer for the retries. */
 async function actOnce(
   ctx: RuntimeContext,
-  key: string,
-  claim: () => RequestRecord,
-  pendingMs: number,
+  claim: Claim,
   act: () => Promise<RunOutcome>,
 ): Promise<RunOutcome> {
+  const { key, pendingMs } = claim;
   // The claim is kept while the request works, so retries wait for its answer.
   let beat: Promise<unknown> = Promise.resolve();
   const stopBeats = ctx.clock.every(ctx.leaseMs / 3, () => {
-    beat = ctx.store.requests.finish(key, claim(), pendingMs).catch(() => undefined);
+    beat = ctx.store.requests.finish(key, claim.record(), pendingMs).catch(() => undefined);
   });
   // No renewal may land after the answer.
   const keep = () => {
@@ -146,34 +145,7 @@ async function actOnce(
     answer = { error: { code: error.code, message: error.message, details: error.details } };
   }
   await keep();
-  const done: RequestRecord = { ...claim(), state: 'done', answer };
+  const done: RequestRecord = { ...claim.record(), state: 'done', answer };
   await ctx.store.requests.finish(key, done, KEEP_MS).catch(() => undefined);
   return replay(answer);
-}
-
-async function awaitFirst(
-  ctx: RuntimeContext,
-  request: IdempotentRequest,
-  first: RequestRecord,
-  key: string,
-  act: () => Promise<RunOutcome>,
-): Promise<RunOutcome> {
-  let held: RequestRecord | undefined = first;
-  while (held) {
-    if (held.fingerprint !== request.fingerprint) {
-      throw new HoldpointError(
-        'IDEMPOTENCY_KEY_REUSED',
-        'This Idempotency-Key was used for a different request.',
-      );
-    }
-    if (held.state === 'done' && held.answer) {
-      const { answer } = held;
-      const unsettled = 'error' in answer && UNSETTLED.has(answer.error.code);
-      return unsettled ? currentOutcome(ctx, answer) : replay(answer);
-    }
-    await sleep(POLL_MS);
-    held = await ctx.store.requests.get(key);
-  }
-  // The first request stopped before answering and its claim lapsed: this one acts.
-  return idempotentRequest(ctx, request, act);
 }

@@ -1,6 +1,7 @@
-import { HoldpointError } from '../../core/errors.js';
+import { HoldpointError, withRun } from '../../core/errors.js';
 import { validate } from '../../core/validate.js';
 import type { DecisionBatch } from '../../store/store.js';
+import { runState } from '../queries/run-state.js';
 import {
   type DecisionInput,
   decisionInput,
@@ -24,18 +25,26 @@ export async function resumeRun(
   request: ResumeRequest,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { sessionId, decidedBy, approved, reason, decisions } = validate(resumeRequest, request);
+  const { sessionId, decidedBy, approved, reason, decisions, requestId } = validate(
+    resumeRequest,
+    request,
+  );
   // Refused before anything is recorded: a run this instance cannot drive is not claimed.
   const snapshot = await ctx.requireSnapshot(sessionId);
   const app = ctx.requireApp(snapshot.meta.app);
   if (snapshot.pause?.status === 'pending') ctx.requireUnchangedApp(app, snapshot.run);
   const now = ctx.clock.now();
-  const base = { decidedBy, at: now };
+  const base = { decidedBy, at: now, requestId };
   const batch: DecisionBatch = decisions
     ? { decisions: decisions.map((d) => ({ ...d, ...base })) }
     : { all: { approved: approved as boolean, reason, ...base } };
   const lease = ctx.newLease(now);
-  const { outcome, pause } = await ctx.store.decide(sessionId, batch, now, lease);
+  const { outcome, pause } = await ctx.store
+    .decide(sessionId, batch, now, lease)
+    .catch((error: unknown) => {
+      throw withRun(error, snapshot.meta.invocationId);
+    });
+  if (outcome === 'recorded') return runState(ctx, sessionId, pause.invocationId);
   ctx
     .log(sessionId, pause.invocationId)
     .info(
@@ -70,6 +79,7 @@ export async function decideApproval(
   decision: DecisionInput,
   decidedBy: string,
   sink?: RunEventSink,
+  requestId?: string,
 ): Promise<RunOutcome> {
   const { approvalId } = validate(decisionInput, decision);
   const sessionId = await ctx.store.findApproval(approvalId);
@@ -78,5 +88,5 @@ export async function decideApproval(
       approval_id: approvalId,
     });
   }
-  return resumeRun(ctx, { sessionId, decidedBy, decisions: [decision] }, sink);
+  return resumeRun(ctx, { sessionId, decidedBy, decisions: [decision], requestId }, sink);
 }

@@ -1,32 +1,46 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
-import { HoldpointError } from '../../core/errors.js';
+import { HoldpointError, withRun } from '../../core/errors.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
+import { runState } from '../queries/run-state.js';
 import { type StartRequest, startRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { runSegment } from '../segment/run-segment.js';
 
+/** A UUID-shaped id that follows from `seed`: a retried request finds what it made. */
+function idFrom(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 /**
  * Starts a run for a user's message: on a new session (created already held by the
  * run), or on `sessionId` once the run takes it (refused while it is paused or
- * another run holds it).
+ * another run holds it). With a `requestId` the new session's and the run's ids
+ * follow from it, so the same request made again (its first reply was lost) finds
+ * the run it started and is answered with that run's state instead of starting another.
  */
 export async function startRun(
   ctx: RuntimeContext,
   request: StartRequest,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { query, userId, app: appName, sessionId } = validate(startRequest, request);
+  const { query, userId, app: appName, sessionId, requestId } = validate(startRequest, request);
+  const invocationId = `inv-${requestId ? idFrom(`run\n${requestId}`) : randomUUID()}`;
+  const targetId = sessionId ?? (requestId ? idFrom(`session\n${requestId}`) : randomUUID());
+  if (requestId && (await ctx.store.getRun(targetId, invocationId))) {
+    return runState(ctx, targetId, invocationId);
+  }
   const now = ctx.clock.now();
   const lease = ctx.newLease(now);
-  const newRun = (id: string, app: AgentApp): RunRecord => {
+  const newRun = (app: AgentApp): RunRecord => {
     const shape = ctx.shapeOf(app);
     return {
-      invocationId: `inv-${randomUUID()}`,
-      sessionId: id,
+      invocationId,
+      sessionId: targetId,
       app: app.name,
       userId,
       query,
@@ -41,25 +55,29 @@ export async function startRun(
   let app: AgentApp;
   /** The session's owner: who created it, whoever sends this message. */
   let owner = userId;
-  if (sessionId === undefined) {
-    app = ctx.requireApp(appName ?? ctx.options.defaultApp);
-    run = newRun(randomUUID(), app);
-    await ctx.store.createSession(
-      { sessionId: run.sessionId, app: app.name, userId, createdAt: now },
-      { run, lease },
-    );
-  } else {
-    const { meta } = await ctx.requireSnapshot(sessionId);
-    if (appName !== undefined && appName !== meta.app) {
-      throw new HoldpointError(
-        'APP_MISMATCH',
-        `Session ${sessionId} belongs to app ${meta.app}, not ${appName}.`,
+  try {
+    if (sessionId === undefined) {
+      app = ctx.requireApp(appName ?? ctx.options.defaultApp);
+      run = newRun(app);
+      await ctx.store.createSession(
+        { sessionId: targetId, app: app.name, userId, createdAt: now },
+        { run, lease },
       );
+    } else {
+      const { meta } = await ctx.requireSnapshot(sessionId);
+      if (appName !== undefined && appName !== meta.app) {
+        throw new HoldpointError(
+          'APP_MISMATCH',
+          `Session ${sessionId} belongs to app ${meta.app}, not ${appName}.`,
+        );
+      }
+      app = ctx.requireApp(meta.app);
+      owner = meta.userId;
+      run = newRun(app);
+      await ctx.store.beginRun(run, lease);
     }
-    app = ctx.requireApp(meta.app);
-    owner = meta.userId;
-    run = newRun(sessionId, app);
-    await ctx.store.beginRun(run, lease);
+  } catch (error) {
+    throw withRun(error, invocationId);
   }
   return runSegment(ctx, {
     app,

@@ -1,7 +1,12 @@
 import { createEvent } from '@google/adk';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
-import { HoldpointError, isHoldpointError, sessionNotFound } from '../../core/errors.js';
+import {
+  HoldpointError,
+  isHoldpointError,
+  isStoreAway,
+  sessionNotFound,
+} from '../../core/errors.js';
 import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
 import type { RunEventSink } from '../run-event.js';
@@ -67,8 +72,8 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
   const collector = new SegmentCollector(app.hints);
   const approved = start.messages ? approvedCalls(resumedFrom) : new Set<string>();
   let append: SessionAppend = { events: [], state: {} };
-  /** Why a checkpoint could not be stored: the segment stops there. */
-  let checkpointFailure: unknown;
+  /** Why the segment stopped early: a checkpoint, or a tool's effect ledger, could not be stored. */
+  let stopCause: unknown;
   try {
     // ADK runs approved calls first thing: marked started before the segment drives
     // anything (beside the session's load), a run recovered after a crash knows they
@@ -95,7 +100,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
         try {
           await ctx.store.checkpoint({ ...end, append, executedCallIds: collector.takeExecuted() });
         } catch (error) {
-          checkpointFailure = error;
+          stopCause = error;
           throw error;
         }
       },
@@ -122,30 +127,27 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
       streaming: start.sink !== undefined,
       collector,
     });
+    stopCause ??= sessions.storeFailure;
     append = sessions.takeAppended();
   } catch (error) {
-    if (isHoldpointError(error, 'STORE_UNAVAILABLE')) throw outcomeUnknown(segment, error);
+    if (isStoreAway(error)) {
+      throw outcomeUnknown(segment, error);
+    }
     // The segment could not run at all: record the run failed, if the store lets us.
     collector.error = error instanceof Error ? error.message : String(error);
   } finally {
     keeper.stop();
   }
   // A segment that could not keep its lease (the store stopped answering), or could not
-  // store a checkpoint, stops: what was stored stays, the rest is dropped and the run
-  // is left to recovery.
+  // store a checkpoint or a tool's effect, stops: what was stored stays, the rest is
+  // dropped and the run is left to recovery.
   const unconfirmed =
     keeper.stopped === 'unconfirmed'
       ? new HoldpointError('STORE_UNAVAILABLE', 'its lease could not be renewed in time')
       : undefined;
-  if (
-    unconfirmed ||
-    isHoldpointError(checkpointFailure, 'STORE_UNAVAILABLE') ||
-    isHoldpointError(checkpointFailure, 'LEASE_LOST')
-  ) {
-    const cause = unconfirmed ?? checkpointFailure;
-    const failure = isHoldpointError(cause, 'STORE_UNAVAILABLE')
-      ? outcomeUnknown(segment, cause)
-      : cause;
+  if (unconfirmed || isStoreAway(stopCause) || isHoldpointError(stopCause, 'LEASE_LOST')) {
+    const cause = unconfirmed ?? stopCause;
+    const failure = isStoreAway(cause) ? outcomeUnknown(segment, cause) : cause;
     segment.emit({
       type: 'failed',
       sessionId,
@@ -158,7 +160,9 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
   try {
     return await endSegment(ctx, segment, collector, append);
   } catch (error) {
-    if (isHoldpointError(error, 'STORE_UNAVAILABLE')) throw outcomeUnknown(segment, error);
+    if (isStoreAway(error)) {
+      throw outcomeUnknown(segment, error);
+    }
     throw error;
   }
 }

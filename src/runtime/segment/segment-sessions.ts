@@ -14,6 +14,7 @@ import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { EFFECT_LEDGER, type WithEffectLedger } from '../../agents/tool-effects.js';
 import { RUN_ID, type WithRunId } from '../../agents/workflows/agent-state.js';
 import type { EffectLedger } from '../../core/effect-ledger.js';
+import { isStoreAway } from '../../core/errors.js';
 import type { SessionAppend } from '../../store/store.js';
 
 /** What the response of a call waiting for confirmation says, until the real one replaces it. */
@@ -65,6 +66,8 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
   private readonly scratch = new InMemorySessionService();
   /** What `once(toolContext, effect)` finds from inside a tool of this segment. */
   readonly [EFFECT_LEDGER]: EffectLedger;
+  /** Why the store failed a tool's effect ledger: the segment stops at its next event. */
+  storeFailure: unknown;
 
   /**
    * @param invocationId Holdpoint's id of the run, stamped on every event stored:
@@ -80,7 +83,7 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
     private readonly onCheckpoint?: () => Promise<void>,
   ) {
     super();
-    this[EFFECT_LEDGER] = effects;
+    this[EFFECT_LEDGER] = this.stoppingOnStoreFailure(effects);
     (session as WithRunId)[RUN_ID] = invocationId;
   }
 
@@ -117,9 +120,40 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
     return this.scratch.deleteSession(request);
   }
 
-  /** Applies the event to the session (ADK's base does, and drops `temp:` keys) and logs it. */
+  /**
+   * `effects`, except that when the store itself fails a tool's `once` (not the effect:
+   * its errors are the tool's) the segment stops, so the model never reads an outage as
+   * the tool's answer: the run is left to recovery, which reads the ledger.
+   */
+  private stoppingOnStoreFailure(effects: EffectLedger): EffectLedger {
+    return {
+      once: async (key, effect) => {
+        let failed = false;
+        try {
+          return await effects.once(key, () =>
+            effect().catch((error: unknown) => {
+              failed = true;
+              throw error;
+            }),
+          );
+        } catch (error) {
+          if (!failed && isStoreAway(error)) this.storeFailure ??= error;
+          throw error;
+        }
+      },
+      markStarted: (key) => effects.markStarted(key),
+      inspect: (key) => effects.inspect(key),
+      takeOver: (key) => effects.takeOver(key),
+    };
+  }
+
+  /**
+   * Applies the event to the session (ADK's base does, and drops `temp:` keys) and logs
+   * it; refused once the store failed a tool's effect ledger.
+   */
   override async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
     if (session !== this.session) return this.scratch.appendEvent({ session, event });
+    if (this.storeFailure) throw this.storeFailure;
     if (event.partial) return this.log(event);
     const appended = await this.log(this.stamped(withPendingResponses(event)));
     const { agentState, endOfAgent } = appended.actions ?? {};

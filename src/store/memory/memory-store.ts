@@ -5,11 +5,11 @@ import {
   type Session,
   State,
 } from '@google/adk';
-import { HoldpointError, sessionExists } from '../../core/errors.js';
-import type { AuditEntry, Lease, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import { HoldpointError } from '../../core/errors.js';
+import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import type { NewSession, Page, PageCursor, SessionAppend, SessionSnapshot } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
-import { newSessionWrites, type SessionWrites } from '../transitions.js';
+import type { SessionWrites } from '../transitions.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRelay } from './memory-relay.js';
 import { MemoryRequestRecords } from './memory-request-records.js';
@@ -28,6 +28,8 @@ export interface MemoryStoreOptions {
 interface StoredSession {
   meta: SessionMeta;
   version: number;
+  /** The commit that wrote the session last. */
+  commitId: string;
   pauses: Map<string, Pause>;
   runs: Map<string, RunRecord>;
   audit: AuditEntry[];
@@ -90,19 +92,18 @@ export class MemoryStore extends TransactionalStore {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   }
 
-  async createSession(
+  protected async insert(
     session: NewSession,
-    begin?: { run: RunRecord; lease: Lease },
-  ): Promise<void> {
+    writes: SessionWrites,
+    commitId: string,
+  ): Promise<boolean> {
     this.purgeExpired();
-    if (this.sessions.has(session.sessionId)) {
-      throw sessionExists(session.sessionId);
-    }
+    if (this.sessions.has(session.sessionId)) return false;
     this.makeRoom();
-    const writes = newSessionWrites(session, begin);
     const stored: StoredSession = {
       meta: writes.meta,
       version: 0,
+      commitId,
       pauses: new Map(),
       runs: new Map(),
       audit: [],
@@ -117,21 +118,28 @@ export class MemoryStore extends TransactionalStore {
     const user = userKey(session.app, session.userId);
     this.userSessions.set(user, (this.userSessions.get(user) ?? 0) + 1);
     this.apply(stored, writes);
+    return true;
   }
 
   protected async readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     const stored = this.live(sessionId);
     if (!stored) return undefined;
-    return { version: stored.version, snapshot: structuredClone(this.snapshotOf(stored)) };
+    return {
+      version: stored.version,
+      commitId: stored.commitId,
+      snapshot: structuredClone(this.snapshotOf(stored)),
+    };
   }
 
   protected async commit(
     sessionId: string,
     read: VersionedSnapshot,
     writes: SessionWrites,
+    commitId: string,
   ): Promise<boolean> {
     const stored = this.live(sessionId);
     if (!stored || stored.version !== read.version) return false;
+    stored.commitId = commitId;
     this.apply(stored, structuredClone(writes));
     return true;
   }

@@ -11,6 +11,9 @@ const UNAVAILABLE_REPLIES =
 const UNAVAILABLE_MESSAGES =
   /Connection is closed|Stream isn't writeable|Command timed out|Socket timeout|ETIMEDOUT|ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|max retries per request/i;
 
+/** ioredis refused to send the command (the connection was not open): nothing reached Redis. */
+const NOT_SENT = /Stream isn't writeable/;
+
 function isUnavailable(error: Error): boolean {
   if (error.name === 'ReplyError') return UNAVAILABLE_REPLIES.test(error.message);
   return error.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGES.test(error.message);
@@ -40,7 +43,10 @@ export class RedisConnection {
     const settings = {
       // Queued commands would hide an outage behind a hang; fail them instead.
       enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
+      maxRetriesPerRequest: 0,
+      // A command whose reply was lost is failed, never sent again on a new connection:
+      // its caller reads what became of it (see write) instead of racing a late resend.
+      autoResendUnfulfilledCommands: false,
       connectTimeout: CONNECT_TIMEOUT_MS,
       commandTimeout: COMMAND_TIMEOUT_MS,
       // Keep reconnecting forever: the store comes back when Redis does.
@@ -77,6 +83,26 @@ export class RedisConnection {
     } catch (error) {
       return Promise.reject(this.toHoldpointError(error));
     }
+  }
+
+  /**
+   * Runs a write like `run`, except that a failure once the write may have reached
+   * Redis (the connection dropped or the command timed out before the reply came) is
+   * OUTCOME_UNKNOWN: it may or may not have been applied. STORE_UNAVAILABLE from a
+   * write means nothing was sent.
+   */
+  write<T>(operation: (client: Redis) => Promise<T>): Promise<T> {
+    return this.run((client) =>
+      operation(client).catch((error: unknown) => {
+        const failure = this.toHoldpointError(error);
+        const cause = error instanceof Error ? error.message : String(error);
+        if (failure.code !== 'STORE_UNAVAILABLE' || NOT_SENT.test(cause)) throw failure;
+        throw new HoldpointError(
+          'OUTCOME_UNKNOWN',
+          `The store stopped answering after a write was sent (${cause}).`,
+        );
+      }),
+    );
   }
 
   private async runWhenReady<T>(operation: (client: Redis) => Promise<T>): Promise<T> {

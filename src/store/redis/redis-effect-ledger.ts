@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EffectLedger, EffectRecord } from '../../core/effect-ledger.js';
-import { HoldpointError } from '../../core/errors.js';
+import { HoldpointError, isHoldpointError, isStoreAway } from '../../core/errors.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -74,18 +74,34 @@ export class RedisEffectLedger implements EffectLedger {
     const redisKey = this.keys.effect(key);
     const claim = JSON.stringify({ claim: randomUUID() });
     const deadline = Date.now() + (this.options.waitMs ?? DEFAULT_WAIT_MS);
+    /** Keeps trying while the store is away, until the deadline. */
+    const untilDeadline = async <R>(operation: () => Promise<R>): Promise<R> => {
+      for (;;) {
+        try {
+          return await operation();
+        } catch (error) {
+          const away = isStoreAway(error);
+          if (!away || Date.now() >= deadline) throw error;
+          await sleep(POLL_MS);
+        }
+      }
+    };
     for (;;) {
-      const claimed = await this.conn.run((redis) =>
-        redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'),
+      // A claim whose reply was lost may have been stored: the next read finds it ours.
+      const claimed = await untilDeadline(() =>
+        this.conn
+          .write((redis) => redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'))
+          .catch((error: unknown) =>
+            isHoldpointError(error, 'OUTCOME_UNKNOWN') ? null : Promise.reject(error),
+          ),
       );
       if (claimed) return this.runClaimed(redisKey, claim, effect);
       // Another caller holds the key: wait for its result; claim again if it released.
       for (;;) {
-        const entry = await this.conn.run(async (redis) => {
-          const json = await redis.get(redisKey);
-          return json === null ? undefined : (JSON.parse(json) as LedgerEntry);
-        });
-        if (!entry) break;
+        const json = await untilDeadline(() => this.conn.run((redis) => redis.get(redisKey)));
+        if (json === claim) return this.runClaimed(redisKey, claim, effect);
+        if (json === null) break;
+        const entry = JSON.parse(json) as LedgerEntry;
         if (entry.done) return entry.result as T;
         if (Date.now() >= deadline) {
           throw new HoldpointError(

@@ -37,6 +37,7 @@ const decision: z.ZodType<Decision> = z.object({
   payload: z.unknown().optional(),
   decidedBy: z.string(),
   at: z.number(),
+  requestId: z.string().optional(),
 });
 
 const meta: z.ZodType<SessionMeta> = z.object({

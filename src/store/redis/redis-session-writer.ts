@@ -127,13 +127,15 @@ export class RedisSessionWriter {
   }
 
   /**
-   * Writes `writes` if the session is at `version` (`new`: creates it). Returns the
-   * new version, or undefined when the session moved on, is gone, or (`new`) exists.
+   * Writes `writes` as commit `commitId` (kept in the meta's `commit` field) if the
+   * session is at `version` (`new`: creates it). Returns the new version, or undefined
+   * when the session moved on, is gone, or (`new`) exists.
    */
   async write(
     sessionId: string,
     version: number | 'new',
     writes: SessionWrites,
+    commitId: string,
   ): Promise<number | undefined> {
     const { meta } = writes;
     const append: SessionAppend = writes.append ?? { events: [], state: {} };
@@ -144,6 +146,8 @@ export class RedisSessionWriter {
       meta.pauseId ?? '',
       'invocationId',
       meta.invocationId ?? '',
+      'commit',
+      commitId,
     ];
     for (const pause of writes.pauses ?? []) {
       metaFields.push(pauseField(pause.pauseId), encodeRecord('pause', pause));

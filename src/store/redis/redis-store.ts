@@ -1,11 +1,11 @@
 import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
 import type { Redis } from 'ioredis';
 import { DEFAULTS } from '../../core/defaults.js';
-import { HoldpointError, sessionExists } from '../../core/errors.js';
-import type { AuditEntry, Lease, Pause, RunRecord } from '../../core/types.js';
+import { HoldpointError, isStoreAway } from '../../core/errors.js';
+import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
-import { newSessionWrites, type SessionWrites } from '../transitions.js';
+import type { SessionWrites } from '../transitions.js';
 import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
@@ -22,7 +22,7 @@ const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
 const READ_SNAPSHOT_LUA = `
 local current = redis.call('HMGET', KEYS[1], 'pauseId', 'invocationId')
 return redis.call('HMGET', KEYS[1], 'version', 'data',
-  'pause:' .. (current[1] or ''), 'run:' .. (current[2] or ''))
+  'pause:' .. (current[1] or ''), 'run:' .. (current[2] or ''), 'commit')
 `;
 const READ_SESSION_LUA = `
 return {
@@ -118,29 +118,31 @@ export class RedisStore extends TransactionalStore {
     }
   }
 
-  createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }): Promise<void> {
-    const writes = newSessionWrites(session, begin);
+  protected insert(session: NewSession, writes: SessionWrites, commitId: string) {
+    const { meta } = writes;
     return this.conn.run(async () => {
       const [written] = await Promise.all([
-        this.writer.write(session.sessionId, 'new', writes),
-        begin &&
-          this.indexRunning(session.sessionId, begin.run.invocationId, begin.lease.until).catch(
+        this.conn.write(() => this.writer.write(session.sessionId, 'new', writes, commitId)),
+        meta.status === 'running' &&
+          meta.lease &&
+          this.indexRunning(session.sessionId, meta.invocationId ?? '', meta.lease.until).catch(
             () => undefined,
           ),
       ]);
-      if (written === undefined) throw sessionExists(session.sessionId);
+      return written !== undefined;
     });
   }
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     return this.conn.run(async () => {
-      const [version, meta, pause, run] = (await this.readSnapshotScript(
+      const [version, meta, pause, run, commitId] = (await this.readSnapshotScript(
         [this.keys.meta(sessionId)],
         [],
       )) as (string | null)[];
       if (!version || !meta) return undefined;
       return {
         version: Number(version),
+        commitId: commitId ?? undefined,
         snapshot: {
           meta: decodeRecord('meta', meta, sessionId),
           pause: pause ? decodeRecord('pause', pause, sessionId) : undefined,
@@ -154,6 +156,7 @@ export class RedisStore extends TransactionalStore {
     sessionId: string,
     read: VersionedSnapshot,
     writes: SessionWrites,
+    commitId: string,
   ): Promise<boolean> {
     return this.conn.run(async () => {
       const before = read.snapshot;
@@ -163,13 +166,7 @@ export class RedisStore extends TransactionalStore {
         meta.status === 'paused' && pause?.status === 'pending' && before.meta.status !== 'paused';
       // Sent ahead of the commit in the same round trip, so a stored pause is always
       // indexed; an entry whose commit then fails is dropped by its readers.
-      const indexing =
-        entering && pause
-          ? this.indexes.add(
-              pause,
-              Math.max(Date.now() + this.sessionTtlMs, writes.pauseRetainUntil ?? 0),
-            )
-          : undefined;
+      const indexing = entering && pause ? this.indexPause(pause, writes) : undefined;
       // A running session is (re)indexed by its lease's end with every commit (taking
       // it, each renewal, each checkpoint), so a process that dies while it runs leaves
       // it findable, scored by when it was interrupted. A failed index write only delays
@@ -180,26 +177,59 @@ export class RedisStore extends TransactionalStore {
               () => undefined,
             )
           : undefined;
-      const [written] = await Promise.all([
-        this.writer.write(sessionId, read.version, writes),
+      const [written, indexed] = await Promise.allSettled([
+        this.conn.write(() => this.writer.write(sessionId, read.version, writes, commitId)),
         indexing,
         running,
       ]);
-      if (written === undefined) return false;
-      const left =
-        before.meta.status === 'paused' && meta.status !== 'paused' ? before.pause : undefined;
-      if (left) this.unindex(sessionId, left.userId, left.expiresAt);
-      if (before.meta.status === 'running' && meta.status !== 'running') {
-        const until = before.meta.lease?.until ?? 0;
-        this.conn.run(() => this.indexes.removeRunning(sessionId, until)).catch(() => undefined);
-      }
-      const { app, user } = splitState(writes.append?.state ?? {});
-      if (Object.keys(app).length > 0 || Object.keys(user).length > 0) {
-        // `app:` and `user:` state live outside the session's slot, so they follow its commit.
-        await this.shared.apply(meta.app, meta.userId, { app, user });
+      // The write's own failure says what became of it (OUTCOME_UNKNOWN once it was sent).
+      if (written.status === 'rejected') throw written.reason;
+      if (written.value === undefined) return false;
+      try {
+        await this.afterCommit(sessionId, before, writes, indexed.status === 'rejected');
+      } catch (error) {
+        // The commit is stored: a failure after it must not read as "nothing was stored".
+        throw isStoreAway(error) ? new HoldpointError('OUTCOME_UNKNOWN', error.message) : error;
       }
       return true;
     });
+  }
+
+  /**
+   * What follows a stored commit: the pause's index entries again when writing them
+   * beside the commit failed (a stored pause is always indexed), the ended pause's and
+   * segment's entries cleared, and the `app:`/`user:` state, which lives outside the
+   * session's slot.
+   */
+  private async afterCommit(
+    sessionId: string,
+    before: SessionSnapshot,
+    writes: SessionWrites,
+    unindexed: boolean,
+  ): Promise<void> {
+    const { meta } = writes;
+    const pause = writes.pauses?.find((p) => p.pauseId === meta.pauseId);
+    if (unindexed && pause) await this.indexPause(pause, writes);
+    const left =
+      before.meta.status === 'paused' && meta.status !== 'paused' ? before.pause : undefined;
+    if (left) this.unindex(sessionId, left.userId, left.expiresAt);
+    if (before.meta.status === 'running' && meta.status !== 'running') {
+      const until = before.meta.lease?.until ?? 0;
+      this.conn.run(() => this.indexes.removeRunning(sessionId, until)).catch(() => undefined);
+    }
+    const { app, user } = splitState(writes.append?.state ?? {});
+    if (Object.keys(app).length > 0 || Object.keys(user).length > 0) {
+      // `app:` and `user:` state live outside the session's slot, so they follow its commit.
+      await this.shared.apply(meta.app, meta.userId, { app, user });
+    }
+  }
+
+  /** Indexes a pause being stored, for as long as its session may be kept. */
+  private indexPause(pause: Pause, writes: SessionWrites): Promise<unknown> {
+    return this.indexes.add(
+      pause,
+      Math.max(Date.now() + this.sessionTtlMs, writes.pauseRetainUntil ?? 0),
+    );
   }
 
   private indexRunning(sessionId: string, invocationId: string, until: number): Promise<unknown> {

@@ -81,7 +81,7 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
     c: Context,
     operation: string,
     body: unknown,
-    act: () => Promise<RunOutcome>,
+    act: (requestId?: string) => Promise<RunOutcome>,
   ): Promise<RunOutcome> => {
     const key = c.req.header('idempotency-key');
     if (key === undefined) return act();
@@ -94,12 +94,13 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.post('/api/agent/start', async (c) => {
     const body = await readBody(c, startBody);
-    const outcome = await oncePerKey(c, 'start', body, () =>
+    const outcome = await oncePerKey(c, 'start', body, (requestId) =>
       runtime.start({
         query: body.query,
         userId: resolveCaller(c.req.raw, body.user_id),
         app: body.app,
         sessionId: body.session_id,
+        requestId,
       }),
     );
     return c.json(presentOutcome(outcome));
@@ -107,8 +108,9 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.post('/api/agent/resume', async (c) => {
     const body = await readBody(c, resumeBody);
-    const outcome = await oncePerKey(c, 'resume', body, () =>
+    const outcome = await oncePerKey(c, 'resume', body, (requestId) =>
       runtime.resume({
+        requestId,
         sessionId: body.session_id,
         decidedBy: resolveCaller(c.req.raw, body.user_id),
         approved: body.approved,
@@ -199,7 +201,7 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.post('/api/approvals/:approvalId', async (c) => {
     const body = await readBody(c, approvalDecisionBody);
-    const outcome = await oncePerKey(c, 'decide', body, () =>
+    const outcome = await oncePerKey(c, 'decide', body, (requestId) =>
       runtime.decideApproval(
         {
           approvalId: c.req.param('approvalId'),
@@ -208,6 +210,8 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
           payload: body.payload,
         },
         resolveCaller(c.req.raw, body.user_id),
+        undefined,
+        requestId,
       ),
     );
     return c.json(presentOutcome(outcome));

@@ -1,0 +1,218 @@
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HoldpointError } from '../src/core/errors.js';
+import { codeOf } from '../src/core/errors.test-support.js';
+import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import { MemoryStore } from '../src/store/memory/memory-store.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import { RedisStore } from '../src/store/redis/redis-store.js';
+import { CuttingProxy } from './support/cutting-proxy.js';
+import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
+
+// A write whose reply is lost: Redis stored it (or never got it), and the connection
+// dropped before the answer came back. The caller must not be told "nothing was
+// stored" (503 STORE_UNAVAILABLE) when it was, nor act twice when asked again: it
+// learns what became of its write by reading the session again, and a retry of the
+// same request (same request id) is answered with the run's state.
+const scratch = new RedisScratch();
+let proxy: CuttingProxy;
+let store: RedisStore;
+let calls: HeldCalls;
+let runtime: HoldpointRuntime;
+let clock: ManualClock;
+
+/** A Redis store that waits this little for a lost write's fate, so the test is quick. */
+class QuickToSettle extends RedisStore {
+  protected override settleMs = 300;
+}
+
+beforeEach(async () => {
+  proxy = await CuttingProxy.start(TEST_REDIS_URL);
+  store = new QuickToSettle({ url: proxy.url, keyPrefix: scratch.prefix, sessionTtlSeconds: 600 });
+  calls = new HeldCalls();
+  calls.passThrough = true;
+  clock = new ManualClock();
+  runtime = runtimeOn(store, heldToolApp(calls), clock);
+});
+afterEach(async () => {
+  await store.close();
+  await proxy.close();
+});
+afterAll(() => scratch.cleanup());
+
+async function paused(): Promise<string> {
+  const outcome = await runtime.start({ query: 'pay', userId: 'ann' });
+  expect(outcome.status).toBe('pending_approval');
+  return outcome.sessionId;
+}
+
+async function actions(sessionId: string): Promise<string[]> {
+  const { entries } = await runtime.audit({ sessionId });
+  return entries.map((e) => e.action);
+}
+
+describe('a write whose reply is lost', () => {
+  it('is found stored: the decision is answered once, and the run completes', async () => {
+    const sessionId = await paused();
+    const cut = proxy.cutAfter('"decidedBy":"bob"');
+    const outcome = await runtime.resume({ sessionId, decidedBy: 'bob', approved: true });
+    await cut;
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
+    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
+    expect(calls.effects).toHaveLength(1);
+  });
+
+  it('is found not stored: the decision is written again, once', async () => {
+    const sessionId = await paused();
+    const cut = proxy.cutBefore('"decidedBy":"bob"');
+    const outcome = await runtime.resume({ sessionId, decidedBy: 'bob', approved: true });
+    await cut;
+    expect(outcome).toMatchObject({ status: 'completed' });
+    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
+    expect(calls.effects).toHaveLength(1);
+  });
+
+  it('of a new session is found stored: the run goes on, no SESSION_EXISTS', async () => {
+    const cut = proxy.cutAfter('"query":"hello"');
+    const outcome = await runtime.start({ query: 'hello', userId: 'ann' });
+    await cut;
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Echo: hello' });
+  });
+
+  it('is OUTCOME_UNKNOWN, naming the run, while the store stays away; the retry gets the run', async () => {
+    const sessionId = await paused();
+    const { run } = await runtime.getSession(sessionId);
+    const cut = proxy.cutAfter('"decidedBy":"bob"');
+    proxy.refusing = true;
+    const request = { sessionId, decidedBy: 'bob', approved: true, requestId: 'r-1' };
+    const first = await runtime.resume(request).catch((error) => error);
+    await cut;
+    expect(first).toMatchObject({
+      code: 'OUTCOME_UNKNOWN',
+      details: { session_id: sessionId, invocation_id: run?.invocationId },
+    });
+    proxy.refusing = false;
+    // The decision was stored and took the session for a segment that never ran: the
+    // same request learns that instead of ALREADY_DECIDED, and, once the run is
+    // recovered, gets its outcome.
+    expect(await runtime.resume(request).catch((e) => e)).toMatchObject({
+      code: 'OUTCOME_UNKNOWN',
+      details: { status: 'running' },
+    });
+    expect(await codeOf(runtime.resume({ ...request, requestId: 'r-2' }))).toBe('ALREADY_DECIDED');
+    clock.advance((LEASE_SECONDS + 1) * 1000);
+    await runtime.recover({ invocationId: run?.invocationId ?? '', actor: 'ops' });
+    expect(await runtime.resume(request)).toMatchObject({
+      status: 'completed',
+      invocationId: run?.invocationId,
+    });
+    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
+    expect(calls.effects).toHaveLength(1);
+  });
+
+  it('is OUTCOME_UNKNOWN while the store stays away; when it was not stored the retry acts', async () => {
+    const sessionId = await paused();
+    const cut = proxy.cutBefore('"decidedBy":"bob"');
+    proxy.refusing = true;
+    const request = { sessionId, decidedBy: 'bob', approved: true, requestId: 'r-1' };
+    expect(await codeOf(runtime.resume(request))).toBe('OUTCOME_UNKNOWN');
+    await cut;
+    proxy.refusing = false;
+    expect(await runtime.resume(request)).toMatchObject({ status: 'completed' });
+    expect(calls.effects).toHaveLength(1);
+  });
+
+  it('of a start with a request id is answered with that run when the start is made again', async () => {
+    await store.ping();
+    const cut = proxy.cutAfter('"query":"pay"');
+    proxy.refusing = true;
+    const request = { query: 'pay', userId: 'ann', requestId: 'start-1' };
+    const first = await runtime.start(request).catch((error) => error);
+    await cut;
+    expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+    proxy.refusing = false;
+    const { invocation_id: invocationId, session_id: sessionId } = first.details;
+    clock.advance((LEASE_SECONDS + 1) * 1000);
+    await runtime.recover({ invocationId, actor: 'ops' });
+    const again = await runtime.start(request);
+    expect(again).toMatchObject({ status: 'pending_approval', invocationId, sessionId });
+    const { runs } = await runtime.listRuns({ status: 'interrupted' });
+    expect(runs).toHaveLength(0);
+  });
+
+  it('says STORE_UNAVAILABLE only when nothing was sent, and nothing was stored', async () => {
+    const sessionId = await paused();
+    proxy.refusing = true;
+    proxy.dropAll();
+    expect(await codeOf(runtime.resume({ sessionId, decidedBy: 'bob', approved: true }))).toBe(
+      'STORE_UNAVAILABLE',
+    );
+    proxy.refusing = false;
+    expect(await runtime.resume({ sessionId, decidedBy: 'bob', approved: true })).toMatchObject({
+      status: 'completed',
+    });
+    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
+  });
+});
+
+describe("a tool's effect ledger when the store fails", () => {
+  it('finds a claim whose reply was lost its own: the effect runs once, and the tool answers', async () => {
+    runtime = runtimeOn(store, heldToolApp(calls, true), clock);
+    const sessionId = await paused();
+    const cut = proxy.cutAfter('{"claim":');
+    const outcome = await runtime.resume({ sessionId, decidedBy: 'bob', approved: true });
+    await cut;
+    expect(outcome).toMatchObject({ status: 'completed' });
+    expect(calls.effects).toHaveLength(1);
+    const session = await store.loadSession(sessionId, 'held', 'ann');
+    const responses = (session?.events ?? []).flatMap((e) =>
+      (e.content?.parts ?? []).flatMap((p) =>
+        p.functionResponse?.name === 'held_payment' ? [p.functionResponse.response] : [],
+      ),
+    );
+    // The stand-in while it waited for the person, then the effect's own answer.
+    expect(responses.at(-1)).toEqual({ status: 'done', tool: 'held_payment' });
+  });
+
+  it('stops the run instead of handing the model the outage as the tool’s answer', async () => {
+    const memory = new MemoryStore({ sessionTtlSeconds: 600 });
+    const away = async () => {
+      throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: test');
+    };
+    const failing = new Proxy(memory, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (property === 'effects') {
+          const { effects } = memory;
+          return {
+            once: away,
+            markStarted: (key: string) => effects.markStarted(key),
+            inspect: (key: string) => effects.inspect(key),
+            takeOver: (key: string) => effects.takeOver(key),
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const a = runtimeOn(failing, heldToolApp(calls, true), clock);
+    const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
+    const answer = await a.resume({ sessionId, decidedBy: 'bob', approved: true }).catch((e) => e);
+    expect(answer).toMatchObject({
+      code: 'OUTCOME_UNKNOWN',
+      details: { invocation_id: invocationId },
+    });
+    const stored = await memory.loadSession(sessionId, 'held', 'ann');
+    // Nothing of the stopped segment is stored: the outage reached no model as an answer.
+    expect(JSON.stringify(stored?.events)).not.toContain('The store is unavailable: test');
+    // Recovered, the approved call that may have started is put to a person again.
+    clock.advance((LEASE_SECONDS + 1) * 1000);
+    const b = runtimeOn(memory, heldToolApp(calls, true), clock);
+    const recovered = await b.recover({ invocationId, actor: 'ops' });
+    expect(recovered).toMatchObject({ status: 'pending_approval' });
+    expect(recovered.status === 'pending_approval' && recovered.approvals[0]?.mayHaveRun).toBe(
+      true,
+    );
+    expect(calls.effects).toHaveLength(0);
+  });
+});

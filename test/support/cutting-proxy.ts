@@ -1,0 +1,98 @@
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+
+/** What the proxy does to the next client chunk that contains its marker. */
+type Cut = { marker: string; deliver: boolean; done: () => void };
+
+/**
+ * Test support: a TCP proxy in front of Redis that loses a write's reply on demand, as
+ * a connection dropping at the worst moment does. After `cutAfter(marker)` the next
+ * chunk a client sends that contains `marker` reaches Redis, Redis answers it, and the
+ * connection is cut before the answer gets back; after `cutBefore(marker)` that chunk
+ * never reaches Redis and the connection is cut. While `refusing`, new connections are
+ * closed at once (Redis is unreachable).
+ */
+export class CuttingProxy {
+  refusing = false;
+  private cut: Cut | undefined;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(target: string): Promise<CuttingProxy> {
+    const { hostname, port } = new URL(target);
+    let proxy: CuttingProxy | undefined;
+    const server = createServer((client) => proxy?.accept(client, hostname, Number(port)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    const listening = typeof address === 'object' && address ? address.port : 0;
+    proxy = new CuttingProxy(server, `redis://127.0.0.1:${listening}`);
+    return proxy;
+  }
+
+  /** Resolves once a chunk containing `marker` reached Redis and its answer was dropped. */
+  cutAfter(marker: string): Promise<void> {
+    return new Promise((done) => {
+      this.cut = { marker, deliver: true, done };
+    });
+  }
+
+  /** Resolves once a chunk containing `marker` was dropped before reaching Redis. */
+  cutBefore(marker: string): Promise<void> {
+    return new Promise((done) => {
+      this.cut = { marker, deliver: false, done };
+    });
+  }
+
+  /** Cuts every open connection. */
+  dropAll(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.dropAll();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private accept(client: Socket, host: string, port: number): void {
+    if (this.refusing) {
+      client.destroy();
+      return;
+    }
+    const upstream = tcpConnect(port, host);
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    const cutBoth = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', cutBoth);
+    upstream.on('close', cutBoth);
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    client.on('data', (chunk: Buffer) => {
+      const cut = this.cut;
+      if (!cut || !chunk.includes(cut.marker)) {
+        upstream.write(chunk);
+        return;
+      }
+      this.cut = undefined;
+      if (!cut.deliver) {
+        cutBoth();
+        cut.done();
+        return;
+      }
+      // Redis's answer proves it ran the command; the client never gets it.
+      upstream.removeAllListeners('data');
+      upstream.once('data', () => {
+        cutBoth();
+        cut.done();
+      });
+      upstream.write(chunk);
+    });
+  }
+}
