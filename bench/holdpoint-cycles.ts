@@ -26,7 +26,7 @@ type CycleRuntime = Pick<HoldpointRuntime, 'start' | 'resume'>;
 
 /** Starts a run of `userId` that pauses for approval; returns its session id. */
 export async function startPaused(runtime: CycleRuntime, userId = USER): Promise<string> {
-  const paused = await runtime.start({ query: QUERY, userId, app: APP });
+  const paused = await runtime.start({ query: QUERY, app: APP }, { id: userId, roles: [] });
   expectPaused(paused);
   return paused.sessionId;
 }
@@ -37,7 +37,10 @@ export async function resumeApproved(
   sessionId: string,
   userId = USER,
 ): Promise<void> {
-  const done: RunOutcome = await runtime.resume({ sessionId, decidedBy: userId, approved: true });
+  const done: RunOutcome = await runtime.resume(
+    { sessionId, approved: true },
+    { id: userId, roles: [] },
+  );
   expectCompleted(done.status, done.status === 'completed' ? done.artifacts.length : 0);
 }
 
@@ -62,8 +65,8 @@ export function durableFloorCycle(
     return outcome;
   };
   return inProcessCycle({
-    start: (request) => afterRoundTrip(runtime.start(request)),
-    resume: (request) => afterRoundTrip(runtime.resume(request)),
+    start: (request, by) => afterRoundTrip(runtime.start(request, by)),
+    resume: (request, by) => afterRoundTrip(runtime.resume(request, by)),
   });
 }
 
@@ -76,7 +79,7 @@ interface OutcomeBody {
 async function post(url: string, body: unknown): Promise<OutcomeBody> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', 'x-holdpoint-user': USER },
     body: JSON.stringify(body),
   });
   const json = (await response.json()) as OutcomeBody;

@@ -179,7 +179,7 @@ async function idleRate(level: Level, info: RedisInfo, ms: number): Promise<numb
 /** ROUND_CALLS inbox reads of the inbox user, timed. */
 async function inboxRound(level: Level): Promise<number[]> {
   const read = async () => {
-    const page = await level.runtime.listPendingApprovals({ userId: INBOX_USER });
+    const page = await level.runtime.listPendingApprovals({}, { id: INBOX_USER, roles: [] });
     if (page.approvals.length !== INBOX_APPROVALS) {
       throw new Error(`the inbox listed ${page.approvals.length}, expected ${INBOX_APPROVALS}`);
     }

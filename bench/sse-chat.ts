@@ -20,7 +20,7 @@ type ToolPart = { toolCallId?: string; approval?: { id: string } };
 async function streamTurn(url: string, body: unknown, signal: AbortSignal): Promise<Arrival[]> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', 'x-holdpoint-user': USER },
     body: JSON.stringify(body),
     signal,
   });

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import type WebSocket from 'ws';
 import { ChatSocketClient } from '../test/support/chat-socket-client.js';
-import { APP, IMAGES, QUERY } from './holdpoint-cycles.js';
+import { APP, IMAGES, QUERY, USER } from './holdpoint-cycles.js';
 import type { ChatTiming, StreamChat } from './stream-measure.js';
 
 /** Chats over WebSocket, and the sockets to close once they have been timed. */
@@ -104,7 +104,7 @@ async function continuousChat(
  * same stream.
  */
 export async function wsContinuousChats(baseUrl: string, sockets: number): Promise<SocketChats> {
-  const url = `${baseUrl.replace(/^http/, 'ws')}/api/chat/ws`;
+  const url = `${baseUrl.replace(/^http/, 'ws')}/api/chat/ws?user=${USER}`;
   const clients = await Promise.all(
     Array.from({ length: sockets }, () => ChatSocketClient.connect(url)),
   );

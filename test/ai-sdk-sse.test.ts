@@ -8,7 +8,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { exampleConfig } from './support/example-apps.js';
+import { signedInAs, TESTER } from './support/json-client.js';
 import { NodeChat } from './support/node-chat.js';
+import { ops } from './support/principals.js';
 import {
   expectGoldenStream,
   finalMessage,
@@ -160,7 +162,7 @@ describe('picker over SSE: declining an input request', () => {
     const m2 = await finalMessage(second.chunks, declined);
     expect(messageText(m2)).toContain('Nothing was picked.');
     const { sessionId } = m2.metadata as { sessionId: string };
-    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId });
+    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId }, ops);
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       approved: false,
       reason: 'none of these',
@@ -177,13 +179,13 @@ describe('errors over SSE', () => {
     ]) {
       const response = await fetch(chatUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...TESTER },
         body: JSON.stringify(body),
       });
       expect(response.status).toBe(400);
       expect((await response.json()).error.code).toBe('VALIDATION_FAILED');
     }
-    const broken = await fetch(chatUrl, { method: 'POST', body: '{"id":' });
+    const broken = await fetch(chatUrl, { method: 'POST', headers: TESTER, body: '{"id":' });
     expect((await broken.json()).error.code).toBe('INVALID_JSON');
   });
 
@@ -215,7 +217,7 @@ describe('errors over SSE', () => {
       type: 'error',
       errorText: expect.stringMatching(/^APPROVAL_NOT_FOUND: /),
     });
-    expect((await server.holdpoint.runtime.getSession(sessionId)).meta.status).toBe('paused');
+    expect((await server.holdpoint.runtime.getSession(sessionId, ops)).meta.status).toBe('paused');
 
     const reply = answered(paused, part.toolCallId, {
       state: 'approval-responded',
@@ -228,14 +230,18 @@ describe('errors over SSE', () => {
       type: 'error',
       errorText: expect.stringMatching(/^ALREADY_DECIDED: /),
     });
-    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId });
+    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId }, ops);
     expect(audit.filter((e) => e.action === 'executed')).toHaveLength(1);
   });
 });
 
 describe('the real AI SDK client (DefaultChatTransport) against the server', () => {
   const transport = (app: string) =>
-    new DefaultChatTransport<UIMessage>({ api: chatUrl, body: { app, userId: 'node-client' } });
+    new DefaultChatTransport<UIMessage>({
+      api: chatUrl,
+      headers: signedInAs('node-client'),
+      body: { app, userId: 'node-client' },
+    });
 
   it('addToolApprovalResponse + sendAutomaticallyWhen continue the same message to the result', async () => {
     const chat = new NodeChat({
@@ -266,7 +272,7 @@ describe('the real AI SDK client (DefaultChatTransport) against the server', () 
     expect(messageText(done)).toContain('Here are the 10 images');
     expect((toolParts(done)[0]?.output as { artifacts?: string[] })?.artifacts).toHaveLength(10);
     const { sessionId } = done.metadata as { sessionId: string };
-    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId });
+    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId }, ops);
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       actor: 'node-client',
       reason: 'looks fine',

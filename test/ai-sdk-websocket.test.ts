@@ -6,8 +6,9 @@ import WebSocket from 'ws';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
 import { exampleConfig } from './support/example-apps.js';
-import { JsonClient } from './support/json-client.js';
+import { JsonClient, signedInAs } from './support/json-client.js';
 import { NodeChat } from './support/node-chat.js';
+import { ops } from './support/principals.js';
 import { TestRedis } from './support/redis-server.js';
 import {
   expectGoldenStream,
@@ -68,8 +69,8 @@ describe.each([
     ['denied', false],
   ])('%s from a second connection: one stream, one end', async (label, approved) => {
     const [chatter, decider] = await Promise.all([
-      ChatSocketClient.connect(socketUrl(server)),
-      ChatSocketClient.connect(socketUrl(server)),
+      ChatSocketClient.connect(socketUrl(server), signedInAs('ws-user')),
+      ChatSocketClient.connect(socketUrl(server), signedInAs('approver', ['admin'])),
     ]);
     const live: UIMessageChunk[] = [];
     const turn = chatter.turn(
@@ -115,7 +116,7 @@ describe.each([
 
 describe('continuous input requests (picker)', () => {
   it('two values sent as decision frames, one stream to the end', async () => {
-    const chatter = await ChatSocketClient.connect(socketUrl(server));
+    const chatter = await ChatSocketClient.connect(socketUrl(server), signedInAs('ws-user'));
     const live: UIMessageChunk[] = [];
     const turn = chatter.turn(
       'r1',
@@ -204,7 +205,7 @@ describe('the real WebSocketChatTransport', () => {
   it('keeps one assistant message open across the approval decided from another connection', async () => {
     const chat = new NodeChat({
       transport: new WebSocketChatTransport<UIMessage>({
-        url: socketUrl(server),
+        url: `${socketUrl(server)}?user=transport-user`,
         webSocket: WebSocket as never,
         body: { app: 'payments', userId: 'transport-user' },
       }),
@@ -217,7 +218,10 @@ describe('the real WebSocketChatTransport', () => {
     );
     expect(chat.status).toBe('streaming');
     const part = toolParts(chat.lastMessage as UIMessage)[0] as ToolPart;
-    const decider = await ChatSocketClient.connect(socketUrl(server));
+    const decider = await ChatSocketClient.connect(
+      socketUrl(server),
+      signedInAs('approver', ['admin']),
+    );
     await decider.decide({
       approvalId: part.approval?.id ?? '',
       approved: true,
@@ -259,7 +263,7 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     );
     expect(chunks).toContainEqual(expect.objectContaining({ type: 'tool-output-denied' }));
     const { sessionId } = (await finalMessage(chunks)).metadata as { sessionId: string };
-    const { entries: audit } = await quick.holdpoint.runtime.audit({ sessionId });
+    const { entries: audit } = await quick.holdpoint.runtime.audit({ sessionId }, ops);
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       actor: 'system',
       approved: false,
@@ -453,7 +457,7 @@ describe('with Redis: the decision reaches the waiting stream on another instanc
   it('WebSocketChatTransport on A, POST /api/approvals/:id on B, one stream on A to the end', async () => {
     const chat = new NodeChat({
       transport: new WebSocketChatTransport<UIMessage>({
-        url: socketUrl(a),
+        url: `${socketUrl(a)}?user=tester&roles=admin`,
         webSocket: WebSocket as never,
         body: { app: 'image-studio' },
       }),

@@ -246,7 +246,7 @@ describe('a sub-agent’s tool that asks for confirmation itself', () => {
     expect(paused).toMatchObject({ status: 'pending_approval', message: 'Move 5?' });
     const done = await local.resume({
       sessionId: paused.sessionId,
-      decidedBy: 'bob',
+      decidedBy: 'ann',
       approved: true,
     });
     expect(done).toMatchObject({ status: 'completed', result: 'root is back' });

@@ -19,6 +19,7 @@ import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.t
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+import { ann, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 import { storeWith } from './support/store-with.js';
 
@@ -142,24 +143,24 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const clockB = new ManualClock(clockA.now());
     const callsA = passing();
     const appA = heldToolApp(callsA, true);
-    const paused = await runtimeOn(storeA, appA, clockA).start({ query: 'pay', userId: 'ann' });
+    const paused = await runtimeOn(storeA, appA, clockA).start({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
     // A approves and pays, then dies before the run's end is stored.
     const dying = runtimeOn(diesAt(storeA, 'finishRun'), appA, clockA);
-    void dying.resume({ sessionId, decidedBy: 'bob', approved: true });
+    void dying.resume({ sessionId, approved: true }, bob);
     await expect.poll(() => callsA.effects.length).toBe(1);
 
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
-    expect(await codeOf(b.recover({ invocationId, actor: 'ops' }))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await codeOf(b.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
     lapse(clockB);
-    expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
-    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({
+    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
     expect(callsB.effects).toEqual([]);
-    const { entries } = await b.audit({ sessionId });
+    const { entries } = await b.audit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'requested',
       'decided',
@@ -168,7 +169,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
       'executed',
       'completed',
     ]);
-    const history = await b.history(sessionId);
+    const history = await b.history(sessionId, ops);
     const results = history.turns.flatMap((turn) =>
       turn.events.flatMap((e) => (e.type === 'tool-result' ? [e.output] : [])),
     );
@@ -182,16 +183,16 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA, true), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
+    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
     callsA.passThrough = false;
     // A approves; the payment tool starts and A dies inside it, before its effect.
-    const lateA = codeOf(a.resume({ sessionId, decidedBy: 'bob', approved: true }));
+    const lateA = codeOf(a.resume({ sessionId, approved: true }, bob));
     const inTool = await callsA.next();
 
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     lapse(clockB);
-    const asked = await b.recover({ invocationId, actor: 'ops' });
+    const asked = await b.recover({ invocationId }, ops);
     expect(asked).toMatchObject({ status: 'pending_approval', invocationId });
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     expect(asked.approvals).toHaveLength(1);
@@ -201,7 +202,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
 
     const done = await b.decideApproval(
       { approvalId: asked.approvals[0]?.approvalId ?? '', approved: true },
-      'bob',
+      bob,
     );
     expect(done).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
     expect(callsB.effects).toHaveLength(1);
@@ -209,7 +210,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     inTool.release();
     expect(await lateA).toBe('LEASE_LOST');
     expect(callsA.effects).toEqual([]);
-    const { entries } = await b.audit({ sessionId });
+    const { entries } = await b.audit({ sessionId }, ops);
     expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
     expect(entries.filter((e) => e.action === 'requested').at(-1)?.reason).toMatch(/may have run/);
   });
@@ -225,15 +226,15 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     });
     const a = runtimeOn(storeA, idempotent(heldToolApp(callsA)), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
+    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
     callsA.passThrough = false;
-    void codeOf(a.resume({ sessionId, decidedBy: 'bob', approved: true }));
+    void codeOf(a.resume({ sessionId, approved: true }, bob));
     await callsA.next();
 
     const callsB = passing();
     const b = runtimeOn(storeB, idempotent(heldToolApp(callsB)), clockB);
     lapse(clockB);
-    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({ status: 'completed' });
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
     expect(callsB.effects).toHaveLength(1);
   });
 
@@ -243,25 +244,25 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
-    void codeOf(a.start({ query: 'work', userId: 'ann' }));
+    void codeOf(a.start({ query: 'work' }, ann));
     const { sessionId } = await callsA.next();
-    const invocationId = (await a.getSession(sessionId)).run?.invocationId ?? '';
+    const invocationId = (await a.getSession(sessionId, ops)).run?.invocationId ?? '';
 
     // B takes it over and stops inside the same step; C takes it over from B.
     const callsB = new HeldCalls();
     const b = runtimeOn(storeB, heldToolApp(callsB), clockB);
     lapse(clockB);
-    void codeOf(b.recover({ invocationId, actor: 'ops' }));
+    void codeOf(b.recover({ invocationId }, ops));
     await callsB.next();
     const clockC = new ManualClock(clockB.now());
     const c = runtimeOn(storeB, heldToolApp(passing()), clockC);
-    expect(await codeOf(c.recover({ invocationId, actor: 'ops' }))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await codeOf(c.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
     lapse(clockC);
-    expect(await c.recover({ invocationId, actor: 'ops' })).toMatchObject({
+    expect(await c.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_step',
     });
-    const { entries } = await c.audit({ sessionId });
+    const { entries } = await c.audit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual(['recovered', 'recovered', 'completed']);
   });
 
@@ -274,18 +275,18 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, fanOutApp(callsA), clockA);
-    const first = await a.start({ query: 'go', userId: 'ann' });
+    const first = await a.start({ query: 'go' }, ann);
     if (first.status !== 'pending_approval') throw new Error('not paused');
     expect(first.approvals.map((x) => x.toolName).sort()).toEqual(['b1_tool', 'slow_pay']);
     // A approves both; its payment starts and never ends while branch b checkpoints.
-    const late = codeOf(a.resume({ sessionId: first.sessionId, decidedBy: 'bob', approved: true }));
+    const late = codeOf(a.resume({ sessionId: first.sessionId, approved: true }, bob));
     await callsA.next();
     expect(callsA.effects).toEqual([]);
 
     const callsB = passing();
     const b = runtimeOn(storeB, fanOutApp(callsB), clockB);
     lapse(clockB);
-    const asked = await b.recover({ invocationId: first.invocationId, actor: 'ops' });
+    const asked = await b.recover({ invocationId: first.invocationId }, ops);
     expect(asked).toMatchObject({ status: 'pending_approval' });
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     // Both approved calls had started and left no trace: both are asked about again.
@@ -354,7 +355,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     };
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, app(callsA), clockA);
-    void codeOf(a.start({ query: 'go', userId: 'ann' }));
+    void codeOf(a.start({ query: 'go' }, ann));
     const { sessionId } = await callsA.next();
     // The quick branch ended, and its end is stored, while the slow one still works.
     await expect
@@ -364,11 +365,11 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
         ),
       )
       .toBe(true);
-    const invocationId = (await a.getSession(sessionId)).run?.invocationId ?? '';
+    const invocationId = (await a.getSession(sessionId, ops)).run?.invocationId ?? '';
 
     const b = runtimeOn(storeB, app(passing()), clockB);
     lapse(clockB);
-    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({ status: 'completed' });
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
     expect(quickRuns).toEqual(['quick']);
   });
 
@@ -380,17 +381,17 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const cutOff = unreachableAt(storeA, 'renewLease');
     const callsA = new HeldCalls();
     const a = runtimeOn(cutOff, heldToolApp(callsA), clockA);
-    const working = codeOf(a.start({ query: 'work', userId: 'ann' }));
+    const working = codeOf(a.start({ query: 'work' }, ann));
     const call = await callsA.next();
-    const invocationId = (await a.getSession(call.sessionId)).run?.invocationId ?? '';
+    const invocationId = (await a.getSession(call.sessionId, ops)).run?.invocationId ?? '';
     clockA.advance((LEASE_SECONDS * 1000) / 3);
     clockA.advance(LEASE_SECONDS * 1000);
     call.release();
     expect(await working).toBe('OUTCOME_UNKNOWN');
     // Nothing was recorded for it: the run is interrupted, and another instance resumes it.
     const b = runtimeOn(storeB, heldToolApp(passing()), new ManualClock(clockA.now()));
-    expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
-    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({ status: 'completed' });
+    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
   });
 
   it('gives up an interrupted run, and the next run says the approved call may have run', async () => {
@@ -400,27 +401,25 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
+    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
     callsA.passThrough = false;
-    void codeOf(a.resume({ sessionId, decidedBy: 'bob', approved: true }));
+    void codeOf(a.resume({ sessionId, approved: true }, bob));
     await callsA.next();
 
     const b = runtimeOn(storeB, heldToolApp(passing()), clockB);
-    expect(await codeOf(b.cancelInterrupted({ invocationId, actor: 'ops' }))).toBe(
-      'RUN_NOT_INTERRUPTED',
-    );
+    expect(await codeOf(b.cancelInterrupted({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
     lapse(clockB);
-    expect(
-      await b.cancelInterrupted({ invocationId, actor: 'ops', reason: 'not wanted' }),
-    ).toMatchObject({ status: 'cancelled' });
-    expect(await b.getRun(invocationId)).toMatchObject({ status: 'cancelled' });
-    const { entries } = await b.audit({ sessionId });
+    expect(await b.cancelInterrupted({ invocationId, reason: 'not wanted' }, ops)).toMatchObject({
+      status: 'cancelled',
+    });
+    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'cancelled' });
+    const { entries } = await b.audit({ sessionId }, ops);
     expect(entries.at(-1)).toMatchObject({
       action: 'cancelled',
       actor: 'ops',
       reason: 'not wanted',
     });
-    expect(await b.start({ sessionId, query: 'hello', userId: 'ann' })).toMatchObject({
+    expect(await b.start({ sessionId, query: 'hello' }, ann)).toMatchObject({
       status: 'completed',
       result: 'Echo: hello',
     });
@@ -444,7 +443,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
       key: `k-${Math.random()}`,
       fingerprint: 'f',
     };
-    const start = (requestId: string) => a.start({ query: 'hello', userId: 'ann', requestId });
+    const start = (requestId: string) => a.start({ query: 'hello', requestId }, ann);
     const first = await a.idempotent(request, start).catch((e) => e);
     expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
     const invocationId = (first as { details: { invocation_id: string } }).details.invocation_id;
@@ -452,7 +451,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     expect(await codeOf(a.idempotent(request, start))).toBe('OUTCOME_UNKNOWN');
     const b = runtimeOn(storeB, heldToolApp(passing()), clock);
     lapse(clock);
-    await b.recover({ invocationId, actor: 'ops' });
+    await b.recover({ invocationId }, ops);
     expect(await b.idempotent(request, start)).toMatchObject({
       status: 'completed',
       invocationId,
@@ -474,7 +473,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const busyOnce = async () => {
       acted += 1;
       if (acted === 1) throw new HoldpointError('SESSION_BUSY', 'A run is in progress.');
-      return runtime.start({ query: 'hello', userId: 'ann' });
+      return runtime.start({ query: 'hello' }, ann);
     };
     expect(await codeOf(runtime.idempotent(request, busyOnce))).toBe('SESSION_BUSY');
     expect(await runtime.idempotent(request, busyOnce)).toMatchObject({ status: 'completed' });
@@ -487,7 +486,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
       await new Promise<void>((resolve) => {
         finish = resolve;
       });
-      return runtime.start({ query: 'slow', userId: 'ann' });
+      return runtime.start({ query: 'slow' }, ann);
     });
     await expect.poll(() => typeof finish).toBe('function');
     const retry = runtime.idempotent(slow, async () => {
@@ -503,7 +502,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
     const clock = new ManualClock();
     const v1 = heldToolApp(passing());
-    const paused = await runtimeOn(storeA, v1, clock).start({ query: 'pay', userId: 'ann' });
+    const paused = await runtimeOn(storeA, v1, clock).start({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
     const v2 = heldToolApp(passing());
     (v2.rootAgent as LlmAgent).tools.push(
@@ -515,19 +514,19 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
       }),
     );
     const b = runtimeOn(storeB, v2, clock);
-    const refused = await b.resume({ sessionId, decidedBy: 'bob', approved: true }).catch((e) => e);
+    const refused = await b.resume({ sessionId, approved: true }, bob).catch((e) => e);
     expect(refused).toMatchObject({
       code: 'APP_CHANGED',
       details: { invocation_id: invocationId, added: ['tool held held_refund'], removed: [] },
     });
     // Refused before anything was recorded: the pause still waits.
-    expect((await b.getSession(sessionId)).pendingApprovals).toHaveLength(1);
-    expect((await b.audit({ sessionId })).entries.map((e) => e.action)).toEqual(['requested']);
+    expect((await b.getSession(sessionId, ops)).pendingApprovals).toHaveLength(1);
+    expect((await b.audit({ sessionId }, ops)).entries.map((e) => e.action)).toEqual(['requested']);
 
     const fingerprint = (refused as { details: { run_fingerprint: string } }).details
       .run_fingerprint;
     const compatible = runtimeOn(storeB, { ...v2, compatibleWith: new Set([fingerprint]) }, clock);
-    expect(await compatible.resume({ sessionId, decidedBy: 'bob', approved: true })).toMatchObject({
+    expect(await compatible.resume({ sessionId, approved: true }, bob)).toMatchObject({
       status: 'completed',
     });
   });
@@ -538,29 +537,27 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
-    void codeOf(a.start({ query: 'work', userId: 'ann' }));
+    void codeOf(a.start({ query: 'work' }, ann));
     const { sessionId } = await callsA.next();
-    const invocationId = (await a.getSession(sessionId)).run?.invocationId ?? '';
+    const invocationId = (await a.getSession(sessionId, ops)).run?.invocationId ?? '';
     const v2 = heldToolApp(passing());
     (v2.rootAgent as LlmAgent).tools.pop();
     const b = runtimeOn(storeB, v2, clockB);
     lapse(clockB);
-    expect(await codeOf(b.recover({ invocationId, actor: 'ops' }))).toBe('APP_CHANGED');
-    expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
+    expect(await codeOf(b.recover({ invocationId }, ops))).toBe('APP_CHANGED');
+    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
   });
 
   it('refuses to resume a run that does not exist or already ended', async () => {
     const [store] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
     const clock = new ManualClock();
     const runtime = runtimeOn(store, heldToolApp(passing()), clock);
-    expect(await codeOf(runtime.recover({ invocationId: 'inv-nope', actor: 'ops' }))).toBe(
-      'RUN_NOT_FOUND',
-    );
-    const done = await runtime.start({ query: 'hello', userId: 'ann' });
+    expect(await codeOf(runtime.recover({ invocationId: 'inv-nope' }, ops))).toBe('RUN_NOT_FOUND');
+    const done = await runtime.start({ query: 'hello' }, ann);
     lapse(clock);
-    expect(await codeOf(runtime.recover({ invocationId: done.invocationId, actor: 'ops' }))).toBe(
+    expect(await codeOf(runtime.recover({ invocationId: done.invocationId }, ops))).toBe(
       'RUN_NOT_INTERRUPTED',
     );
-    expect(await runtime.getRun(done.invocationId)).toMatchObject({ status: 'completed' });
+    expect(await runtime.getRun(done.invocationId, ops)).toMatchObject({ status: 'completed' });
   });
 });

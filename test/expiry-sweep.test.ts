@@ -7,6 +7,7 @@ import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { holdNextAnswer } from './support/held-answers.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+import { as, ops } from './support/principals.js';
 
 const scratch = new RedisScratch();
 const opened: RedisStore[] = [];
@@ -71,7 +72,7 @@ describe('the expiry sweep', () => {
     );
     const runtimeA = instance(clockA, () => a.store);
     instance(clockB, () => b.store);
-    const paused = await runtimeA.start({ query: 'pay', userId: 'sweep-owner' });
+    const paused = await runtimeA.start({ query: 'pay' }, as('sweep-owner', 'admin'));
 
     clockA.advance(SWEEP_SECONDS * 1000);
     await expect.poll(a.reads).toBe(1);
@@ -81,7 +82,7 @@ describe('the expiry sweep', () => {
     clockA.advance(60_000);
     await expect
       .poll(async () =>
-        (await runtimeA.audit({ sessionId: paused.sessionId })).entries.map((e) => e.action),
+        (await runtimeA.audit({ sessionId: paused.sessionId }, ops)).entries.map((e) => e.action),
       )
       .toEqual(['requested', 'expired']);
     expect(b.reads()).toBe(0);

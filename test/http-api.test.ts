@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { exampleConfig } from './support/example-apps.js';
-import { JsonClient } from './support/json-client.js';
+import { JsonClient, signedInAs, TESTER } from './support/json-client.js';
+import { ops } from './support/principals.js';
 
 let server: RunningServer;
 let api: JsonClient;
@@ -297,7 +298,10 @@ describe('runs by invocation id', () => {
     expect((await api.post(`/api/runs/${id}/cancel`, { reason: 'no' })).body.error.code).toBe(
       'RUN_NOT_INTERRUPTED',
     );
-    const empty = await fetch(`${api.baseUrl}/api/runs/${id}/resume`, { method: 'POST' });
+    const empty = await fetch(`${api.baseUrl}/api/runs/${id}/resume`, {
+      method: 'POST',
+      headers: TESTER,
+    });
     expect(empty.status).toBe(409);
     expect((await api.get('/api/runs/inv-nope')).body.error.code).toBe('RUN_NOT_FOUND');
     expect((await api.post('/api/runs/inv-nope/resume', {})).body.error.code).toBe('RUN_NOT_FOUND');
@@ -616,7 +620,7 @@ describe('errors say what the docs say', () => {
   it('a body over 1 MiB is a 413 that closes its connection, so no client reuses it', async () => {
     const response = await fetch(`${api.baseUrl}/api/agent/start`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...signedInAs('u') },
       body: JSON.stringify({ query: 'x'.repeat(1_100_000), user_id: 'u' }),
     });
     expect(response.status).toBe(413);
@@ -755,7 +759,7 @@ describe('expiry', () => {
     await expect
       .poll(async () => {
         clock.advance(5_000);
-        const { entries } = await short.holdpoint.runtime.audit({ sessionId });
+        const { entries } = await short.holdpoint.runtime.audit({ sessionId }, ops);
         return entries.map((e) => e.action);
       })
       .toEqual(['requested', 'expired']);

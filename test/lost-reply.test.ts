@@ -8,6 +8,7 @@ import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.t
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import { CuttingProxy } from './support/cutting-proxy.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+import { ann, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 
 // A write whose reply is lost: Redis stored it (or never got it), and the connection
@@ -42,13 +43,13 @@ afterEach(async () => {
 afterAll(() => scratch.cleanup());
 
 async function paused(): Promise<string> {
-  const outcome = await runtime.start({ query: 'pay', userId: 'ann' });
+  const outcome = await runtime.start({ query: 'pay' }, ann);
   expect(outcome.status).toBe('pending_approval');
   return outcome.sessionId;
 }
 
 async function actions(sessionId: string): Promise<string[]> {
-  const { entries } = await runtime.audit({ sessionId });
+  const { entries } = await runtime.audit({ sessionId }, ops);
   return entries.map((e) => e.action);
 }
 
@@ -56,7 +57,7 @@ describe('a write whose reply is lost', () => {
   it('is found stored: the decision is answered once, and the run completes', async () => {
     const sessionId = await paused();
     const cut = proxy.cutAfter('"decidedBy":"bob"');
-    const outcome = await runtime.resume({ sessionId, decidedBy: 'bob', approved: true });
+    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -66,7 +67,7 @@ describe('a write whose reply is lost', () => {
   it('is found not stored: the decision is written again, once', async () => {
     const sessionId = await paused();
     const cut = proxy.cutBefore('"decidedBy":"bob"');
-    const outcome = await runtime.resume({ sessionId, decidedBy: 'bob', approved: true });
+    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed' });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -75,18 +76,18 @@ describe('a write whose reply is lost', () => {
 
   it('of a new session is found stored: the run goes on, no SESSION_EXISTS', async () => {
     const cut = proxy.cutAfter('"query":"hello"');
-    const outcome = await runtime.start({ query: 'hello', userId: 'ann' });
+    const outcome = await runtime.start({ query: 'hello' }, ann);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed', result: 'Echo: hello' });
   });
 
   it('is OUTCOME_UNKNOWN, naming the run, while the store stays away; the retry gets the run', async () => {
     const sessionId = await paused();
-    const { run } = await runtime.getSession(sessionId);
+    const { run } = await runtime.getSession(sessionId, ops);
     const cut = proxy.cutAfter('"decidedBy":"bob"');
     proxy.refusing = true;
-    const request = { sessionId, decidedBy: 'bob', approved: true, requestId: 'r-1' };
-    const first = await runtime.resume(request).catch((error) => error);
+    const request = { sessionId, approved: true, requestId: 'r-1' };
+    const first = await runtime.resume(request, bob).catch((error) => error);
     await cut;
     expect(first).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
@@ -96,14 +97,16 @@ describe('a write whose reply is lost', () => {
     // The decision was stored and took the session for a segment that never ran: the
     // same request learns that instead of ALREADY_DECIDED, and, once the run is
     // recovered, gets its outcome.
-    expect(await runtime.resume(request).catch((e) => e)).toMatchObject({
+    expect(await runtime.resume(request, bob).catch((e) => e)).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
       details: { status: 'running' },
     });
-    expect(await codeOf(runtime.resume({ ...request, requestId: 'r-2' }))).toBe('ALREADY_DECIDED');
+    expect(await codeOf(runtime.resume({ ...request, requestId: 'r-2' }, bob))).toBe(
+      'ALREADY_DECIDED',
+    );
     clock.advance((LEASE_SECONDS + 1) * 1000);
-    await runtime.recover({ invocationId: run?.invocationId ?? '', actor: 'ops' });
-    expect(await runtime.resume(request)).toMatchObject({
+    await runtime.recover({ invocationId: run?.invocationId ?? '' }, ops);
+    expect(await runtime.resume(request, bob)).toMatchObject({
       status: 'completed',
       invocationId: run?.invocationId,
     });
@@ -115,11 +118,11 @@ describe('a write whose reply is lost', () => {
     const sessionId = await paused();
     const cut = proxy.cutBefore('"decidedBy":"bob"');
     proxy.refusing = true;
-    const request = { sessionId, decidedBy: 'bob', approved: true, requestId: 'r-1' };
-    expect(await codeOf(runtime.resume(request))).toBe('OUTCOME_UNKNOWN');
+    const request = { sessionId, approved: true, requestId: 'r-1' };
+    expect(await codeOf(runtime.resume(request, bob))).toBe('OUTCOME_UNKNOWN');
     await cut;
     proxy.refusing = false;
-    expect(await runtime.resume(request)).toMatchObject({ status: 'completed' });
+    expect(await runtime.resume(request, bob)).toMatchObject({ status: 'completed' });
     expect(calls.effects).toHaveLength(1);
   });
 
@@ -127,17 +130,17 @@ describe('a write whose reply is lost', () => {
     await store.ping();
     const cut = proxy.cutAfter('"query":"pay"');
     proxy.refusing = true;
-    const request = { query: 'pay', userId: 'ann', requestId: 'start-1' };
-    const first = await runtime.start(request).catch((error) => error);
+    const request = { query: 'pay', requestId: 'start-1' };
+    const first = await runtime.start(request, ann).catch((error) => error);
     await cut;
     expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
     proxy.refusing = false;
     const { invocation_id: invocationId, session_id: sessionId } = first.details;
     clock.advance((LEASE_SECONDS + 1) * 1000);
-    await runtime.recover({ invocationId, actor: 'ops' });
-    const again = await runtime.start(request);
+    await runtime.recover({ invocationId }, ops);
+    const again = await runtime.start(request, ann);
     expect(again).toMatchObject({ status: 'pending_approval', invocationId, sessionId });
-    const { runs } = await runtime.listRuns({ status: 'interrupted' });
+    const { runs } = await runtime.listRuns({ status: 'interrupted' }, ops);
     expect(runs).toHaveLength(0);
   });
 
@@ -145,11 +148,11 @@ describe('a write whose reply is lost', () => {
     const sessionId = await paused();
     proxy.refusing = true;
     proxy.dropAll();
-    expect(await codeOf(runtime.resume({ sessionId, decidedBy: 'bob', approved: true }))).toBe(
+    expect(await codeOf(runtime.resume({ sessionId, approved: true }, bob))).toBe(
       'STORE_UNAVAILABLE',
     );
     proxy.refusing = false;
-    expect(await runtime.resume({ sessionId, decidedBy: 'bob', approved: true })).toMatchObject({
+    expect(await runtime.resume({ sessionId, approved: true }, bob)).toMatchObject({
       status: 'completed',
     });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -161,7 +164,7 @@ describe("a tool's effect ledger when the store fails", () => {
     runtime = runtimeOn(store, heldToolApp(calls, true), clock);
     const sessionId = await paused();
     const cut = proxy.cutAfter('{"claim":');
-    const outcome = await runtime.resume({ sessionId, decidedBy: 'bob', approved: true });
+    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed' });
     expect(calls.effects).toHaveLength(1);
@@ -196,8 +199,8 @@ describe("a tool's effect ledger when the store fails", () => {
       },
     });
     const a = runtimeOn(failing, heldToolApp(calls, true), clock);
-    const { sessionId, invocationId } = await a.start({ query: 'pay', userId: 'ann' });
-    const answer = await a.resume({ sessionId, decidedBy: 'bob', approved: true }).catch((e) => e);
+    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
+    const answer = await a.resume({ sessionId, approved: true }, bob).catch((e) => e);
     expect(answer).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
       details: { invocation_id: invocationId },
@@ -208,7 +211,7 @@ describe("a tool's effect ledger when the store fails", () => {
     // Recovered, the approved call that may have started is put to a person again.
     clock.advance((LEASE_SECONDS + 1) * 1000);
     const b = runtimeOn(memory, heldToolApp(calls, true), clock);
-    const recovered = await b.recover({ invocationId, actor: 'ops' });
+    const recovered = await b.recover({ invocationId }, ops);
     expect(recovered).toMatchObject({ status: 'pending_approval' });
     expect(recovered.status === 'pending_approval' && recovered.approvals[0]?.mayHaveRun).toBe(
       true,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import payments from '../examples/payments/app.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
-import { JsonClient } from './support/json-client.js';
+import { JsonClient, signedInAs, TESTER } from './support/json-client.js';
 import { userMessage } from './support/ui-stream.js';
 
 let holdpoint: Holdpoint;
@@ -54,7 +54,7 @@ async function payThrough(base: string): Promise<void> {
 
 /** A chat over the WebSocket at `url` that pauses, then a decision frame that completes it. */
 async function chatThrough(url: string): Promise<void> {
-  const client = await ChatSocketClient.connect(url);
+  const client = await ChatSocketClient.connect(url, signedInAs('ann'));
   try {
     const frames = client.frames();
     const first = client.turn('r1', {
@@ -93,7 +93,7 @@ describe('mounting the HTTP API', () => {
     const host = await listening(server);
     expect(await (await fetch(`http://${host}/`)).text()).toBe('the host app');
     expect((await fetch(`http://${host}/api/apps`)).status).toBe(404);
-    const unknown = await fetch(`http://${host}/hp/api/nope`);
+    const unknown = await fetch(`http://${host}/hp/api/nope`, { headers: TESTER });
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).error.code).toBe('NOT_FOUND');
     await payThrough(`http://${host}/hp`);

@@ -119,14 +119,15 @@ describe('the installed package', () => {
     );
     try {
       const base = await listeningUrl(child);
-      const apps = await (await fetch(`${base}/api/apps`)).json();
+      const ann = { 'x-holdpoint-user': 'ann' };
+      const apps = await (await fetch(`${base}/api/apps`, { headers: ann })).json();
       expect(apps.apps.map((app: { name: string }) => app.name)).toEqual(['refunds', 'typed']);
       const page = await fetch(`${base}/`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toContain('text/html');
       const typed = await fetch(`${base}/api/agent/start`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...ann },
         body: JSON.stringify({ query: 'hi', user_id: 'ann', app: 'typed' }),
       });
       expect(await typed.json()).toMatchObject({ status: 'completed', result: 'typed hello' });

@@ -47,14 +47,18 @@ describe('the public API on Redis', () => {
       approvalId: approval?.approvalId ?? '',
       approved: true,
       payload: { note: 'after a restart' },
-      decidedBy: 'bob',
+      decidedBy: { id: 'bob', roles: ['admin'] },
     });
     expect(done.status).toBe('completed');
     const result = echoed(done.status === 'completed' ? done.result : '');
     expect(result).toMatchObject({ amount: 9, note: 'after a restart' });
     expect(effectRuns.get(String(result.key))).toBe(1);
     await expect(
-      second.decide({ approvalId: approval?.approvalId ?? '', approved: true, decidedBy: 'bob' }),
+      second.decide({
+        approvalId: approval?.approvalId ?? '',
+        approved: true,
+        decidedBy: { id: 'bob', roles: ['admin'] },
+      }),
     ).rejects.toMatchObject({ code: 'ALREADY_DECIDED' });
   });
 
@@ -78,7 +82,11 @@ describe('one run, one id', () => {
     });
     instances.push(holdpoint);
     const paused = await holdpoint.start({ userId: 'ann', query: 'always 3' });
-    await holdpoint.resume({ sessionId: paused.sessionId, decidedBy: 'bob', approved: true });
+    await holdpoint.resume({
+      sessionId: paused.sessionId,
+      decidedBy: { id: 'bob', roles: ['admin'] },
+      approved: true,
+    });
     const session = await internalStore(store).loadSession(
       paused.sessionId,
       'approval-tools',

@@ -11,6 +11,7 @@ import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.t
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import { holdNextAnswer } from './support/held-answers.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+import { ann, as, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 
 // Two RedisStore handles on one Redis stand for two server instances (A and B).
@@ -74,12 +75,12 @@ describe('run segments across instances', () => {
     const clock = new ManualClock();
     const a = runtimeOn(instance(), heldToolApp(calls), clock);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), new ManualClock());
-    const paused = await a.start({ query: 'pay', userId: 'ann' });
+    const paused = await a.start({ query: 'pay' }, ann);
     expect(paused.status).toBe('pending_approval');
     const watch = watcher();
-    const stop = await b.watch(paused.sessionId, watch.handler);
+    const stop = await b.watch(paused.sessionId, ops, watch.handler);
     clock.advance(19_000);
-    const resumed = a.resume({ sessionId: paused.sessionId, decidedBy: 'bob', approved: true });
+    const resumed = a.resume({ sessionId: paused.sessionId, approved: true }, bob);
     const call = await calls.next();
     clock.advance(45_000);
     call.release();
@@ -103,19 +104,17 @@ describe('run segments across instances', () => {
     const storeA = instance();
     const a = runtimeOn(storeA, heldToolApp(new HeldCalls()), clock);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clock);
-    const paused = await a.start({ query: 'pay', userId: 'ann' });
+    const paused = await a.start({ query: 'pay' }, ann);
     const { sessionId } = paused;
-    await b.cancel(sessionId, 'carol', 'not now');
+    await b.cancel(sessionId, as('carol', 'admin'), 'not now');
     const held = holdNextAnswer(storeA, 'decide');
     const aHeld = runtimeOn(held.store, heldToolApp(new HeldCalls()), clock);
-    const approve = codeOf(aHeld.resume({ sessionId, decidedBy: 'bob', approved: true }));
+    const approve = codeOf(aHeld.resume({ sessionId, approved: true }, bob));
     await held.held.made;
 
-    const { turns } = await aHeld.history(sessionId);
+    const { turns } = await aHeld.history(sessionId, ops);
     expect(turns.flatMap((t) => t.events).filter((e) => e.type === 'decided')).toEqual([]);
-    expect((await aHeld.start({ sessionId, query: 'hello', userId: 'ann' })).status).toBe(
-      'completed',
-    );
+    expect((await aHeld.start({ sessionId, query: 'hello' }, ann)).status).toBe('completed');
     held.held.release();
     expect(await approve).toBe('PAUSE_CANCELLED');
 
@@ -139,18 +138,18 @@ describe('run segments across instances', () => {
     const callsA = new HeldCalls();
     callsA.passThrough = true;
     const a = runtimeOn(storeA, heldToolApp(callsA, true), clock);
-    const paused = await a.start({ query: 'pay', userId: 'ann' });
+    const paused = await a.start({ query: 'pay' }, ann);
     const { sessionId } = paused;
     const heldA = holdNextAnswer(storeA, 'decide');
     const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, true), clock);
-    const approveA = aHeld.resume({ sessionId, decidedBy: 'bob', approved: true });
+    const approveA = aHeld.resume({ sessionId, approved: true }, bob);
     await heldA.held.made;
     // B decides after A's decision is stored, and dies before it hears back.
     const bCalls = new HeldCalls();
     bCalls.passThrough = true;
     const heldB = holdNextAnswer(storeB, 'decide');
     const b = runtimeOn(heldB.store, heldToolApp(bCalls, true), clock);
-    const approveB = codeOf(b.resume({ sessionId, decidedBy: 'carol', approved: true }));
+    const approveB = codeOf(b.resume({ sessionId, approved: true }, as('carol', 'admin')));
     await heldB.held.made;
     await storeB.close();
     heldB.held.release();
@@ -172,20 +171,20 @@ describe('run segments across instances', () => {
     const bCalls = new HeldCalls();
     bCalls.passThrough = true;
     const b = runtimeOn(instance(), heldToolApp(bCalls), clockB);
-    const first = codeOf(a.start({ query: 'work', userId: 'ann' }));
+    const first = codeOf(a.start({ query: 'work' }, ann));
     const call = await calls.next();
     // A is frozen (its clock does not move, so it renews nothing); B's time passes the lease.
     clockB.advance(LEASE_SECONDS * 1000 + 1_000);
-    const { invocationId } = (await b.getSession(call.sessionId)).run ?? {};
-    expect(await b.getRun(invocationId ?? '')).toMatchObject({ status: 'interrupted' });
-    expect(
-      await codeOf(b.start({ sessionId: call.sessionId, query: 'quick', userId: 'ann' })),
-    ).toBe('RUN_INTERRUPTED');
-    const taken = await b.recover({ invocationId: invocationId ?? '', actor: 'ops' });
+    const { invocationId } = (await b.getSession(call.sessionId, ops)).run ?? {};
+    expect(await b.getRun(invocationId ?? '', ops)).toMatchObject({ status: 'interrupted' });
+    expect(await codeOf(b.start({ sessionId: call.sessionId, query: 'quick' }, ann))).toBe(
+      'RUN_INTERRUPTED',
+    );
+    const taken = await b.recover({ invocationId: invocationId ?? '' }, ops);
     expect(taken.status).toBe('completed');
     call.release();
     expect(await first).toBe('LEASE_LOST');
-    await a.start({ sessionId: call.sessionId, query: 'again', userId: 'ann' });
+    await a.start({ sessionId: call.sessionId, query: 'again' }, ann);
 
     const stored = await instance().loadSession(call.sessionId, 'held', 'ann');
     expect(lines(stored?.events ?? [])).toEqual([
@@ -196,7 +195,7 @@ describe('run segments across instances', () => {
       'again',
       'Echo: again',
     ]);
-    const { entries } = await b.audit({ sessionId: call.sessionId });
+    const { entries } = await b.audit({ sessionId: call.sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual(['recovered', 'completed', 'completed']);
     expect(entries[0]?.actor).toBe('ops');
   });
@@ -208,7 +207,7 @@ describe('run segments across instances', () => {
     const storeA = instance();
     const a = runtimeOn(storeA, heldToolApp(calls), clockA);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clockB);
-    const working = a.start({ query: 'work', userId: 'ann' });
+    const working = a.start({ query: 'work' }, ann);
     const call = await calls.next();
     // Three leases long, renewed every third of one.
     for (let step = 1; step <= 9; step++) {
@@ -219,7 +218,7 @@ describe('run segments across instances', () => {
         .toBe(until);
     }
     clockB.advance(3 * LEASE_SECONDS * 1000 + 1_000);
-    expect(await codeOf(b.start({ sessionId: call.sessionId, query: 'hi', userId: 'ann' }))).toBe(
+    expect(await codeOf(b.start({ sessionId: call.sessionId, query: 'hi' }, ann))).toBe(
       'SESSION_BUSY',
     );
     call.release();
@@ -243,26 +242,26 @@ describe('run segments across instances', () => {
     const calls = new HeldCalls();
     calls.passThrough = true;
     const b = runtimeOn(instance(), heldToolApp(calls), clock);
-    const start = () => b.start({ sessionId, query: 'hello', userId: 'ann' });
-    const invocationId = (await b.getSession(sessionId)).run?.invocationId ?? '';
+    const start = () => b.start({ sessionId, query: 'hello' }, ann);
+    const invocationId = (await b.getSession(sessionId, ops)).run?.invocationId ?? '';
     expect(await codeOf(start())).toBe('SESSION_BUSY');
-    expect(await b.getRun(invocationId)).toMatchObject({ status: 'running' });
-    expect(await codeOf(b.recover({ invocationId, actor: 'ops' }))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'running' });
+    expect(await codeOf(b.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
 
     // Once the lease lapsed the run is interrupted: listed, kept from new runs, resumed by id.
     clock.advance(LEASE_SECONDS * 1000 + 1_000);
-    expect(await b.getRun(invocationId)).toMatchObject({ status: 'interrupted' });
-    const { runs } = await b.listRuns({ status: 'interrupted', limit: 200 });
+    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
+    const { runs } = await b.listRuns({ status: 'interrupted', limit: 200 }, ops);
     expect(runs.map((r) => r.invocationId)).toContain(invocationId);
     expect(await codeOf(start())).toBe('RUN_INTERRUPTED');
-    expect(await b.recover({ invocationId, actor: 'ops' })).toMatchObject({
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_step',
     });
     expect(calls.effects).toHaveLength(1);
-    expect(await b.getRun(invocationId)).toMatchObject({ status: 'completed' });
+    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'completed' });
     expect(await start()).toMatchObject({ status: 'completed', result: 'Echo: hello' });
-    const { entries } = await b.audit({ sessionId });
+    const { entries } = await b.audit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual(['recovered', 'completed', 'completed']);
   }, 60_000);
 });

@@ -9,6 +9,7 @@ import { MemoryStore } from '../src/store/memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
+import { ann, as, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 import { storeWith } from './support/store-with.js';
 
@@ -100,16 +101,18 @@ describe.each(Object.keys(stores))(
         return checkpoint(end);
       });
       const base = runtimeOn(counting, storyApp(baseCalls), new ManualClock());
-      const basePause = await base.start({ userId: 'ann', query: QUERY });
+      const basePause = await base.start({ query: QUERY }, ann);
       expect(basePause.status).toBe('pending_approval');
       const stepsBeforeApproval = checkpoints;
       const callsBeforeApproval = Object.fromEntries(baseCalls);
-      const baseState = (await base.getSession(basePause.sessionId)).state;
-      const baseDone = await base.resume({
-        sessionId: basePause.sessionId,
-        decidedBy: 'ed',
-        approved: true,
-      });
+      const baseState = (await base.getSession(basePause.sessionId, ops)).state;
+      const baseDone = await base.resume(
+        {
+          sessionId: basePause.sessionId,
+          approved: true,
+        },
+        as('ed', 'admin'),
+      );
       expect(stepsBeforeApproval).toBeGreaterThanOrEqual(10);
 
       for (let k = 1; k <= stepsBeforeApproval; k++) {
@@ -117,7 +120,7 @@ describe.each(Object.keys(stores))(
         const callsA = new Map<string, number>();
         const dying = stopsAfterCheckpoint(store, k);
         const a = runtimeOn(dying.store, storyApp(callsA), clockA);
-        const started = a.start({ userId: 'ann', query: QUERY });
+        const started = a.start({ query: QUERY }, ann);
         started.catch(() => undefined);
         await dying.stopped;
         const { items } = await store.listInterrupted({ limit: 200 }, clockA.now() + 60_000);
@@ -127,18 +130,20 @@ describe.each(Object.keys(stores))(
         const clockB = new ManualClock(clockA.now() + LEASE_SECONDS * 1000 + 1_000);
         const callsB = new Map<string, number>();
         const b = runtimeOn(store, storyApp(callsB), clockB);
-        const pause = await b.recover({ invocationId, actor: 'ops' });
+        const pause = await b.recover({ invocationId }, ops);
         expect(pause.status, `stopped after checkpoint ${k}`).toBe('pending_approval');
         expect(sum(callsA, callsB), `stopped after checkpoint ${k}`).toEqual(callsBeforeApproval);
-        expect((await b.getSession(pause.sessionId)).state).toEqual(baseState);
-        const done = await b.resume({
-          sessionId: pause.sessionId,
-          decidedBy: 'ed',
-          approved: true,
-        });
+        expect((await b.getSession(pause.sessionId, ops)).state).toEqual(baseState);
+        const done = await b.resume(
+          {
+            sessionId: pause.sessionId,
+            approved: true,
+          },
+          as('ed', 'admin'),
+        );
         expect(done.status).toBe('completed');
         expect(done.status === 'completed' && done.result).toMatch(/^Published as STORY-/);
-        const { entries } = await b.audit({ sessionId: pause.sessionId });
+        const { entries } = await b.audit({ sessionId: pause.sessionId }, ops);
         expect(entries.map((e) => e.action)).toEqual([
           'recovered',
           'requested',

@@ -7,6 +7,7 @@ import type { AgentApp } from '../agents/agent-app.js';
 import type { Clock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
+import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause } from '../core/types.js';
 import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
@@ -21,6 +22,8 @@ import type { RunOutcome } from '../runtime/run-outcome.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import type { HoldpointStore } from '../store/store.js';
 import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
+import { type Identity, type IdentityOptions, identityFrom } from '../transports/auth/index.js';
+import type { WithPrincipal } from '../transports/http/caller.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
@@ -62,26 +65,47 @@ export interface HoldpointOptions {
   logger?: Logger;
   /** Time as the runtime sees it; tests inject one. */
   clock?: Clock;
+  /**
+   * How HTTP and WebSocket callers prove who they are: `{ mode: 'dev' }` (the default:
+   * the name a caller gives, from this machine only), `{ mode: 'api-keys', keys }`,
+   * `{ mode: 'jwt', jwksUrl, issuer, audience }`, or your own function of the request
+   * returning the principal your authentication proved (`{ id, roles }`) or undefined.
+   */
+  identity?: IdentityOptions;
 }
+
+/**
+ * Who acts in an in-process call, as your code vouches for it: a principal id, or a
+ * principal with its roles.
+ */
+export type Actor = string | { id: string; roles?: readonly string[] };
+
+/** A user's message that starts a run, and who sends it (it owns a new session). */
+export interface StartRunRequest extends StartRequest {
+  userId: Actor;
+}
+
+/** Decisions on a session's pause, and who decides. */
+export type ResumeRunRequest = ResumeRequest & { decidedBy: Actor };
 
 /** A decision on one approval, by approval id alone. */
 export interface DecideRequest extends DecisionInput {
   /** Who decided, as recorded in the audit log. */
-  decidedBy: string;
+  decidedBy: Actor;
 }
 
 /** An interrupted run to resume. */
 export interface RecoverRunRequest {
   invocationId: string;
-  /** Who resumed it, as recorded in the audit log. Default `anonymous`. */
-  actor?: string;
+  /** Who resumed it, as recorded in the audit log. Default: Holdpoint itself (`system`). */
+  actor?: Actor;
 }
 
 /** A cancellation of a paused run. */
 export interface CancelRequest {
   sessionId: string;
-  /** Who cancelled, as recorded in the audit log. Default `anonymous`. */
-  actor?: string;
+  /** Who cancelled, as recorded in the audit log. Default: Holdpoint itself (`system`). */
+  actor?: Actor;
   reason?: string;
 }
 
@@ -101,16 +125,16 @@ export interface Holdpoint {
   /** Names of the apps served. */
   readonly apps: string[];
   /** Starts a run for a user's message, on a new session unless `sessionId` is given. */
-  start(request: StartRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
+  start(request: StartRunRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
   /** Decides a session's pause (all at once or per approval); resumes once all are decided. */
-  resume(request: ResumeRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
+  resume(request: ResumeRunRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
   /** Decides one approval by its id; resumes when it completes the pause. */
   decide(request: DecideRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
   cancel(request: CancelRequest): Promise<Pause>;
   readonly sessions: {
-    /** Creates an empty session, e.g. to watch it before its first run. */
-    create(request: { app?: string; userId: string }): Promise<string>;
+    /** Creates an empty session owned by `userId`, e.g. to watch it before its first run. */
+    create(request: { app?: string; userId: Actor }): Promise<string>;
     /** The session's meta, state, current run and pending approvals. */
     get(sessionId: string): Promise<SessionView>;
     /** The conversation as turns of run events. */
@@ -141,7 +165,7 @@ export interface Holdpoint {
   /** Receives what happens to a session's runs from now on, from any instance. */
   watch(sessionId: string, handler: (event: RunEvent) => void): Promise<Unsubscribe>;
   /** The HTTP API (REST and AI SDK SSE chat) as a Hono app: `app.route('/hp', holdpoint.routes)`. */
-  readonly routes: Hono;
+  readonly routes: Hono<WithPrincipal>;
   /** The same HTTP API as a Node request listener, for `http.createServer` and Express. */
   readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
   /**
@@ -190,22 +214,41 @@ const holdpointOptions = z
         'a Clock ({ now, every })',
       )
       .optional(),
+    identity: z
+      .custom<IdentityOptions>(
+        (value) =>
+          typeof value === 'function' ||
+          ['dev', 'api-keys', 'jwt'].includes((value as { mode?: string } | null)?.mode ?? ''),
+        '{ mode: "dev" | "api-keys" | "jwt", … } or a function of the request',
+      )
+      .optional(),
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
     path: ['retentionSeconds'],
   });
 
+const actor = z.union([idText, principalSchema.partial({ roles: true })]);
+
+/** The principal an in-process caller vouches for. */
+function principalOf(given: Actor | undefined): Principal {
+  if (given === undefined) return SYSTEM;
+  const parsed = validate(actor, given);
+  return typeof parsed === 'string'
+    ? { id: parsed, roles: [] }
+    : { id: parsed.id, roles: parsed.roles ?? [] };
+}
+
 const recoverRunRequest = z.strictObject({
   invocationId: idText,
-  actor: idText.optional(),
+  actor: actor.optional(),
 });
 
 const cancelRunRequest = recoverRunRequest.extend({ reason: reasonText.optional() });
 
 const cancelRequest = z.strictObject({
   sessionId: idText,
-  actor: idText.optional(),
+  actor: actor.optional(),
   reason: reasonText.optional(),
 });
 
@@ -215,6 +258,7 @@ export interface HoldpointInternals {
   runtime: HoldpointRuntime;
   logger: Logger;
   apps: AgentApp[];
+  identity: Identity;
 }
 
 function resolveApps(options: HoldpointOptions): AgentApp[] {
@@ -279,44 +323,49 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   const interval = options.sweepIntervalSeconds ?? DEFAULTS.sweepIntervalSeconds;
   const stopSweeper =
     interval === false ? () => {} : runtime.startSweeper(interval, options.recover === 'auto');
-  const routes = createHttpApp({ runtime, logger, webRoot });
+  const identity = identityFrom(options.identity);
+  const routes = createHttpApp({ runtime, logger, identity, webRoot });
   const attached = new Set<AttachedWebSocket>();
+  // In process, the host vouches for who acts; reads are the host's own (trusted).
   const holdpoint: Holdpoint = {
     apps: runtime.appNames,
-    start: (request, onEvent) => runtime.start(request, onEvent),
-    resume: (request, onEvent) => runtime.resume(request, onEvent),
+    start: ({ userId, ...request }, onEvent) =>
+      runtime.start(request, principalOf(userId ?? ''), onEvent),
+    resume: ({ decidedBy, ...request }, onEvent) =>
+      runtime.resume(request as ResumeRequest, principalOf(decidedBy ?? ''), onEvent),
     decide: ({ decidedBy, ...decision }, onEvent) =>
-      runtime.decideApproval(decision, validate(idText, decidedBy), onEvent),
+      runtime.decideApproval(decision, principalOf(decidedBy ?? ''), onEvent),
     cancel: (request) => {
       const { sessionId, actor, reason } = validate(cancelRequest, request);
-      return runtime.cancel(sessionId, actor ?? 'anonymous', reason);
+      return runtime.cancel(sessionId, principalOf(actor), reason);
     },
     sessions: {
-      create: (request) => runtime.createSession(request),
-      get: (sessionId) => runtime.getSession(sessionId),
-      history: (sessionId) => runtime.history(sessionId),
+      create: ({ userId, ...request }) => runtime.createSession(request, principalOf(userId ?? '')),
+      get: (sessionId) => runtime.getSession(sessionId, SYSTEM),
+      history: (sessionId) => runtime.history(sessionId, SYSTEM),
     },
-    approvals: { list: (query) => runtime.listPendingApprovals(query) },
+    approvals: { list: (query) => runtime.listPendingApprovals(query ?? {}, SYSTEM) },
     runs: {
-      get: (invocationId) => runtime.getRun(invocationId),
-      list: (query) => runtime.listRuns(query),
+      get: (invocationId) => runtime.getRun(invocationId, SYSTEM),
+      list: (query) => runtime.listRuns(query, SYSTEM),
       resume: (request, onEvent) => {
         const { invocationId, actor } = validate(recoverRunRequest, request);
-        return runtime.recover({ invocationId, actor: actor ?? 'anonymous' }, onEvent);
+        return runtime.recover({ invocationId }, principalOf(actor), onEvent);
       },
       cancel: (request) => {
         const { invocationId, actor, reason } = validate(cancelRunRequest, request);
-        return runtime.cancelInterrupted({ invocationId, actor: actor ?? 'anonymous', reason });
+        return runtime.cancelInterrupted({ invocationId, reason }, principalOf(actor));
       },
     },
-    audit: (query) => runtime.audit(query),
-    watch: (sessionId, handler) => runtime.watch(sessionId, handler),
+    audit: (query) => runtime.audit(query, SYSTEM),
+    watch: (sessionId, handler) => runtime.watch(sessionId, SYSTEM, handler),
     routes,
     handler: nodeHandler(routes.fetch),
     attachWebSocket: (server, socketOptions = {}) => {
       const endpoint = attachChatSocket(server as Server, {
         runtime,
         logger,
+        identity,
         path: socketOptions.path ?? CHAT_SOCKET_PATH,
       });
       const handle: AttachedWebSocket = {
@@ -335,7 +384,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       await runtime.close();
     },
   };
-  return { holdpoint, runtime, logger, apps };
+  return { holdpoint, runtime, logger, apps, identity };
 }
 
 /**

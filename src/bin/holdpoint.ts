@@ -1,16 +1,22 @@
 import { type HoldpointConfig, loadConfig, SETTING_FLAGS } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
+import { ADMIN_ROLE, type Principal } from '../core/principal.js';
+import { idText, validate } from '../core/validate.js';
 import { readConfigFile } from '../main/config-file.js';
 import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
 import { startServer } from '../main/serve.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
+import { type Identity, newApiKey, requireIdentity } from '../transports/auth/index.js';
 import { runChat } from '../transports/cli/chat.js';
 
 const USAGE = `Usage:
   holdpoint serve [--app ./agents/my-app.ts]… [--config holdpoint.config.ts] [--port 3000]
                   [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
-  holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--user NAME] [--store memory|redis] …
-  holdpoint resume <invocation-id> [--user NAME] [--store redis] …   (an interrupted run)
+  holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--user NAME] [--roles a,b]
+                 [--token TOKEN] [--store memory|redis] …
+  holdpoint resume <invocation-id> [--user NAME] [--token TOKEN] [--store redis] …
+                                                                    (an interrupted run)
+  holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
 Apps come from --app (repeatable) or holdpoint.config.ts; settings also from PORT,
 HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (README).
 Settings: ${SETTING_FLAGS.join(' ')}`;
@@ -36,6 +42,41 @@ function describeOutcome(outcome: RunOutcome): string {
   return [`${head} is waiting for approval:`, ...asked].join('\n');
 }
 
+/** Roles as the command line gives them: comma-separated. */
+function rolesOf(flag: string | undefined): string[] {
+  return (flag ?? '')
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Who a command acts as: the principal `--token` proves to the configured identity;
+ * without one, in `dev` mode (or for an operator's command, `operatorRoles`), the
+ * `--user` (default $USER) with `--roles`. In `api-keys` and `jwt` modes a chat needs
+ * a token.
+ */
+async function commandCaller(
+  identity: Identity,
+  who: { user?: string; roles?: string; token?: string },
+  operatorRoles: string[],
+): Promise<Principal> {
+  if (who.token) {
+    const request = new Request('http://holdpoint.cli/', {
+      headers: { authorization: `Bearer ${who.token}` },
+    });
+    return requireIdentity(identity, { request });
+  }
+  if (identity.mode !== 'dev' && operatorRoles.length === 0) {
+    throw new HoldpointError(
+      'UNAUTHENTICATED',
+      `Sign-in is ${identity.mode}: give --token (an API key or a token for this server).`,
+    );
+  }
+  const id = validate(idText, who.user ?? process.env.USER ?? 'cli');
+  return { id, roles: [...new Set([...rolesOf(who.roles), ...operatorRoles])] };
+}
+
 /** Flags, then environment, then the config file, then defaults. */
 async function configFrom(argv: string[], env: NodeJS.ProcessEnv): Promise<HoldpointConfig> {
   const first = loadConfig(argv, env);
@@ -57,15 +98,36 @@ async function main(argv: string[]): Promise<void> {
     process.once('SIGTERM', stop);
     return;
   }
+  if (command === 'keys') {
+    const [verb] = rest.splice(0, 1);
+    const principal = takeFlag(rest, 'principal');
+    const roles = rolesOf(takeFlag(rest, 'roles'));
+    if (verb !== 'new' || !principal || rest.length > 0) {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        'usage: holdpoint keys new --principal NAME [--roles a,b]',
+      );
+    }
+    const { key, entry } = newApiKey(validate(idText, principal), roles);
+    process.stdout.write(
+      `API key for ${principal} (shown once; keep it secret):\n${key}\n\n` +
+        `Add this entry to the keys file ({ "keys": [ … ] }):\n${JSON.stringify(entry)}\n`,
+    );
+    return;
+  }
   if (command === 'chat') {
     const chosen = takeFlag(rest, 'app');
-    const userId = takeFlag(rest, 'user') ?? process.env.USER ?? 'cli';
+    const who = {
+      user: takeFlag(rest, 'user'),
+      roles: takeFlag(rest, 'roles'),
+      token: takeFlag(rest, 'token'),
+    };
     const flags = chosen && isModulePath(chosen) ? [...rest, '--app', chosen] : rest;
     const config = await configFrom(flags, {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
-    const { runtime } = await holdpointFromConfig(config);
+    const { runtime, identity } = await holdpointFromConfig(config);
     const app = chosen && !isModulePath(chosen) ? chosen : runtime.apps[0]?.name;
     try {
       if (!app || !runtime.appNames.includes(app)) {
@@ -74,14 +136,15 @@ async function main(argv: string[]): Promise<void> {
           `Unknown app ${app}. Known apps: ${runtime.appNames.join(', ')}.`,
         );
       }
-      await runChat({ runtime, app, userId, input: process.stdin, output: process.stdout });
+      const caller = await commandCaller(identity, who, []);
+      await runChat({ runtime, app, caller, input: process.stdin, output: process.stdout });
     } finally {
       await runtime.close();
     }
     return;
   }
   if (command === 'resume') {
-    const actor = takeFlag(rest, 'user') ?? process.env.USER ?? 'cli';
+    const who = { user: takeFlag(rest, 'user'), token: takeFlag(rest, 'token') };
     const invocationId = rest[0]?.startsWith('--') === false ? rest.shift() : undefined;
     if (!invocationId) {
       throw new HoldpointError('VALIDATION_FAILED', 'resume needs the invocation id of a run.');
@@ -90,10 +153,12 @@ async function main(argv: string[]): Promise<void> {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
-    const { runtime } = await holdpointFromConfig(config);
+    const { runtime, identity } = await holdpointFromConfig(config);
     let printed: string;
     try {
-      printed = describeOutcome(await runtime.recover({ invocationId, actor }));
+      // Whoever runs this command holds the store's credentials: an operator.
+      const caller = await commandCaller(identity, who, [ADMIN_ROLE]);
+      printed = describeOutcome(await runtime.recover({ invocationId }, caller));
     } finally {
       await runtime.close();
     }

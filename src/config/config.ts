@@ -38,10 +38,29 @@ const configSchema = z
     logLevel: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
+    /** How callers prove who they are: `dev` (a name, from this machine only), `api-keys`, `jwt`. */
+    auth: z.enum(['dev', 'api-keys', 'jwt']).default('dev'),
+    /** `api-keys`: a JSON file `{ "keys": [{ "hash", "principal", "roles" }] }`. */
+    apiKeysFile: z.string().min(1).optional(),
+    /** `api-keys`: the same JSON, inline (HOLDPOINT_API_KEYS). */
+    apiKeys: z.string().min(1).optional(),
+    jwtJwksUrl: z.string().url().optional(),
+    jwtIssuer: z.string().min(1).optional(),
+    jwtAudience: z.string().min(1).optional(),
+    jwtPrincipalClaim: z.string().min(1).default('sub'),
+    jwtRolesClaim: z.string().min(1).default('roles'),
   })
   .refine((c) => c.sessionTtlSeconds >= c.pauseTtlSeconds, {
     message: 'session TTL must be at least the pause TTL',
     path: ['sessionTtlSeconds'],
+  })
+  .refine((c) => c.auth !== 'api-keys' || c.apiKeysFile !== undefined || c.apiKeys !== undefined, {
+    message: 'api-keys needs --api-keys-file (or HOLDPOINT_API_KEYS)',
+    path: ['auth'],
+  })
+  .refine((c) => c.auth !== 'jwt' || (c.jwtJwksUrl && c.jwtIssuer && c.jwtAudience), {
+    message: 'jwt needs --jwt-jwks-url, --jwt-issuer and --jwt-audience',
+    path: ['auth'],
   });
 
 /** Every setting of a Holdpoint process, validated. */
@@ -68,6 +87,14 @@ export interface ServerConfig {
   approvalTimeoutSeconds?: number;
   approvalTimeoutPolicy?: 'deny' | 'park';
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  auth?: 'dev' | 'api-keys' | 'jwt';
+  apiKeysFile?: string;
+  apiKeys?: string;
+  jwtJwksUrl?: string;
+  jwtIssuer?: string;
+  jwtAudience?: string;
+  jwtPrincipalClaim?: string;
+  jwtRolesClaim?: string;
 }
 
 /** Types a `holdpoint.config.ts`; returns it unchanged. */
@@ -94,6 +121,14 @@ const flags = {
   'approval-timeout': { type: 'string', env: 'HOLDPOINT_APPROVAL_TIMEOUT_SECONDS' },
   'approval-timeout-policy': { type: 'string', env: 'HOLDPOINT_APPROVAL_TIMEOUT_POLICY' },
   'log-level': { type: 'string', env: 'LOG_LEVEL' },
+  auth: { type: 'string', env: 'HOLDPOINT_AUTH' },
+  'api-keys-file': { type: 'string', env: 'HOLDPOINT_API_KEYS_FILE' },
+  'api-keys': { type: 'string', env: 'HOLDPOINT_API_KEYS' },
+  'jwt-jwks-url': { type: 'string', env: 'HOLDPOINT_JWT_JWKS_URL' },
+  'jwt-issuer': { type: 'string', env: 'HOLDPOINT_JWT_ISSUER' },
+  'jwt-audience': { type: 'string', env: 'HOLDPOINT_JWT_AUDIENCE' },
+  'jwt-principal-claim': { type: 'string', env: 'HOLDPOINT_JWT_PRINCIPAL_CLAIM' },
+  'jwt-roles-claim': { type: 'string', env: 'HOLDPOINT_JWT_ROLES_CLAIM' },
 } as const;
 
 const camel = (flag: string) => flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());

@@ -3,6 +3,8 @@ export const errorStatus = {
   INVALID_JSON: 400,
   VALIDATION_FAILED: 400,
   UNKNOWN_APP: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
   PAYLOAD_TOO_LARGE: 413,
   NOT_FOUND: 404,
   SESSION_NOT_FOUND: 404,
@@ -32,6 +34,7 @@ export const errorStatus = {
   STORE_UNAVAILABLE: 503,
   STORE_FULL: 503,
   OUTCOME_UNKNOWN: 503,
+  AUTH_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

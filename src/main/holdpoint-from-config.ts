@@ -4,6 +4,8 @@ import { memoryStore, redisStore, type Store } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
+import type { Identity } from '../transports/auth/index.js';
+import { identityFromConfig } from './identity-from-config.js';
 import { loadApps } from './load-apps.js';
 
 /** A Holdpoint wired from a config: what the server and the CLI run. */
@@ -12,6 +14,7 @@ export interface ConfiguredHoldpoint {
   logger: Logger;
   holdpoint: Holdpoint;
   runtime: HoldpointRuntime;
+  identity: Identity;
 }
 
 /** The store the config names. */
@@ -48,7 +51,7 @@ export async function holdpointFromConfig(
 ): Promise<ConfiguredHoldpoint> {
   const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   const apps = await loadApps(config.apps);
-  const { holdpoint, runtime } = buildHoldpoint(
+  const { holdpoint, runtime, identity } = buildHoldpoint(
     {
       apps,
       store: createStore(config),
@@ -61,8 +64,9 @@ export async function holdpointFromConfig(
       sweepIntervalSeconds: false,
       logger,
       clock: wiring.clock,
+      identity: identityFromConfig(config),
     },
     wiring.webRoot,
   );
-  return { config, logger, holdpoint, runtime };
+  return { config, logger, holdpoint, runtime, identity };
 }

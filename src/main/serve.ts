@@ -14,6 +14,11 @@ import {
 /** Where `npm run build` puts the web UI: `web/dist`, beside `src/` and `dist/`. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
+/** Whether listening on `host` keeps the server to this machine. */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
 /** A running server; `close` stops it and releases the store. */
 export interface RunningServer {
   holdpoint: ConfiguredHoldpoint;
@@ -32,7 +37,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const webRoot = existsSync(WEB_ROOT) ? WEB_ROOT : undefined;
   const holdpoint = await holdpointFromConfig(config, { ...wiring, webRoot });
-  const { runtime, logger } = holdpoint;
+  const { runtime, logger, identity } = holdpoint;
   const app = holdpoint.holdpoint.routes;
   if (!webRoot) logger.warn('web UI not built (npm run build); serving the API only');
   const { server, port } = await new Promise<{ server: ServerType; port: number }>(
@@ -55,7 +60,12 @@ export async function startServer(
     await runtime.close();
     throw error;
   });
-  const sockets = attachChatSocket(server as Server, { runtime, logger, rejectOtherPaths: true });
+  const sockets = attachChatSocket(server as Server, {
+    runtime,
+    logger,
+    identity,
+    rejectOtherPaths: true,
+  });
   const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds, config.recover === 'auto');
   logger.info(
     {
@@ -65,9 +75,17 @@ export async function startServer(
       model: config.model,
       apps: runtime.appNames,
       recover: config.recover,
+      auth: identity.mode,
     },
-    `Holdpoint listening on http://${config.host}:${port}`,
+    `Holdpoint listening on http://${config.host}:${port} (sign-in: ${identity.mode})`,
   );
+  if (identity.mode === 'dev' && !isLoopbackHost(config.host)) {
+    logger.warn(
+      { host: config.host, auth: 'dev' },
+      `WARNING: development sign-in on ${config.host}: a caller gives any name it likes. ` +
+        'Only callers on this machine are accepted; for anyone else use --auth api-keys or --auth jwt.',
+    );
+  }
   return {
     holdpoint,
     server,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalPolicy } from '../agents/agent-app.js';
 import { isHoldpointError } from '../core/errors.js';
+import { type Principal, principalSchema, requireOwnerOrAdmin } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
 import { appName, idText, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
@@ -55,7 +56,7 @@ export interface Health {
   code?: string;
 }
 
-const newSession = z.strictObject({ app: appName.optional(), userId: idText });
+const newSession = z.strictObject({ app: appName.optional() });
 
 /**
  * The pause-resume state machine over ADK: starts runs, turns confirmation and
@@ -91,17 +92,20 @@ export class HoldpointRuntime {
       .sort((a, b) => Number(b.name === defaultApp) - Number(a.name === defaultApp));
   }
 
-  /** Starts a run for a user's message, on a new session unless `sessionId` is given. */
-  start(request: StartRequest, sink?: RunEventSink): Promise<RunOutcome> {
-    return startRun(this.ctx, request, sink);
+  /**
+   * Starts a run for `by`'s message, on a new session (`by` owns it) unless `sessionId`
+   * is given (its owner's or an admin's).
+   */
+  start(request: StartRequest, by: Principal, sink?: RunEventSink): Promise<RunOutcome> {
+    return startRun(this.ctx, request, validate(principalSchema, by), sink);
   }
 
   /**
-   * Records decisions on the session's pause. Once every approval is decided, the
-   * one caller that completed it resumes the run; everyone else gets 409.
+   * Records `by`'s decisions on the session's pause. Once every approval is decided,
+   * the one caller that completed it resumes the run; everyone else gets 409.
    */
-  resume(request: ResumeRequest, sink?: RunEventSink): Promise<RunOutcome> {
-    return resumeRun(this.ctx, request, sink);
+  resume(request: ResumeRequest, by: Principal, sink?: RunEventSink): Promise<RunOutcome> {
+    return resumeRun(this.ctx, request, validate(principalSchema, by), sink);
   }
 
   /**
@@ -110,21 +114,25 @@ export class HoldpointRuntime {
    */
   decideApproval(
     decision: DecisionInput,
-    decidedBy: string,
+    by: Principal,
     sink?: RunEventSink,
     requestId?: string,
   ): Promise<RunOutcome> {
-    return decideApproval(this.ctx, decision, decidedBy, sink, requestId);
+    return decideApproval(this.ctx, decision, validate(principalSchema, by), sink, requestId);
   }
 
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
-  cancel(sessionId: string, actor: string, reason?: string): Promise<Pause> {
-    return cancelRun(this.ctx, sessionId, actor, reason);
+  cancel(sessionId: string, by: Principal, reason?: string): Promise<Pause> {
+    return cancelRun(this.ctx, sessionId, validate(principalSchema, by), reason);
   }
 
-  /** Creates an empty session for `app`, e.g. so a waiter can watch it before the first run. */
-  async createSession(request: { app?: string; userId: string }): Promise<string> {
-    const { app, userId } = validate(newSession, request);
+  /**
+   * Creates an empty session for `app`, owned by `by`, e.g. so a waiter can watch it
+   * before the first run.
+   */
+  async createSession(request: { app?: string }, by: Principal): Promise<string> {
+    const { app } = validate(newSession, request);
+    const userId = validate(principalSchema, by).id;
     const name = this.ctx.requireApp(app ?? this.ctx.options.defaultApp).name;
     const sessionId = randomUUID();
     await this.ctx.store.createSession({
@@ -136,26 +144,29 @@ export class HoldpointRuntime {
     return sessionId;
   }
 
-  /** The session's meta, state, current run and pending approvals. */
-  async getSession(sessionId: string): Promise<SessionView> {
-    return (await sessionView(this.ctx, sessionId)).view;
+  /** The session's meta, state, current run and pending approvals: for its owner or an admin. */
+  async getSession(sessionId: string, by: Principal): Promise<SessionView> {
+    return (await sessionView(this.ctx, sessionId, validate(principalSchema, by))).view;
   }
 
   /** The session's conversation as turns of run events, for clients that reload. */
-  async history(sessionId: string): Promise<{ view: SessionView; turns: HistoryTurn[] }> {
-    const { view, session } = await sessionView(this.ctx, sessionId);
+  async history(
+    sessionId: string,
+    by: Principal,
+  ): Promise<{ view: SessionView; turns: HistoryTurn[] }> {
+    const { view, session } = await sessionView(this.ctx, sessionId, validate(principalSchema, by));
     const app = this.ctx.options.apps.get(view.meta.app);
     return { view, turns: sessionHistory(session.events, app?.hints ?? {}, view.pendingApprovals) };
   }
 
-  /** Pending approvals across sessions, for one owner or all, a page at a time. */
-  listPendingApprovals(query?: PendingQuery): Promise<PendingPage> {
-    return listPendingApprovals(this.ctx, query);
+  /** Pending approvals `by` may decide across sessions, a page at a time. */
+  listPendingApprovals(query: PendingQuery, by: Principal): Promise<PendingPage> {
+    return listPendingApprovals(this.ctx, query, validate(principalSchema, by));
   }
 
-  /** The audit log of a session, oldest first, a page at a time. */
-  audit(query: AuditQuery): Promise<AuditPage> {
-    return auditLog(this.ctx, query);
+  /** The audit log of a session, oldest first, a page at a time: for its owner or an admin. */
+  audit(query: AuditQuery, by: Principal): Promise<AuditPage> {
+    return auditLog(this.ctx, query, validate(principalSchema, by));
   }
 
   /** Expires every pause past its time (recording it in the audit log); returns how many. */
@@ -167,8 +178,8 @@ export class HoldpointRuntime {
    * Resumes a run whose process stopped while it worked (`interrupted`), by its
    * invocation id, from what was stored last.
    */
-  recover(request: RecoverRequest, sink?: RunEventSink): Promise<RunOutcome> {
-    return recoverRun(this.ctx, request, sink);
+  recover(request: RecoverRequest, by: Principal, sink?: RunEventSink): Promise<RunOutcome> {
+    return recoverRun(this.ctx, request, validate(principalSchema, by), sink);
   }
 
   /**
@@ -181,18 +192,18 @@ export class HoldpointRuntime {
   }
 
   /** Gives up an interrupted run: recorded cancelled, its session free again. */
-  cancelInterrupted(request: CancelRunRequest): Promise<RunRecord> {
-    return cancelInterrupted(this.ctx, request);
+  cancelInterrupted(request: CancelRunRequest, by: Principal): Promise<RunRecord> {
+    return cancelInterrupted(this.ctx, request, validate(principalSchema, by));
   }
 
   /** A run by its invocation id, `interrupted` when its process stopped. */
-  getRun(invocationId: string): Promise<RunView> {
-    return getRun(this.ctx, invocationId);
+  getRun(invocationId: string, by: Principal): Promise<RunView> {
+    return getRun(this.ctx, invocationId, validate(principalSchema, by));
   }
 
-  /** Interrupted runs, a page at a time. */
-  listRuns(query: RunsQuery): Promise<RunsPage> {
-    return listRuns(this.ctx, query);
+  /** Interrupted runs, a page at a time: for admins. */
+  listRuns(query: RunsQuery, by: Principal): Promise<RunsPage> {
+    return listRuns(this.ctx, query, validate(principalSchema, by));
   }
 
   /** Resumes interrupted runs now (as `recover: 'auto'` does each beat); returns how many. */
@@ -210,8 +221,17 @@ export class HoldpointRuntime {
     return () => sweeper.stop();
   }
 
-  /** Receives what happens to a session's runs from now on, whichever instance runs them. */
-  watch(sessionId: string, handler: (event: RunEvent) => void): Promise<Unsubscribe> {
+  /**
+   * Receives what happens to a session's runs from now on, whichever instance runs
+   * them: for its owner or an admin.
+   */
+  async watch(
+    sessionId: string,
+    by: Principal,
+    handler: (event: RunEvent) => void,
+  ): Promise<Unsubscribe> {
+    const { meta } = await this.ctx.requireSnapshot(sessionId);
+    requireOwnerOrAdmin(validate(principalSchema, by), meta.userId, 'watch this session');
     return this.ctx.store.relay.subscribe(sessionId, (message) => handler(message as RunEvent));
   }
 

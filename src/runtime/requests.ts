@@ -5,7 +5,6 @@ import { appName, boundedJson, idText, messageText, reasonText } from '../core/v
 /** A user's message that starts a run, on a new session unless `sessionId` is given. */
 export const startRequest = z.strictObject({
   query: messageText,
-  userId: idText,
   app: appName.optional(),
   sessionId: idText.optional(),
   /** Names the request across its retries (see idempotentRequest): the run's ids follow from it. */
@@ -26,7 +25,6 @@ export type DecisionInput = z.input<typeof decisionInput>;
 export const resumeRequest = z
   .strictObject({
     sessionId: idText,
-    decidedBy: idText,
     /** Decides every undecided approval of the pause the same way. */
     approved: z.boolean().optional(),
     reason: reasonText.optional(),
@@ -39,17 +37,15 @@ export const resumeRequest = z
   });
 export type ResumeRequest = z.input<typeof resumeRequest>;
 
-/** An interrupted run to resume, by its invocation id, and who asks. */
+/** An interrupted run to resume, by its invocation id. */
 export const recoverRequest = z.strictObject({
   invocationId: idText,
-  actor: idText,
 });
 export type RecoverRequest = z.input<typeof recoverRequest>;
 
-/** An interrupted run to give up, by its invocation id, who gives it up and why. */
+/** An interrupted run to give up, by its invocation id, and why. */
 export const cancelRunRequest = z.strictObject({
   invocationId: idText,
-  actor: idText,
   reason: reasonText.optional(),
 });
 export type CancelRunRequest = z.input<typeof cancelRunRequest>;

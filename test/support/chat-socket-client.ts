@@ -1,12 +1,20 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
 import WebSocket from 'ws';
+import { TESTER } from './json-client.js';
 
 /** A raw chat-socket client: speaks the AI SDK transport frames and Holdpoint's decision frame. */
 export class ChatSocketClient {
   private constructor(readonly socket: WebSocket) {}
 
-  static async connect(url: string): Promise<ChatSocketClient> {
-    const socket = new WebSocket(url);
+  /**
+   * Opens a socket with these handshake headers: by default signed in (the server's
+   * `dev` mode) as a `tester` with the `admin` role.
+   */
+  static async connect(
+    url: string,
+    headers: Record<string, string> = TESTER,
+  ): Promise<ChatSocketClient> {
+    const socket = new WebSocket(url, { headers });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);

@@ -4,6 +4,7 @@
 import { pino } from 'pino';
 import { HoldpointRuntime } from '../../src/runtime/holdpoint-runtime.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { ann } from '../support/principals.js';
 import { HeldCalls, heldToolApp } from './held-tool-app.js';
 
 const [url = '', keyPrefix = '', leaseSeconds = '30'] = process.argv.slice(2);
@@ -19,6 +20,6 @@ const runtime = new HoldpointRuntime({
   runLeaseSeconds: Number(leaseSeconds),
   logger: pino({ level: 'silent' }),
 });
-void runtime.start({ query: 'work', userId: 'ann' });
+void runtime.start({ query: 'work' }, ann);
 const call = await calls.next();
 process.stdout.write(`${JSON.stringify({ sessionId: call.sessionId })}\n`);

@@ -5,9 +5,41 @@ export interface JsonResponse {
   body: any;
 }
 
-/** Minimal JSON-over-HTTP client for tests against a real server. */
+/** Who a test client says it is (the server's `dev` sign-in). */
+export interface TestIdentity {
+  /** Default: the `user_id` the request names, else `tester`. */
+  user?: string;
+  roles?: string[];
+}
+
+/** The headers that sign a request in (the server's `dev` mode) as `user` with `roles`. */
+export function signedInAs(user: string, roles: string[] = []): Record<string, string> {
+  return {
+    'x-holdpoint-user': user,
+    ...(roles.length > 0 ? { 'x-holdpoint-roles': roles.join(',') } : {}),
+  };
+}
+
+/** Who tests that are about something else act as: an admin, so they may read anything. */
+export const TESTER = signedInAs('tester', ['admin']);
+
+/**
+ * Minimal JSON-over-HTTP client for tests against a real server in `dev` sign-in mode.
+ * It signs each request in as `identity.user`, or else as the `user_id` the request's
+ * body or query names (so a test reads as the person acting), with `identity.roles`
+ * (by default `admin`, so tests about other things may read any session).
+ */
 export class JsonClient {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly identity: TestIdentity = { roles: ['admin'] },
+  ) {}
+
+  /** The sign-in headers for a request that names `claimed` (if anyone). */
+  headersFor(claimed: unknown): Record<string, string> {
+    const user = this.identity.user ?? (typeof claimed === 'string' ? claimed : 'tester');
+    return signedInAs(user, this.identity.roles);
+  }
 
   /** POSTs a body (a string is sent as is, so tests can send broken JSON). */
   async post(
@@ -15,16 +47,20 @@ export class JsonClient {
     body: unknown,
     headers: Record<string, string> = {},
   ): Promise<JsonResponse> {
+    const claimed = (body as { user_id?: unknown } | null)?.user_id;
     const response = await fetch(`${this.baseUrl}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...this.headersFor(claimed), ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: response.status, body: await response.json() };
   }
 
-  async get(path: string): Promise<JsonResponse> {
-    const response = await fetch(`${this.baseUrl}${path}`);
+  async get(path: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
+    const claimed = new URL(path, this.baseUrl).searchParams.get('user_id') ?? undefined;
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      headers: { ...this.headersFor(claimed), ...headers },
+    });
     return { status: response.status, body: await response.json() };
   }
 }

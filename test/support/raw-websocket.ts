@@ -49,12 +49,14 @@ export function textFrame(text: string): Buffer {
 
 /**
  * Test support: a TCP connection that has completed the WebSocket handshake on
- * `path`, so the test can write any bytes as frames. `closed` resolves when the
+ * `path`, signed in as `user` (the server's `dev` mode), so the test can write any
+ * bytes as frames. `closed` resolves when the
  * server ends the connection.
  */
 export async function rawWebSocket(
   port: number,
   path: string,
+  user = 'tester',
 ): Promise<{ socket: Socket; closed: Promise<void> }> {
   const socket = connect(port, '127.0.0.1');
   await once(socket, 'connect');
@@ -64,6 +66,7 @@ export async function rawWebSocket(
   socket.on('error', () => {});
   socket.write(
     `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `X-Holdpoint-User: ${user}\r\n` +
       `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
   );
   const [head] = (await once(socket, 'data')) as [Buffer];

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { safeValidateTypes } from '@ai-sdk/provider-utils';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { expect } from 'vitest';
+import { signedInAs, TESTER } from './json-client.js';
 
 /** The SSE response of one chat turn, as raw `data:` payloads. */
 export interface SseTurn {
@@ -24,11 +25,15 @@ export function parseSse(text: string): { chunks: UIMessageChunk[]; done: boolea
   return { chunks: data.filter((d) => d !== '[DONE]').map((d) => JSON.parse(d)), done };
 }
 
-/** POSTs a chat body and reads the whole SSE answer. */
+/** POSTs a chat body, signed in as the `userId` it names (else as TESTER), and reads the whole SSE answer. */
 export async function postChat(url: string, body: unknown): Promise<SseTurn> {
+  const userId = (body as { userId?: unknown } | null)?.userId;
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      ...(typeof userId === 'string' ? signedInAs(userId, ['admin']) : TESTER),
+    },
     body: JSON.stringify(body),
   });
   const { chunks, done } = parseSse(await response.text());

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 // by these limits, not timed by them.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
+import { signedInAs, TESTER } from '../support/json-client.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { countOf, focusOf, hidden, textOf, visible } from './wait.js';
 import { startWebUi, type WebUi } from './web-ui.js';
@@ -48,7 +49,7 @@ const dialogOf = (target: Page) => target.getByRole('dialog');
 
 describe('web UI', () => {
   it('lists exactly the apps the server serves, starting with its default app', async () => {
-    const served = (await (await fetch(`${ui.baseUrl}/api/apps`)).json()) as {
+    const served = (await (await fetch(`${ui.baseUrl}/api/apps`, { headers: TESTER })).json()) as {
       apps: { name: string; label: string; examples: string[] }[];
       default_app: string;
     };
@@ -220,7 +221,7 @@ describe('web UI', () => {
     for (let i = 0; i < 52; i++) {
       const started = await fetch(`${ui.baseUrl}/api/agent/start`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...signedInAs(user) },
         body: JSON.stringify({ query: `Send $${i + 1} to Ana`, user_id: user, app: 'payments' }),
       });
       expect(started.status).toBe(200);

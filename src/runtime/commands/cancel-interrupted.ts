@@ -1,3 +1,4 @@
+import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import { type CancelRunRequest, cancelRunRequest } from '../requests.js';
@@ -8,14 +9,19 @@ import type { RuntimeContext } from '../runtime-context.js';
  * Gives up an interrupted run by its invocation id, for one that should not go on
  * (its app changed, its work is no longer wanted): the run is recorded cancelled and
  * its session takes new messages. A call it left open is answered when the next run
- * starts, with what the effect ledger knows of it.
+ * starts, with what the effect ledger knows of it. Only the session's owner or an
+ * admin gives it up.
  */
 export async function cancelInterrupted(
   ctx: RuntimeContext,
   request: CancelRunRequest,
+  by: Principal,
 ): Promise<RunRecord> {
-  const { invocationId, actor, reason } = validate(cancelRunRequest, request);
+  const { invocationId, reason } = validate(cancelRunRequest, request);
+  const actor = by.id;
   const sessionId = await ctx.requireRunSession(invocationId);
+  const { meta } = await ctx.requireSnapshot(sessionId);
+  requireOwnerOrAdmin(by, meta.userId, 'cancel this run');
   const run = await ctx.store.cancelInterrupted(
     sessionId,
     invocationId,

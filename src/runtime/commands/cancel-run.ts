@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { Pause } from '../../core/types.js';
 import { idText, reasonText, validate } from '../../core/validate.js';
 import type { RunEvent } from '../run-event.js';
@@ -6,18 +7,23 @@ import type { RuntimeContext } from '../runtime-context.js';
 
 const cancelRequest = z.strictObject({
   sessionId: idText,
-  actor: idText,
   reason: reasonText.optional(),
 });
 
-/** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
+/**
+ * Cancels a paused run: nothing pending runs, the run is recorded cancelled. Only the
+ * session's owner or an admin cancels it.
+ */
 export async function cancelRun(
   ctx: RuntimeContext,
   sessionId: string,
-  actor: string,
+  by: Principal,
   reason?: string,
 ): Promise<Pause> {
-  validate(cancelRequest, { sessionId, actor, reason });
+  validate(cancelRequest, { sessionId, reason });
+  const actor = by.id;
+  const { meta } = await ctx.requireSnapshot(sessionId);
+  requireOwnerOrAdmin(by, meta.userId, 'cancel this run');
   const pause = await ctx.store.cancel(sessionId, actor, reason, ctx.clock.now());
   ctx.log(sessionId, pause.invocationId).info({ reason }, 'run cancelled');
   ctx.store.relay.publish(sessionId, {

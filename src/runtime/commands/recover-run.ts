@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { approvalAudit } from '../../core/audit.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
+import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
@@ -62,16 +63,20 @@ async function approvedCallsLeft(
  * last — its last checkpoint (a workflow step), else the user's message or the
  * decisions of the pause it was resuming. Tool
  * calls answered from the effect ledger are not run again; an approved call that may
- * have run and left no trace becomes a new question to a person instead.
+ * have run and left no trace becomes a new question to a person instead. Only the
+ * session's owner or an admin resumes it.
  */
 export async function recoverRun(
   ctx: RuntimeContext,
   request: RecoverRequest,
+  by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { invocationId, actor } = validate(recoverRequest, request);
+  const { invocationId } = validate(recoverRequest, request);
+  const actor = by.id;
   const sessionId = await ctx.requireRunSession(invocationId);
   const before = await ctx.requireSnapshot(sessionId);
+  requireOwnerOrAdmin(by, before.meta.userId, 'resume this run');
   // Refused before anything is recorded: a run this instance cannot drive is not taken.
   const app = ctx.requireApp(before.meta.app);
   ctx.requireUnchangedApp(app, before.run);

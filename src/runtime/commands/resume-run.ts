@@ -1,4 +1,5 @@
 import { HoldpointError, withRun } from '../../core/errors.js';
+import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import { validate } from '../../core/validate.js';
 import type { DecisionBatch } from '../../store/store.js';
 import { runState } from '../queries/run-state.js';
@@ -23,14 +24,14 @@ import { runSegment } from '../segment/run-segment.js';
 export async function resumeRun(
   ctx: RuntimeContext,
   request: ResumeRequest,
+  by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { sessionId, decidedBy, approved, reason, decisions, requestId } = validate(
-    resumeRequest,
-    request,
-  );
+  const { sessionId, approved, reason, decisions, requestId } = validate(resumeRequest, request);
+  const decidedBy = by.id;
   // Refused before anything is recorded: a run this instance cannot drive is not claimed.
   const snapshot = await ctx.requireSnapshot(sessionId);
+  requireOwnerOrAdmin(by, snapshot.meta.userId, 'decide on this session');
   const app = ctx.requireApp(snapshot.meta.app);
   if (snapshot.pause?.status === 'pending') ctx.requireUnchangedApp(app, snapshot.run);
   const now = ctx.clock.now();
@@ -77,7 +78,7 @@ export async function resumeRun(
 export async function decideApproval(
   ctx: RuntimeContext,
   decision: DecisionInput,
-  decidedBy: string,
+  by: Principal,
   sink?: RunEventSink,
   requestId?: string,
 ): Promise<RunOutcome> {
@@ -88,5 +89,5 @@ export async function decideApproval(
       approval_id: approvalId,
     });
   }
-  return resumeRun(ctx, { sessionId, decidedBy, decisions: [decision], requestId }, sink);
+  return resumeRun(ctx, { sessionId, decisions: [decision], requestId }, by, sink);
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { HoldpointError, withRun } from '../../core/errors.js';
+import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import { runState } from '../queries/run-state.js';
@@ -19,19 +20,23 @@ function idFrom(seed: string): string {
 /**
  * Starts a run for a user's message: on a new session (created already held by the
  * run), or on `sessionId` once the run takes it (refused while it is paused or
- * another run holds it). With a `requestId` the new session's and the run's ids
+ * another run holds it); only the session's owner or an admin posts to it. With a `requestId` the new session's and the run's ids
  * follow from it, so the same request made again (its first reply was lost) finds
  * the run it started and is answered with that run's state instead of starting another.
  */
 export async function startRun(
   ctx: RuntimeContext,
   request: StartRequest,
+  by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { query, userId, app: appName, sessionId, requestId } = validate(startRequest, request);
+  const { query, app: appName, sessionId, requestId } = validate(startRequest, request);
+  const userId = by.id;
   const invocationId = `inv-${requestId ? idFrom(`run\n${requestId}`) : randomUUID()}`;
   const targetId = sessionId ?? (requestId ? idFrom(`session\n${requestId}`) : randomUUID());
-  if (requestId && (await ctx.store.getRun(targetId, invocationId))) {
+  const started = requestId ? await ctx.store.getRun(targetId, invocationId) : undefined;
+  if (started) {
+    requireOwnerOrAdmin(by, started.userId, 'read this run');
     return runState(ctx, targetId, invocationId);
   }
   const now = ctx.clock.now();
@@ -65,6 +70,7 @@ export async function startRun(
       );
     } else {
       const { meta } = await ctx.requireSnapshot(sessionId);
+      requireOwnerOrAdmin(by, meta.userId, 'post to this session');
       if (appName !== undefined && appName !== meta.app) {
         throw new HoldpointError(
           'APP_MISMATCH',

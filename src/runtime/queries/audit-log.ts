@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { AuditEntry } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
@@ -22,10 +23,18 @@ export interface AuditPage {
   nextCursor?: string;
 }
 
-/** The audit log of a session, a page at a time (a pause past its time is expired first). */
-export async function auditLog(ctx: RuntimeContext, query: AuditQuery): Promise<AuditPage> {
+/**
+ * The audit log of a session, a page at a time (a pause past its time is expired
+ * first); only for the session's owner or an admin.
+ */
+export async function auditLog(
+  ctx: RuntimeContext,
+  query: AuditQuery,
+  by: Principal,
+): Promise<AuditPage> {
   const { sessionId, limit, cursor } = validate(auditQuery, query);
-  await currentSnapshot(ctx, sessionId);
+  const { meta } = await currentSnapshot(ctx, sessionId);
+  requireOwnerOrAdmin(by, meta.userId, 'read the audit log of this session');
   const offset = cursor === undefined ? 0 : auditOffset(decodeCursor(cursor), sessionId);
   // One more than asked tells whether another page follows.
   const entries = await ctx.store.listAudit(sessionId, offset, limit + 1);

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { HoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import { ADMIN_ROLE, hasRole, type Principal } from '../../core/principal.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
@@ -33,15 +35,23 @@ export interface PendingPage {
 }
 
 /**
- * Pending approvals across sessions — of one owner, or of everyone — read from the
- * index of paused sessions a page at a time: the cost is the page, not the number
- * of paused runs.
+ * Pending approvals the caller may decide across sessions — its own sessions', or, for
+ * an admin, one owner's or everyone's — read from the index of paused sessions a page
+ * at a time: the cost is the page, not the number of paused runs.
  */
 export async function listPendingApprovals(
   ctx: RuntimeContext,
-  query: PendingQuery = {},
+  query: PendingQuery,
+  by: Principal,
 ): Promise<PendingPage> {
-  const { userId, limit, cursor } = validate(pendingQuery, query);
+  const { limit, cursor, ...asked } = validate(pendingQuery, query);
+  const admin = hasRole(by, ADMIN_ROLE);
+  if (!admin && asked.userId !== undefined && asked.userId !== by.id) {
+    throw new HoldpointError('FORBIDDEN', "Only an admin lists another user's approvals.", {
+      principal: by.id,
+    });
+  }
+  const userId = admin ? asked.userId : by.id;
   const page = await ctx.store.listPaused(
     { userId, limit, after: cursor === undefined ? undefined : decodeCursor(cursor) },
     ctx.clock.now(),

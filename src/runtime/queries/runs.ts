@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { runNotFound } from '../../core/errors.js';
+import { HoldpointError, runNotFound } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import { ADMIN_ROLE, hasRole, type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
@@ -25,14 +26,22 @@ export function runView(run: RunRecord, snapshot: SessionSnapshot, now: number):
   return { ...run, status, leaseUntil: meta.lease?.until };
 }
 
-/** A run by its invocation id; RUN_NOT_FOUND when no stored session holds it. */
-export async function getRun(ctx: RuntimeContext, invocationId: string): Promise<RunView> {
+/**
+ * A run by its invocation id, for its session's owner or an admin; RUN_NOT_FOUND when
+ * no stored session holds it.
+ */
+export async function getRun(
+  ctx: RuntimeContext,
+  invocationId: string,
+  by: Principal,
+): Promise<RunView> {
   validate(idText, invocationId);
   const sessionId = await ctx.requireRunSession(invocationId);
   const [snapshot, run] = await Promise.all([
     ctx.requireSnapshot(sessionId),
     ctx.store.getRun(sessionId, invocationId),
   ]);
+  requireOwnerOrAdmin(by, snapshot.meta.userId, 'read this run');
   if (!run) throw runNotFound(invocationId);
   return runView(run, snapshot, ctx.clock.now());
 }
@@ -53,10 +62,20 @@ export interface RunsPage {
 
 /**
  * Interrupted runs, longest interrupted first, read from the index of running
- * sessions: the cost is the page, not the number of sessions.
+ * sessions: the cost is the page, not the number of sessions. Everyone's runs: for
+ * admins only.
  */
-export async function listRuns(ctx: RuntimeContext, query: RunsQuery): Promise<RunsPage> {
+export async function listRuns(
+  ctx: RuntimeContext,
+  query: RunsQuery,
+  by: Principal,
+): Promise<RunsPage> {
   const { limit, cursor } = validate(runsQuery, query);
+  if (!hasRole(by, ADMIN_ROLE)) {
+    throw new HoldpointError('FORBIDDEN', 'Listing interrupted runs needs the admin role.', {
+      principal: by.id,
+    });
+  }
   const now = ctx.clock.now();
   const page = await ctx.store.listInterrupted(
     { limit, after: cursor === undefined ? undefined : decodeCursor(cursor) },

@@ -1,5 +1,6 @@
 import type { Session } from '@google/adk';
 import { sessionNotFound } from '../../core/errors.js';
+import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
@@ -32,11 +33,16 @@ export async function currentSnapshot(
   return ctx.requireSnapshot(sessionId);
 }
 
-/** The session's meta, state, current run and pending approvals, with its ADK session. */
+/**
+ * The session's meta, state, current run and pending approvals, with its ADK session;
+ * only for its owner or an admin.
+ */
 export async function sessionView(
   ctx: RuntimeContext,
   sessionId: string,
+  by: Principal,
 ): Promise<{ view: SessionView; session: Session }> {
+  requireOwnerOrAdmin(by, (await ctx.requireSnapshot(sessionId)).meta.userId, 'read this session');
   const snapshot = await currentSnapshot(ctx, sessionId);
   const { meta, run, pause } = snapshot;
   const session = await ctx.store.loadSession(sessionId, meta.app, meta.userId);

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../core/principal.js';
 import { recoverRun } from '../commands/recover-run.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
@@ -32,7 +33,7 @@ export async function recoverInterrupted(
     const { invocationId } = run;
     recovering.add(invocationId);
     started += 1;
-    recoverRun(ctx, { invocationId, actor: 'system' })
+    recoverRun(ctx, { invocationId }, SYSTEM)
       .catch((error: unknown) => {
         // One that cannot go on (its app changed, an effect still claimed) waits its
         // turn instead of holding up the others every beat.

@@ -6,9 +6,10 @@ import type { Logger } from 'pino';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
 import { boundedJson, idText, reasonText, validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
-import { resolveCaller } from '../http/caller.js';
+import { type Identity, requireIdentity } from '../auth/index.js';
 import { presentError, presentOutcome } from '../http/present.js';
 import { type ChatIntent, chatIntent } from './chat-intent.js';
 import { type ChatRequestBody, chatRequestBody } from './chat-request.js';
@@ -33,6 +34,8 @@ const decisionFrame = z.strictObject({
 export interface ChatSocketOptions {
   runtime: HoldpointRuntime;
   logger: Logger;
+  /** How callers prove who they are, at the handshake (cookie, query token or subprotocol). */
+  identity: Identity;
   /** Where the socket listens. Default `/api/chat/ws`. */
   path?: string;
   /**
@@ -54,7 +57,8 @@ class ChatConnection {
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly request: IncomingMessage,
+    /** Who opened the socket, proved at the handshake: every frame acts as them. */
+    private readonly caller: Principal,
     private readonly options: ChatSocketOptions,
   ) {
     socket.on('message', (data) => {
@@ -140,10 +144,17 @@ class ChatConnection {
         this.send({ type: 'end', requestId });
       },
     });
-    this.streams.set(requestId, stream);
     const messageId = intent.kind === 'answers' ? intent.messageId : `msg-${randomUUID()}`;
-    const userId = resolveCaller(this.request, body.userId);
-    void stream.start(body, intent, userId, messageId);
+    if (body.userId !== undefined && body.userId !== this.caller.id) {
+      this.send({
+        type: 'error',
+        requestId,
+        errorText: `FORBIDDEN: ${notAs(this.caller, body.userId)}`,
+      });
+      return;
+    }
+    this.streams.set(requestId, stream);
+    void stream.start(body, intent, this.caller, messageId);
   }
 
   private async onDecision(value: unknown): Promise<void> {
@@ -163,9 +174,12 @@ class ChatConnection {
     }
     const { approvalId, approved, reason, payload, userId } = frame;
     try {
+      if (userId !== undefined && userId !== this.caller.id) {
+        throw new HoldpointError('FORBIDDEN', notAs(this.caller, userId));
+      }
       const outcome = await this.options.runtime.decideApproval(
         { approvalId, approved, reason, payload },
-        resolveCaller(this.request, userId),
+        this.caller,
       );
       this.send({ type: 'decision-result', approvalId, ...presentOutcome(outcome) });
     } catch (error) {
@@ -178,6 +192,26 @@ class ChatConnection {
       this.send({ type: 'decision-error', approvalId, ...presentError(failure) });
     }
   }
+}
+
+/** Why a frame naming another user is refused. */
+function notAs(caller: Principal, userId: string): string {
+  return `This socket is signed in as ${caller.id}; it cannot act as ${userId}.`;
+}
+
+/** The upgrade request as a web Request, for the identity to read. */
+function asRequest(incoming: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return new Request(
+    new URL(incoming.url ?? '/', `http://${incoming.headers.host ?? 'localhost'}`),
+    {
+      headers,
+    },
+  );
 }
 
 /** The chat socket paths attached to each server, so one path is served once. */
@@ -211,17 +245,36 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
       socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
       return;
     }
-    try {
-      sockets.handleUpgrade(
-        request,
-        socket,
-        head,
-        (ws) => new ChatConnection(ws, request, options),
-      );
-    } catch (error) {
-      // Another upgrade handler (say, a WebSocketServer with no path) took this socket first.
-      options.logger.warn({ err: error, path }, 'chat socket upgrade taken by another handler');
-    }
+    // Who opens the socket is proved before it is upgraded: a refusal is a plain HTTP answer.
+    requireIdentity(options.identity, {
+      request: asRequest(request),
+      remoteAddress: request.socket.remoteAddress,
+    }).then(
+      (caller) => {
+        try {
+          sockets.handleUpgrade(
+            request,
+            socket,
+            head,
+            (ws) => new ChatConnection(ws, caller, options),
+          );
+        } catch (error) {
+          // Another upgrade handler (say, a WebSocketServer with no path) took this socket first.
+          options.logger.warn({ err: error, path }, 'chat socket upgrade taken by another handler');
+        }
+      },
+      (error: unknown) => {
+        const failure = isHoldpointError(error)
+          ? error
+          : new HoldpointError('INTERNAL', 'Internal error.');
+        const body = JSON.stringify({ error: presentError(failure) });
+        socket.end(
+          `HTTP/1.1 ${failure.status} ${failure.status === 401 ? 'Unauthorized' : 'Error'}\r\n` +
+            `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+            `connection: close\r\n\r\n${body}`,
+        );
+      },
+    );
   };
   server.on('upgrade', onUpgrade);
   return {

@@ -9,7 +9,7 @@ import { chatStream } from './chat-stream.js';
 /** A runtime whose run reports that it failed with `code`, then throws that error. */
 function failingRuntime(code: 'LEASE_LOST' | 'STORE_UNAVAILABLE' | 'RUN_FAILED'): HoldpointRuntime {
   return {
-    start: async (_request: unknown, sink?: RunEventSink) => {
+    start: async (_request: unknown, _by: unknown, sink?: RunEventSink) => {
       sink?.({
         type: 'run-started',
         sessionId: 's1',
@@ -48,7 +48,7 @@ describe('chatStream', () => {
           runtime: failingRuntime(code),
           body,
           intent: { kind: 'message', text: 'hi' },
-          userId: 'u',
+          caller: { id: 'u', roles: [] },
           mode: 'two-turn',
         }),
       );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunEventSink } from '../../runtime/run-event.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
@@ -15,7 +16,8 @@ export interface ChatTurn {
   runtime: HoldpointRuntime;
   body: ChatRequestBody;
   intent: ChatIntent;
-  userId: string;
+  /** Who sends the turn, as its identity proved. */
+  caller: Principal;
   mode: ApprovalMode;
 }
 
@@ -26,16 +28,17 @@ export function errorText(error: unknown): string {
 
 /** Starts the run a user message asks for, or resumes the one the answers decide. */
 export async function runChatTurn(
-  { runtime, body, intent, userId }: Omit<ChatTurn, 'mode'>,
+  { runtime, body, intent, caller }: Omit<ChatTurn, 'mode'>,
   emit?: RunEventSink,
 ): Promise<RunOutcome> {
   if (intent.kind === 'message') {
     return runtime.start(
-      { query: intent.text, userId, app: body.app, sessionId: intent.sessionId },
+      { query: intent.text, app: body.app, sessionId: intent.sessionId },
+      caller,
       emit,
     );
   }
-  const view = await runtime.getSession(intent.sessionId);
+  const view = await runtime.getSession(intent.sessionId, caller);
   const last = body.messages.at(-1);
   const { fresh, stale } = last ? answersIn(last, view.pendingApprovals) : { fresh: [], stale: [] };
   const decisions = fresh.length > 0 ? fresh : stale;
@@ -46,7 +49,7 @@ export async function runChatTurn(
     );
   }
   // Stale answers go to the store too: it says precisely why they cannot count.
-  return runtime.resume({ sessionId: intent.sessionId, decidedBy: userId, decisions }, emit);
+  return runtime.resume({ sessionId: intent.sessionId, decisions }, caller, emit);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { FinishReason, UIMessageChunk } from 'ai';
 import type { Logger } from 'pino';
 import { isHoldpointError } from '../../core/errors.js';
+import { type Principal, SYSTEM } from '../../core/principal.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunEvent } from '../../runtime/run-event.js';
 import type { Unsubscribe } from '../../store/run-relay.js';
@@ -35,6 +36,8 @@ export class ContinuousStream {
   private timer?: NodeJS.Timeout;
   private closed = false;
   private app?: string;
+  /** Who the stream is for: what it reads, it reads as them. */
+  private caller?: Principal;
 
   constructor(private readonly options: ContinuousStreamOptions) {}
 
@@ -42,19 +45,20 @@ export class ContinuousStream {
   async start(
     body: ChatRequestBody,
     intent: ChatIntent,
-    userId: string,
+    caller: Principal,
     messageId: string,
   ): Promise<void> {
     const { runtime } = this.options;
+    this.caller = caller;
     this.options.write({ type: 'start', messageId });
     try {
       const sessionId =
-        intent.sessionId ?? (await runtime.createSession({ app: body.app, userId }));
+        intent.sessionId ?? (await runtime.createSession({ app: body.app }, caller));
       // Watch before the run starts, so not one of its events is missed.
-      this.unsubscribe = await runtime.watch(sessionId, (event) => this.onEvent(event));
+      this.unsubscribe = await runtime.watch(sessionId, caller, (event) => this.onEvent(event));
       if (this.closed) return this.cleanup();
       const turn = intent.kind === 'message' ? { ...intent, sessionId } : intent;
-      await runChatTurn({ runtime, body, intent: turn, userId });
+      await runChatTurn({ runtime, body, intent: turn, caller });
     } catch (error) {
       // A run that failed reports itself through the relay too: whichever comes first
       // ends the stream, once. An agent's failure is left to the relay, with its status.
@@ -103,8 +107,8 @@ export class ContinuousStream {
   private async onTimeout(): Promise<void> {
     const { runtime } = this.options;
     const sessionId = this.mapper.lastMetadata?.sessionId;
-    if (this.closed || !sessionId || !this.app) return;
-    const view = await runtime.getSession(sessionId);
+    if (this.closed || !sessionId || !this.app || !this.caller) return;
+    const view = await runtime.getSession(sessionId, this.caller);
     const now = Date.now();
     const due = view.pendingApprovals.filter(
       (a) =>
@@ -117,15 +121,17 @@ export class ContinuousStream {
     if (deny.length > 0) {
       try {
         // Events of the resulting segment arrive through the relay like any other.
-        await runtime.resume({
-          sessionId,
-          decidedBy: 'system',
-          decisions: deny.map((a) => ({
-            approvalId: a.approvalId,
-            approved: false,
-            reason: 'timed out',
-          })),
-        });
+        await runtime.resume(
+          {
+            sessionId,
+            decisions: deny.map((a) => ({
+              approvalId: a.approvalId,
+              approved: false,
+              reason: 'timed out',
+            })),
+          },
+          SYSTEM,
+        );
       } catch (error) {
         // Someone decided in the meantime: their decision stands.
         if (!isHoldpointError(error)) throw error;

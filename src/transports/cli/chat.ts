@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { isHoldpointError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { DecisionInput } from '../../runtime/requests.js';
@@ -9,7 +10,8 @@ import type { RunOutcome } from '../../runtime/run-outcome.js';
 export interface ChatOptions {
   runtime: HoldpointRuntime;
   app: string;
-  userId: string;
+  /** Who chats: the sessions are theirs, the decisions too. */
+  caller: Principal;
   input: Readable;
   output: Writable;
 }
@@ -114,7 +116,7 @@ function printResult(out: Writable, outcome: RunOutcome & { status: 'completed' 
  * A terminal chat on the runtime: prints the session id, shows each approval and
  * asks for the decision inline, then prints the result. Ends on EOF or "/exit".
  */
-export async function runChat({ runtime, app, userId, input, output }: ChatOptions): Promise<void> {
+export async function runChat({ runtime, app, caller, input, output }: ChatOptions): Promise<void> {
   const { prompt, close } = linePrompt(input, output);
   let sessionId: string | undefined;
   output.write(`Holdpoint chat — app ${app}. Type a message, or /exit.\n`);
@@ -126,7 +128,7 @@ export async function runChat({ runtime, app, userId, input, output }: ChatOptio
       if (line === undefined || line === '/exit') return;
       if (!line) continue;
       try {
-        let outcome = await runtime.start({ query: line, userId, app, sessionId });
+        let outcome = await runtime.start({ query: line, app, sessionId }, caller);
         if (!sessionId) output.write(`session ${outcome.sessionId}\n`);
         sessionId = outcome.sessionId;
         while (outcome.status === 'pending_approval') {
@@ -139,7 +141,7 @@ export async function runChat({ runtime, app, userId, input, output }: ChatOptio
             }
             decisions.push(decision);
           }
-          outcome = await runtime.resume({ sessionId, decidedBy: userId, decisions });
+          outcome = await runtime.resume({ sessionId, decisions }, caller);
         }
         printResult(output, outcome);
       } catch (error) {

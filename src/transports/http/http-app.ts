@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createUIMessageStreamResponse } from 'ai';
 import { type Context, Hono } from 'hono';
@@ -12,7 +13,8 @@ import { chatIntent } from '../ai-sdk/chat-intent.js';
 import { chatRequestBody } from '../ai-sdk/chat-request.js';
 import { chatStream } from '../ai-sdk/chat-stream.js';
 import { historyMessages } from '../ai-sdk/history-messages.js';
-import { resolveCaller } from './caller.js';
+import { type Identity, requireIdentity } from '../auth/index.js';
+import { callerOf, claimedCaller, type WithPrincipal } from './caller.js';
 import {
   presentAudit,
   presentError,
@@ -37,6 +39,8 @@ import {
 export interface HttpAppOptions {
   runtime: HoldpointRuntime;
   logger: Logger;
+  /** How callers prove who they are. */
+  identity: Identity;
   /** The built web UI (index.html and assets), served at `/` when given. */
   webRoot?: string;
 }
@@ -44,8 +48,13 @@ export interface HttpAppOptions {
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The REST API over a runtime: start, resume, cancel, sessions, approvals, audit, health. */
-export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hono {
-  const app = new Hono();
+export function createHttpApp({
+  runtime,
+  logger,
+  identity,
+  webRoot,
+}: HttpAppOptions): Hono<WithPrincipal> {
+  const app = new Hono<WithPrincipal>();
 
   app.use(
     '/api/*',
@@ -59,6 +68,24 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
       },
     }),
   );
+
+  // Every API request says who sends it, in every mode: what it claims in a body must match.
+  app.use('/api/*', async (c, next) => {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    c.set(
+      'principal',
+      await requireIdentity(identity, {
+        request: c.req.raw,
+        remoteAddress: incoming?.socket?.remoteAddress,
+      }),
+    );
+    await next();
+  });
+
+  app.get('/api/me', (c) => {
+    const { id, roles } = callerOf(c);
+    return c.json({ principal: { id, roles }, auth_mode: identity.mode });
+  });
 
   app.get('/api/apps', (c) =>
     c.json({
@@ -78,14 +105,14 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
    * the first answer (see HoldpointRuntime.idempotent).
    */
   const oncePerKey = (
-    c: Context,
+    c: Context<WithPrincipal>,
     operation: string,
     body: unknown,
     act: (requestId?: string) => Promise<RunOutcome>,
   ): Promise<RunOutcome> => {
     const key = c.req.header('idempotency-key');
     if (key === undefined) return act();
-    const caller = resolveCaller(c.req.raw, (body as { user_id?: string }).user_id);
+    const caller = claimedCaller(c, (body as { user_id?: string }).user_id).id;
     const fingerprint = createHash('sha256')
       .update(JSON.stringify([c.req.param(), body]))
       .digest('hex');
@@ -95,13 +122,10 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   app.post('/api/agent/start', async (c) => {
     const body = await readBody(c, startBody);
     const outcome = await oncePerKey(c, 'start', body, (requestId) =>
-      runtime.start({
-        query: body.query,
-        userId: resolveCaller(c.req.raw, body.user_id),
-        app: body.app,
-        sessionId: body.session_id,
-        requestId,
-      }),
+      runtime.start(
+        { query: body.query, app: body.app, sessionId: body.session_id, requestId },
+        claimedCaller(c, body.user_id),
+      ),
     );
     return c.json(presentOutcome(outcome));
   });
@@ -109,19 +133,21 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   app.post('/api/agent/resume', async (c) => {
     const body = await readBody(c, resumeBody);
     const outcome = await oncePerKey(c, 'resume', body, (requestId) =>
-      runtime.resume({
-        requestId,
-        sessionId: body.session_id,
-        decidedBy: resolveCaller(c.req.raw, body.user_id),
-        approved: body.approved,
-        reason: body.reason,
-        decisions: body.decisions?.map((d) => ({
-          approvalId: d.approval_id,
-          approved: d.approved,
-          reason: d.reason,
-          payload: d.payload,
-        })),
-      }),
+      runtime.resume(
+        {
+          requestId,
+          sessionId: body.session_id,
+          approved: body.approved,
+          reason: body.reason,
+          decisions: body.decisions?.map((d) => ({
+            approvalId: d.approval_id,
+            approved: d.approved,
+            reason: d.reason,
+            payload: d.payload,
+          })),
+        },
+        claimedCaller(c, body.user_id),
+      ),
     );
     return c.json(presentOutcome(outcome));
   });
@@ -130,7 +156,7 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
     const body = await readBody(c, cancelBody);
     const pause = await runtime.cancel(
       body.session_id,
-      resolveCaller(c.req.raw, body.user_id),
+      claimedCaller(c, body.user_id),
       body.reason,
     );
     return c.json({
@@ -142,7 +168,7 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.get('/api/runs', async (c) => {
     const query = validate(runsQuery, c.req.query());
-    const page = await runtime.listRuns(query);
+    const page = await runtime.listRuns(query, callerOf(c));
     return c.json({
       runs: page.runs.map(presentRun),
       ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
@@ -150,36 +176,35 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   });
 
   app.get('/api/runs/:invocationId', async (c) => {
-    return c.json(presentRun(await runtime.getRun(c.req.param('invocationId'))));
+    return c.json(presentRun(await runtime.getRun(c.req.param('invocationId'), callerOf(c))));
   });
 
   app.post('/api/runs/:invocationId/resume', async (c) => {
     const body = await readOptionalBody(c, recoverBody);
     const outcome = await oncePerKey(c, 'recover', body, () =>
-      runtime.recover({
-        invocationId: c.req.param('invocationId'),
-        actor: resolveCaller(c.req.raw, body.user_id),
-      }),
+      runtime.recover(
+        { invocationId: c.req.param('invocationId') },
+        claimedCaller(c, body.user_id),
+      ),
     );
     return c.json(presentOutcome(outcome));
   });
 
   app.post('/api/runs/:invocationId/cancel', async (c) => {
     const body = await readOptionalBody(c, cancelRunBody);
-    const run = await runtime.cancelInterrupted({
-      invocationId: c.req.param('invocationId'),
-      actor: resolveCaller(c.req.raw, body.user_id),
-      reason: body.reason,
-    });
+    const run = await runtime.cancelInterrupted(
+      { invocationId: c.req.param('invocationId'), reason: body.reason },
+      claimedCaller(c, body.user_id),
+    );
     return c.json(presentRun(run));
   });
 
   app.get('/api/sessions/:id', async (c) => {
-    return c.json(presentSession(await runtime.getSession(c.req.param('id'))));
+    return c.json(presentSession(await runtime.getSession(c.req.param('id'), callerOf(c))));
   });
 
   app.get('/api/sessions/:id/messages', async (c) => {
-    const { view, turns } = await runtime.history(c.req.param('id'));
+    const { view, turns } = await runtime.history(c.req.param('id'), callerOf(c));
     return c.json({
       ...presentSession(view),
       messages: await historyMessages(view, turns),
@@ -188,11 +213,10 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.get('/api/approvals', async (c) => {
     const query = validate(approvalsQuery, c.req.query());
-    const page = await runtime.listPendingApprovals({
-      userId: query.user_id,
-      limit: query.limit,
-      cursor: query.cursor,
-    });
+    const page = await runtime.listPendingApprovals(
+      { userId: query.user_id, limit: query.limit, cursor: query.cursor },
+      callerOf(c),
+    );
     return c.json({
       approvals: page.approvals.map(presentPendingApproval),
       ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
@@ -209,7 +233,7 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
           reason: body.reason,
           payload: body.payload,
         },
-        resolveCaller(c.req.raw, body.user_id),
+        claimedCaller(c, body.user_id),
         undefined,
         requestId,
       ),
@@ -219,11 +243,10 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.get('/api/audit', async (c) => {
     const query = validate(auditQuery, c.req.query());
-    const page = await runtime.audit({
-      sessionId: query.session_id,
-      limit: query.limit,
-      cursor: query.cursor,
-    });
+    const page = await runtime.audit(
+      { sessionId: query.session_id, limit: query.limit, cursor: query.cursor },
+      callerOf(c),
+    );
     return c.json({
       session_id: query.session_id,
       entries: page.entries.map(presentAudit),
@@ -240,9 +263,9 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
         'The last message must be a user message with text, or an assistant message answering approvals of a known session.',
       );
     }
-    const userId = resolveCaller(c.req.raw, body.userId);
+    const caller = claimedCaller(c, body.userId);
     return createUIMessageStreamResponse({
-      stream: chatStream({ runtime, body, intent, userId, mode: 'two-turn' }),
+      stream: chatStream({ runtime, body, intent, caller, mode: 'two-turn' }),
     });
   });
 
@@ -260,7 +283,7 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
     });
   }
 
-  const notFound = (c: Context) =>
+  const notFound = (c: Context<WithPrincipal>) =>
     c.json(
       { error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } },
       404,

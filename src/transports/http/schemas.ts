@@ -7,7 +7,7 @@ import { appName, boundedJson, idText, messageText, reasonText } from '../../cor
 
 export const startBody = z.strictObject({
   query: messageText,
-  user_id: idText,
+  user_id: idText.optional(),
   app: appName.optional(),
   session_id: idText.optional(),
 });

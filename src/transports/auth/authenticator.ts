@@ -1,0 +1,15 @@
+import type { Principal } from '../../core/principal.js';
+
+/** What an authenticator knows of a request: the request, and where it came from. */
+export interface Caller {
+  request: Request;
+  /** The peer's address, when the transport knows it (Node's socket). */
+  remoteAddress?: string;
+}
+
+/**
+ * Proves who sends a request (HTTP or a WebSocket handshake): the principal, or
+ * undefined when the request says nothing of who it is. A request that says who it is
+ * but cannot be believed (a bad or expired token) throws UNAUTHENTICATED.
+ */
+export type Authenticator = (caller: Caller) => Promise<Principal | undefined>;

@@ -1,0 +1,53 @@
+import { HoldpointError } from '../../core/errors.js';
+import { principalSchema } from '../../core/principal.js';
+import type { Authenticator } from './authenticator.js';
+import { cookie } from './credentials.js';
+
+/** The header (and cookie) naming who a development caller says it is. */
+export const DEV_USER_HEADER = 'x-holdpoint-user';
+export const DEV_USER_COOKIE = 'holdpoint_user';
+/** The header (and cookie) with its roles, comma-separated. */
+export const DEV_ROLES_HEADER = 'x-holdpoint-roles';
+export const DEV_ROLES_COOKIE = 'holdpoint_roles';
+
+/** Whether `address` is this machine (IPv4, IPv6, or IPv4 mapped into IPv6). */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || /^(::ffff:)?127\./.test(address);
+}
+
+/**
+ * Development identity: whoever the caller says it is (the web UI's "Signed in as"),
+ * from the `x-holdpoint-user` header or cookie (or, on a WebSocket, the `user` query
+ * parameter), with the roles it claims the same way. Believed only from this machine:
+ * a caller from another address is refused, whatever it claims.
+ */
+export function devIdentity(): Authenticator {
+  return async ({ request, remoteAddress }) => {
+    const query = new URL(request.url).searchParams;
+    const id =
+      request.headers.get(DEV_USER_HEADER) ?? cookie(request, DEV_USER_COOKIE) ?? query.get('user');
+    if (!id) return undefined;
+    if (remoteAddress !== undefined && !isLoopback(remoteAddress)) {
+      throw new HoldpointError(
+        'UNAUTHENTICATED',
+        'Development sign-in is accepted from this machine only; configure api-keys or jwt.',
+      );
+    }
+    const roles =
+      request.headers.get(DEV_ROLES_HEADER) ??
+      cookie(request, DEV_ROLES_COOKIE) ??
+      query.get('roles');
+    const parsed = principalSchema.safeParse({
+      id: id.trim(),
+      roles: (roles ?? '')
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean),
+    });
+    if (!parsed.success) {
+      throw new HoldpointError('UNAUTHENTICATED', 'The user name or roles given are not valid.');
+    }
+    return parsed.data;
+  };
+}
