@@ -21,6 +21,7 @@ import type { RunOutcome } from '../runtime/run-outcome.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import type { HoldpointStore } from '../store/store.js';
 import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
+import { BrowserPolicy, browserOptions } from '../transports/http/guards/index.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
@@ -62,6 +63,21 @@ export interface HoldpointOptions {
   logger?: Logger;
   /** Time as the runtime sees it; tests inject one. */
   clock?: Clock;
+  /**
+   * Origins beside the server's own (`https://app.example.com`) whose pages may change
+   * state (POST, …) and open the chat socket; other pages are refused 403.
+   */
+  allowedOrigins?: string[];
+  /**
+   * The host names requests may name in `Host` (`localhost`, `[::1]`; any port): others
+   * are refused 403 (DNS rebinding). Default: any, the host's server decides.
+   */
+  allowedHosts?: string[];
+  /**
+   * Origins that get CORS answers (preflights, readable responses), allowed as
+   * `allowedOrigins` too. Default none: CORS is off.
+   */
+  corsOrigins?: string[];
 }
 
 /** A decision on one approval, by approval id alone. */
@@ -190,6 +206,7 @@ const holdpointOptions = z
         'a Clock ({ now, every })',
       )
       .optional(),
+    ...browserOptions.shape,
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
@@ -215,6 +232,8 @@ export interface HoldpointInternals {
   runtime: HoldpointRuntime;
   logger: Logger;
   apps: AgentApp[];
+  /** Which browsers may use the API: the server's own chat socket needs it too. */
+  policy: BrowserPolicy;
 }
 
 function resolveApps(options: HoldpointOptions): AgentApp[] {
@@ -279,7 +298,12 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   const interval = options.sweepIntervalSeconds ?? DEFAULTS.sweepIntervalSeconds;
   const stopSweeper =
     interval === false ? () => {} : runtime.startSweeper(interval, options.recover === 'auto');
-  const routes = createHttpApp({ runtime, logger, webRoot });
+  const policy = new BrowserPolicy({
+    allowedOrigins: options.allowedOrigins,
+    allowedHosts: options.allowedHosts,
+    corsOrigins: options.corsOrigins,
+  });
+  const routes = createHttpApp({ runtime, logger, policy, webRoot });
   const attached = new Set<AttachedWebSocket>();
   const holdpoint: Holdpoint = {
     apps: runtime.appNames,
@@ -317,6 +341,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       const endpoint = attachChatSocket(server as Server, {
         runtime,
         logger,
+        policy,
         path: socketOptions.path ?? CHAT_SOCKET_PATH,
       });
       const handle: AttachedWebSocket = {
@@ -335,7 +360,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       await runtime.close();
     },
   };
-  return { holdpoint, runtime, logger, apps };
+  return { holdpoint, runtime, logger, apps, policy };
 }
 
 /**

@@ -4,6 +4,8 @@ import { memoryStore, redisStore, type Store } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
+import type { BrowserPolicy } from '../transports/http/guards/index.js';
+import { allowedHostsFor } from './allowed-hosts.js';
 import { loadApps } from './load-apps.js';
 
 /** A Holdpoint wired from a config: what the server and the CLI run. */
@@ -12,6 +14,8 @@ export interface ConfiguredHoldpoint {
   logger: Logger;
   holdpoint: Holdpoint;
   runtime: HoldpointRuntime;
+  /** Which browsers may use the server: its chat socket checks handshakes with it. */
+  policy: BrowserPolicy;
 }
 
 /** The store the config names. */
@@ -48,7 +52,7 @@ export async function holdpointFromConfig(
 ): Promise<ConfiguredHoldpoint> {
   const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   const apps = await loadApps(config.apps);
-  const { holdpoint, runtime } = buildHoldpoint(
+  const { holdpoint, runtime, policy } = buildHoldpoint(
     {
       apps,
       store: createStore(config),
@@ -59,10 +63,13 @@ export async function holdpointFromConfig(
       approvalTimeoutSeconds: config.approvalTimeoutSeconds,
       approvalTimeoutPolicy: config.approvalTimeoutPolicy,
       sweepIntervalSeconds: false,
+      allowedOrigins: config.allowedOrigins,
+      corsOrigins: config.corsOrigins,
+      allowedHosts: allowedHostsFor(config),
       logger,
       clock: wiring.clock,
     },
     wiring.webRoot,
   );
-  return { config, logger, holdpoint, runtime };
+  return { config, logger, holdpoint, runtime, policy };
 }

@@ -55,7 +55,12 @@ export async function startServer(
     await runtime.close();
     throw error;
   });
-  const sockets = attachChatSocket(server as Server, { runtime, logger, rejectOtherPaths: true });
+  const sockets = attachChatSocket(server as Server, {
+    runtime,
+    logger,
+    policy: holdpoint.policy,
+    rejectOtherPaths: true,
+  });
   const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds, config.recover === 'auto');
   logger.info(
     {

@@ -13,6 +13,7 @@ import { chatRequestBody } from '../ai-sdk/chat-request.js';
 import { chatStream } from '../ai-sdk/chat-stream.js';
 import { historyMessages } from '../ai-sdk/history-messages.js';
 import { resolveCaller } from './caller.js';
+import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
 import {
   presentAudit,
   presentError,
@@ -37,6 +38,8 @@ import {
 export interface HttpAppOptions {
   runtime: HoldpointRuntime;
   logger: Logger;
+  /** Which browsers may use the API (origins, hosts, CORS). */
+  policy: BrowserPolicy;
   /** The built web UI (index.html and assets), served at `/` when given. */
   webRoot?: string;
 }
@@ -44,9 +47,10 @@ export interface HttpAppOptions {
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The REST API over a runtime: start, resume, cancel, sessions, approvals, audit, health. */
-export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hono {
+export function createHttpApp({ runtime, logger, policy, webRoot }: HttpAppOptions): Hono {
   const app = new Hono();
 
+  guardBrowsers(app, policy);
   app.use(
     '/api/*',
     bodyLimit({
@@ -59,6 +63,7 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
       },
     }),
   );
+  app.use('/api/*', jsonBodies());
 
   app.get('/api/apps', (c) =>
     c.json({
