@@ -185,7 +185,11 @@ describe('errors over SSE', () => {
       expect(response.status).toBe(400);
       expect((await response.json()).error.code).toBe('VALIDATION_FAILED');
     }
-    const broken = await fetch(chatUrl, { method: 'POST', headers: TESTER, body: '{"id":' });
+    const broken = await fetch(chatUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...TESTER },
+      body: '{"id":',
+    });
     expect((await broken.json()).error.code).toBe('INVALID_JSON');
   });
 

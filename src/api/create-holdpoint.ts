@@ -24,6 +24,7 @@ import type { HoldpointStore } from '../store/store.js';
 import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
 import { type Identity, type IdentityOptions, identityFrom } from '../transports/auth/index.js';
 import type { WithPrincipal } from '../transports/http/caller.js';
+import { BrowserPolicy, browserOptions } from '../transports/http/guards/index.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
@@ -72,6 +73,21 @@ export interface HoldpointOptions {
    * returning the principal your authentication proved (`{ id, roles }`) or undefined.
    */
   identity?: IdentityOptions;
+  /**
+   * Origins beside the server's own (`https://app.example.com`) whose pages may change
+   * state (POST, …) and open the chat socket; other pages are refused 403.
+   */
+  allowedOrigins?: string[];
+  /**
+   * The host names requests may name in `Host` (`localhost`, `[::1]`; any port): others
+   * are refused 403 (DNS rebinding). Default: any, the host's server decides.
+   */
+  allowedHosts?: string[];
+  /**
+   * Origins that get CORS answers (preflights, readable responses), allowed as
+   * `allowedOrigins` too. Default none: CORS is off.
+   */
+  corsOrigins?: string[];
 }
 
 /**
@@ -222,6 +238,7 @@ const holdpointOptions = z
         '{ mode: "dev" | "api-keys" | "jwt", … } or a function of the request',
       )
       .optional(),
+    ...browserOptions.shape,
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
@@ -259,6 +276,8 @@ export interface HoldpointInternals {
   logger: Logger;
   apps: AgentApp[];
   identity: Identity;
+  /** Which browsers may use the API: the server's own chat socket needs it too. */
+  policy: BrowserPolicy;
 }
 
 function resolveApps(options: HoldpointOptions): AgentApp[] {
@@ -324,7 +343,12 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   const stopSweeper =
     interval === false ? () => {} : runtime.startSweeper(interval, options.recover === 'auto');
   const identity = identityFrom(options.identity);
-  const routes = createHttpApp({ runtime, logger, identity, webRoot });
+  const policy = new BrowserPolicy({
+    allowedOrigins: options.allowedOrigins,
+    allowedHosts: options.allowedHosts,
+    corsOrigins: options.corsOrigins,
+  });
+  const routes = createHttpApp({ runtime, logger, identity, policy, webRoot });
   const attached = new Set<AttachedWebSocket>();
   // In process, the host vouches for who acts; reads are the host's own (trusted).
   const holdpoint: Holdpoint = {
@@ -366,6 +390,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
         runtime,
         logger,
         identity,
+        policy,
         path: socketOptions.path ?? CHAT_SOCKET_PATH,
       });
       const handle: AttachedWebSocket = {
@@ -384,7 +409,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       await runtime.close();
     },
   };
-  return { holdpoint, runtime, logger, apps, identity };
+  return { holdpoint, runtime, logger, apps, identity, policy };
 }
 
 /**

@@ -4,6 +4,7 @@ import { type HoldpointApp, isHoldpointApp } from '../api/define-app.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
 import { redisKeyPrefix } from '../core/validate.js';
+import { hostName, webOrigin } from '../transports/http/guards/index.js';
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -49,6 +50,12 @@ const configSchema = z
     jwtAudience: z.string().min(1).optional(),
     jwtPrincipalClaim: z.string().min(1).default('sub'),
     jwtRolesClaim: z.string().min(1).default('roles'),
+    /** Origins beside the server's own whose pages may change state and open the socket. */
+    allowedOrigins: z.array(webOrigin).default([]),
+    /** Host names answered besides this machine's own while listening on loopback. */
+    allowedHosts: z.array(hostName).default([]),
+    /** Origins that get CORS answers. */
+    corsOrigins: z.array(webOrigin).default([]),
   })
   .refine((c) => c.sessionTtlSeconds >= c.pauseTtlSeconds, {
     message: 'session TTL must be at least the pause TTL',
@@ -95,6 +102,12 @@ export interface ServerConfig {
   jwtAudience?: string;
   jwtPrincipalClaim?: string;
   jwtRolesClaim?: string;
+  /** Origins beside the server's own whose pages may change state and open the chat socket. */
+  allowedOrigins?: string[];
+  /** Host names to answer to besides `localhost`, `127.0.0.1` and `[::1]` (on loopback). */
+  allowedHosts?: string[];
+  /** Origins that get CORS answers (and are allowed as above). */
+  corsOrigins?: string[];
 }
 
 /** Types a `holdpoint.config.ts`; returns it unchanged. */
@@ -129,6 +142,9 @@ const flags = {
   'jwt-audience': { type: 'string', env: 'HOLDPOINT_JWT_AUDIENCE' },
   'jwt-principal-claim': { type: 'string', env: 'HOLDPOINT_JWT_PRINCIPAL_CLAIM' },
   'jwt-roles-claim': { type: 'string', env: 'HOLDPOINT_JWT_ROLES_CLAIM' },
+  'allowed-origin': { type: 'string', env: 'HOLDPOINT_ALLOWED_ORIGINS', multiple: true },
+  'allowed-host': { type: 'string', env: 'HOLDPOINT_ALLOWED_HOSTS', multiple: true },
+  'cors-origin': { type: 'string', env: 'HOLDPOINT_CORS_ORIGINS', multiple: true },
 } as const;
 
 const camel = (flag: string) => flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
@@ -140,6 +156,9 @@ const keyOf = (flag: string) =>
     'run-lease': 'runLeaseSeconds',
     'approval-timeout': 'approvalTimeoutSeconds',
     app: 'apps',
+    'allowed-origin': 'allowedOrigins',
+    'allowed-host': 'allowedHosts',
+    'cors-origin': 'corsOrigins',
   })[flag] ?? camel(flag);
 
 /** The settings' flags, as `--name`, for usage text. */
@@ -167,8 +186,9 @@ function parseFlags(argv: string[]): Partial<Record<keyof typeof flags, string |
 
 /**
  * Reads settings from command-line flags, then environment variables, then
- * `fileSettings` (a config file's), then defaults. `--app` repeats; HOLDPOINT_APPS
- * separates paths with commas. The model defaults to Gemini when an API key is
+ * `fileSettings` (a config file's), then defaults. `--app`, `--allowed-origin`,
+ * `--allowed-host` and `--cors-origin` repeat; their environment variables separate
+ * values with commas. The model defaults to Gemini when an API key is
  * set, else the offline rules models. Throws VALIDATION_FAILED naming the bad setting.
  */
 export function loadConfig(
@@ -180,8 +200,7 @@ export function loadConfig(
   const raw: Record<string, unknown> = { ...fileSettings };
   for (const [name, f] of Object.entries(flags)) {
     const flag = values[name as keyof typeof flags];
-    const value =
-      flag ?? (f.env === 'HOLDPOINT_APPS' ? env[f.env]?.split(',').filter(Boolean) : env[f.env]);
+    const value = flag ?? ('multiple' in f ? env[f.env]?.split(',').filter(Boolean) : env[f.env]);
     if (value !== undefined && value !== '') raw[keyOf(name)] = value;
   }
   const parsed = configSchema.safeParse(raw);

@@ -44,6 +44,45 @@ describe('holdpoint.config.ts', () => {
   });
 });
 
+describe('browser settings', () => {
+  it('repeat as flags, separate with commas in the environment, and are normalized', () => {
+    const flags = loadConfig(
+      ['--allowed-origin', 'https://a.example/', '--allowed-origin', 'http://b.example:8080'],
+      {},
+    );
+    expect(flags.allowedOrigins).toEqual(['https://a.example', 'http://b.example:8080']);
+    const env = loadConfig([], {
+      HOLDPOINT_ALLOWED_ORIGINS: 'https://a.example, https://c.example',
+      HOLDPOINT_ALLOWED_HOSTS: 'dev.test,::1',
+      HOLDPOINT_CORS_ORIGINS: 'http://localhost:5173',
+    });
+    expect(env).toMatchObject({
+      allowedOrigins: ['https://a.example', 'https://c.example'],
+      allowedHosts: ['dev.test', '[::1]'],
+      corsOrigins: ['http://localhost:5173'],
+    });
+    const file = { corsOrigins: ['https://file.example'] };
+    expect(loadConfig([], {}, file).corsOrigins).toEqual(['https://file.example']);
+    expect(loadConfig(['--cors-origin', 'https://flag.example'], {}, file).corsOrigins).toEqual([
+      'https://flag.example',
+    ]);
+    expect(loadConfig([], {})).toMatchObject({
+      allowedOrigins: [],
+      allowedHosts: [],
+      corsOrigins: [],
+    });
+  });
+
+  it('refuses an origin with a path and a host with a port', () => {
+    expect(() => loadConfig(['--allowed-origin', 'https://a.example/app'], {})).toThrow(
+      /Invalid setting allowedOrigins\.0/,
+    );
+    expect(() => loadConfig(['--allowed-host', 'localhost:3000'], {})).toThrow(
+      /Invalid setting allowedHosts\.0/,
+    );
+  });
+});
+
 describe('flags', () => {
   it('an unknown flag or a flag without its value is VALIDATION_FAILED, not a crash', () => {
     expect(() => loadConfig(['--prot', '3000'], {})).toThrow(

@@ -5,6 +5,8 @@ import type { HoldpointConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import type { Identity } from '../transports/auth/index.js';
+import type { BrowserPolicy } from '../transports/http/guards/index.js';
+import { allowedHostsFor } from './allowed-hosts.js';
 import { identityFromConfig } from './identity-from-config.js';
 import { loadApps } from './load-apps.js';
 
@@ -15,6 +17,8 @@ export interface ConfiguredHoldpoint {
   holdpoint: Holdpoint;
   runtime: HoldpointRuntime;
   identity: Identity;
+  /** Which browsers may use the server: its chat socket checks handshakes with it. */
+  policy: BrowserPolicy;
 }
 
 /** The store the config names. */
@@ -51,7 +55,7 @@ export async function holdpointFromConfig(
 ): Promise<ConfiguredHoldpoint> {
   const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   const apps = await loadApps(config.apps);
-  const { holdpoint, runtime, identity } = buildHoldpoint(
+  const { holdpoint, runtime, identity, policy } = buildHoldpoint(
     {
       apps,
       store: createStore(config),
@@ -62,11 +66,14 @@ export async function holdpointFromConfig(
       approvalTimeoutSeconds: config.approvalTimeoutSeconds,
       approvalTimeoutPolicy: config.approvalTimeoutPolicy,
       sweepIntervalSeconds: false,
+      allowedOrigins: config.allowedOrigins,
+      corsOrigins: config.corsOrigins,
+      allowedHosts: allowedHostsFor(config),
       logger,
       clock: wiring.clock,
       identity: identityFromConfig(config),
     },
     wiring.webRoot,
   );
-  return { config, logger, holdpoint, runtime, identity };
+  return { config, logger, holdpoint, runtime, identity, policy };
 }

@@ -64,6 +64,7 @@ export async function startServer(
     runtime,
     logger,
     identity,
+    policy: holdpoint.policy,
     rejectOtherPaths: true,
   });
   const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds, config.recover === 'auto');

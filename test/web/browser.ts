@@ -5,8 +5,8 @@ import { type Browser, chromium } from 'playwright-core';
 /** Where screenshots go (gitignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
-/** System Chromium (`apt-get install -y chromium`), headless. */
-export async function launchChromium(): Promise<Browser> {
+/** System Chromium (`apt-get install -y chromium`), headless; `extraArgs` go after ours. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -19,6 +19,7 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

@@ -1,3 +1,5 @@
+// First: it configures zod before anything parses with it.
+import './no-eval';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app';

@@ -10,6 +10,7 @@ import type { Principal } from '../../core/principal.js';
 import { boundedJson, idText, reasonText, validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
+import { admitUpgrade, type BrowserPolicy } from '../http/guards/index.js';
 import { presentError, presentOutcome } from '../http/present.js';
 import { type ChatIntent, chatIntent } from './chat-intent.js';
 import { type ChatRequestBody, chatRequestBody } from './chat-request.js';
@@ -36,6 +37,8 @@ export interface ChatSocketOptions {
   logger: Logger;
   /** How callers prove who they are, at the handshake (cookie, query token or subprotocol). */
   identity: Identity;
+  /** Which pages may open the socket (Origin) and which host names it answers to. */
+  policy: BrowserPolicy;
   /** Where the socket listens. Default `/api/chat/ws`. */
   path?: string;
   /**
@@ -220,7 +223,8 @@ const attachedPaths = new WeakMap<Server, Set<string>>();
 /**
  * Serves the AI SDK's WebSocket chat protocol (continuous approvals) on `server`.
  * Upgrades to other paths are the host's, unless nothing else listens for upgrades:
- * then they get 404 rather than hang. VALIDATION_FAILED when `path` is served already.
+ * then they get 404 rather than hang. Handshakes the policy refuses (Host, Origin) are
+ * answered 403 before any upgrade. VALIDATION_FAILED when `path` is served already.
  */
 export function attachChatSocket(server: Server, options: ChatSocketOptions): ChatSocketEndpoint {
   const socketPath = options.path ?? CHAT_SOCKET_PATH;
@@ -245,6 +249,7 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
       socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
       return;
     }
+    if (!admitUpgrade(options.policy, request, socket)) return;
     // Who opens the socket is proved before it is upgraded: a refusal is a plain HTTP answer.
     requireIdentity(options.identity, {
       request: asRequest(request),

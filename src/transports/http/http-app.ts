@@ -15,6 +15,7 @@ import { chatStream } from '../ai-sdk/chat-stream.js';
 import { historyMessages } from '../ai-sdk/history-messages.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
 import { callerOf, claimedCaller, type WithPrincipal } from './caller.js';
+import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
 import {
   presentAudit,
   presentError,
@@ -41,6 +42,8 @@ export interface HttpAppOptions {
   logger: Logger;
   /** How callers prove who they are. */
   identity: Identity;
+  /** Which browsers may use the API (origins, hosts, CORS). */
+  policy: BrowserPolicy;
   /** The built web UI (index.html and assets), served at `/` when given. */
   webRoot?: string;
 }
@@ -52,10 +55,12 @@ export function createHttpApp({
   runtime,
   logger,
   identity,
+  policy,
   webRoot,
 }: HttpAppOptions): Hono<WithPrincipal> {
   const app = new Hono<WithPrincipal>();
 
+  guardBrowsers(app, policy);
   app.use(
     '/api/*',
     bodyLimit({
@@ -68,6 +73,7 @@ export function createHttpApp({
       },
     }),
   );
+  app.use('/api/*', jsonBodies());
 
   // Every API request says who sends it, in every mode: what it claims in a body must match.
   app.use('/api/*', async (c, next) => {

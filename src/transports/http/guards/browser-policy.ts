@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { validate } from '../../../core/validate.js';
+import { hostName, hostNameOf } from './host-names.js';
+import { originOf, webOrigin } from './origins.js';
+
+/** What a host may configure about browsers; `createHoldpoint` takes the same options. */
+export const browserOptions = z.strictObject({
+  /** Origins beside the server's own that may change state and open the chat socket. */
+  allowedOrigins: z.array(webOrigin).optional(),
+  /** When given, the only host names requests may name in `Host` (DNS rebinding). */
+  allowedHosts: z.array(hostName).optional(),
+  /** Origins that get CORS answers (preflights, `Access-Control-Allow-Origin`); allowed too. */
+  corsOrigins: z.array(webOrigin).optional(),
+});
+
+/** The browser options as given (before normalization). */
+export type BrowserOptions = z.input<typeof browserOptions>;
+
+/**
+ * Which browsers may use the API: the origins that may change state (the server's own
+ * and the configured ones), the CORS origins, and the host names it answers to.
+ */
+export class BrowserPolicy {
+  private readonly origins: ReadonlySet<string>;
+  private readonly hosts?: ReadonlySet<string>;
+  /** Origins that get CORS answers, normalized. */
+  readonly corsOrigins: readonly string[];
+
+  constructor(options: BrowserOptions = {}) {
+    const {
+      allowedOrigins = [],
+      allowedHosts,
+      corsOrigins = [],
+    } = validate(browserOptions, options);
+    this.corsOrigins = corsOrigins;
+    this.origins = new Set([...allowedOrigins, ...corsOrigins]);
+    this.hosts = allowedHosts && new Set(allowedHosts);
+  }
+
+  /**
+   * Whether a request carrying `Origin: origin` may change state on a server reached
+   * as `ownOrigin` (the request's scheme and Host): its own origin, or a configured one.
+   */
+  allowsOrigin(origin: string, ownOrigin: string): boolean {
+    const normalized = originOf(origin);
+    if (normalized === undefined) return false;
+    return normalized === originOf(ownOrigin) || this.origins.has(normalized);
+  }
+
+  /** Whether `host` (a Host header) names this server; any does unless hosts are configured. */
+  allowsHost(host: string | undefined): boolean {
+    if (!this.hosts) return true;
+    const name = host === undefined ? undefined : hostNameOf(host);
+    return name !== undefined && this.hosts.has(name);
+  }
+
+  /** Whether `origin` gets CORS answers. */
+  allowsCors(origin: string): boolean {
+    const normalized = originOf(origin);
+    return normalized !== undefined && this.corsOrigins.includes(normalized);
+  }
+}

@@ -1,0 +1,24 @@
+import type { Env, Hono } from 'hono';
+import type { BrowserPolicy } from './browser-policy.js';
+import { corsOrigins } from './cors-origins.js';
+import { hostCheck } from './host-check.js';
+import { originCheck } from './origin-check.js';
+import { securityHeaders } from './security-headers.js';
+
+export { type BrowserOptions, BrowserPolicy, browserOptions } from './browser-policy.js';
+export { hostName } from './host-names.js';
+export { jsonBodies } from './json-bodies.js';
+export { webOrigin } from './origins.js';
+export { admitUpgrade } from './upgrade-check.js';
+
+/**
+ * Guards `app` against other sites' pages, outermost first: security headers on every
+ * answer (refusals included), the Host check, CORS when configured, then the Origin
+ * check on the API's state-changing requests. `jsonBodies` goes after the body limit.
+ */
+export function guardBrowsers<E extends Env>(app: Hono<E>, policy: BrowserPolicy): void {
+  app.use(securityHeaders());
+  app.use(hostCheck(policy));
+  if (policy.corsOrigins.length > 0) app.use('/api/*', corsOrigins(policy));
+  app.use('/api/*', originCheck(policy));
+}

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
+
+/** An answer read whole: status, headers and the body as text. */
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * Test support: one request with exactly the headers given (Host and Origin included,
+ * which fetch would not let a test choose), on a connection of its own.
+ */
+export function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path, headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Test support: a WebSocket handshake on `path` with the headers given; answers the
+ * status line the server sent (101 when it upgraded) and what followed it.
+ */
+export async function upgradeAnswer(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  await once(socket, 'connect');
+  const lines = {
+    Host: `127.0.0.1:${port}`,
+    Upgrade: 'websocket',
+    Connection: 'Upgrade',
+    'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
+    'Sec-WebSocket-Version': '13',
+    ...headers,
+  };
+  socket.write(
+    `GET ${path} HTTP/1.1\r\n${Object.entries(lines)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')}\r\n`,
+  );
+  const [head] = (await once(socket, 'data')) as [Buffer];
+  socket.destroy();
+  const text = head.toString();
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text };
+}
