@@ -145,7 +145,11 @@ describe('run segments across instances', () => {
     const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, true), clock);
     const approveA = aHeld.resume({ sessionId, decidedBy: 'bob', approved: true });
     await heldA.held.made;
-    // B decides after A's decision is stored, and dies before it hears back.
+    // B decides after A's decision is stored (made is only A's call sent: wait for the
+    // store), and dies before it hears back.
+    await expect
+      .poll(async () => (await storeA.getSnapshot(sessionId))?.pause?.decisions.length)
+      .toBe(1);
     const bCalls = new HeldCalls();
     bCalls.passThrough = true;
     const heldB = holdNextAnswer(storeB, 'decide');
