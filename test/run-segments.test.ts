@@ -201,8 +201,14 @@ describe('run segments across instances', () => {
       'Echo: again',
     ]);
     const { entries } = await b.audit({ sessionId: call.sessionId });
-    expect(entries.map((e) => e.action)).toEqual(['recovered', 'completed', 'completed']);
-    expect(entries[0]?.actor).toBe('ops');
+    expect(entries.map((e) => e.action)).toEqual([
+      'started',
+      'recovered',
+      'completed',
+      'started',
+      'completed',
+    ]);
+    expect(entries[1]?.actor).toBe('ops');
   });
 
   it('keeps the session for a segment that works longer than its lease', async () => {
@@ -267,6 +273,12 @@ describe('run segments across instances', () => {
     expect(await b.getRun(invocationId)).toMatchObject({ status: 'completed' });
     expect(await start()).toMatchObject({ status: 'completed', result: 'Echo: hello' });
     const { entries } = await b.audit({ sessionId });
-    expect(entries.map((e) => e.action)).toEqual(['recovered', 'completed', 'completed']);
+    expect(entries.map((e) => e.action)).toEqual([
+      'started',
+      'recovered',
+      'completed',
+      'started',
+      'completed',
+    ]);
   }, 60_000);
 });

@@ -140,6 +140,7 @@ describe.each(Object.keys(stores))(
         expect(done.status === 'completed' && done.result).toMatch(/^Published as STORY-/);
         const { entries } = await b.audit({ sessionId: pause.sessionId });
         expect(entries.map((e) => e.action)).toEqual([
+          'started',
           'recovered',
           'requested',
           'decided',
