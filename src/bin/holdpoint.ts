@@ -1,8 +1,10 @@
 import { type HoldpointConfig, loadConfig, SETTING_FLAGS } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
+import type { AuditChainCheck } from '../core/verify-audit-chain.js';
 import { readConfigFile } from '../main/config-file.js';
 import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
 import { startServer } from '../main/serve.js';
+import { verifyAuditFile } from '../main/verify-audit-file.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
 import { runChat } from '../transports/cli/chat.js';
 
@@ -11,6 +13,7 @@ const USAGE = `Usage:
                   [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
   holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--user NAME] [--store memory|redis] …
   holdpoint resume <invocation-id> [--user NAME] [--store redis] …   (an interrupted run)
+  holdpoint audit verify <file.ndjson | ->   (an exported audit log; exits 1 when broken)
 Apps come from --app (repeatable) or holdpoint.config.ts; settings also from PORT,
 HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (README).
 Settings: ${SETTING_FLAGS.join(' ')}`;
@@ -34,6 +37,13 @@ function describeOutcome(outcome: RunOutcome): string {
   if (outcome.status === 'completed') return `${head} completed.\n${outcome.result}`;
   const asked = outcome.approvals.map((a) => `  - ${a.approvalId} ${a.toolName}: ${a.hint}`);
   return [`${head} is waiting for approval:`, ...asked].join('\n');
+}
+
+/** What checking an exported audit log found, for the terminal. */
+function describeCheck(check: AuditChainCheck): string {
+  return check.ok
+    ? `The audit chain holds: ${check.lines} lines.`
+    : `The audit chain is broken at line ${check.line}: ${check.reason}.`;
 }
 
 /** Flags, then environment, then the config file, then defaults. */
@@ -99,6 +109,19 @@ async function main(argv: string[]): Promise<void> {
     }
     // A one-shot command: app modules may hold connections of their own open.
     process.stdout.write(`${printed}\n`, () => process.exit(0));
+    return;
+  }
+  if (command === 'audit') {
+    const [action, file] = rest;
+    if (action !== 'verify' || file === undefined) {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        'audit verify needs an exported audit log: a file, or - for stdin.',
+      );
+    }
+    const check = await verifyAuditFile(file);
+    process.stdout.write(`${describeCheck(check)}\n`);
+    if (!check.ok) process.exitCode = 1;
     return;
   }
   process.stdout.write(`${USAGE}\n`);

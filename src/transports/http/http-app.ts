@@ -12,6 +12,7 @@ import { chatIntent } from '../ai-sdk/chat-intent.js';
 import { chatRequestBody } from '../ai-sdk/chat-request.js';
 import { chatStream } from '../ai-sdk/chat-stream.js';
 import { historyMessages } from '../ai-sdk/history-messages.js';
+import { auditNdjson } from './audit-export.js';
 import { resolveCaller } from './caller.js';
 import {
   presentAudit,
@@ -219,6 +220,10 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
 
   app.get('/api/audit', async (c) => {
     const query = validate(auditQuery, c.req.query());
+    if (query.format === 'ndjson') {
+      const rows = await auditNdjson(runtime, query.session_id, logger);
+      return c.body(rows, 200, { 'content-type': 'application/x-ndjson' });
+    }
     const page = await runtime.audit({
       sessionId: query.session_id,
       limit: query.limit,
