@@ -86,12 +86,7 @@ export function newSessionWrites(
   session: NewSession,
   begin?: { run: RunRecord; lease: Lease },
 ): SessionWrites {
-  const meta: SessionMeta = {
-    ...session,
-    status: 'idle',
-    auditHead: AUDIT_GENESIS,
-    updatedAt: session.createdAt,
-  };
+  const meta: SessionMeta = { ...session, status: 'idle', updatedAt: session.createdAt };
   const writes = begin
     ? (beginRunTransition({ meta }, begin.run, begin.lease).writes as SessionWrites)
     : { meta, audit: [] };
