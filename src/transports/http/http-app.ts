@@ -5,6 +5,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import { validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
@@ -221,7 +222,11 @@ export function createHttpApp({ runtime, logger, webRoot }: HttpAppOptions): Hon
   app.get('/api/audit', async (c) => {
     const query = validate(auditQuery, c.req.query());
     if (query.format === 'ndjson') {
-      const rows = await auditNdjson(runtime, query.session_id, logger);
+      const sessionId = query.session_id;
+      const rows = await auditNdjson(
+        (cursor) => runtime.audit({ sessionId, limit: LIMITS.pageSize, cursor }),
+        logger.child({ session_id: sessionId }),
+      );
       return c.body(rows, 200, { 'content-type': 'application/x-ndjson' });
     }
     const page = await runtime.audit({
