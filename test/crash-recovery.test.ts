@@ -162,6 +162,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     expect(callsB.effects).toEqual([]);
     const { entries } = await b.audit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
+      'started',
       'requested',
       'decided',
       'resumed',
@@ -263,7 +264,12 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
       result: 'Done: held_step',
     });
     const { entries } = await c.audit({ sessionId }, ops);
-    expect(entries.map((e) => e.action)).toEqual(['recovered', 'recovered', 'completed']);
+    expect(entries.map((e) => e.action)).toEqual([
+      'started',
+      'recovered',
+      'recovered',
+      'completed',
+    ]);
   });
 
   it('asks again about an approved call still running when a parallel branch checkpointed', async () => {
@@ -521,7 +527,10 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     });
     // Refused before anything was recorded: the pause still waits.
     expect((await b.getSession(sessionId, ops)).pendingApprovals).toHaveLength(1);
-    expect((await b.audit({ sessionId }, ops)).entries.map((e) => e.action)).toEqual(['requested']);
+    expect((await b.audit({ sessionId }, ops)).entries.map((e) => e.action)).toEqual([
+      'started',
+      'requested',
+    ]);
 
     const fingerprint = (refused as { details: { run_fingerprint: string } }).details
       .run_fingerprint;

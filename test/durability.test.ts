@@ -130,7 +130,7 @@ describe('durable pauses on Redis, across real processes', () => {
     });
     expect(resume.status).toBe(410);
     expect(resume.body.error.code).toBe('APPROVAL_EXPIRED');
-    expect(await actions(b.client, paused.session_id)).toEqual(['requested', 'expired']);
+    expect(await actions(b.client, paused.session_id)).toEqual(['started', 'requested', 'expired']);
   });
 
   it('a new start on a paused session answers 409 SESSION_PAUSED', async () => {

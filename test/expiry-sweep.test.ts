@@ -84,7 +84,7 @@ describe('the expiry sweep', () => {
       .poll(async () =>
         (await runtimeA.audit({ sessionId: paused.sessionId }, ops)).entries.map((e) => e.action),
       )
-      .toEqual(['requested', 'expired']);
+      .toEqual(['started', 'requested', 'expired']);
     expect(b.reads()).toBe(0);
   });
 

@@ -45,7 +45,7 @@ describe('seed 000: image studio over REST', () => {
     expect(approval.approval_id).toEqual(expect.any(String));
     expect(approval.tool_call_id).toEqual(expect.any(String));
     expect(Date.parse(start.body.expires_at)).toBeGreaterThan(Date.now());
-    expect(await auditActions(start.body.session_id)).toEqual(['requested']);
+    expect(await auditActions(start.body.session_id)).toEqual(['started', 'requested']);
 
     const resume = await api.post('/api/agent/resume', {
       session_id: start.body.session_id,
@@ -66,13 +66,18 @@ describe('seed 000: image studio over REST', () => {
 
     const audit = await api.get(`/api/audit?session_id=${start.body.session_id}`);
     expect(audit.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'started',
       'requested',
       'decided',
       'resumed',
       'executed',
       'completed',
     ]);
-    const decided = audit.body.entries[1];
+    expect(audit.body.entries[0]).toMatchObject({
+      actor: 'fabricio',
+      invocation_id: start.body.invocation_id,
+    });
+    const decided = audit.body.entries[2];
     expect(decided).toMatchObject({
       actor: 'maria',
       approved: true,
@@ -94,7 +99,7 @@ describe('seed 000: image studio over REST', () => {
     expect(resume.body.artifacts).toEqual([]);
     const actions = await auditActions(start.body.session_id);
     expect(actions).not.toContain('executed');
-    expect(actions).toEqual(['requested', 'decided', 'resumed', 'completed']);
+    expect(actions).toEqual(['started', 'requested', 'decided', 'resumed', 'completed']);
   });
 
   it('a request at the threshold completes with no approval', async () => {
@@ -330,7 +335,7 @@ describe('Idempotency-Key', () => {
     expect(second).toEqual(first);
     const third = await api.post('/api/agent/start', body, headers);
     expect(third).toEqual(first);
-    expect(await auditActions(first.body.session_id)).toEqual(['requested']);
+    expect(await auditActions(first.body.session_id)).toEqual(['started', 'requested']);
   });
 
   it('a retried decision gets the resumed run, not ALREADY_DECIDED; racing ones wait for it', async () => {
@@ -690,8 +695,9 @@ describe('errors say what the docs say', () => {
 
     const sessionId = sessions[0];
     await api.post('/api/agent/resume', { session_id: sessionId, approved: true });
-    const first = await api.get(`/api/audit?session_id=${sessionId}&limit=2`);
+    const first = await api.get(`/api/audit?session_id=${sessionId}&limit=3`);
     expect(first.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'started',
       'requested',
       'decided',
     ]);
@@ -740,6 +746,7 @@ describe('expiry', () => {
     expect(cancel.body.error.code).toBe('APPROVAL_EXPIRED');
     const audit = await shortApi.get(`/api/audit?session_id=${start.body.session_id}`);
     expect(audit.body.entries.map((e: { action: string }) => e.action)).toEqual([
+      'started',
       'requested',
       'expired',
     ]);
@@ -762,7 +769,7 @@ describe('expiry', () => {
         const { entries } = await short.holdpoint.runtime.audit({ sessionId }, ops);
         return entries.map((e) => e.action);
       })
-      .toEqual(['requested', 'expired']);
+      .toEqual(['started', 'requested', 'expired']);
     const cancel = await shortApi.post('/api/agent/cancel', { session_id: sessionId });
     expect(cancel.status).toBe(410);
     expect(cancel.body.error.code).toBe('APPROVAL_EXPIRED');

@@ -144,7 +144,11 @@ describe('run segments across instances', () => {
     const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, true), clock);
     const approveA = aHeld.resume({ sessionId, approved: true }, bob);
     await heldA.held.made;
-    // B decides after A's decision is stored, and dies before it hears back.
+    // B decides after A's decision is stored (made is only A's call sent: wait for the
+    // store), and dies before it hears back.
+    await expect
+      .poll(async () => (await storeA.getSnapshot(sessionId))?.pause?.decisions.length)
+      .toBe(1);
     const bCalls = new HeldCalls();
     bCalls.passThrough = true;
     const heldB = holdNextAnswer(storeB, 'decide');
@@ -196,8 +200,14 @@ describe('run segments across instances', () => {
       'Echo: again',
     ]);
     const { entries } = await b.audit({ sessionId: call.sessionId }, ops);
-    expect(entries.map((e) => e.action)).toEqual(['recovered', 'completed', 'completed']);
-    expect(entries[0]?.actor).toBe('ops');
+    expect(entries.map((e) => e.action)).toEqual([
+      'started',
+      'recovered',
+      'completed',
+      'started',
+      'completed',
+    ]);
+    expect(entries[1]?.actor).toBe('ops');
   });
 
   it('keeps the session for a segment that works longer than its lease', async () => {
@@ -262,6 +272,12 @@ describe('run segments across instances', () => {
     expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'completed' });
     expect(await start()).toMatchObject({ status: 'completed', result: 'Echo: hello' });
     const { entries } = await b.audit({ sessionId }, ops);
-    expect(entries.map((e) => e.action)).toEqual(['recovered', 'completed', 'completed']);
+    expect(entries.map((e) => e.action)).toEqual([
+      'started',
+      'recovered',
+      'completed',
+      'started',
+      'completed',
+    ]);
   }, 60_000);
 });

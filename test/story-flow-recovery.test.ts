@@ -145,6 +145,7 @@ describe.each(Object.keys(stores))(
         expect(done.status === 'completed' && done.result).toMatch(/^Published as STORY-/);
         const { entries } = await b.audit({ sessionId: pause.sessionId }, ops);
         expect(entries.map((e) => e.action)).toEqual([
+          'started',
           'recovered',
           'requested',
           'decided',

@@ -2,9 +2,11 @@ import { type HoldpointConfig, loadConfig, SETTING_FLAGS } from '../config/confi
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
 import { ADMIN_ROLE, type Principal } from '../core/principal.js';
 import { idText, validate } from '../core/validate.js';
+import type { AuditChainCheck } from '../core/verify-audit-chain.js';
 import { readConfigFile } from '../main/config-file.js';
 import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
 import { startServer } from '../main/serve.js';
+import { verifyAuditFile } from '../main/verify-audit-file.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
 import { type Identity, newApiKey, requireIdentity } from '../transports/auth/index.js';
 import { runChat } from '../transports/cli/chat.js';
@@ -17,6 +19,7 @@ const USAGE = `Usage:
   holdpoint resume <invocation-id> [--user NAME] [--token TOKEN] [--store redis] …
                                                                     (an interrupted run)
   holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
+  holdpoint audit verify <file.ndjson | ->   (an exported audit log; exits 1 when broken)
 Apps come from --app (repeatable) or holdpoint.config.ts; settings also from PORT,
 HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (README).
 Settings: ${SETTING_FLAGS.join(' ')}`;
@@ -75,6 +78,13 @@ async function commandCaller(
   }
   const id = validate(idText, who.user ?? process.env.USER ?? 'cli');
   return { id, roles: [...new Set([...rolesOf(who.roles), ...operatorRoles])] };
+}
+
+/** What checking an exported audit log found, for the terminal. */
+function describeCheck(check: AuditChainCheck): string {
+  return check.ok
+    ? `The audit chain holds: ${check.lines} lines.`
+    : `The audit chain is broken at line ${check.line}: ${check.reason}.`;
 }
 
 /** Flags, then environment, then the config file, then defaults. */
@@ -164,6 +174,19 @@ async function main(argv: string[]): Promise<void> {
     }
     // A one-shot command: app modules may hold connections of their own open.
     process.stdout.write(`${printed}\n`, () => process.exit(0));
+    return;
+  }
+  if (command === 'audit') {
+    const [action, file] = rest;
+    if (action !== 'verify' || file === undefined) {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        'audit verify needs an exported audit log: a file, or - for stdin.',
+      );
+    }
+    const check = await verifyAuditFile(file);
+    process.stdout.write(`${describeCheck(check)}\n`);
+    if (!check.ok) process.exitCode = 1;
     return;
   }
   process.stdout.write(`${USAGE}\n`);

@@ -1,4 +1,4 @@
-import { hashArgs } from './hash.js';
+import { hashArgs, hashJson } from './hash.js';
 import type { ApprovalRequest, AuditAction, AuditEntry, Decision, Pause } from './types.js';
 
 /** The audit line for one approval request of a pause. */
@@ -8,7 +8,7 @@ export function approvalAudit(
   action: AuditAction,
   actor: string,
   at: number,
-  extra: Pick<AuditEntry, 'approved' | 'reason'> = {},
+  extra: Pick<AuditEntry, 'approved' | 'reason' | 'payloadHash'> = {},
 ): AuditEntry {
   return {
     at,
@@ -23,7 +23,7 @@ export function approvalAudit(
   };
 }
 
-/** The `decided` lines of a batch of decisions on a pause. */
+/** The `decided` lines of a batch of decisions on a pause; a payload is recorded by its hash. */
 export function decisionAudit(pause: Pause, decisions: Decision[]): AuditEntry[] {
   return decisions.flatMap((decision) => {
     const approval = pause.approvals.find((a) => a.approvalId === decision.approvalId);
@@ -32,6 +32,7 @@ export function decisionAudit(pause: Pause, decisions: Decision[]): AuditEntry[]
       approvalAudit(pause, approval, 'decided', decision.decidedBy, decision.at, {
         approved: decision.approved,
         reason: decision.reason,
+        payloadHash: decision.payload === undefined ? undefined : hashJson(decision.payload),
       }),
     ];
   });

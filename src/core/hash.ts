@@ -12,7 +12,12 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** `sha256:` and the hex SHA-256 of a JSON value's canonical form: equal values, equal hashes. */
+export function hashJson(value: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+}
+
 /** sha256 of a tool call's arguments, as written in the audit log. */
 export function hashArgs(args: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(args)).digest('hex')}`;
+  return hashJson(args);
 }

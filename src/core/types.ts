@@ -110,11 +110,17 @@ export interface SessionMeta {
   pauseId?: string;
   /** While running: the segment that holds the session. */
   lease?: Lease;
+  /**
+   * The hash of the session's last audit line (AUDIT_GENESIS before the first): the
+   * next line links to it. Absent on sessions stored before the audit chain.
+   */
+  auditHead?: string;
   createdAt: number;
   updatedAt: number;
 }
 
 export type AuditAction =
+  | 'started'
   | 'requested'
   | 'decided'
   | 'expired'
@@ -125,7 +131,11 @@ export type AuditAction =
   | 'executed'
   | 'recovered';
 
-/** One append-only line of the audit log. */
+/**
+ * One append-only line of the audit log. Stored lines are chained: `prevHash` is the
+ * hash of the session's line before it (AUDIT_GENESIS for the first) and `hash` covers
+ * the line as exported (core/audit-chain.ts). Lines stored before the chain have neither.
+ */
 export interface AuditEntry {
   at: number;
   action: AuditAction;
@@ -135,6 +145,10 @@ export interface AuditEntry {
   approvalId?: string;
   toolName?: string;
   argsHash?: string;
+  /** A decision's payload, hashed like `argsHash`. */
+  payloadHash?: string;
   approved?: boolean;
   reason?: string;
+  prevHash?: string;
+  hash?: string;
 }

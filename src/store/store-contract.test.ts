@@ -1,7 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AUDIT_GENESIS } from '../core/audit-chain.js';
+import { auditLine } from '../core/audit-line.js';
 import { codeOf } from '../core/errors.test-support.js';
+import { hashJson } from '../core/hash.js';
 import type { Pause } from '../core/types.js';
+import { verifyAuditChain } from '../core/verify-audit-chain.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
 import { RedisStore } from './redis/redis-store.js';
@@ -267,7 +271,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(
       await codeOf(peer.recoverRun(sessionId, run.invocationId, lease(lapsedAt), 'ops', lapsedAt)),
     ).toBe('RUN_NOT_INTERRUPTED');
-    expect(await actions(sessionId)).toEqual(['recovered']);
+    expect(await actions(sessionId)).toEqual(['started', 'recovered']);
     expect(
       (await peer.listInterrupted({ limit: 200 }, lapsedAt)).items.map((s) => s.meta.sessionId),
     ).not.toContain(sessionId);
@@ -543,8 +547,87 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const now = Date.now();
     const { sessionId } = await pausedSession(store, 5, now);
     const all = await store.listAudit(sessionId, 0, 100);
-    expect(all.map((a) => a.action)).toEqual(Array(5).fill('requested'));
+    expect(all.map((a) => a.action)).toEqual(['started', ...Array(5).fill('requested')]);
     expect(await peer.listAudit(sessionId, 2, 2)).toEqual(all.slice(2, 4));
     expect(await peer.listAudit(sessionId, 4, 10)).toEqual(all.slice(4));
+  });
+
+  /** The session's audit log as exported, checked; and whether the meta's head is its end. */
+  async function chainOf(sessionId: string) {
+    const lines = (await peer.listAudit(sessionId, 0, 1000)).map(auditLine);
+    const head = (await peer.getSnapshot(sessionId))?.meta.auditHead;
+    return { lines, check: verifyAuditChain(lines), headIsLast: head === lines.at(-1)?.hash };
+  }
+
+  it('chains the audit log of a session across its transitions, from who started the run', async () => {
+    const now = Date.now();
+    const idle = unique('session');
+    await store.createSession({ sessionId: idle, app: APP, userId: 'ann', createdAt: now });
+    expect((await peer.getSnapshot(idle))?.meta.auditHead).toBe(AUDIT_GENESIS);
+
+    const { sessionId, run, pause } = await pausedSession(store, 2, now);
+    const [first, second] = pause.approvals.map((a) => a.approvalId) as [string, string];
+    await peer.decide(
+      sessionId,
+      { decisions: [{ ...decision(first, now + 1), payload: { item: 'Banana' } }] },
+      now + 1,
+      lease(now),
+    );
+    const held = lease(now);
+    await store.decide(sessionId, { decisions: [decision(second, now + 2)] }, now + 2, held);
+    await peer.finishRun(segmentEnd(run, held, now + 3), {
+      status: 'completed',
+      audit: [
+        {
+          at: now + 3,
+          action: 'completed',
+          sessionId,
+          invocationId: run.invocationId,
+          actor: 'agent',
+        },
+      ],
+    });
+    await store.beginRun(newRun(sessionId, 'bob', now + 4), lease(now + 4));
+
+    const { lines, check, headIsLast } = await chainOf(sessionId);
+    expect(lines.map((l) => l.action)).toEqual([
+      'started',
+      'requested',
+      'requested',
+      'decided',
+      'decided',
+      'resumed',
+      'completed',
+      'started',
+    ]);
+    expect(check).toEqual({ ok: true, lines: 8 });
+    expect(headIsLast).toBe(true);
+    expect(lines[0]).toMatchObject({
+      actor: run.userId,
+      invocation_id: run.invocationId,
+      prev_hash: AUDIT_GENESIS,
+    });
+    expect(lines[7]).toMatchObject({ actor: 'bob', prev_hash: lines[6]?.hash });
+    expect(lines[3]?.payload_hash).toBe(hashJson({ item: 'Banana' }));
+    expect(lines[4]).not.toHaveProperty('payload_hash');
+  });
+
+  it('keeps one linear chain when two handles write the same session at once', async () => {
+    const now = Date.now();
+    const { sessionId, pause } = await pausedSession(store, 12, now);
+    await Promise.all(
+      pause.approvals.map((a, i) =>
+        (i % 2 ? peer : store).decide(
+          sessionId,
+          { decisions: [decision(a.approvalId, now + i)] },
+          now + i,
+          lease(now),
+        ),
+      ),
+    );
+    const { lines, check, headIsLast } = await chainOf(sessionId);
+    expect(lines.filter((l) => l.action === 'decided')).toHaveLength(12);
+    expect(check).toEqual({ ok: true, lines: 1 + 12 + 12 + 1 });
+    expect(headIsLast).toBe(true);
   });
 });

@@ -26,6 +26,7 @@ import {
   beginRunTransition,
   cancelInterruptedTransition,
   cancelTransition,
+  chainWrites,
   checkpointTransition,
   decideTransition,
   expireTransition,
@@ -69,6 +70,8 @@ function commitUnknown(sessionId: string, lost: HoldpointError): HoldpointError 
  * transition, commit it only if nobody changed the session in between (compare
  * and set on a per-session version), read again and retry otherwise. Stores
  * provide the read and the atomic commit; the rules live once, in transitions.ts.
+ * Every transition's audit lines are chained onto the head it read (chainWrites)
+ * before that commit, so the chain moves with the version or not at all.
  * Nothing a transition decides is seen by anyone before its commit is stored.
  */
 export abstract class TransactionalStore implements HoldpointStore {
@@ -188,7 +191,8 @@ export abstract class TransactionalStore implements HoldpointStore {
         throw sessionNotFound(sessionId);
       }
       const result = transition(read.snapshot);
-      if (result.writes && !(await this.store(sessionId, read, result.writes))) {
+      const writes = result.writes && chainWrites(read.snapshot.meta.auditHead, result.writes);
+      if (writes && !(await this.store(sessionId, read, writes))) {
         // Someone else changed the session between our read and commit: read again.
         await sleep(Math.random() * Math.min(50, 2 ** attempt));
         continue;

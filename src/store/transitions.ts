@@ -1,4 +1,5 @@
 import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
+import { AUDIT_GENESIS, chainAudit } from '../core/audit-chain.js';
 import { HoldpointError } from '../core/errors.js';
 import type {
   ApprovalRequest,
@@ -64,15 +65,32 @@ function idle(meta: SessionMeta, now: number): SessionMeta {
   return touch(meta, { status: 'idle', lease: undefined }, now);
 }
 
-/** What a new session is written with: idle, or already held by its first run. */
+/**
+ * `writes` as they are committed: their audit lines linked after `head`, the chain
+ * head of the snapshot the transition read (AUDIT_GENESIS for a session stored before
+ * the chain), and the meta carrying the new head. TransactionalStore applies it to
+ * every transition's writes inside the compare-and-set, so a commit extends the chain
+ * it read or is not stored: concurrent writers on any number of processes leave one
+ * linear chain per session.
+ */
+export function chainWrites(head: string | undefined, writes: SessionWrites): SessionWrites {
+  const chained = chainAudit(head ?? AUDIT_GENESIS, writes.audit);
+  return { ...writes, meta: { ...writes.meta, auditHead: chained.head }, audit: chained.lines };
+}
+
+/**
+ * What a new session is written with: idle, or already held by its first run; its
+ * audit chain starts at AUDIT_GENESIS.
+ */
 export function newSessionWrites(
   session: NewSession,
   begin?: { run: RunRecord; lease: Lease },
 ): SessionWrites {
   const meta: SessionMeta = { ...session, status: 'idle', updatedAt: session.createdAt };
-  return begin
+  const writes = begin
     ? (beginRunTransition({ meta }, begin.run, begin.lease).writes as SessionWrites)
     : { meta, audit: [] };
+  return chainWrites(AUDIT_GENESIS, writes);
 }
 
 /**
@@ -92,10 +110,21 @@ function runInterrupted(meta: SessionMeta): HoldpointError {
   );
 }
 
+/** The `started` line of a run: who sent the message that began it. */
+function startedAudit(run: RunRecord): AuditEntry {
+  return {
+    at: run.startedAt,
+    action: 'started',
+    sessionId: run.sessionId,
+    invocationId: run.invocationId,
+    actor: run.userId,
+  };
+}
+
 /**
- * A new run takes the session; refused while paused, while a live lease holds it,
- * and while its run is interrupted (that run is resumed by its invocation id, never
- * silently dropped).
+ * A new run takes the session, audited `started` by the run's user; refused while
+ * paused, while a live lease holds it, and while its run is interrupted (that run is
+ * resumed by its invocation id, never silently dropped).
  */
 export function beginRunTransition(
   snapshot: SessionSnapshot,
@@ -129,7 +158,7 @@ export function beginRunTransition(
         run.startedAt,
       ),
       runs: [run],
-      audit: [],
+      audit: [startedAudit(run)],
     },
   };
 }

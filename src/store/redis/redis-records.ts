@@ -48,6 +48,7 @@ const meta: z.ZodType<SessionMeta> = z.object({
   invocationId: z.string().optional(),
   pauseId: z.string().optional(),
   lease: z.object({ owner: z.string(), until: z.number() }).optional(),
+  auditHead: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
@@ -84,6 +85,7 @@ const run: z.ZodType<RunRecord> = z.object({
 const audit: z.ZodType<AuditEntry> = z.object({
   at: z.number(),
   action: z.enum([
+    'started',
     'requested',
     'decided',
     'expired',
@@ -100,8 +102,11 @@ const audit: z.ZodType<AuditEntry> = z.object({
   approvalId: z.string().optional(),
   toolName: z.string().optional(),
   argsHash: z.string().optional(),
+  payloadHash: z.string().optional(),
   approved: z.boolean().optional(),
   reason: z.string().optional(),
+  prevHash: z.string().optional(),
+  hash: z.string().optional(),
 });
 
 // ADK's own record: what Holdpoint and ADK rely on is checked, the rest kept as is.

@@ -6,6 +6,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import { validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
@@ -14,6 +15,7 @@ import { chatRequestBody } from '../ai-sdk/chat-request.js';
 import { chatStream } from '../ai-sdk/chat-stream.js';
 import { historyMessages } from '../ai-sdk/history-messages.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
+import { auditNdjson } from './audit-export.js';
 import { callerOf, claimedCaller, type WithPrincipal } from './caller.js';
 import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
 import {
@@ -249,6 +251,15 @@ export function createHttpApp({
 
   app.get('/api/audit', async (c) => {
     const query = validate(auditQuery, c.req.query());
+    if (query.format === 'ndjson') {
+      const sessionId = query.session_id;
+      const caller = callerOf(c);
+      const rows = await auditNdjson(
+        (cursor) => runtime.audit({ sessionId, limit: LIMITS.pageSize, cursor }, caller),
+        logger.child({ session_id: sessionId }),
+      );
+      return c.body(rows, 200, { 'content-type': 'application/x-ndjson' });
+    }
     const page = await runtime.audit(
       { sessionId: query.session_id, limit: query.limit, cursor: query.cursor },
       callerOf(c),

@@ -1,3 +1,4 @@
+import { auditLine } from '../../core/audit-line.js';
 import type { HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, AuditEntry, Decision } from '../../core/types.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
@@ -115,20 +116,12 @@ export function presentPendingApproval(a: PendingApproval) {
   };
 }
 
-/** One audit line. */
+/**
+ * One audit line, in the form its hash covers (core/audit-line.ts): a line read from
+ * the API or an export is checked as it is.
+ */
 export function presentAudit(e: AuditEntry) {
-  return {
-    at: iso(e.at),
-    action: e.action,
-    session_id: e.sessionId,
-    invocation_id: e.invocationId,
-    actor: e.actor,
-    ...(e.approvalId === undefined ? {} : { approval_id: e.approvalId }),
-    ...(e.toolName === undefined ? {} : { tool_name: e.toolName }),
-    ...(e.argsHash === undefined ? {} : { args_hash: e.argsHash }),
-    ...(e.approved === undefined ? {} : { approved: e.approved }),
-    ...(e.reason === undefined ? {} : { reason: e.reason }),
-  };
+  return auditLine(e);
 }
 
 /**

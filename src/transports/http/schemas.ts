@@ -46,11 +46,17 @@ export const approvalsQuery = z.strictObject({
   cursor: cursor.optional(),
 });
 
-export const auditQuery = z.strictObject({
-  session_id: idText,
-  limit: pageLimit.optional(),
-  cursor: cursor.optional(),
-});
+export const auditQuery = z
+  .strictObject({
+    session_id: idText,
+    limit: pageLimit.optional(),
+    cursor: cursor.optional(),
+    format: z.enum(['json', 'ndjson']).optional(),
+  })
+  .refine((q) => q.format !== 'ndjson' || (q.limit === undefined && q.cursor === undefined), {
+    message: 'format=ndjson exports the whole log: it takes no limit or cursor',
+    path: ['format'],
+  });
 
 export const approvalDecisionBody = z.strictObject({
   approved: z.boolean(),

@@ -1,0 +1,35 @@
+import type { Logger } from 'pino';
+import type { AuditPage } from '../../runtime/queries/audit-log.js';
+import { presentAudit } from './present.js';
+
+/**
+ * A session's whole audit log as NDJSON, oldest first: one presented line (the form
+ * its hash covers) per row, read with `readPage` (the first page, then each page's
+ * `nextCursor`) as the client takes them. The first page is read before anything is
+ * sent, so an unknown session (or a caller refused it) is an error answer. A page that
+ * fails later is logged and errors the stream: the body is cut short, never ended as
+ * if the log were complete.
+ */
+export async function auditNdjson(
+  readPage: (cursor?: string) => Promise<AuditPage>,
+  logger: Logger,
+): Promise<ReadableStream<Uint8Array>> {
+  const encoder = new TextEncoder();
+  let page: AuditPage | undefined = await readPage();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!page) {
+        controller.close();
+        return;
+      }
+      const rows = page.entries.map((entry) => `${JSON.stringify(presentAudit(entry))}\n`);
+      if (rows.length > 0) controller.enqueue(encoder.encode(rows.join('')));
+      try {
+        page = page.nextCursor === undefined ? undefined : await readPage(page.nextCursor);
+      } catch (error) {
+        logger.error({ err: error }, 'audit export cut short');
+        controller.error(error);
+      }
+    },
+  });
+}
