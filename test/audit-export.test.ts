@@ -14,7 +14,7 @@ import { type RunningServer, startServer } from '../src/main/serve.js';
 import { verifyAuditFile } from '../src/main/verify-audit-file.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { exampleConfig } from './support/example-apps.js';
-import { JsonClient } from './support/json-client.js';
+import { JsonClient, TESTER } from './support/json-client.js';
 
 const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
 const scratch = new RedisScratch();
@@ -44,7 +44,9 @@ afterAll(async () => {
 
 /** The session's export: the response and its rows, parsed. */
 async function exportOf(sessionId: string) {
-  const response = await fetch(`${api.baseUrl}/api/audit?session_id=${sessionId}&format=ndjson`);
+  const response = await fetch(`${api.baseUrl}/api/audit?session_id=${sessionId}&format=ndjson`, {
+    headers: TESTER,
+  });
   const body = await response.text();
   const rows = body.split('\n').filter((row) => row !== '') as string[];
   return { response, body, lines: rows.map((row) => JSON.parse(row) as AuditLine) };

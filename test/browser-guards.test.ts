@@ -38,7 +38,7 @@ async function start(
     server.port,
     'POST',
     '/api/agent/start',
-    headers,
+    { 'x-holdpoint-user': user, ...headers },
     body ?? startBody(user),
   );
   const inbox = await api.get(`/api/approvals?user_id=${user}`);
@@ -297,7 +297,7 @@ describe('mounted in a host’s server', () => {
       port,
       'POST',
       '/api/agent/start',
-      { ...named, origin: 'http://app.example' },
+      { ...named, origin: 'http://app.example', 'x-holdpoint-user': 'm' },
       startBody('m'),
     );
     expect(ownPage.status).toBe(200);

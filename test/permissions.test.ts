@@ -157,7 +157,7 @@ describe('writes', () => {
       for (const [path, body] of writes) {
         expectAnswer(await client.post(path, body), deny, `${who} POST ${path}`);
       }
-      expect(await actions(sessionId)).toEqual(['requested']);
+      expect(await actions(sessionId)).toEqual(['started', 'requested']);
     },
   );
 
@@ -226,7 +226,7 @@ describe('the AI SDK stream and the WebSocket', () => {
       type: 'error',
       errorText: expect.stringMatching(/^FORBIDDEN: /),
     });
-    expect(await actions(sessionId)).toEqual(['requested']);
+    expect(await actions(sessionId)).toEqual(['started', 'requested']);
   });
 
   it.each(['none', 'expired', 'wrongAudience'] as Who[])(
@@ -260,7 +260,7 @@ describe('the AI SDK stream and the WebSocket', () => {
     } finally {
       other.close();
     }
-    expect(await actions(sessionId)).toEqual(['requested']);
+    expect(await actions(sessionId)).toEqual(['started', 'requested']);
     // A token in the query works too, for a socket client that can set no header.
     const token = headers.owner.authorization?.slice('Bearer '.length) ?? '';
     const owner = await ChatSocketClient.connect(`${socketUrl()}?access_token=${token}`, {});

@@ -10,9 +10,13 @@ export interface RawAnswer {
   body: string;
 }
 
+/** Who raw requests sign in as (the server's `dev` mode), unless their headers say otherwise. */
+const SIGNED_IN = { 'x-holdpoint-user': 'tester' };
+
 /**
- * Test support: one request with exactly the headers given (Host and Origin included,
- * which fetch would not let a test choose), on a connection of its own.
+ * Test support: one request with the headers given (Host and Origin included, which
+ * fetch would not let a test choose), signed in as a tester unless they name someone
+ * else, on a connection of its own.
  */
 export function rawRequest(
   port: number,
@@ -23,7 +27,14 @@ export function rawRequest(
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, method, path, headers, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { ...SIGNED_IN, ...headers },
+        agent: false,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -42,8 +53,9 @@ export function rawRequest(
 }
 
 /**
- * Test support: a WebSocket handshake on `path` with the headers given; answers the
- * status line the server sent (101 when it upgraded) and what followed it.
+ * Test support: a WebSocket handshake on `path` with the headers given (signed in as a
+ * tester unless they say otherwise); answers the status line the server sent (101 when
+ * it upgraded) and what followed it.
  */
 export async function upgradeAnswer(
   port: number,
@@ -59,6 +71,7 @@ export async function upgradeAnswer(
     Connection: 'Upgrade',
     'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
     'Sec-WebSocket-Version': '13',
+    ...SIGNED_IN,
     ...headers,
   };
   socket.write(
