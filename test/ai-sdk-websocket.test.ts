@@ -282,8 +282,13 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
     const { sessionId } = (await finalMessage(chunks)).metadata as { sessionId: string };
     const api = new JsonClient(`http://127.0.0.1:${quick.port}`);
-    expect((await api.get(`/api/sessions/${sessionId}`)).body.status).toBe('paused');
-    const resume = await api.post('/api/agent/resume', { session_id: sessionId, approved: true });
+    const { body: view } = await api.get(`/api/sessions/${sessionId}`);
+    expect(view.status).toBe('paused');
+    const resume = await api.post('/api/agent/resume', {
+      session_id: sessionId,
+      pause_id: view.pause.pause_id,
+      approved: true,
+    });
     expect(resume.body.status).toBe('completed');
     chatter.close();
   });
@@ -331,9 +336,11 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     await roundTrip();
     const count = frames.filter((f) => f.requestId === 'a1').length;
     const api = new JsonClient(`http://127.0.0.1:${server.port}`);
-    expect((await api.get(`/api/sessions/${metadata.sessionId}`)).body.status).toBe('paused');
+    const { body: view } = await api.get(`/api/sessions/${metadata.sessionId}`);
+    expect(view.status).toBe('paused');
     const resume = await api.post('/api/agent/resume', {
       session_id: metadata.sessionId,
+      pause_id: view.pause.pause_id,
       approved: true,
     });
     expect(resume.body.status).toBe('completed');

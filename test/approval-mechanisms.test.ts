@@ -126,6 +126,7 @@ describe.each(Object.entries(MECHANISMS))('%s', (_name, mechanism) => {
 
     const again = await api.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       user_id: 'bob',
       approved: true,
     });
@@ -137,6 +138,7 @@ describe.each(Object.entries(MECHANISMS))('%s', (_name, mechanism) => {
     const runsBefore = [...effectRuns.values()].reduce((a, b) => a + b, 0);
     const resumed = await api.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       user_id: 'bob',
       approved: false,
       reason: 'not today',

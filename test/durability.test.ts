@@ -50,7 +50,7 @@ afterAll(async () => {
 
 async function pauseTenImages(
   api: JsonClient,
-): Promise<{ session_id: string; invocation_id: string }> {
+): Promise<{ session_id: string; invocation_id: string; pause_id: string }> {
   const start = await api.post('/api/agent/start', {
     query: 'Generate 10 images',
     user_id: 'fabricio',
@@ -72,6 +72,7 @@ describe('durable pauses on Redis, across real processes', () => {
 
     const resume = await b.client.post('/api/agent/resume', {
       session_id: paused.session_id,
+      pause_id: paused.pause_id,
       approved: true,
     });
     expect(resume.status).toBe(200);
@@ -91,6 +92,7 @@ describe('durable pauses on Redis, across real processes', () => {
     );
     const resume = await b.client.post('/api/agent/resume', {
       session_id: paused.session_id,
+      pause_id: paused.pause_id,
       approved: true,
     });
     expect(resume.body).toMatchObject({ status: 'completed', invocation_id: paused.invocation_id });
@@ -103,6 +105,7 @@ describe('durable pauses on Redis, across real processes', () => {
       Array.from({ length: 20 }, (_, i) =>
         (i % 2 === 0 ? a : b).client.post('/api/agent/resume', {
           session_id: paused.session_id,
+          pause_id: paused.pause_id,
           approved: true,
           user_id: `racer-${i}`,
         }),
@@ -126,6 +129,7 @@ describe('durable pauses on Redis, across real processes', () => {
     await sleep(1200);
     const resume = await b.client.post('/api/agent/resume', {
       session_id: paused.session_id,
+      pause_id: paused.pause_id,
       approved: true,
     });
     expect(resume.status).toBe(410);
@@ -150,6 +154,7 @@ describe('durable pauses on Redis, across real processes', () => {
     try {
       const down = await a.client.post('/api/agent/resume', {
         session_id: paused.session_id,
+        pause_id: paused.pause_id,
         approved: true,
       });
       expect(down.status).toBe(503);
@@ -168,6 +173,7 @@ describe('durable pauses on Redis, across real processes', () => {
     expect(health.status).toBe(200);
     const resume = await a.client.post('/api/agent/resume', {
       session_id: paused.session_id,
+      pause_id: paused.pause_id,
       approved: true,
     });
     expect(resume.body).toMatchObject({ status: 'completed', invocation_id: paused.invocation_id });

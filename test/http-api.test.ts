@@ -7,10 +7,13 @@ import { ops } from './support/principals.js';
 
 let server: RunningServer;
 let api: JsonClient;
+/** Reads inboxes as the user a query names, with no role: what that user may decide. */
+let inbox: JsonClient;
 
 beforeAll(async () => {
   server = await startServer(exampleConfig('--store', 'memory'));
   api = new JsonClient(`http://127.0.0.1:${server.port}`);
+  inbox = new JsonClient(`http://127.0.0.1:${server.port}`, { roles: [] });
 });
 
 afterAll(async () => {
@@ -49,6 +52,7 @@ describe('seed 000: image studio over REST', () => {
 
     const resume = await api.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       approved: true,
       user_id: 'maria',
     });
@@ -91,6 +95,7 @@ describe('seed 000: image studio over REST', () => {
     const start = await startImages(10);
     const resume = await api.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       approved: false,
       reason: 'too many',
     });
@@ -136,6 +141,7 @@ describe('payments (seed 001)', () => {
       expect(start.body.approvals[0].args.recipient).toMatch(/Jiro|次郎/);
       const resume = await api.post('/api/agent/resume', {
         session_id: start.body.session_id,
+        pause_id: start.body.pause_id,
         approved: true,
       });
       expect(resume.body.status).toBe('completed');
@@ -226,14 +232,14 @@ describe('sessions, approvals, cancel, audit', () => {
       },
       pending_approvals: [{ tool_name: 'request_image_generation' }],
     });
-    const mine = await api.get('/api/approvals?user_id=lister');
+    const mine = await inbox.get('/api/approvals?user_id=lister');
     expect(mine.body.approvals).toHaveLength(1);
     expect(mine.body.approvals[0]).toMatchObject({
       session_id: start.body.session_id,
       invocation_id: start.body.invocation_id,
       app: 'image-studio',
     });
-    const others = await api.get('/api/approvals?user_id=nobody');
+    const others = await inbox.get('/api/approvals?user_id=nobody');
     expect(others.body.approvals).toEqual([]);
   });
 
@@ -250,6 +256,7 @@ describe('sessions, approvals, cancel, audit', () => {
     });
     const resume = await api.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       approved: true,
     });
     expect(resume.status).toBe(409);
@@ -372,7 +379,11 @@ describe('Idempotency-Key', () => {
     const paused = await startImages(10);
     const headers = key('resume');
     const resume = (approved: boolean) =>
-      api.post('/api/agent/resume', { session_id: paused.body.session_id, approved }, headers);
+      api.post(
+        '/api/agent/resume',
+        { session_id: paused.body.session_id, pause_id: paused.body.pause_id, approved },
+        headers,
+      );
     const done = await resume(true);
     expect(done.body.status).toBe('completed');
     expect((await resume(false)).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -422,7 +433,7 @@ describe('bad input gets a stable code and changes nothing', () => {
     [
       'unknown session (resume)',
       '/api/agent/resume',
-      { session_id: 'nope', approved: true },
+      { session_id: 'nope', pause_id: 'pause-nope', approved: true },
       404,
       'SESSION_NOT_FOUND',
     ],
@@ -491,6 +502,7 @@ describe('bad input gets a stable code and changes nothing', () => {
     expect(twice.body.error.code).toBe('ALREADY_DECIDED');
     const again = await api.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       approved: true,
     });
     expect(again.status).toBe(409);
@@ -499,6 +511,7 @@ describe('bad input gets a stable code and changes nothing', () => {
     const idle = await startImages(1);
     const none = await api.post('/api/agent/resume', {
       session_id: idle.body.session_id,
+      pause_id: 'pause-none',
       approved: true,
     });
     expect(none.status).toBe(409);
@@ -565,6 +578,7 @@ describe('errors say what the docs say', () => {
     expect(refused.body.error.message).toMatch(/payload/);
     const all = await api.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       approved: true,
     });
     expect(all.status).toBe(400);
@@ -644,7 +658,7 @@ describe('errors say what the docs say', () => {
     expect(start.status).toBe(422);
     expect(start.body.error).toMatchObject({ code: 'TOO_MANY_APPROVALS' });
     expect(start.body.error.message).toMatch(/asked for 120 approvals at once; at most 100/);
-    expect((await api.get('/api/approvals?user_id=runaway')).body.approvals).toEqual([]);
+    expect((await inbox.get('/api/approvals?user_id=runaway')).body.approvals).toEqual([]);
     // The session goes on: the next message gets an answer, and nothing waits.
     const next = await api.post('/api/agent/start', {
       query: 'hello',
@@ -656,14 +670,17 @@ describe('errors say what the docs say', () => {
 
   it('lists approvals and audit lines a page at a time', async () => {
     const sessions: string[] = [];
+    const pauses: string[] = [];
     for (let i = 0; i < 5; i++) {
-      sessions.push((await startImages(2, { user_id: 'pager' })).body.session_id);
+      const { body } = await startImages(2, { user_id: 'pager' });
+      sessions.push(body.session_id);
+      pauses.push(body.pause_id);
     }
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 5; page++) {
       const query = `user_id=pager&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-      const { body } = await api.get(`/api/approvals?${query}`);
+      const { body } = await inbox.get(`/api/approvals?${query}`);
       seen.push(...body.approvals.map((a: { session_id: string }) => a.session_id));
       cursor = body.next_cursor;
       if (!cursor) break;
@@ -681,7 +698,7 @@ describe('errors say what the docs say', () => {
       });
     }
     for (const limit of [3, 1]) {
-      const first = await api.get(`/api/approvals?user_id=pairs&limit=${limit}`);
+      const first = await inbox.get(`/api/approvals?user_id=pairs&limit=${limit}`);
       expect(first.body.approvals).toHaveLength(2);
       const second = await api.get(
         `/api/approvals?user_id=pairs&limit=${limit}&cursor=${first.body.next_cursor}`,
@@ -694,7 +711,11 @@ describe('errors say what the docs say', () => {
     );
 
     const sessionId = sessions[0];
-    await api.post('/api/agent/resume', { session_id: sessionId, approved: true });
+    await api.post('/api/agent/resume', {
+      session_id: sessionId,
+      pause_id: pauses[0],
+      approved: true,
+    });
     const first = await api.get(`/api/audit?session_id=${sessionId}&limit=3`);
     expect(first.body.entries.map((e: { action: string }) => e.action)).toEqual([
       'started',
@@ -732,12 +753,14 @@ describe('expiry', () => {
     clock.advance(60_001);
     const resume = await shortApi.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       approved: true,
     });
     expect(resume.status).toBe(410);
     expect(resume.body.error.code).toBe('APPROVAL_EXPIRED');
     const again = await shortApi.post('/api/agent/resume', {
       session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
       approved: true,
     });
     expect(again.body.error.code).toBe('APPROVAL_EXPIRED');

@@ -61,6 +61,7 @@ function expected(who: Who, owner: number, other: number, admin: number): number
 interface Paused {
   sessionId: string;
   invocationId: string;
+  pauseId: string;
   approvalId: string;
 }
 
@@ -73,6 +74,7 @@ async function pausedPayment(): Promise<Paused> {
   return {
     sessionId: body.session_id,
     invocationId: body.invocation_id,
+    pauseId: body.pause_id,
     approvalId: body.approvals[0].approval_id,
   };
 }
@@ -143,13 +145,13 @@ describe('writes', () => {
   it.each(['other', 'none', 'expired', 'wrongAudience'] as Who[])(
     'as %s: every write on the owner’s session is refused and changes nothing',
     async (who) => {
-      const { sessionId, invocationId, approvalId } = await pausedPayment();
+      const { sessionId, invocationId, approvalId, pauseId } = await pausedPayment();
       const client = as(who);
       const deny = expected(who, 0, 403, 0);
       const writes: [string, unknown][] = [
         ['/api/agent/start', { query: 'hi', session_id: sessionId }],
         ['/api/agent/cancel', { session_id: sessionId }],
-        ['/api/agent/resume', { session_id: sessionId, approved: true }],
+        ['/api/agent/resume', { session_id: sessionId, pause_id: pauseId, approved: true }],
         [`/api/approvals/${approvalId}`, { approved: true }],
         [`/api/runs/${invocationId}/resume`, {}],
         [`/api/runs/${invocationId}/cancel`, {}],

@@ -54,7 +54,11 @@ describe('GET /api/sessions/:id/messages: the conversation as UI messages, for r
       expiresAt: start.body.expires_at,
     });
 
-    await api.post('/api/agent/resume', { session_id: start.body.session_id, approved: true });
+    await api.post('/api/agent/resume', {
+      session_id: start.body.session_id,
+      pause_id: start.body.pause_id,
+      approved: true,
+    });
     const after = await history(start.body.session_id);
     const done = after.messages[1] as UIMessage;
     expect(tools(done)[0]).toMatchObject({
@@ -74,7 +78,11 @@ describe('GET /api/sessions/:id/messages: the conversation as UI messages, for r
       user_id: 'reload',
       app: 'payments',
     });
-    await api.post('/api/agent/resume', { session_id: first.body.session_id, approved: false });
+    await api.post('/api/agent/resume', {
+      session_id: first.body.session_id,
+      pause_id: first.body.pause_id,
+      approved: false,
+    });
     await api.post('/api/agent/start', {
       query: 'Send $30 to Bob',
       user_id: 'reload',

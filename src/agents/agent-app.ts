@@ -1,4 +1,5 @@
 import type { BaseAgent } from '@google/adk';
+import type { Approvers } from '../core/types.js';
 
 /** The text a person sees with an approval of one tool, from the call's arguments. */
 export type ApprovalHint = (args: Record<string, unknown>) => string;
@@ -26,6 +27,8 @@ export interface AgentApp {
   hints: Record<string, ApprovalHint>;
   /** How long a continuous stream waits for each tool's approval, and what then. */
   approvalPolicies: Record<string, ApprovalPolicy>;
+  /** Who may decide each tool's approvals; a tool without one has DEFAULT_APPROVERS. */
+  approvers?: Record<string, Approvers>;
   /** Tools whose approved calls a recovered run may run again without asking. */
   idempotentTools?: ReadonlySet<string>;
   /** Fingerprints of earlier shapes of this app whose paused or interrupted runs it resumes. */

@@ -2,6 +2,8 @@ import type { BaseAgent } from '@google/adk';
 import { z } from 'zod';
 import type { AgentApp, ApprovalHint, ApprovalPolicy } from '../agents/agent-app.js';
 import { HoldpointError } from '../core/errors.js';
+import type { Approvers } from '../core/types.js';
+import { idText } from '../core/validate.js';
 
 /** How one tool's approvals look and how long a waiting stream holds them. */
 export interface ApprovalSettings extends ApprovalPolicy {
@@ -14,6 +16,24 @@ export interface ApprovalSettings extends ApprovalPolicy {
    * that started and left no result in the effect ledger is asked about again.
    */
   idempotent?: boolean;
+  /**
+   * Who may decide this tool's approvals. Default: the session's owner or an admin.
+   * Given, only those it names: the owner (when `owner`, which defaults to true only
+   * when neither `roles` nor `users` are given), anyone with one of `roles`, any of
+   * `users`. `quorum` distinct people must approve (default 1; one denial decides);
+   * `requesterMayApprove: false` keeps the person who started the run from approving
+   * their own call (they may still deny it).
+   */
+  approvers?: ApproverSettings;
+}
+
+/** Who may decide a tool's approvals (see `ApprovalSettings.approvers`). */
+export interface ApproverSettings {
+  owner?: boolean;
+  roles?: string[];
+  users?: string[];
+  quorum?: number;
+  requesterMayApprove?: boolean;
 }
 
 /** What the host tells an app that builds its agent on demand. */
@@ -55,12 +75,40 @@ export interface HoldpointApp extends Readonly<AppDefinition> {
 /** Marks defined apps; global, so apps defined with another copy of this package count. */
 const APP_BRAND: unique symbol = Symbol.for('holdpoint.app') as never;
 
+const approverSettings = z
+  .strictObject({
+    owner: z.boolean().optional(),
+    roles: z.array(idText).max(50).optional(),
+    users: z.array(idText).max(200).optional(),
+    quorum: z.number().int().min(1).max(10).optional(),
+    requesterMayApprove: z.boolean().optional(),
+  })
+  .refine(
+    (a) =>
+      (a.roles?.length ?? 0) > 0 ||
+      (a.quorum ?? 1) <= (a.users?.length ?? 0) + (approversOf(a).owner ? 1 : 0),
+    { message: 'names fewer people than its quorum, or nobody at all' },
+  );
+
 const approvalSettings = z.strictObject({
   hint: z.union([z.string().min(1).max(2000), z.function()]).optional(),
   timeoutSeconds: z.number().positive().optional(),
   onTimeout: z.enum(['deny', 'park']).optional(),
   idempotent: z.boolean().optional(),
+  approvers: approverSettings.optional(),
 });
+
+/** The policy `settings` describe, with its defaults filled in. */
+function approversOf(settings: ApproverSettings): Approvers {
+  const { roles = [], users = [] } = settings;
+  return {
+    owner: settings.owner ?? (roles.length === 0 && users.length === 0),
+    roles,
+    users,
+    quorum: settings.quorum ?? 1,
+    requesterMayApprove: settings.requesterMayApprove ?? true,
+  };
+}
 
 const appDefinition = z.strictObject({
   name: z
@@ -155,12 +203,14 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
   const hints: Record<string, ApprovalHint> = {};
   const approvalPolicies: Record<string, ApprovalPolicy> = {};
   const idempotentTools = new Set<string>();
+  const approvers: Record<string, Approvers> = {};
   for (const [tool, settings] of Object.entries(app.approvals ?? {})) {
     const { hint, timeoutSeconds, onTimeout, idempotent } = settings;
     if (typeof hint === 'string') hints[tool] = () => hint;
     else if (hint) hints[tool] = hint;
     approvalPolicies[tool] = { timeoutSeconds, onTimeout };
     if (idempotent) idempotentTools.add(tool);
+    if (settings.approvers) approvers[tool] = approversOf(settings.approvers);
   }
   return {
     name: app.name,
@@ -170,6 +220,7 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
     rootAgent,
     hints,
     approvalPolicies,
+    approvers,
     idempotentTools,
     compatibleWith: new Set(app.compatibleWith ?? []),
   };

@@ -1,4 +1,5 @@
 import { hashArgs, hashJson } from './hash.js';
+import { settlingDecision } from './settlement.js';
 import type { ApprovalRequest, AuditAction, AuditEntry, Decision, Pause } from './types.js';
 
 /** The audit line for one approval request of a pause. */
@@ -46,8 +47,7 @@ export function undecidedAudit(
   at: number,
   reason?: string,
 ): AuditEntry[] {
-  const decided = new Set(pause.decisions.map((d) => d.approvalId));
   return pause.approvals
-    .filter((a) => !decided.has(a.approvalId))
+    .filter((a) => !settlingDecision(pause, a))
     .map((a) => approvalAudit(pause, a, action, actor, at, { reason }));
 }

@@ -16,11 +16,29 @@ export interface ApprovalRequest {
    * driving it died, and nothing recorded whether its effect happened.
    */
   mayHaveRun?: boolean;
+  /** Who may decide it, as the tool's policy said when it was asked (default: DEFAULT_APPROVERS). */
+  approvers?: Approvers;
   createdAt: number;
   expiresAt: number;
 }
 
-/** A person's answer to one approval request. Recorded once; the first one wins. */
+/**
+ * Who may decide an approval: the session's owner, anyone with one of `roles`, any of
+ * `users`; `quorum` distinct people must approve (one denial decides); the person who
+ * started the run may approve their own call only when `requesterMayApprove`.
+ */
+export interface Approvers {
+  owner: boolean;
+  roles: string[];
+  users: string[];
+  quorum: number;
+  requesterMayApprove: boolean;
+}
+
+/**
+ * A person's answer to one approval request. One per person: an approval with a quorum
+ * collects several, and is settled by the first denial or by enough approvals.
+ */
 export interface Decision {
   approvalId: string;
   approved: boolean;
@@ -28,6 +46,8 @@ export interface Decision {
   payload?: unknown;
   decidedBy: string;
   at: number;
+  /** The hash of the arguments the person approved or denied (as the audit log writes it). */
+  argsHash?: string;
   /**
    * The request that recorded it: the same request made again (its first reply was
    * lost) is answered with the run's state instead of ALREADY_DECIDED.

@@ -18,6 +18,8 @@ export const decisionInput = z.strictObject({
   approved: z.boolean(),
   reason: reasonText.optional(),
   payload: boundedJson.optional(),
+  /** The arguments' hash the person saw (`sha256:…`); ARGS_MISMATCH when they differ. */
+  argsHash: z.string().max(100).optional(),
 });
 export type DecisionInput = z.input<typeof decisionInput>;
 
@@ -25,6 +27,8 @@ export type DecisionInput = z.input<typeof decisionInput>;
 export const resumeRequest = z
   .strictObject({
     sessionId: idText,
+    /** The pause decided on: PAUSE_MISMATCH when the session waits on another. */
+    pauseId: idText.optional(),
     /** Decides every undecided approval of the pause the same way. */
     approved: z.boolean().optional(),
     reason: reasonText.optional(),

@@ -17,6 +17,8 @@ export interface PendingOutcome {
   status: 'pending_approval';
   sessionId: string;
   invocationId: string;
+  /** The pause it waits on: name it when deciding the whole pause (PAUSE_MISMATCH otherwise). */
+  pauseId: string;
   app: string;
   message: string;
   approvals: ApprovalRequest[];
@@ -34,6 +36,7 @@ export function pendingOutcome(pause: Pause): PendingOutcome {
     status: 'pending_approval',
     sessionId: pause.sessionId,
     invocationId: pause.invocationId,
+    pauseId: pause.pauseId,
     app: pause.app,
     message: open.map((a) => a.hint).join('\n'),
     approvals: open,

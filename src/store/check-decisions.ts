@@ -1,4 +1,5 @@
 import { HoldpointError } from '../core/errors.js';
+import { settlingDecision, votesOn } from '../core/settlement.js';
 import type { Decision, Pause } from '../core/types.js';
 
 /**
@@ -17,7 +18,6 @@ export function decisionConflict(
     return new HoldpointError('PAUSE_CANCELLED', 'The run was cancelled.');
   }
   const byId = new Map(pause.approvals.map((a) => [a.approvalId, a]));
-  const decided = new Set(pause.decisions.map((d) => d.approvalId));
   const seen = new Set<string>();
   for (const decision of decisions) {
     const approval = byId.get(decision.approvalId);
@@ -28,13 +28,20 @@ export function decisionConflict(
         { approval_id: decision.approvalId },
       );
     }
-    if (decided.has(decision.approvalId) || seen.has(decision.approvalId)) {
+    if (settlingDecision(pause, approval) || seen.has(decision.approvalId)) {
       return new HoldpointError(
         'ALREADY_DECIDED',
         `Approval ${decision.approvalId} is already decided.`,
         {
           approval_id: decision.approvalId,
         },
+      );
+    }
+    if (votesOn(pause, decision.approvalId).some((d) => d.decidedBy === decision.decidedBy)) {
+      return new HoldpointError(
+        'ALREADY_VOTED',
+        `${decision.decidedBy} already decided on approval ${decision.approvalId}; it waits for someone else.`,
+        { approval_id: decision.approvalId, decided_by: decision.decidedBy },
       );
     }
     seen.add(decision.approvalId);

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AUDIT_GENESIS } from '../core/audit-chain.js';
 import { auditLine } from '../core/audit-line.js';
 import { codeOf } from '../core/errors.test-support.js';
-import { hashJson } from '../core/hash.js';
-import type { Pause } from '../core/types.js';
+import { hashArgs, hashJson } from '../core/hash.js';
+import type { Principal } from '../core/principal.js';
+import type { Approvers, Pause } from '../core/types.js';
 import { verifyAuditChain } from '../core/verify-audit-chain.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
@@ -12,17 +13,20 @@ import { RedisStore } from './redis/redis-store.js';
 import type { HoldpointStore } from './store.js';
 import {
   APP,
+  DECIDER,
   decision,
   HOUR,
   lease,
   newPause,
   newRun,
   pausedSession,
+  pausedWithApprovers,
   requested,
   runningSession,
   segmentEnd,
   unique,
   userEvent,
+  vote,
 } from './store-fixtures.test-support.js';
 
 /** A store, and a second handle on the same data (another process for Redis). */
@@ -81,6 +85,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       { decisions: [decision(approvalId, now + 1)] },
       now + 1,
       lease(now),
+      DECIDER,
     );
   }
 
@@ -130,6 +135,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       { decisions: [decision(first, now + 1)] },
       now + 1,
       lease(now),
+      DECIDER,
     );
     expect(partial.outcome).toBe('pending');
     expect(partial.pause.decisions).toHaveLength(1);
@@ -140,6 +146,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       { decisions: [decision(second, now + 2)] },
       now + 2,
       held,
+      DECIDER,
     );
     expect(last.outcome).toBe('claimed');
     expect(last.pause.status).toBe('resuming');
@@ -149,7 +156,13 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     });
     expect(
       await codeOf(
-        store.decide(sessionId, { decisions: [decision(second, now + 3)] }, now + 3, lease(now)),
+        store.decide(
+          sessionId,
+          { decisions: [decision(second, now + 3)] },
+          now + 3,
+          lease(now),
+          DECIDER,
+        ),
       ),
     ).toBe('ALREADY_DECIDED');
 
@@ -303,7 +316,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const before = [await store.getSnapshot(sessionId), await actions(sessionId)];
     expect(
       await codeOf(
-        store.decide(sessionId, { decisions: [decision('nope', now)] }, now, lease(now)),
+        store.decide(sessionId, { decisions: [decision('nope', now)] }, now, lease(now), DECIDER),
       ),
     ).toBe('APPROVAL_NOT_FOUND');
     expect([await store.getSnapshot(sessionId), await actions(sessionId)]).toEqual(before);
@@ -320,6 +333,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       { decisions: [decision(approvalId, now)] },
       now,
       lease(now),
+      DECIDER,
     );
     await expect(refused).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
@@ -327,9 +341,9 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     });
     expect(await store.getPause(sessionId, pause.pauseId)).toEqual(pause);
     const valued = { ...decision(approvalId, now), payload: { item: 'Banana' } };
-    expect((await store.decide(sessionId, { decisions: [valued] }, now, lease(now))).outcome).toBe(
-      'claimed',
-    );
+    expect(
+      (await store.decide(sessionId, { decisions: [valued] }, now, lease(now), DECIDER)).outcome,
+    ).toBe('claimed');
   });
 
   it('expires a pause decided too late, and says so every time, cancel included', async () => {
@@ -338,7 +352,13 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const late = pause.expiresAt + 1;
     const approvalId = pause.approvals[0]?.approvalId ?? '';
     const decideLate = () =>
-      store.decide(sessionId, { decisions: [decision(approvalId, late)] }, late, lease(late));
+      store.decide(
+        sessionId,
+        { decisions: [decision(approvalId, late)] },
+        late,
+        lease(late),
+        DECIDER,
+      );
     expect(await codeOf(decideLate())).toBe('APPROVAL_EXPIRED');
     expect(await codeOf(decideLate())).toBe('APPROVAL_EXPIRED');
     expect(await codeOf(store.cancel(sessionId, 'bob', undefined, late))).toBe('APPROVAL_EXPIRED');
@@ -356,7 +376,13 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const approvalId = pause.approvals[0]?.approvalId ?? '';
     expect(
       await codeOf(
-        store.decide(sessionId, { decisions: [decision(approvalId, now)] }, now, lease(now)),
+        store.decide(
+          sessionId,
+          { decisions: [decision(approvalId, now)] },
+          now,
+          lease(now),
+          DECIDER,
+        ),
       ),
     ).toBe('PAUSE_CANCELLED');
     expect(await actions(sessionId)).toContain('cancelled');
@@ -373,12 +399,14 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const held = (await store.getSnapshot(sessionId))?.meta.lease ?? lease(now);
     await store.finishRun(segmentEnd(run, held, now + 2), { status: 'completed', audit: [] });
     const all = { all: { approved: true, decidedBy: 'bob', at: now + 3 } };
-    expect(await codeOf(store.decide(sessionId, all, now + 3, lease(now)))).toBe('ALREADY_DECIDED');
+    expect(await codeOf(store.decide(sessionId, all, now + 3, lease(now), DECIDER))).toBe(
+      'ALREADY_DECIDED',
+    );
     expect(await codeOf(store.cancel(sessionId, 'bob', undefined, now + 3))).toBe(
       'NO_PENDING_APPROVAL',
     );
     await store.beginRun(newRun(sessionId, userId, now + 4), lease(now + 4));
-    expect(await codeOf(store.decide(sessionId, all, now + 5, lease(now)))).toBe(
+    expect(await codeOf(store.decide(sessionId, all, now + 5, lease(now), DECIDER))).toBe(
       'NO_PENDING_APPROVAL',
     );
   });
@@ -392,6 +420,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       { decisions: [decision(first?.approvalId as string, now)] },
       now,
       lease(now),
+      DECIDER,
     );
     await expect(store.beginRun(newRun(sessionId, userId, now), lease(now))).rejects.toMatchObject({
       code: 'SESSION_PAUSED',
@@ -410,7 +439,13 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       Array.from({ length: 20 }, (_, i) =>
         codeOf(
           (i % 2 ? peer : store)
-            .decide(sessionId, { decisions: [decision(approvalId, now + i)] }, now + 1, lease(now))
+            .decide(
+              sessionId,
+              { decisions: [decision(approvalId, now + i)] },
+              now + 1,
+              lease(now),
+              DECIDER,
+            )
             .then((result) => {
               if (result.outcome !== 'claimed') throw new Error(`unexpected ${result.outcome}`);
             }),
@@ -521,7 +556,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const seen: string[] = [];
     let after: { score: number; member: string } | undefined;
     for (let pages = 0; pages < 5; pages++) {
-      const page = await peer.listPaused({ userId, limit: 3, after }, now);
+      const page = await peer.listPaused({ audiences: [`user:${userId}`], limit: 3, after }, now);
       seen.push(...page.items.map((s) => s.meta.sessionId));
       if (!page.next) break;
       after = page.next;
@@ -532,15 +567,164 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const [resumed, cancelled] = pauses as [Pause, Pause];
     await peerClaims(resumed, now);
     await store.cancel(cancelled.sessionId, 'bob', undefined, now);
-    const listed = await peer.listPaused({ userId, limit: 100 }, now);
+    const listed = await peer.listPaused({ audiences: [`user:${userId}`], limit: 100 }, now);
     expect(listed.items.map((s) => s.meta.sessionId)).toEqual(
       expected.filter((id) => id !== resumed.sessionId && id !== cancelled.sessionId),
     );
     expect(listed.next).toBeUndefined();
-    const other = await peer.listPaused({ userId: unique('nobody'), limit: 100 }, now);
+    const other = await peer.listPaused(
+      { audiences: [`user:${unique('nobody')}`], limit: 100 },
+      now,
+    );
     expect(other.items).toEqual([]);
     // Pauses past their time are the sweep's, not the inbox's.
-    expect((await peer.listPaused({ userId, limit: 100 }, now + 5 * HOUR)).items).toEqual([]);
+    expect(
+      (await peer.listPaused({ audiences: [`user:${userId}`], limit: 100 }, now + 5 * HOUR)).items,
+    ).toEqual([]);
+  });
+
+  describe('approval policies', () => {
+    const owner = (userId: string): Principal => ({ id: userId, roles: [] });
+    const maria: Principal = { id: 'maria', roles: ['approver'] };
+    const jiro: Principal = { id: 'jiro', roles: ['approver'] };
+    const eve: Principal = { id: 'eve', roles: [] };
+    const payments: Approvers = {
+      owner: false,
+      roles: ['approver'],
+      users: [],
+      quorum: 2,
+      requesterMayApprove: false,
+    };
+
+    it('settles a quorum approval once two distinct approvers approved; nobody counts twice', async () => {
+      const now = Date.now();
+      const { sessionId, approvalId } = await pausedWithApprovers(store, payments, now);
+      const first = await store.decide(
+        sessionId,
+        { decisions: [vote(approvalId, maria, now)] },
+        now,
+        lease(now),
+        maria,
+      );
+      expect(first.outcome).toBe('pending');
+      expect(
+        await codeOf(
+          peer.decide(
+            sessionId,
+            { decisions: [vote(approvalId, maria, now + 1)] },
+            now + 1,
+            lease(now),
+            maria,
+          ),
+        ),
+      ).toBe('ALREADY_VOTED');
+      const second = await peer.decide(
+        sessionId,
+        { decisions: [vote(approvalId, jiro, now + 2)] },
+        now + 2,
+        lease(now),
+        jiro,
+      );
+      expect(second.outcome).toBe('claimed');
+      expect(second.pause.decisions.map((d) => d.decidedBy)).toEqual(['maria', 'jiro']);
+      expect(second.pause.decisions[0]?.argsHash).toBe(
+        hashArgs({ amount: 200, recipient: 'Jiro' }),
+      );
+    });
+
+    it('is settled by one denial', async () => {
+      const now = Date.now();
+      const { sessionId, approvalId } = await pausedWithApprovers(store, payments, now);
+      const denied = await store.decide(
+        sessionId,
+        { decisions: [vote(approvalId, maria, now, false)] },
+        now,
+        lease(now),
+        maria,
+      );
+      expect(denied.outcome).toBe('claimed');
+    });
+
+    it('lets only those the policy names decide, and keeps the requester from approving', async () => {
+      const now = Date.now();
+      const { sessionId, approvalId, userId } = await pausedWithApprovers(
+        store,
+        { ...payments, quorum: 1, users: ['jiro'] },
+        now,
+      );
+      const refused = (who: Principal, approved = true) =>
+        store
+          .decide(
+            sessionId,
+            { decisions: [vote(approvalId, who, now, approved)] },
+            now,
+            lease(now),
+            who,
+          )
+          .catch((error) => error);
+      expect(await refused(eve)).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { reason: 'not_an_approver' },
+      });
+      expect(await refused(owner(userId))).toMatchObject({ code: 'FORBIDDEN' });
+      expect(await refused({ id: userId, roles: ['approver'] })).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { reason: 'requester' },
+      });
+      expect(await refused({ id: 'admin', roles: ['admin'] })).toMatchObject({ code: 'FORBIDDEN' });
+      // The requester may still deny their own call.
+      expect(
+        (
+          await store.decide(
+            sessionId,
+            { decisions: [vote(approvalId, { id: userId, roles: ['approver'] }, now, false)] },
+            now,
+            lease(now),
+            { id: userId, roles: ['approver'] },
+          )
+        ).outcome,
+      ).toBe('claimed');
+    });
+
+    it('binds a decision to the pause and the arguments the person saw', async () => {
+      const now = Date.now();
+      const { sessionId, approvalId, pause } = await pausedWithApprovers(store, payments, now);
+      const all = { approved: true, decidedBy: 'maria', at: now };
+      expect(
+        await codeOf(
+          store.decide(sessionId, { all, pauseId: 'pause-other' }, now, lease(now), maria),
+        ),
+      ).toBe('PAUSE_MISMATCH');
+      const stale = { ...vote(approvalId, maria, now), argsHash: hashArgs({ amount: 5 }) };
+      expect(
+        await codeOf(store.decide(sessionId, { decisions: [stale] }, now, lease(now), maria)),
+      ).toBe('ARGS_MISMATCH');
+      const bound = await store.decide(
+        sessionId,
+        { all, pauseId: pause.pauseId },
+        now,
+        lease(now),
+        maria,
+      );
+      expect(bound.pause.decisions).toHaveLength(1);
+    });
+
+    it('lists a pause for the roles and users that may decide it, not for its owner', async () => {
+      const now = Date.now();
+      const named = unique('named');
+      const role = unique('role');
+      const { sessionId, userId } = await pausedWithApprovers(
+        store,
+        { ...payments, roles: [role], users: [named] },
+        now,
+      );
+      const listed = async (audiences: string[]) =>
+        (await peer.listPaused({ audiences, limit: 50 }, now)).items.map((s) => s.meta.sessionId);
+      expect(await listed([`role:${role}`])).toEqual([sessionId]);
+      expect(await listed([`user:${named}`])).toEqual([sessionId]);
+      expect(await listed([`user:${named}`, `role:${role}`])).toEqual([sessionId]);
+      expect(await listed([`user:${userId}`])).toEqual([]);
+    });
   });
 
   it('pages the audit log', async () => {
@@ -572,9 +756,16 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       { decisions: [{ ...decision(first, now + 1), payload: { item: 'Banana' } }] },
       now + 1,
       lease(now),
+      DECIDER,
     );
     const held = lease(now);
-    await store.decide(sessionId, { decisions: [decision(second, now + 2)] }, now + 2, held);
+    await store.decide(
+      sessionId,
+      { decisions: [decision(second, now + 2)] },
+      now + 2,
+      held,
+      DECIDER,
+    );
     await peer.finishRun(segmentEnd(run, held, now + 3), {
       status: 'completed',
       audit: [
@@ -622,6 +813,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
           { decisions: [decision(a.approvalId, now + i)] },
           now + i,
           lease(now),
+          DECIDER,
         ),
       ),
     );

@@ -1,10 +1,13 @@
 import { createEvent, type Event } from '@google/adk';
-import type { AuditEntry, Decision, Lease, Pause, RunRecord } from '../core/types.js';
+import type { Principal } from '../core/principal.js';
+import type { Approvers, AuditEntry, Decision, Lease, Pause, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SegmentEnd, SessionAppend } from './store.js';
 
 /** Test support: records as the runtime makes them, for driving a store directly. */
 export const APP = 'contract-app';
 export const HOUR = 3_600_000;
+/** Who decides in store tests: an admin, whom the default approval policy lets decide. */
+export const DECIDER: Principal = { id: 'alice', roles: ['admin'] };
 let counter = 0;
 
 export function unique(name: string): string {
@@ -137,4 +140,27 @@ export async function pausedSession(
     now + 2 * ttlMs,
   );
   return { ...started, pause };
+}
+
+/** A session paused on one approval that `approvers` may decide, started by its owner. */
+export async function pausedWithApprovers(
+  store: HoldpointStore,
+  approvers: Approvers,
+  now = Date.now(),
+) {
+  const started = await runningSession(store, now);
+  const pause = newPause(started.run, 1, now);
+  for (const approval of pause.approvals) approval.approvers = approvers;
+  await store.savePause(
+    segmentEnd(started.run, started.held, now),
+    pause,
+    requested(pause),
+    now + 2 * HOUR,
+  );
+  return { ...started, pause, approvalId: pause.approvals[0]?.approvalId ?? '' };
+}
+
+/** `who`'s decision on `approvalId`. */
+export function vote(approvalId: string, who: Principal, at: number, approved = true): Decision {
+  return { approvalId, approved, decidedBy: who.id, at };
 }

@@ -1,5 +1,6 @@
 import type { Event, Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
+import type { Principal } from '../core/principal.js';
 import type {
   AuditEntry,
   Decision,
@@ -61,8 +62,13 @@ export interface SegmentEnd {
   now: number;
 }
 
-/** Decisions to record: one by one, or one answer for every undecided approval. */
-export type DecisionBatch = { decisions: Decision[] } | { all: Omit<Decision, 'approvalId'> };
+/**
+ * Decisions to record: one by one, or one answer for every undecided approval; with
+ * `pauseId`, only on that pause (PAUSE_MISMATCH when the session waits on another).
+ */
+export type DecisionBatch = ({ decisions: Decision[] } | { all: Omit<Decision, 'approvalId'> }) & {
+  pauseId?: string;
+};
 
 /** A new session: who owns it, which app it belongs to, and when it was made. */
 export interface NewSession {
@@ -130,13 +136,20 @@ export interface HoldpointStore {
   /** Ends the run (session idle) with the segment's events. LEASE_LOST as for savePause. */
   finishRun(end: SegmentEnd, ending: RunEnding): Promise<void>;
   /**
-   * Records decisions, all or none. Throws APPROVAL_NOT_FOUND, ALREADY_DECIDED,
+   * Records `by`'s decisions, all or none, as each approval's policy allows (FORBIDDEN
+   * otherwise; ALREADY_VOTED for a second vote). Throws APPROVAL_NOT_FOUND, ALREADY_DECIDED,
    * APPROVAL_EXPIRED (the pause becomes expired and audited), PAUSE_CANCELLED,
    * NO_PENDING_APPROVAL. When the last approval is decided the pause becomes
    * `resuming` and the session running under `lease`: only one caller ever gets
    * `claimed`. Decisions carrying a `requestId` the pause already holds are `recorded`.
    */
-  decide(sessionId: string, batch: DecisionBatch, now: number, lease: Lease): Promise<DecideResult>;
+  decide(
+    sessionId: string,
+    batch: DecisionBatch,
+    now: number,
+    lease: Lease,
+    by: Principal,
+  ): Promise<DecideResult>;
   /**
    * Takes over an interrupted run (its lease lapsed) under `lease`, audited as
    * `recovered` by `actor`; returns the session as it now stands. RUN_NOT_INTERRUPTED
@@ -182,11 +195,12 @@ export interface HoldpointStore {
   /** Sessions whose pending pause is due to expire by `now`, oldest first, at most `limit`. */
   listDuePauses(now: number, limit: number): Promise<string[]>;
   /**
-   * Paused sessions (of one owner, or all), earliest expiry first, as snapshots; an
-   * index entry whose session is no longer paused is dropped on the way.
+   * Paused sessions, earliest expiry first, as snapshots: all of them, or those with an
+   * approval one of `audiences` (`user:<id>`, `role:<name>`, see pauseAudiences) may
+   * decide. An index entry whose session is no longer paused is dropped on the way.
    */
   listPaused(
-    query: { userId?: string; limit: number; after?: PageCursor },
+    query: { audiences?: string[]; limit: number; after?: PageCursor },
     now: number,
   ): Promise<Page<SessionSnapshot>>;
   /** A page of the audit log, oldest first. */

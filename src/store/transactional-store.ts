@@ -8,6 +8,7 @@ import {
   sessionExists,
   sessionNotFound,
 } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -120,7 +121,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   ): Promise<Page<SessionSnapshot>>;
   abstract listDuePauses(now: number, limit: number): Promise<string[]>;
   abstract listPaused(
-    query: { userId?: string; limit: number; after?: PageCursor },
+    query: { audiences?: string[]; limit: number; after?: PageCursor },
     now: number,
   ): Promise<Page<SessionSnapshot>>;
   abstract listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
@@ -235,8 +236,9 @@ export abstract class TransactionalStore implements HoldpointStore {
     batch: DecisionBatch,
     now: number,
     lease: Lease,
+    by: Principal,
   ): Promise<DecideResult> {
-    return this.transact(sessionId, (s) => decideTransition(s, batch, now, lease));
+    return this.transact(sessionId, (s) => decideTransition(s, batch, now, lease, by));
   }
 
   recoverRun(

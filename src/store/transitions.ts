@@ -1,6 +1,10 @@
+import { deciderRefusal } from '../core/approvers.js';
 import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
 import { AUDIT_GENESIS, chainAudit } from '../core/audit-chain.js';
 import { HoldpointError } from '../core/errors.js';
+import { hashArgs } from '../core/hash.js';
+import type { Principal } from '../core/principal.js';
+import { settledDecisions, settlingDecision } from '../core/settlement.js';
 import type {
   ApprovalRequest,
   AuditEntry,
@@ -44,11 +48,13 @@ function touch(meta: SessionMeta, patch: Partial<SessionMeta>, now: number): Ses
   return { ...meta, ...patch, updatedAt: now };
 }
 
-/** The approvals of `pause` nobody has decided yet; none once the pause is not pending. */
+/**
+ * The approvals of `pause` still waiting for people (not settled by a denial or their
+ * quorum); none once the pause is not pending.
+ */
 export function undecidedApprovals(pause: Pause | undefined): ApprovalRequest[] {
   if (pause?.status !== 'pending') return [];
-  const decided = new Set(pause.decisions.map((d) => d.approvalId));
-  return pause.approvals.filter((a) => !decided.has(a.approvalId));
+  return pause.approvals.filter((a) => !settlingDecision(pause, a));
 }
 
 /**
@@ -243,7 +249,11 @@ export function resumedPause(snapshot: SessionSnapshot, invocationId: string): P
 function executedAudit(resumed: Pause | undefined, callIds: string[], now: number): AuditEntry[] {
   if (!resumed || callIds.length === 0) return [];
   const ran = new Set(callIds);
-  const approved = new Set(resumed.decisions.filter((d) => d.approved).map((d) => d.approvalId));
+  const approved = new Set(
+    settledDecisions(resumed)
+      .filter((d) => d.approved)
+      .map((d) => d.approvalId),
+  );
   return resumed.approvals
     .filter((a) => a.kind === 'confirmation' && ran.has(a.toolCallId) && approved.has(a.approvalId))
     .map((a) => approvalAudit(resumed, a, 'executed', 'agent', now));
@@ -346,21 +356,30 @@ function expiredError(pause: Pause): HoldpointError {
 }
 
 /**
- * One decision per undecided approval. When none is left, one for the first
- * approval, so the conflict check answers why (expired, cancelled, decided).
+ * One decision per undecided approval the decider has not voted on. When none is
+ * left, one for the first approval, so the conflict check answers why (expired,
+ * cancelled, decided, voted).
  */
 function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision[] {
-  const open = undecidedApprovals(pause);
+  const voted = new Set(
+    pause.decisions.filter((d) => d.decidedBy === answer.decidedBy).map((d) => d.approvalId),
+  );
+  const open = undecidedApprovals(pause).filter((a) => !voted.has(a.approvalId));
   const targets = open.length > 0 ? open : pause.approvals.slice(0, 1);
   return targets.map((a) => ({ ...answer, approvalId: a.approvalId }));
 }
 
-/** Records decisions; the one that completes the pause claims the resume under `lease`. */
+/**
+ * Records `by`'s decisions, bound to the pause they name and the arguments they saw
+ * (each records its approval's arguments hash); the one that settles the last
+ * approval claims the resume under `lease`.
+ */
 export function decideTransition(
   snapshot: SessionSnapshot,
   batch: DecisionBatch,
   now: number,
   lease: Lease,
+  by: Principal,
 ): Transition<DecideResult> {
   const requestId = 'decisions' in batch ? batch.decisions[0]?.requestId : batch.all.requestId;
   const { pause: latest } = snapshot;
@@ -371,14 +390,40 @@ export function decideTransition(
   if (!pause) {
     throw new HoldpointError('NO_PENDING_APPROVAL', 'This session has no pause to decide.');
   }
-  const decisions = 'decisions' in batch ? batch.decisions : decideAll(pause, batch.all);
-  const conflict = decisionConflict(pause, decisions, now);
+  if (batch.pauseId !== undefined && batch.pauseId !== pause.pauseId) {
+    throw new HoldpointError(
+      'PAUSE_MISMATCH',
+      'The session is not waiting on the pause you decided: it changed since you looked.',
+      { pause_id: pause.pauseId, named: batch.pauseId },
+    );
+  }
+  const asked = 'decisions' in batch ? batch.decisions : decideAll(pause, batch.all);
+  const conflict = decisionConflict(pause, asked, now);
   if (conflict === 'expire') {
     return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
   }
   if (conflict) throw conflict;
+  const decisions = asked.map((decision) => {
+    const approval = pause.approvals.find((a) => a.approvalId === decision.approvalId);
+    const refusal =
+      approval &&
+      deciderRefusal(approval, by, decision.approved, snapshot.meta.userId, snapshot.run?.userId);
+    if (refusal) throw refusal;
+    if (!approval) return decision;
+    const argsHash = hashArgs(approval.args);
+    if (decision.argsHash !== undefined && decision.argsHash !== argsHash) {
+      throw new HoldpointError(
+        'ARGS_MISMATCH',
+        `The arguments of approval ${approval.approvalId} are not the ones decided on.`,
+        { approval_id: approval.approvalId, args_hash: argsHash },
+      );
+    }
+    return { ...decision, argsHash };
+  });
   const allDecisions = [...pause.decisions, ...decisions];
-  const complete = allDecisions.length === pause.approvals.length;
+  const complete = pause.approvals.every((a) =>
+    settlingDecision({ ...pause, decisions: allDecisions }, a),
+  );
   const next: Pause = {
     ...pause,
     decisions: allDecisions,

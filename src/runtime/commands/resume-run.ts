@@ -1,5 +1,6 @@
 import { HoldpointError, withRun } from '../../core/errors.js';
-import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
+import type { Principal } from '../../core/principal.js';
+import { settledDecisions } from '../../core/settlement.js';
 import { validate } from '../../core/validate.js';
 import type { DecisionBatch } from '../../store/store.js';
 import { runState } from '../queries/run-state.js';
@@ -27,21 +28,23 @@ export async function resumeRun(
   by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { sessionId, approved, reason, decisions, requestId } = validate(resumeRequest, request);
+  const { sessionId, pauseId, approved, reason, decisions, requestId } = validate(
+    resumeRequest,
+    request,
+  );
   const decidedBy = by.id;
   // Refused before anything is recorded: a run this instance cannot drive is not claimed.
   const snapshot = await ctx.requireSnapshot(sessionId);
-  requireOwnerOrAdmin(by, snapshot.meta.userId, 'decide on this session');
   const app = ctx.requireApp(snapshot.meta.app);
   if (snapshot.pause?.status === 'pending') ctx.requireUnchangedApp(app, snapshot.run);
   const now = ctx.clock.now();
   const base = { decidedBy, at: now, requestId };
   const batch: DecisionBatch = decisions
-    ? { decisions: decisions.map((d) => ({ ...d, ...base })) }
-    : { all: { approved: approved as boolean, reason, ...base } };
+    ? { decisions: decisions.map((d) => ({ ...d, ...base })), pauseId }
+    : { all: { approved: approved as boolean, reason, ...base }, pauseId };
   const lease = ctx.newLease(now);
   const { outcome, pause } = await ctx.store
-    .decide(sessionId, batch, now, lease)
+    .decide(sessionId, batch, now, lease, by)
     .catch((error: unknown) => {
       throw withRun(error, snapshot.meta.invocationId);
     });
@@ -55,7 +58,7 @@ export async function resumeRun(
   if (outcome === 'pending') {
     const emit = ctx.emitter(sessionId, sink);
     const pending = pendingOutcome(pause);
-    emit({ type: 'decided', approvals: pause.approvals, decisions: pause.decisions });
+    emit({ type: 'decided', approvals: pause.approvals, decisions: settledDecisions(pause) });
     emit({ type: 'outcome', outcome: pending });
     return pending;
   }

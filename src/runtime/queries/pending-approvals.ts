@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { deciderRefusal, principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { ADMIN_ROLE, hasRole, type Principal } from '../../core/principal.js';
+import { votesOn } from '../../core/settlement.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
@@ -35,9 +37,10 @@ export interface PendingPage {
 }
 
 /**
- * Pending approvals the caller may decide across sessions — its own sessions', or, for
- * an admin, one owner's or everyone's — read from the index of paused sessions a page
- * at a time: the cost is the page, not the number of paused runs.
+ * Pending approvals the caller may decide across sessions (as each tool's approvers
+ * say, and not decided by them yet) — for an admin naming `userId`, what that user
+ * may decide — read a page at a time from the indexes of paused sessions by who may
+ * decide them: the cost is the page, not the number of paused runs.
  */
 export async function listPendingApprovals(
   ctx: RuntimeContext,
@@ -51,17 +54,29 @@ export async function listPendingApprovals(
       principal: by.id,
     });
   }
-  const userId = admin ? asked.userId : by.id;
+  // An admin may look at what another user may decide, as that user.
+  const as: Principal =
+    admin && asked.userId !== undefined && asked.userId !== by.id
+      ? { id: asked.userId, roles: [] }
+      : by;
   const page = await ctx.store.listPaused(
-    { userId, limit, after: cursor === undefined ? undefined : decodeCursor(cursor) },
+    {
+      audiences: principalAudiences(as),
+      limit,
+      after: cursor === undefined ? undefined : decodeCursor(cursor),
+    },
     ctx.clock.now(),
   );
   // At most `limit` approvals, whole sessions only: one session with more comes alone.
   const approvals: PendingApproval[] = [];
   let last: PageCursor | undefined;
-  for (const { meta, pause } of page.items) {
+  for (const { meta, pause, run } of page.items) {
     if (!pause) continue;
-    const open = undecidedApprovals(pause);
+    const open = undecidedApprovals(pause).filter(
+      (approval) =>
+        !votesOn(pause, approval.approvalId).some((d) => d.decidedBy === as.id) &&
+        !deciderRefusal(approval, as, true, meta.userId, run?.userId),
+    );
     if (approvals.length > 0 && approvals.length + open.length > limit) {
       return { approvals, nextCursor: last && encodeCursor(last) };
     }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_APPROVERS } from '../../core/approvers.js';
 import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
@@ -113,7 +114,12 @@ async function pauseRun(
     app: segment.app,
     userId: segment.userId,
     status: 'pending',
-    approvals: collector.approvals.map((a) => ({ ...a, createdAt: end.now, expiresAt })),
+    approvals: collector.approvals.map((a) => ({
+      ...a,
+      approvers: ctx.options.apps.get(segment.app)?.approvers?.[a.toolName] ?? DEFAULT_APPROVERS,
+      createdAt: end.now,
+      expiresAt,
+    })),
     decisions: [],
     createdAt: end.now,
     expiresAt,

@@ -1,14 +1,14 @@
 import type { Content, Part } from '@google/genai';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { HoldpointError } from '../../core/errors.js';
+import { settledDecisions, settlingDecision } from '../../core/settlement.js';
 import type { ApprovalRequest, Decision, Pause } from '../../core/types.js';
 
 /** What the user sends to a segment, in order: at least one message. */
 export type UserMessages = [Content, ...Content[]];
 
-/** The function response that carries a person's decision back into ADK. */
-function answerPart(approval: ApprovalRequest, decisions: Decision[]): Part {
-  const decision = decisions.find((d) => d.approvalId === approval.approvalId);
+/** The function response that carries the decision that settled `approval` back into ADK. */
+function answerPart(approval: ApprovalRequest, decision: Decision | undefined): Part {
   const approved = decision?.approved === true;
   if (approval.kind === 'confirmation') {
     return {
@@ -36,7 +36,9 @@ function answerPart(approval: ApprovalRequest, decisions: Decision[]): Part {
  */
 export function resumeMessages(pause: Pause): UserMessages {
   const answers = (kind: ApprovalRequest['kind']) =>
-    pause.approvals.filter((a) => a.kind === kind).map((a) => answerPart(a, pause.decisions));
+    pause.approvals
+      .filter((a) => a.kind === kind)
+      .map((a) => answerPart(a, settlingDecision(pause, a)));
   const [first, ...rest] = [answers('input'), answers('confirmation')]
     .filter((parts) => parts.length > 0)
     .map((parts): Content => ({ role: 'user', parts }));
@@ -46,7 +48,8 @@ export function resumeMessages(pause: Pause): UserMessages {
 
 /** Tool calls a person rejected in `pause`: their ADK responses mean "denied", not "failed". */
 export function deniedCalls(pause: Pause | undefined): Set<string> {
-  const rejected = new Set(pause?.decisions.filter((d) => !d.approved).map((d) => d.approvalId));
+  const settled = pause ? settledDecisions(pause) : [];
+  const rejected = new Set(settled.filter((d) => !d.approved).map((d) => d.approvalId));
   return new Set(
     pause?.approvals.filter((a) => rejected.has(a.approvalId)).map((a) => a.toolCallId) ?? [],
   );
@@ -54,7 +57,8 @@ export function deniedCalls(pause: Pause | undefined): Set<string> {
 
 /** Tool calls a person approved in `pause` (confirmations): they run first in the segment. */
 export function approvedCalls(pause: Pause | undefined): Set<string> {
-  const approved = new Set(pause?.decisions.filter((d) => d.approved).map((d) => d.approvalId));
+  const settled = pause ? settledDecisions(pause) : [];
+  const approved = new Set(settled.filter((d) => d.approved).map((d) => d.approvalId));
   return new Set(
     pause?.approvals
       .filter((a) => a.kind === 'confirmation' && approved.has(a.approvalId))

@@ -7,6 +7,7 @@ import {
   isStoreAway,
   sessionNotFound,
 } from '../../core/errors.js';
+import { settledDecisions } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
 import type { RunEventSink } from '../run-event.js';
@@ -65,7 +66,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
     segment.emit({
       type: 'decided',
       approvals: resumedFrom.approvals,
-      decisions: resumedFrom.decisions,
+      decisions: settledDecisions(resumedFrom),
     });
   }
   const keeper = new LeaseKeeper(ctx, sessionId, invocationId, lease);

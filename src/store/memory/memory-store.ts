@@ -5,8 +5,10 @@ import {
   type Session,
   State,
 } from '@google/adk';
+import { pauseAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import { mergePages } from '../merge-pages.js';
 import type { NewSession, Page, PageCursor, SessionAppend, SessionSnapshot } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import type { SessionWrites } from '../transitions.js';
@@ -30,6 +32,8 @@ interface StoredSession {
   version: number;
   /** The commit that wrote the session last. */
   commitId: string;
+  /** The audiences its pending pause is indexed for. */
+  audiences: string[];
   pauses: Map<string, Pause>;
   runs: Map<string, RunRecord>;
   audit: AuditEntry[];
@@ -70,7 +74,8 @@ export class MemoryStore extends TransactionalStore {
   private readonly sessions = new Map<string, StoredSession>();
   private readonly expiries = new SortedIndex();
   private readonly paused = new SortedIndex();
-  private readonly pausedByUser = new Map<string, SortedIndex>();
+  /** Paused sessions by who may decide them (`user:<id>`, `role:<name>`). */
+  private readonly pausedFor = new Map<string, SortedIndex>();
   private readonly approvals = new Map<string, string>();
   /** Sessions with a running segment, scored by the end of its lease. */
   private readonly running = new SortedIndex();
@@ -104,6 +109,7 @@ export class MemoryStore extends TransactionalStore {
       meta: writes.meta,
       version: 0,
       commitId,
+      audiences: [],
       pauses: new Map(),
       runs: new Map(),
       audit: [],
@@ -195,17 +201,22 @@ export class MemoryStore extends TransactionalStore {
   }
 
   async listPaused(
-    { userId, limit, after }: { userId?: string; limit: number; after?: PageCursor },
+    { audiences, limit, after }: { audiences?: string[]; limit: number; after?: PageCursor },
     now: number,
   ): Promise<Page<SessionSnapshot>> {
-    const index = userId === undefined ? this.paused : this.pausedByUser.get(userId);
-    const entries = index?.range({ min: now + 1, after, limit }) ?? [];
+    const indexes = audiences
+      ? audiences.flatMap((audience) => this.pausedFor.get(audience) ?? [])
+      : [this.paused];
+    const { entries, more } = mergePages(
+      indexes.map((index) => index.range({ min: now + 1, after, limit })),
+      limit,
+    );
     const items = entries.flatMap((entry) => {
       const stored = this.live(entry.member);
       return stored ? [structuredClone(this.snapshotOf(stored))] : [];
     });
     const last = entries.at(-1);
-    return { items, next: entries.length === limit && last ? last : undefined };
+    return { items, next: more && last ? last : undefined };
   }
 
   async listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
@@ -296,16 +307,28 @@ export class MemoryStore extends TransactionalStore {
     if (meta.status === 'running' && meta.lease) this.running.set(meta.sessionId, meta.lease.until);
     else this.running.delete(meta.sessionId);
     const pause = meta.pauseId ? stored.pauses.get(meta.pauseId) : undefined;
-    const byUser = this.pausedByUser.get(meta.userId) ?? new SortedIndex();
+    this.unindexAudiences(stored);
     if (meta.status === 'paused' && pause?.status === 'pending') {
       this.paused.set(meta.sessionId, pause.expiresAt);
-      byUser.set(meta.sessionId, pause.expiresAt);
-      this.pausedByUser.set(meta.userId, byUser);
+      stored.audiences = pauseAudiences(pause);
+      for (const audience of stored.audiences) {
+        const index = this.pausedFor.get(audience) ?? new SortedIndex();
+        index.set(meta.sessionId, pause.expiresAt);
+        this.pausedFor.set(audience, index);
+      }
     } else {
       this.paused.delete(meta.sessionId);
-      byUser.delete(meta.sessionId);
-      if (byUser.size === 0) this.pausedByUser.delete(meta.userId);
     }
+  }
+
+  /** Takes a session out of the indexes of those who may decide its pause. */
+  private unindexAudiences(stored: StoredSession): void {
+    for (const audience of stored.audiences) {
+      const index = this.pausedFor.get(audience);
+      index?.delete(stored.meta.sessionId);
+      if (index?.size === 0) this.pausedFor.delete(audience);
+    }
+    stored.audiences = [];
   }
 
   /** The session unless it is gone or past its lifetime (then it goes now). */
@@ -347,8 +370,7 @@ export class MemoryStore extends TransactionalStore {
     this.paused.delete(sessionId);
     this.running.delete(sessionId);
     for (const invocationId of stored.runs.keys()) this.runs.delete(invocationId);
-    this.pausedByUser.get(userId)?.delete(sessionId);
-    if (this.pausedByUser.get(userId)?.size === 0) this.pausedByUser.delete(userId);
+    this.unindexAudiences(stored);
     for (const pause of stored.pauses.values()) {
       for (const approval of pause.approvals) this.approvals.delete(approval.approvalId);
     }

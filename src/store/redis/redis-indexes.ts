@@ -1,24 +1,28 @@
+import { pauseAudiences } from '../../core/approvers.js';
 import type { Pause } from '../../core/types.js';
 import type { PageCursor } from '../store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
-/** How long an owner's index outlives the latest expiry it holds. */
-const OWNER_INDEX_GRACE_MS = 60_000;
+/** How long an audience's index outlives the latest expiry it holds. */
+const AUDIENCE_INDEX_GRACE_MS = 60_000;
 
-// KEYS: the paused index, the owner's paused index, then the pause's approval keys.
+// KEYS: the paused index, then ARGV[5] audience indexes, then the pause's approval keys.
 // ARGV: session id, the pause's expiry, until when the approval keys are kept, until
-// when the owner's index is kept (it only ever grows, so it lives as long as its
-// latest entry).
+// when the audience indexes are kept (each lives as long as its latest entry), how
+// many audience indexes.
 const ADD_LUA = `
+local audiences = tonumber(ARGV[5])
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('PEXPIREAT', KEYS[2], ARGV[4], 'NX')
-redis.call('PEXPIREAT', KEYS[2], ARGV[4], 'GT')
-for i = 3, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'PXAT', ARGV[3]) end
+for i = 2, audiences + 1 do
+  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
+  redis.call('PEXPIREAT', KEYS[i], ARGV[4], 'NX')
+  redis.call('PEXPIREAT', KEYS[i], ARGV[4], 'GT')
+end
+for i = audiences + 2, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'PXAT', ARGV[3]) end
 return 1
 `;
-// Takes a session out of both indexes only while its entry is still the one scored by
+// Takes a session out of the indexes only while its entry is still the one scored by
 // that pause's expiry: a session that paused again since stays.
 const REMOVE_LUA = `
 for _, key in ipairs(KEYS) do
@@ -159,27 +163,32 @@ export class RedisIndexes {
     return (await this.conn.client.get(this.keys.run(invocationId))) ?? undefined;
   }
 
-  /** Indexes a pending pause and its approvals (kept until `keepUntil`). */
+  /**
+   * Indexes a pending pause, for everyone and for each audience that may decide it, and
+   * its approvals (kept until `keepUntil`).
+   */
   add(pause: Pause, keepUntil: number): Promise<unknown> {
     const k = this.keys;
+    const audiences = pauseAudiences(pause).map((audience) => k.pausedFor(audience));
     return this.addScript(
+      [k.paused(), ...audiences, ...pause.approvals.map((a) => k.approval(a.approvalId))],
       [
-        k.paused(),
-        k.pausedBy(pause.userId),
-        ...pause.approvals.map((a) => k.approval(a.approvalId)),
+        pause.sessionId,
+        pause.expiresAt,
+        keepUntil,
+        pause.expiresAt + AUDIENCE_INDEX_GRACE_MS,
+        audiences.length,
       ],
-      [pause.sessionId, pause.expiresAt, keepUntil, pause.expiresAt + OWNER_INDEX_GRACE_MS],
     );
   }
 
   /**
-   * Drops a session's entries if they are still those of the pause that expires at
-   * `expiresAt`; with no owner known (the session is gone), only the global one: the
-   * owner's index ends with its latest entry anyway.
+   * Drops a session's entries from the global index and `audiences`' if they are still
+   * those of the pause that expires at `expiresAt`; an audience index left out ends
+   * with its latest entry anyway, and its readers drop what is not paused.
    */
-  remove(sessionId: string, userId: string | undefined, expiresAt: number): Promise<unknown> {
-    const keys = [this.keys.paused()];
-    if (userId !== undefined) keys.push(this.keys.pausedBy(userId));
+  remove(sessionId: string, audiences: string[], expiresAt: number): Promise<unknown> {
+    const keys = [this.keys.paused(), ...audiences.map((a) => this.keys.pausedFor(a))];
     return this.removeScript(keys, [sessionId, expiresAt]);
   }
 
@@ -198,14 +207,14 @@ export class RedisIndexes {
     return entries(flat);
   }
 
-  /** A page of the paused index (one owner's, or all), from `min` or after `after`. */
+  /** A page of the paused index (one audience's, or all), from `min` or after `after`. */
   async page(
-    userId: string | undefined,
+    audience: string | undefined,
     min: number,
     after: PageCursor | undefined,
     limit: number,
   ): Promise<IndexEntry[]> {
-    const key = userId === undefined ? this.keys.paused() : this.keys.pausedBy(userId);
+    const key = audience === undefined ? this.keys.paused() : this.keys.pausedFor(audience);
     const flat = (await this.pageScript(
       [key],
       [min, after?.member ?? '', after?.score ?? '', limit, ''],

@@ -66,9 +66,12 @@ export class RedisKeys {
     return `${this.prefix}:{index}:paused`;
   }
 
-  /** Zset of one owner's paused session ids, scored like `paused`. */
-  pausedBy(userId: string): string {
-    return `${this.prefix}:{index}:paused-by:${userId}`;
+  /**
+   * Zset of the paused session ids whose approvals an audience (`user:<id>`,
+   * `role:<name>`) may decide, scored like `paused`.
+   */
+  pausedFor(audience: string): string {
+    return `${this.prefix}:{index}:paused-for:${audience}`;
   }
 
   /** String: the session an approval id belongs to. */

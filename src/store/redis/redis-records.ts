@@ -26,6 +26,15 @@ const approval: z.ZodType<ApprovalRequest> = z.object({
   hint: z.string(),
   payload: z.unknown().optional(),
   mayHaveRun: z.boolean().optional(),
+  approvers: z
+    .object({
+      owner: z.boolean(),
+      roles: z.array(z.string()),
+      users: z.array(z.string()),
+      quorum: z.number(),
+      requesterMayApprove: z.boolean(),
+    })
+    .optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
@@ -37,6 +46,7 @@ const decision: z.ZodType<Decision> = z.object({
   payload: z.unknown().optional(),
   decidedBy: z.string(),
   at: z.number(),
+  argsHash: z.string().optional(),
   requestId: z.string().optional(),
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf } from '../../core/errors.test-support.js';
 import {
   APP,
+  DECIDER,
   HOUR,
   lease,
   newPause,
@@ -57,7 +58,7 @@ describe('RedisStore', () => {
     expect(await scratch.redis.zscore(key('{index}:paused'), sessionId)).toBe(
       String(pause.expiresAt),
     );
-    expect(await scratch.redis.zscore(key(`{index}:paused-by:${userId}`), sessionId)).toBe(
+    expect(await scratch.redis.zscore(key(`{index}:paused-for:user:${userId}`), sessionId)).toBe(
       String(pause.expiresAt),
     );
     expect(await scratch.redis.hget(key(`{a:${APP}}:state`), 'a')).toBe('1');
@@ -102,7 +103,7 @@ describe('RedisStore', () => {
       now + HOUR,
     );
     for (const k of [
-      key(`{index}:paused-by:${userId}`),
+      key(`{index}:paused-for:user:${userId}`),
       key(`{a:${APP}}:user:${userId}:state`),
       key(`{index}:approval:${pause.approvals[0]?.approvalId}`),
     ]) {
@@ -172,6 +173,7 @@ describe('RedisStore', () => {
       { all: { approved: true, decidedBy: 'bob', at: now } },
       now,
       claimed,
+      DECIDER,
     );
     const c = userEvent(run.invocationId, 'c');
     await store.finishRun(
@@ -205,12 +207,13 @@ describe('RedisStore', () => {
       { all: { approved: true, decidedBy: 'bob', at: now } },
       now,
       lease(now),
+      DECIDER,
     );
     await store.cancel(cancelled.sessionId, 'bob', undefined, now);
     for (const { sessionId, userId } of [resumed, cancelled]) {
       await expect.poll(() => scratch.redis.zscore(paused, sessionId)).toBeNull();
       await expect
-        .poll(() => scratch.redis.zscore(key(`{index}:paused-by:${userId}`), sessionId))
+        .poll(() => scratch.redis.zscore(key(`{index}:paused-for:user:${userId}`), sessionId))
         .toBeNull();
     }
     // An entry left behind (a writer died between the index and the commit) is
@@ -259,7 +262,7 @@ describe('RedisStore when Redis is unreachable', () => {
         codeOf(down.loadSession('s', APP, 'u')),
         codeOf(down.listPaused({ limit: 10 }, now)),
         codeOf(down.listDuePauses(now, 10)),
-        codeOf(down.decide('s', { decisions: [] }, now, lease(now))),
+        codeOf(down.decide('s', { decisions: [] }, now, lease(now), DECIDER)),
         codeOf(down.createSession({ sessionId: 's', app: APP, userId: 'u', createdAt: now })),
         codeOf(down.claimSweep('me', 1000)),
         codeOf(down.effects.once('k', async () => 1)),

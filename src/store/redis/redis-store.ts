@@ -1,8 +1,10 @@
 import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
 import type { Redis } from 'ioredis';
+import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
+import { mergePages } from '../merge-pages.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import type { SessionWrites } from '../transitions.js';
@@ -212,7 +214,7 @@ export class RedisStore extends TransactionalStore {
     if (unindexed && pause) await this.indexPause(pause, writes);
     const left =
       before.meta.status === 'paused' && meta.status !== 'paused' ? before.pause : undefined;
-    if (left) this.unindex(sessionId, left.userId, left.expiresAt);
+    if (left) this.unindex(sessionId, pauseAudiences(left), left.expiresAt);
     if (before.meta.status === 'running' && meta.status !== 'running') {
       const until = before.meta.lease?.until ?? 0;
       this.conn.run(() => this.indexes.removeRunning(sessionId, until)).catch(() => undefined);
@@ -237,8 +239,10 @@ export class RedisStore extends TransactionalStore {
   }
 
   /** Clears a pause's index entries; not waited for, as readers check every entry anyway. */
-  private unindex(sessionId: string, userId: string | undefined, expiresAt: number): void {
-    this.conn.run(() => this.indexes.remove(sessionId, userId, expiresAt)).catch(() => undefined);
+  private unindex(sessionId: string, audiences: string[], expiresAt: number): void {
+    this.conn
+      .run(() => this.indexes.remove(sessionId, audiences, expiresAt))
+      .catch(() => undefined);
   }
 
   loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
@@ -355,7 +359,7 @@ export class RedisStore extends TransactionalStore {
   }
 
   listPaused(
-    { userId, limit, after }: { userId?: string; limit: number; after?: PageCursor },
+    { audiences, limit, after }: { audiences?: string[]; limit: number; after?: PageCursor },
     now: number,
   ): Promise<Page<SessionSnapshot>> {
     return this.conn.run(async () => {
@@ -364,19 +368,43 @@ export class RedisStore extends TransactionalStore {
       // Entries of pauses that ended are dropped on the way; read on until the page is full.
       for (;;) {
         const wanted = limit - items.length;
-        const entries = await this.indexes.page(userId, now + 1, cursor, wanted);
+        const { entries, more } = await this.pausedPage(audiences, now + 1, cursor, wanted);
         // Pauses that came due since the page before are the sweep's, not the list's.
         const live = await this.stillPaused(
           entries.filter((entry) => entry.expiresAt > now),
-          userId,
+          audiences ?? [],
         );
         items.push(...live.map(({ snapshot }) => snapshot));
         const last = entries.at(-1);
-        if (!last || entries.length < wanted) return { items };
+        if (!last || !more) return { items };
         cursor = { score: last.expiresAt, member: last.sessionId };
         if (items.length === limit) return { items, next: cursor };
       }
     });
+  }
+
+  /**
+   * Up to `limit` entries of the global paused index, or of the union of `audiences`'
+   * (earliest expiry first, each session once), from `min` or after `after`; `more`
+   * when an index may hold more past them.
+   */
+  private async pausedPage(
+    audiences: string[] | undefined,
+    min: number,
+    after: PageCursor | undefined,
+    limit: number,
+  ): Promise<{ entries: IndexEntry[]; more: boolean }> {
+    const pages = await Promise.all(
+      (audiences ?? [undefined]).map((audience) => this.indexes.page(audience, min, after, limit)),
+    );
+    const merged = mergePages(
+      pages.map((page) => page.map((e) => ({ score: e.expiresAt, member: e.sessionId }))),
+      limit,
+    );
+    return {
+      entries: merged.entries.map((e) => ({ sessionId: e.member, expiresAt: e.score })),
+      more: merged.more,
+    };
   }
 
   /**
@@ -386,7 +414,7 @@ export class RedisStore extends TransactionalStore {
    */
   private async stillPaused(
     entries: IndexEntry[],
-    owner?: string,
+    audiences: string[] = [],
   ): Promise<{ entry: IndexEntry; snapshot: SessionSnapshot }[]> {
     const live: { entry: IndexEntry; snapshot: SessionSnapshot }[] = [];
     for (const { entry, snapshot, unreadable } of await this.readEntries(entries)) {
@@ -398,7 +426,12 @@ export class RedisStore extends TransactionalStore {
       ) {
         live.push({ entry, snapshot });
       } else if (!unreadable) {
-        this.unindex(entry.sessionId, snapshot?.meta.userId ?? owner, entry.expiresAt);
+        const pause = snapshot?.pause;
+        this.unindex(
+          entry.sessionId,
+          [...new Set([...audiences, ...(pause ? pauseAudiences(pause) : [])])],
+          entry.expiresAt,
+        );
       }
     }
     return live;

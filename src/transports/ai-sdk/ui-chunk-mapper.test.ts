@@ -27,6 +27,7 @@ const paused: PendingOutcome = {
   status: 'pending_approval',
   sessionId: 's1',
   invocationId: 'inv-1',
+  pauseId: 'pause-1',
   app: 'payments',
   message: approval.hint,
   approvals: [approval],

@@ -145,6 +145,7 @@ export function createHttpApp({
         {
           requestId,
           sessionId: body.session_id,
+          pauseId: body.pause_id,
           approved: body.approved,
           reason: body.reason,
           decisions: body.decisions?.map((d) => ({
@@ -152,6 +153,7 @@ export function createHttpApp({
             approved: d.approved,
             reason: d.reason,
             payload: d.payload,
+            argsHash: d.args_hash,
           })),
         },
         claimedCaller(c, body.user_id),
@@ -240,6 +242,7 @@ export function createHttpApp({
           approved: body.approved,
           reason: body.reason,
           payload: body.payload,
+          argsHash: body.args_hash,
         },
         claimedCaller(c, body.user_id),
         undefined,

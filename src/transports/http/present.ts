@@ -1,6 +1,8 @@
+import { approversOf } from '../../core/approvers.js';
 import { auditLine } from '../../core/audit-line.js';
 import type { HoldpointError } from '../../core/errors.js';
-import type { ApprovalRequest, AuditEntry, Decision } from '../../core/types.js';
+import { hashArgs } from '../../core/hash.js';
+import type { ApprovalRequest, Approvers, AuditEntry, Decision } from '../../core/types.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
 import type { RunView } from '../../runtime/queries/runs.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
@@ -19,8 +21,21 @@ export function presentApproval(a: ApprovalRequest) {
     hint: a.hint,
     ...(a.payload === undefined ? {} : { payload: a.payload }),
     ...(a.mayHaveRun ? { may_have_run: true } : {}),
+    args_hash: hashArgs(a.args),
+    approvers: presentApprovers(approversOf(a)),
     created_at: iso(a.createdAt),
     expires_at: iso(a.expiresAt),
+  };
+}
+
+/** Who may decide an approval, as the API shows it. */
+function presentApprovers(a: Approvers) {
+  return {
+    owner: a.owner,
+    roles: a.roles,
+    users: a.users,
+    quorum: a.quorum,
+    requester_may_approve: a.requesterMayApprove,
   };
 }
 
@@ -32,6 +47,7 @@ export function presentDecision(d: Decision) {
     ...(d.reason === undefined ? {} : { reason: d.reason }),
     ...(d.payload === undefined ? {} : { payload: d.payload }),
     decided_by: d.decidedBy,
+    ...(d.argsHash === undefined ? {} : { args_hash: d.argsHash }),
     at: iso(d.at),
   };
 }
@@ -49,6 +65,7 @@ export function presentOutcome(outcome: RunOutcome) {
   }
   return {
     ...base,
+    pause_id: outcome.pauseId,
     message: outcome.message,
     approvals: outcome.approvals.map(presentApproval),
     decisions: outcome.decisions.map(presentDecision),

@@ -12,23 +12,32 @@ export const startBody = z.strictObject({
   session_id: idText.optional(),
 });
 
+const argsHash = z.string().max(100);
+
 export const decisionBody = z.strictObject({
   approval_id: idText,
   approved: z.boolean(),
   reason: reasonText.optional(),
   payload: boundedJson.optional(),
+  args_hash: argsHash.optional(),
 });
 
 export const resumeBody = z
   .strictObject({
     session_id: idText,
     user_id: idText.optional(),
+    /** The pause decided on; required to decide a whole pause at once. */
+    pause_id: idText.optional(),
     approved: z.boolean().optional(),
     reason: reasonText.optional(),
     decisions: z.array(decisionBody).min(1).max(LIMITS.decisions).optional(),
   })
   .refine((b) => (b.approved === undefined) !== (b.decisions === undefined), {
     message: 'give exactly one of "approved" or "decisions"',
+  })
+  .refine((b) => b.approved === undefined || b.pause_id !== undefined, {
+    message: 'deciding the whole pause names it: give "pause_id" (from the pending answer)',
+    path: ['pause_id'],
   });
 
 export const cancelBody = z.strictObject({
@@ -62,6 +71,7 @@ export const approvalDecisionBody = z.strictObject({
   approved: z.boolean(),
   reason: reasonText.optional(),
   payload: boundedJson.optional(),
+  args_hash: argsHash.optional(),
   user_id: idText.optional(),
 });
 

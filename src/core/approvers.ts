@@ -1,0 +1,88 @@
+import { HoldpointError } from './errors.js';
+import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from './principal.js';
+import type { ApprovalRequest, Approvers, Pause } from './types.js';
+
+/** Who decides when a tool says nothing: the session's owner, or an admin. */
+export const DEFAULT_APPROVERS: Approvers = {
+  owner: true,
+  roles: [ADMIN_ROLE],
+  users: [],
+  quorum: 1,
+  requesterMayApprove: true,
+};
+
+/** The approvers of `approval` (the default for one asked before policies were recorded). */
+export function approversOf(approval: ApprovalRequest): Approvers {
+  return approval.approvers ?? DEFAULT_APPROVERS;
+}
+
+/**
+ * Who may decide an approval of `pause`, as index keys: `user:<id>` (the owner, when
+ * the policy lets them, and the users it names) and `role:<name>`. The inbox of a
+ * principal reads the keys of its id and roles.
+ */
+export function pauseAudiences(pause: Pause): string[] {
+  const audiences = new Set<string>();
+  for (const approval of pause.approvals) {
+    const { owner, roles, users } = approversOf(approval);
+    if (owner) audiences.add(`user:${pause.userId}`);
+    for (const user of users) audiences.add(`user:${user}`);
+    for (const role of roles) audiences.add(`role:${role}`);
+  }
+  return [...audiences];
+}
+
+/** The index keys a principal's inbox reads: its own id's and its roles'. */
+export function principalAudiences(principal: Principal): string[] {
+  return [`user:${principal.id}`, ...principal.roles.map((role) => `role:${role}`)];
+}
+
+/**
+ * Why `by` may not decide `approval` (`approved` or not) of a session owned by
+ * `ownerId` in a run started by `requesterId`, or undefined when they may. Holdpoint
+ * itself (a timed-out wait) may only deny.
+ */
+export function deciderRefusal(
+  approval: ApprovalRequest,
+  by: Principal,
+  approved: boolean,
+  ownerId: string,
+  requesterId: string | undefined,
+): HoldpointError | undefined {
+  if (by === SYSTEM) {
+    return approved
+      ? new HoldpointError('FORBIDDEN', 'Holdpoint itself only denies (a wait that timed out).')
+      : undefined;
+  }
+  const approvers = approversOf(approval);
+  const eligible =
+    (approvers.owner && by.id === ownerId) ||
+    approvers.users.includes(by.id) ||
+    approvers.roles.some((role) => hasRole(by, role));
+  const details = { approval_id: approval.approvalId, principal: by.id };
+  if (!eligible) {
+    return new HoldpointError(
+      'FORBIDDEN',
+      `${by.id} is not among those who may decide ${approval.toolName} (${describe(approvers)}).`,
+      { ...details, reason: 'not_an_approver' },
+    );
+  }
+  if (approved && !approvers.requesterMayApprove && by.id === requesterId) {
+    return new HoldpointError(
+      'FORBIDDEN',
+      `${by.id} asked for this ${approval.toolName} and may not approve it; someone else must (they may still deny it).`,
+      { ...details, reason: 'requester' },
+    );
+  }
+  return undefined;
+}
+
+/** The policy in words, for a refusal. */
+function describe({ owner, roles, users }: Approvers): string {
+  const who = [
+    ...(owner ? ['the session’s owner'] : []),
+    ...roles.map((role) => `role ${role}`),
+    ...users,
+  ];
+  return who.length > 0 ? who.join(', ') : 'nobody';
+}
