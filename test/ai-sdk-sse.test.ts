@@ -5,10 +5,10 @@ import {
   lastAssistantMessageIsCompleteWithToolCalls,
   type UIMessage,
 } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { exampleConfig } from './support/example-apps.js';
-import { signedInAs, TESTER } from './support/json-client.js';
+import { signedInAs, TESTER, TESTER_ROLES } from './support/json-client.js';
 import { NodeChat } from './support/node-chat.js';
 import { ops } from './support/principals.js';
 import {
@@ -79,8 +79,10 @@ describe.each([
       state: 'approval-responded',
       approval: { id: part?.approval?.id ?? '', approved, reason: approved ? 'ok' : 'no thanks' },
     });
+    // A payment is decided by someone else (an approver), never by the one who asked.
+    const decider = app === 'payments' ? { ...body, userId: 'maria' } : body;
     const second = await checked(
-      await postChat(chatUrl, { ...body, messages: [question, reply] }),
+      await postChat(chatUrl, { ...decider, messages: [question, reply] }),
       `${app}-${label}-2`,
     );
     expect(second.chunks[0]).toEqual({ type: 'start', messageId: paused.id });
@@ -240,11 +242,16 @@ describe('errors over SSE', () => {
 });
 
 describe('the real AI SDK client (DefaultChatTransport) against the server', () => {
+  /** Who the transport signs in as from its next request on. */
+  let signedIn = 'node-client';
+  beforeEach(() => {
+    signedIn = 'node-client';
+  });
   const transport = (app: string) =>
     new DefaultChatTransport<UIMessage>({
       api: chatUrl,
-      headers: signedInAs('node-client'),
-      body: { app, userId: 'node-client' },
+      headers: () => signedInAs(signedIn, TESTER_ROLES),
+      body: { app },
     });
 
   it('addToolApprovalResponse + sendAutomaticallyWhen continue the same message to the result', async () => {
@@ -322,6 +329,8 @@ describe('the real AI SDK client (DefaultChatTransport) against the server', () 
           .length === 2,
     );
     const [jiro, ana] = toolParts(chat.lastMessage as UIMessage) as ToolPart[];
+    // Payments are approved by someone other than the one who asked.
+    signedIn = 'maria';
     await chat.addToolApprovalResponse({ id: jiro?.approval?.id ?? '', approved: true });
     expect(toolParts(chat.lastMessage as UIMessage).map((p) => p.state)).toEqual([
       'approval-responded',

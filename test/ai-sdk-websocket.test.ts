@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
 import { exampleConfig } from './support/example-apps.js';
-import { JsonClient, signedInAs } from './support/json-client.js';
+import { JsonClient, signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { NodeChat } from './support/node-chat.js';
 import { ops } from './support/principals.js';
 import { TestRedis } from './support/redis-server.js';
@@ -70,7 +70,7 @@ describe.each([
   ])('%s from a second connection: one stream, one end', async (label, approved) => {
     const [chatter, decider] = await Promise.all([
       ChatSocketClient.connect(socketUrl(server), signedInAs('ws-user')),
-      ChatSocketClient.connect(socketUrl(server), signedInAs('approver', ['admin'])),
+      ChatSocketClient.connect(socketUrl(server), signedInAs('approver', TESTER_ROLES)),
     ]);
     const live: UIMessageChunk[] = [];
     const turn = chatter.turn(
@@ -220,7 +220,7 @@ describe('the real WebSocketChatTransport', () => {
     const part = toolParts(chat.lastMessage as UIMessage)[0] as ToolPart;
     const decider = await ChatSocketClient.connect(
       socketUrl(server),
-      signedInAs('approver', ['admin']),
+      signedInAs('approver', TESTER_ROLES),
     );
     await decider.decide({
       approvalId: part.approval?.id ?? '',
@@ -388,13 +388,17 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
       approvalId: string;
     };
     const api = new JsonClient(`http://127.0.0.1:${server.port}`);
-    expect(
-      (await api.post(`/api/approvals/${request.approvalId}`, { approved: true })).body.status,
-    ).toBe('completed');
+    const approved = { approved: true, user_id: 'maria' };
+    expect((await api.post(`/api/approvals/${request.approvalId}`, approved)).body.status).toBe(
+      'completed',
+    );
     expect(await chatter.decide({ approvalId: request.approvalId, approved: false })).toMatchObject(
       { type: 'decision-error', code: 'ALREADY_DECIDED' },
     );
-    const again = await api.post(`/api/approvals/${request.approvalId}`, { approved: false });
+    const again = await api.post(`/api/approvals/${request.approvalId}`, {
+      approved: false,
+      user_id: 'maria',
+    });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('ALREADY_DECIDED');
     const { chunks } = await turn;
@@ -464,7 +468,7 @@ describe('with Redis: the decision reaches the waiting stream on another instanc
   it('WebSocketChatTransport on A, POST /api/approvals/:id on B, one stream on A to the end', async () => {
     const chat = new NodeChat({
       transport: new WebSocketChatTransport<UIMessage>({
-        url: `${socketUrl(a)}?user=tester&roles=admin`,
+        url: `${socketUrl(a)}?user=tester&roles=admin,approver`,
         webSocket: WebSocket as never,
         body: { app: 'image-studio' },
       }),

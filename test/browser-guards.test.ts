@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHoldpoint, type Holdpoint } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import imageStudio from '../examples/image-studio/app.js';
 import payments from '../examples/payments/app.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { exampleConfig } from './support/example-apps.js';
@@ -20,13 +21,14 @@ let own: string;
 beforeAll(async () => {
   server = await startServer(exampleConfig('--allowed-origin', ALLOWED, '--cors-origin', CORS));
   own = `http://127.0.0.1:${server.port}`;
-  api = new JsonClient(own);
+  // Reads each user's inbox as that user, with no role: exactly what that user may decide.
+  api = new JsonClient(own, { roles: [] });
 });
 afterAll(async () => server.close());
 
 /** A start for a user of its own, so what it left behind is that user's approvals. */
 const startBody = (user: string) =>
-  JSON.stringify({ query: 'Send $500 to Mallory', user_id: user, app: 'payments' });
+  JSON.stringify({ query: 'Generate 10 images', user_id: user, app: 'image-studio' });
 
 /** A POST /api/agent/start with the headers given, and the user's pending approvals after it. */
 async function start(
@@ -262,7 +264,11 @@ describe('mounted in a host’s server', () => {
   });
 
   async function mount(options: { allowedHosts?: string[] } = {}): Promise<number> {
-    holdpoint = createHoldpoint({ apps: [payments], sweepIntervalSeconds: false, ...options });
+    holdpoint = createHoldpoint({
+      apps: [imageStudio, payments],
+      sweepIntervalSeconds: false,
+      ...options,
+    });
     const s = createServer(holdpoint.handler);
     holdpoint.attachWebSocket(s);
     servers.push(s);

@@ -67,12 +67,22 @@ describe('holdpoint chat', () => {
 
   it('chats with an app module named by its path, loaded as a user’s', async () => {
     const { code, output } = await chat(
-      ['--app', './examples/payments/app.ts'],
+      ['--app', './examples/image-studio/app.ts'],
+      ['Generate 3 images', 'y'],
+    );
+    expect(code).toBe(0);
+    expect(output).toContain('Holdpoint chat — app image-studio.');
+    expect(output).toContain('Here are the 3 images (order REQ-3-HUMAN).');
+  });
+
+  it('refuses to let the one who asked approve a payment: it waits for an approver', async () => {
+    const { code, output } = await chat(
+      ['--app', 'payments', '--roles', 'approver'],
       ['Send $5 to Ann', 'y'],
     );
     expect(code).toBe(0);
-    expect(output).toContain('Holdpoint chat — app payments.');
-    expect(output).toMatch(/Sent 5 USD to Ann \(transaction TXN-[0-9A-F]{10}\)\./);
+    expect(output).toMatch(/FORBIDDEN: .* asked for this process_payment and may not approve it/);
+    expect(output).not.toMatch(/Sent 5 USD/);
   });
 
   it('asks a tool’s own payload after the yes, and takes any value for an input', async () => {

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 // limits, not timed by them.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
-import { type JsonResponse, signedInAs } from './support/json-client.js';
+import { type JsonResponse, signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { TestRedis } from './support/redis-server.js';
 import { ServerProcess } from './support/server-process.js';
 
@@ -116,7 +116,7 @@ function approveAll(api: ServerProcess, payments: Payment[]): Promise<unknown> {
     payments.map((p) =>
       fetch(`${api.url}/api/approvals/${p.approvalId}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...signedInAs('bob', ['admin']) },
+        headers: { 'content-type': 'application/json', ...signedInAs('bob', TESTER_ROLES) },
         body: JSON.stringify({ approved: true, user_id: 'bob' }),
       }).then((r) => r.text()),
     ),

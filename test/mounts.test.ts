@@ -37,7 +37,8 @@ async function payThrough(base: string): Promise<void> {
   const api = new JsonClient(base);
   const start = await api.post('/api/agent/start', { query: 'Send $12 to Ann', user_id: 'ann' });
   expect(start.body).toMatchObject({ status: 'pending_approval', message: 'Send 12 USD to Ann?' });
-  const inbox = await api.get('/api/approvals?user_id=ann');
+  // An approver (not ann, who asked) finds it in the inbox and approves it.
+  const inbox = await api.get('/api/approvals?user_id=bob');
   expect(inbox.body.approvals.map((a: { session_id: string }) => a.session_id)).toContain(
     start.body.session_id,
   );
@@ -52,9 +53,13 @@ async function payThrough(base: string): Promise<void> {
   expect(audit.body.entries.map((e: { action: string }) => e.action)).toContain('completed');
 }
 
-/** A chat over the WebSocket at `url` that pauses, then a decision frame that completes it. */
+/**
+ * A chat over the WebSocket at `url` that pauses, then a decision frame from an approver's
+ * socket (a payment is never approved by the one who asked) that completes it.
+ */
 async function chatThrough(url: string): Promise<void> {
   const client = await ChatSocketClient.connect(url, signedInAs('ann'));
+  const approver = await ChatSocketClient.connect(url, signedInAs('bob', ['approver']));
   try {
     const frames = client.frames();
     const first = client.turn('r1', {
@@ -71,14 +76,15 @@ async function chatThrough(url: string): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(request?.approvalId).toEqual(expect.any(String));
-    client.socket.send(
-      JSON.stringify({ type: 'decision', approvalId: request?.approvalId, approved: true }),
-    );
+    expect(
+      await approver.decide({ approvalId: request?.approvalId ?? '', approved: true }),
+    ).toMatchObject({ type: 'decision-result', status: 'completed' });
     const turn = await first;
     expect(turn.ended).toBe('end');
     expect(turn.chunks.some((c) => c.type === 'tool-output-available')).toBe(true);
   } finally {
     client.socket.close();
+    approver.socket.close();
   }
 }
 

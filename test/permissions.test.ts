@@ -7,17 +7,19 @@ import { TokenIssuer } from './support/token-issuer.js';
 import { parseSse } from './support/ui-stream.js';
 
 // Who may do what, over every endpoint and frame, with verified identities (`jwt`):
-// the owner of a session, another user, an admin, a request with no credentials, an
-// expired token and a token for another audience. Each answer is checked, and a
-// refusal changes nothing.
+// the owner of a session, an approver (payments: the `approver` role decides, never the
+// one who asked), another user, an admin, a request with no credentials, an expired
+// token and a token for another audience. Each answer is checked, and a refusal
+// changes nothing.
 let issuer: TokenIssuer;
 let server: RunningServer;
 let base: string;
 
-type Who = 'owner' | 'other' | 'admin' | 'none' | 'expired' | 'wrongAudience';
-const EVERYONE: Who[] = ['owner', 'other', 'admin', 'none', 'expired', 'wrongAudience'];
+type Who = 'owner' | 'approver' | 'other' | 'admin' | 'none' | 'expired' | 'wrongAudience';
+const EVERYONE: Who[] = ['owner', 'approver', 'other', 'admin', 'none', 'expired', 'wrongAudience'];
 const headers: Record<Who, Record<string, string>> = {
   owner: {},
+  approver: {},
   other: {},
   admin: {},
   none: {},
@@ -33,6 +35,7 @@ beforeAll(async () => {
     authorization: `Bearer ${await issuer.token(subject, claims)}`,
   });
   headers.owner = await bearer('ann');
+  headers.approver = await bearer('maria', { roles: ['approver'] });
   headers.other = await bearer('eve');
   headers.admin = await bearer('root', { roles: ['admin'] });
   headers.expired = await bearer('ann', { expiresIn: -60 });
@@ -50,12 +53,10 @@ function as(who: Who): JsonClient {
   return client;
 }
 
-/** What `who` may expect: the status for the owner, another user and an admin. */
-function expected(who: Who, owner: number, other: number, admin: number): number {
-  if (who === 'owner') return owner;
-  if (who === 'other') return other;
-  if (who === 'admin') return admin;
-  return 401;
+/** What `who` may expect: the status for the owner, an approver, another user and an admin. */
+function expected(who: Who, owner: number, approver: number, other: number, admin: number): number {
+  const signedIn: Partial<Record<Who, number>> = { owner, approver, other, admin };
+  return signedIn[who] ?? 401;
 }
 
 interface Paused {
@@ -99,28 +100,32 @@ describe('reads', () => {
   it.each(EVERYONE)('as %s: sessions, history, audit, runs and the inbox', async (who) => {
     const { sessionId, invocationId } = paused;
     const client = as(who);
+    // An approver reads the session it is asked to decide (what it decides), nothing more.
     const reads: [string, number][] = [
-      ['/api/me', expected(who, 200, 200, 200)],
-      ['/api/apps', expected(who, 200, 200, 200)],
-      [`/api/sessions/${sessionId}`, expected(who, 200, 403, 200)],
-      [`/api/sessions/${sessionId}/messages`, expected(who, 200, 403, 200)],
-      [`/api/audit?session_id=${sessionId}`, expected(who, 200, 403, 200)],
-      [`/api/runs/${invocationId}`, expected(who, 200, 403, 200)],
-      ['/api/runs?status=interrupted', expected(who, 403, 403, 200)],
-      ['/api/approvals', expected(who, 200, 200, 200)],
-      ['/api/approvals?user_id=ann', expected(who, 200, 403, 200)],
+      ['/api/me', expected(who, 200, 200, 200, 200)],
+      ['/api/apps', expected(who, 200, 200, 200, 200)],
+      [`/api/sessions/${sessionId}`, expected(who, 200, 200, 403, 200)],
+      [`/api/sessions/${sessionId}/messages`, expected(who, 200, 200, 403, 200)],
+      [`/api/audit?session_id=${sessionId}`, expected(who, 200, 403, 403, 200)],
+      [`/api/runs/${invocationId}`, expected(who, 200, 403, 403, 200)],
+      ['/api/runs?status=interrupted', expected(who, 403, 403, 403, 200)],
+      ['/api/approvals', expected(who, 200, 200, 200, 200)],
+      ['/api/approvals?user_id=ann', expected(who, 200, 403, 403, 200)],
     ];
     for (const [path, status] of reads)
       expectAnswer(await client.get(path), status, `${who} GET ${path}`);
   });
 
-  it('shows each caller its own approvals; an admin sees everyone’s', async () => {
-    const mine = (await as('owner').get('/api/approvals?limit=200')).body.approvals;
-    expect(mine.map((a: { approval_id: string }) => a.approval_id)).toContain(paused.approvalId);
-    expect(mine.every((a: { user_id: string }) => a.user_id === 'ann')).toBe(true);
-    expect((await as('other').get('/api/approvals')).body.approvals).toEqual([]);
-    const all = (await as('admin').get('/api/approvals?limit=200')).body.approvals;
-    expect(all.map((a: { approval_id: string }) => a.approval_id)).toContain(paused.approvalId);
+  it('shows each caller exactly what it may decide: the approver, not the one who asked', async () => {
+    const inbox = async (who: Who) =>
+      (
+        (await as(who).get('/api/approvals?limit=200')).body.approvals as { approval_id: string }[]
+      ).map((a) => a.approval_id);
+    expect(await inbox('approver')).toContain(paused.approvalId);
+    expect(await inbox('owner')).not.toContain(paused.approvalId);
+    expect(await inbox('other')).toEqual([]);
+    // Payments name the approver role only: an admin reads everything, decides no payment.
+    expect(await inbox('admin')).not.toContain(paused.approvalId);
   });
 
   it('answers /api/me with the verified principal and the sign-in mode', async () => {
@@ -147,7 +152,7 @@ describe('writes', () => {
     async (who) => {
       const { sessionId, invocationId, approvalId, pauseId } = await pausedPayment();
       const client = as(who);
-      const deny = expected(who, 0, 403, 0);
+      const deny = expected(who, 0, 0, 403, 0);
       const writes: [string, unknown][] = [
         ['/api/agent/start', { query: 'hi', session_id: sessionId }],
         ['/api/agent/cancel', { session_id: sessionId }],
@@ -163,20 +168,35 @@ describe('writes', () => {
     },
   );
 
-  it('lets the owner decide, and an admin cancel; a body naming someone else is refused', async () => {
+  it('lets the approver decide and an admin cancel, never the one who asked approve; a body naming someone else is refused', async () => {
     const first = await pausedPayment();
-    const asOther = await as('owner').post(`/api/approvals/${first.approvalId}`, {
+    const asOther = await as('approver').post(`/api/approvals/${first.approvalId}`, {
       approved: true,
       user_id: 'eve',
     });
-    expectAnswer(asOther, 403, 'owner claiming to be eve');
-    const decided = await as('owner').post(`/api/approvals/${first.approvalId}`, {
+    expectAnswer(asOther, 403, 'maria claiming to be eve');
+    const own = await as('owner').post(`/api/approvals/${first.approvalId}`, { approved: true });
+    expectAnswer(own, 403, 'ann approving her own payment');
+    expect(own.body.error.reason).toBe('not_an_approver');
+    const approverWrites: [string, unknown][] = [
+      ['/api/agent/start', { query: 'hi', session_id: first.sessionId }],
+      ['/api/agent/cancel', { session_id: first.sessionId }],
+      [`/api/runs/${first.invocationId}/cancel`, {}],
+    ];
+    for (const [path, body] of approverWrites) {
+      expectAnswer(await as('approver').post(path, body), 403, `approver POST ${path}`);
+    }
+    const decided = await as('approver').post(`/api/approvals/${first.approvalId}`, {
       approved: true,
-      user_id: 'ann',
+      args_hash: (await as('approver').get(`/api/sessions/${first.sessionId}`)).body
+        .pending_approvals[0].args_hash,
     });
     expect(decided.body).toMatchObject({ status: 'completed' });
     const { body: audit } = await as('owner').get(`/api/audit?session_id=${first.sessionId}`);
-    expect(audit.entries.find((e: { action: string }) => e.action === 'decided').actor).toBe('ann');
+    const actors = Object.fromEntries(
+      audit.entries.map((e: { action: string; actor: string }) => [e.action, e.actor]),
+    );
+    expect(actors).toMatchObject({ started: 'ann', decided: 'maria' });
 
     const second = await pausedPayment();
     const cancelled = await as('admin').post('/api/agent/cancel', { session_id: second.sessionId });
@@ -264,15 +284,15 @@ describe('the AI SDK stream and the WebSocket', () => {
     }
     expect(await actions(sessionId)).toEqual(['started', 'requested']);
     // A token in the query works too, for a socket client that can set no header.
-    const token = headers.owner.authorization?.slice('Bearer '.length) ?? '';
-    const owner = await ChatSocketClient.connect(`${socketUrl()}?access_token=${token}`, {});
+    const token = headers.approver.authorization?.slice('Bearer '.length) ?? '';
+    const approver = await ChatSocketClient.connect(`${socketUrl()}?access_token=${token}`, {});
     try {
-      expect(await owner.decide({ approvalId, approved: true })).toMatchObject({
+      expect(await approver.decide({ approvalId, approved: true })).toMatchObject({
         type: 'decision-result',
         status: 'completed',
       });
     } finally {
-      owner.close();
+      approver.close();
     }
   });
 });

@@ -4,6 +4,8 @@ import payments, { paymentHint } from './app.js';
 import { parsePaymentRequest } from './parse-payment-request.js';
 
 const holdpoint = createHoldpoint({ apps: [payments], sweepIntervalSeconds: false });
+/** Someone who may approve payments (not the one asking for them). */
+const maria = { id: 'maria', roles: ['approver'] };
 
 function paused(outcome: RunOutcome): PendingOutcome {
   if (outcome.status !== 'pending_approval') throw new Error(`not paused: ${outcome.status}`);
@@ -23,7 +25,7 @@ describe('payments', () => {
     ]);
     const done = await holdpoint.resume({
       sessionId: pause.sessionId,
-      decidedBy: 'tester',
+      decidedBy: maria,
       approved: true,
     });
     expect(done.status).toBe('completed');
@@ -34,6 +36,25 @@ describe('payments', () => {
       .flatMap((turn) => turn.events)
       .flatMap((event) => (event.type === 'tool-result' ? [event.output] : []));
     expect(outputs).toEqual([expect.objectContaining({ status: 'completed', amount: 200 })]);
+  });
+
+  it('lets only an approver decide, and never the person who asked approve it', async () => {
+    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const refused = (decidedBy: { id: string; roles: string[] }, approved = true) =>
+      holdpoint.resume({ sessionId: pause.sessionId, decidedBy, approved }).catch((e) => e);
+    expect(await refused({ id: 'tester', roles: [] })).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { reason: 'not_an_approver' },
+    });
+    expect(await refused({ id: 'tester', roles: ['approver'] })).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { reason: 'requester' },
+    });
+    // The one who asked may still call it off.
+    expect(await refused({ id: 'tester', roles: ['approver'] }, false)).toMatchObject({
+      status: 'completed',
+      result: 'The payment to Jiro was not sent: it was rejected.',
+    });
   });
 
   it('understands the Japanese request', async () => {
@@ -47,7 +68,7 @@ describe('payments', () => {
     const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
     const done = await holdpoint.resume({
       sessionId: pause.sessionId,
-      decidedBy: 'tester',
+      decidedBy: maria,
       approved: false,
     });
     expect(done).toMatchObject({

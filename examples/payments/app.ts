@@ -63,11 +63,17 @@ export function paymentHint(args: Record<string, unknown>): string {
 export default defineApp({
   name: 'payments',
   label: 'Payments',
-  description: 'Sends money. Every payment waits for an approval (seed 001).',
+  description:
+    'Sends money. Every payment waits for someone with the approver role, never the one who asked (seed 001).',
   examples: ['Send $200 to Jiro', 'Send 50 EUR to Ana and $20 to Bob'],
   agent: ({ model }) => paymentsAgent(model),
   approvals: {
-    // Money fails closed: a payment nobody approves in time is denied, not left waiting.
-    [PAYMENT_TOOL]: { hint: paymentHint, onTimeout: 'deny' },
+    [PAYMENT_TOOL]: {
+      hint: paymentHint,
+      // Money fails closed: a payment nobody approves in time is denied, not left waiting.
+      onTimeout: 'deny',
+      // Four eyes: someone with the approver role signs off, never the person who asked.
+      approvers: { roles: ['approver'], requesterMayApprove: false },
+    },
   },
 });

@@ -86,3 +86,15 @@ function describe({ owner, roles, users }: Approvers): string {
   ];
   return who.length > 0 ? who.join(', ') : 'nobody';
 }
+
+/**
+ * Whether `by` may decide some approval of `pause` that still waits (approve or deny):
+ * such a person may read the session, to see what they are asked.
+ */
+export function decidesOn(pause: Pause, by: Principal, requesterId: string | undefined): boolean {
+  if (pause.status !== 'pending') return false;
+  return pause.approvals.some((approval) => {
+    const refusal = deciderRefusal(approval, by, false, pause.userId, requesterId);
+    return refusal === undefined && by !== SYSTEM;
+  });
+}

@@ -26,12 +26,17 @@ export function hasRole(principal: Principal, role: string): boolean {
 }
 
 /**
- * Refuses `principal` unless it owns what `ownerId` names or is an admin: only the
- * owner of a session (or the `admin` role) reads it, posts to it, cancels it or reads
- * its audit.
+ * Refuses `principal` unless it owns what `ownerId` names or is an admin (or `also`
+ * holds: e.g. it is asked to decide the session's pause): only the owner of a session
+ * (or the `admin` role) reads it, posts to it, cancels it or reads its audit.
  */
-export function requireOwnerOrAdmin(principal: Principal, ownerId: string, what: string): void {
-  if (principal.id === ownerId || hasRole(principal, ADMIN_ROLE)) return;
+export function requireOwnerOrAdmin(
+  principal: Principal,
+  ownerId: string,
+  what: string,
+  also = false,
+): void {
+  if (also || principal.id === ownerId || hasRole(principal, ADMIN_ROLE)) return;
   throw new HoldpointError('FORBIDDEN', `Only its owner or an admin may ${what}.`, {
     principal: principal.id,
   });

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalPolicy } from '../agents/agent-app.js';
+import { decidesOn } from '../core/approvers.js';
 import { isHoldpointError } from '../core/errors.js';
-import { type Principal, principalSchema, requireOwnerOrAdmin } from '../core/principal.js';
+import { type Principal, principalSchema, requireOwnerOrAdmin, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
 import { appName, idText, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
@@ -58,6 +59,11 @@ export interface Health {
 
 const newSession = z.strictObject({ app: appName.optional() });
 
+/** `by` checked; Holdpoint itself (SYSTEM) as it is, so the rules still know it. */
+function checked(by: Principal): Principal {
+  return by === SYSTEM ? SYSTEM : validate(principalSchema, by);
+}
+
 /**
  * The pause-resume state machine over ADK: starts runs, turns confirmation and
  * long-running tool calls into durable pauses, records decisions and resumes the
@@ -97,7 +103,7 @@ export class HoldpointRuntime {
    * is given (its owner's or an admin's).
    */
   start(request: StartRequest, by: Principal, sink?: RunEventSink): Promise<RunOutcome> {
-    return startRun(this.ctx, request, validate(principalSchema, by), sink);
+    return startRun(this.ctx, request, checked(by), sink);
   }
 
   /**
@@ -105,7 +111,7 @@ export class HoldpointRuntime {
    * the one caller that completed it resumes the run; everyone else gets 409.
    */
   resume(request: ResumeRequest, by: Principal, sink?: RunEventSink): Promise<RunOutcome> {
-    return resumeRun(this.ctx, request, validate(principalSchema, by), sink);
+    return resumeRun(this.ctx, request, checked(by), sink);
   }
 
   /**
@@ -118,12 +124,12 @@ export class HoldpointRuntime {
     sink?: RunEventSink,
     requestId?: string,
   ): Promise<RunOutcome> {
-    return decideApproval(this.ctx, decision, validate(principalSchema, by), sink, requestId);
+    return decideApproval(this.ctx, decision, checked(by), sink, requestId);
   }
 
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
   cancel(sessionId: string, by: Principal, reason?: string): Promise<Pause> {
-    return cancelRun(this.ctx, sessionId, validate(principalSchema, by), reason);
+    return cancelRun(this.ctx, sessionId, checked(by), reason);
   }
 
   /**
@@ -132,7 +138,7 @@ export class HoldpointRuntime {
    */
   async createSession(request: { app?: string }, by: Principal): Promise<string> {
     const { app } = validate(newSession, request);
-    const userId = validate(principalSchema, by).id;
+    const userId = checked(by).id;
     const name = this.ctx.requireApp(app ?? this.ctx.options.defaultApp).name;
     const sessionId = randomUUID();
     await this.ctx.store.createSession({
@@ -146,7 +152,7 @@ export class HoldpointRuntime {
 
   /** The session's meta, state, current run and pending approvals: for its owner or an admin. */
   async getSession(sessionId: string, by: Principal): Promise<SessionView> {
-    return (await sessionView(this.ctx, sessionId, validate(principalSchema, by))).view;
+    return (await sessionView(this.ctx, sessionId, checked(by))).view;
   }
 
   /** The session's conversation as turns of run events, for clients that reload. */
@@ -154,19 +160,19 @@ export class HoldpointRuntime {
     sessionId: string,
     by: Principal,
   ): Promise<{ view: SessionView; turns: HistoryTurn[] }> {
-    const { view, session } = await sessionView(this.ctx, sessionId, validate(principalSchema, by));
+    const { view, session } = await sessionView(this.ctx, sessionId, checked(by));
     const app = this.ctx.options.apps.get(view.meta.app);
     return { view, turns: sessionHistory(session.events, app?.hints ?? {}, view.pendingApprovals) };
   }
 
   /** Pending approvals `by` may decide across sessions, a page at a time. */
   listPendingApprovals(query: PendingQuery, by: Principal): Promise<PendingPage> {
-    return listPendingApprovals(this.ctx, query, validate(principalSchema, by));
+    return listPendingApprovals(this.ctx, query, checked(by));
   }
 
   /** The audit log of a session, oldest first, a page at a time: for its owner or an admin. */
   audit(query: AuditQuery, by: Principal): Promise<AuditPage> {
-    return auditLog(this.ctx, query, validate(principalSchema, by));
+    return auditLog(this.ctx, query, checked(by));
   }
 
   /** Expires every pause past its time (recording it in the audit log); returns how many. */
@@ -179,7 +185,7 @@ export class HoldpointRuntime {
    * invocation id, from what was stored last.
    */
   recover(request: RecoverRequest, by: Principal, sink?: RunEventSink): Promise<RunOutcome> {
-    return recoverRun(this.ctx, request, validate(principalSchema, by), sink);
+    return recoverRun(this.ctx, request, checked(by), sink);
   }
 
   /**
@@ -193,17 +199,17 @@ export class HoldpointRuntime {
 
   /** Gives up an interrupted run: recorded cancelled, its session free again. */
   cancelInterrupted(request: CancelRunRequest, by: Principal): Promise<RunRecord> {
-    return cancelInterrupted(this.ctx, request, validate(principalSchema, by));
+    return cancelInterrupted(this.ctx, request, checked(by));
   }
 
   /** A run by its invocation id, `interrupted` when its process stopped. */
   getRun(invocationId: string, by: Principal): Promise<RunView> {
-    return getRun(this.ctx, invocationId, validate(principalSchema, by));
+    return getRun(this.ctx, invocationId, checked(by));
   }
 
   /** Interrupted runs, a page at a time: for admins. */
   listRuns(query: RunsQuery, by: Principal): Promise<RunsPage> {
-    return listRuns(this.ctx, query, validate(principalSchema, by));
+    return listRuns(this.ctx, query, checked(by));
   }
 
   /** Resumes interrupted runs now (as `recover: 'auto'` does each beat); returns how many. */
@@ -230,8 +236,10 @@ export class HoldpointRuntime {
     by: Principal,
     handler: (event: RunEvent) => void,
   ): Promise<Unsubscribe> {
-    const { meta } = await this.ctx.requireSnapshot(sessionId);
-    requireOwnerOrAdmin(validate(principalSchema, by), meta.userId, 'watch this session');
+    const { meta, pause, run } = await this.ctx.requireSnapshot(sessionId);
+    const who = checked(by);
+    const asked = !!pause && decidesOn(pause, who, run?.userId);
+    requireOwnerOrAdmin(who, meta.userId, 'watch this session', asked);
     return this.ctx.store.relay.subscribe(sessionId, (message) => handler(message as RunEvent));
   }
 

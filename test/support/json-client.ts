@@ -20,19 +20,24 @@ export function signedInAs(user: string, roles: string[] = []): Record<string, s
   };
 }
 
-/** Who tests that are about something else act as: an admin, so they may read anything. */
-export const TESTER = signedInAs('tester', ['admin']);
+/**
+ * Who tests that are about something else act as: an admin and an approver, so they
+ * may read anything and decide any approval they did not ask for themselves.
+ */
+export const TESTER_ROLES = ['admin', 'approver'];
+export const TESTER = signedInAs('tester', TESTER_ROLES);
 
 /**
  * Minimal JSON-over-HTTP client for tests against a real server in `dev` sign-in mode.
  * It signs each request in as `identity.user`, or else as the `user_id` the request's
  * body or query names (so a test reads as the person acting), with `identity.roles`
- * (by default `admin`, so tests about other things may read any session).
+ * (by default TESTER_ROLES, so tests about other things may read any session and
+ * decide what they did not ask for).
  */
 export class JsonClient {
   constructor(
     readonly baseUrl: string,
-    readonly identity: TestIdentity = { roles: ['admin'] },
+    readonly identity: TestIdentity = { roles: TESTER_ROLES },
   ) {}
 
   /** The sign-in headers for a request that names `claimed` (if anyone). */

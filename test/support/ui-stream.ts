@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { safeValidateTypes } from '@ai-sdk/provider-utils';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { expect } from 'vitest';
-import { signedInAs, TESTER } from './json-client.js';
+import { signedInAs, TESTER, TESTER_ROLES } from './json-client.js';
 
 /** The SSE response of one chat turn, as raw `data:` payloads. */
 export interface SseTurn {
@@ -32,7 +32,7 @@ export async function postChat(url: string, body: unknown): Promise<SseTurn> {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      ...(typeof userId === 'string' ? signedInAs(userId, ['admin']) : TESTER),
+      ...(typeof userId === 'string' ? signedInAs(userId, TESTER_ROLES) : TESTER),
     },
     body: JSON.stringify(body),
   });

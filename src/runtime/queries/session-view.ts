@@ -1,4 +1,5 @@
 import type { Session } from '@google/adk';
+import { decidesOn } from '../../core/approvers.js';
 import { sessionNotFound } from '../../core/errors.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
@@ -35,14 +36,16 @@ export async function currentSnapshot(
 
 /**
  * The session's meta, state, current run and pending approvals, with its ADK session;
- * only for its owner or an admin.
+ * for its owner, an admin, or someone its pause asks to decide (to see what they decide).
  */
 export async function sessionView(
   ctx: RuntimeContext,
   sessionId: string,
   by: Principal,
 ): Promise<{ view: SessionView; session: Session }> {
-  requireOwnerOrAdmin(by, (await ctx.requireSnapshot(sessionId)).meta.userId, 'read this session');
+  const read = await ctx.requireSnapshot(sessionId);
+  const asked = !!read.pause && decidesOn(read.pause, by, read.run?.userId);
+  requireOwnerOrAdmin(by, read.meta.userId, 'read this session', asked);
   const snapshot = await currentSnapshot(ctx, sessionId);
   const { meta, run, pause } = snapshot;
   const session = await ctx.store.loadSession(sessionId, meta.app, meta.userId);
