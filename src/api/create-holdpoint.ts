@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { type Logger, pino } from 'pino';
 import { z } from 'zod';
 import type { AgentApp } from '../agents/agent-app.js';
-import type { Clock } from '../core/clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
@@ -26,6 +26,12 @@ import { type Identity, type IdentityOptions, identityFrom } from '../transports
 import type { WithPrincipal } from '../transports/http/caller.js';
 import { BrowserPolicy, browserOptions } from '../transports/http/guards/index.js';
 import { createHttpApp } from '../transports/http/http-app.js';
+import {
+  type LimitsOptions,
+  limitsOptions,
+  resolveLimits,
+  SocketLimits,
+} from '../transports/http/limits/index.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
 import { nodeHandler } from './node-handler.js';
@@ -88,6 +94,17 @@ export interface HoldpointOptions {
    * `allowedOrigins` too. Default none: CORS is off.
    */
   corsOrigins?: string[];
+  /**
+   * Limits on HTTP and WebSocket callers, per principal; `0` or `false` turns one off.
+   * `requestsPerMinute` (default 3000): API requests and chat socket handshakes;
+   * `runsPerMinute` (default 1200): requests that start or resume runs, chat `send` and
+   * `decision` frames included — both counted in the store, so instances sharing a Redis
+   * share them; past either, `429 RATE_LIMITED` with `Retry-After`. `streamsPerSocket`
+   * (default 8), `socketsPerPrincipal` (default 16, in this process), `pingSeconds`
+   * (default 30) and `idleSeconds` (default 300) keep chat sockets in bounds. Calls in
+   * process are not limited.
+   */
+  limits?: LimitsOptions;
 }
 
 /**
@@ -239,6 +256,7 @@ const holdpointOptions = z
       )
       .optional(),
     ...browserOptions.shape,
+    limits: limitsOptions.optional(),
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
@@ -278,6 +296,8 @@ export interface HoldpointInternals {
   identity: Identity;
   /** Which browsers may use the API: the server's own chat socket needs it too. */
   policy: BrowserPolicy;
+  /** The chat sockets' limits, shared by every socket endpoint of this Holdpoint. */
+  socketLimits: SocketLimits;
 }
 
 function resolveApps(options: HoldpointOptions): AgentApp[] {
@@ -327,6 +347,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   const logger = options.logger ?? pino({ level: 'warn', base: { service: 'holdpoint' } });
   routeAdkLogs(logger);
   warnUnknownApprovalTools(apps, logger);
+  const limits = resolveLimits(options.limits);
   const runtime = new HoldpointRuntime({
     store: internalStore(options.store ?? memoryStore()),
     apps: new Map(apps.map((app) => [app.name, app])),
@@ -336,6 +357,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     runLeaseSeconds: options.runLeaseSeconds,
     approvalTimeoutSeconds: options.approvalTimeoutSeconds,
     approvalTimeoutPolicy: options.approvalTimeoutPolicy,
+    rateLimits: limits.rate,
     logger,
     clock: options.clock,
   });
@@ -348,6 +370,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     allowedHosts: options.allowedHosts,
     corsOrigins: options.corsOrigins,
   });
+  const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
   const routes = createHttpApp({ runtime, logger, identity, policy, webRoot });
   const attached = new Set<AttachedWebSocket>();
   // In process, the host vouches for who acts; reads are the host's own (trusted).
@@ -391,6 +414,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
         logger,
         identity,
         policy,
+        limits: socketLimits,
         path: socketOptions.path ?? CHAT_SOCKET_PATH,
       });
       const handle: AttachedWebSocket = {
@@ -409,7 +433,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       await runtime.close();
     },
   };
-  return { holdpoint, runtime, logger, apps, identity, policy };
+  return { holdpoint, runtime, logger, apps, identity, policy, socketLimits };
 }
 
 /**

@@ -7,6 +7,10 @@ import { redisKeyPrefix } from '../core/validate.js';
 import { hostName, webOrigin } from '../transports/http/guards/index.js';
 
 const positiveInt = z.coerce.number().int().positive();
+/** A limit: a count, or 0 for none. */
+const limitCount = z.coerce.number().int().min(0);
+/** A time in seconds, or 0 for never. */
+const limitSeconds = z.coerce.number().min(0).finite();
 
 const configSchema = z
   .strictObject({
@@ -56,6 +60,18 @@ const configSchema = z
     allowedHosts: z.array(hostName).default([]),
     /** Origins that get CORS answers. */
     corsOrigins: z.array(webOrigin).default([]),
+    /** Per principal, a minute: API requests (and socket handshakes); 0 is no limit. */
+    requestsPerMinute: limitCount.default(DEFAULTS.requestsPerMinute),
+    /** Per principal, a minute: requests and frames that start or resume runs; 0 is no limit. */
+    runsPerMinute: limitCount.default(DEFAULTS.runsPerMinute),
+    /** Streams open at once on one chat socket; 0 is no limit. */
+    streamsPerSocket: limitCount.default(DEFAULTS.streamsPerSocket),
+    /** Chat sockets open at once per principal, in this process; 0 is no limit. */
+    socketsPerPrincipal: limitCount.default(DEFAULTS.socketsPerPrincipal),
+    /** How often chat sockets are pinged; 0 is never. */
+    socketPingSeconds: limitSeconds.default(DEFAULTS.socketPingSeconds),
+    /** How long a chat socket may send nothing with no stream open; 0 is forever. */
+    socketIdleSeconds: limitSeconds.default(DEFAULTS.socketIdleSeconds),
   })
   .refine((c) => c.sessionTtlSeconds >= c.pauseTtlSeconds, {
     message: 'session TTL must be at least the pause TTL',
@@ -108,6 +124,18 @@ export interface ServerConfig {
   allowedHosts?: string[];
   /** Origins that get CORS answers (and are allowed as above). */
   corsOrigins?: string[];
+  /** Per principal, a minute: API requests (and chat socket handshakes); 0 is no limit. */
+  requestsPerMinute?: number;
+  /** Per principal, a minute: requests and frames that start or resume runs; 0 is no limit. */
+  runsPerMinute?: number;
+  /** Streams open at once on one chat socket; 0 is no limit. */
+  streamsPerSocket?: number;
+  /** Chat sockets open at once per principal, in this process; 0 is no limit. */
+  socketsPerPrincipal?: number;
+  /** How often chat sockets are pinged (one that does not answer is closed); 0 is never. */
+  socketPingSeconds?: number;
+  /** How long a chat socket may send nothing with no stream open before it is closed; 0 is forever. */
+  socketIdleSeconds?: number;
 }
 
 /** Types a `holdpoint.config.ts`; returns it unchanged. */
@@ -145,6 +173,12 @@ const flags = {
   'allowed-origin': { type: 'string', env: 'HOLDPOINT_ALLOWED_ORIGINS', multiple: true },
   'allowed-host': { type: 'string', env: 'HOLDPOINT_ALLOWED_HOSTS', multiple: true },
   'cors-origin': { type: 'string', env: 'HOLDPOINT_CORS_ORIGINS', multiple: true },
+  'rate-limit': { type: 'string', env: 'HOLDPOINT_RATE_LIMIT' },
+  'run-rate-limit': { type: 'string', env: 'HOLDPOINT_RUN_RATE_LIMIT' },
+  'streams-per-socket': { type: 'string', env: 'HOLDPOINT_STREAMS_PER_SOCKET' },
+  'sockets-per-principal': { type: 'string', env: 'HOLDPOINT_SOCKETS_PER_PRINCIPAL' },
+  'socket-ping': { type: 'string', env: 'HOLDPOINT_SOCKET_PING_SECONDS' },
+  'socket-idle': { type: 'string', env: 'HOLDPOINT_SOCKET_IDLE_SECONDS' },
 } as const;
 
 const camel = (flag: string) => flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
@@ -159,6 +193,10 @@ const keyOf = (flag: string) =>
     'allowed-origin': 'allowedOrigins',
     'allowed-host': 'allowedHosts',
     'cors-origin': 'corsOrigins',
+    'rate-limit': 'requestsPerMinute',
+    'run-rate-limit': 'runsPerMinute',
+    'socket-ping': 'socketPingSeconds',
+    'socket-idle': 'socketIdleSeconds',
   })[flag] ?? camel(flag);
 
 /** The settings' flags, as `--name`, for usage text. */

@@ -16,4 +16,18 @@ export const DEFAULTS = {
   sweepIntervalSeconds: 5,
   /** The prefix of every Redis key. */
   redisKeyPrefix: 'hp',
+  /**
+   * Per principal: API requests (and chat socket handshakes) a minute, and of them,
+   * those that start or resume runs. A guard against clients that loop without backing
+   * off, set well above what busy automation sends (a tight retry loop over a few dozen
+   * runs reaches some hundreds a minute); hosts that know their traffic set their own.
+   */
+  requestsPerMinute: 3000,
+  runsPerMinute: 1200,
+  /** Chat sockets: open streams on one socket, and open sockets of one principal. */
+  streamsPerSocket: 8,
+  socketsPerPrincipal: 16,
+  /** Chat sockets: how often each is pinged, and how long one may sit unused. */
+  socketPingSeconds: 30,
+  socketIdleSeconds: 300,
 } as const;

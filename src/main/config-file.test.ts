@@ -83,6 +83,72 @@ describe('browser settings', () => {
   });
 });
 
+describe('limit settings', () => {
+  it('come from flags, the environment or the file, else defaults; 0 turns one off', () => {
+    expect(loadConfig([], {})).toMatchObject({
+      requestsPerMinute: 3000,
+      runsPerMinute: 1200,
+      streamsPerSocket: 8,
+      socketsPerPrincipal: 16,
+      socketPingSeconds: 30,
+      socketIdleSeconds: 300,
+    });
+    const flags = loadConfig(
+      [
+        '--rate-limit',
+        '100',
+        '--run-rate-limit',
+        '0',
+        '--streams-per-socket',
+        '2',
+        '--sockets-per-principal',
+        '4',
+        '--socket-ping',
+        '0.5',
+        '--socket-idle',
+        '0',
+      ],
+      {},
+    );
+    expect(flags).toMatchObject({
+      requestsPerMinute: 100,
+      runsPerMinute: 0,
+      streamsPerSocket: 2,
+      socketsPerPrincipal: 4,
+      socketPingSeconds: 0.5,
+      socketIdleSeconds: 0,
+    });
+    const env = loadConfig([], {
+      HOLDPOINT_RATE_LIMIT: '7',
+      HOLDPOINT_RUN_RATE_LIMIT: '3',
+      HOLDPOINT_STREAMS_PER_SOCKET: '1',
+      HOLDPOINT_SOCKETS_PER_PRINCIPAL: '2',
+      HOLDPOINT_SOCKET_PING_SECONDS: '5',
+      HOLDPOINT_SOCKET_IDLE_SECONDS: '60',
+    });
+    expect(env).toMatchObject({
+      requestsPerMinute: 7,
+      runsPerMinute: 3,
+      streamsPerSocket: 1,
+      socketsPerPrincipal: 2,
+      socketPingSeconds: 5,
+      socketIdleSeconds: 60,
+    });
+    expect(loadConfig(['--run-rate-limit', '9'], {}, { runsPerMinute: 5 }).runsPerMinute).toBe(9);
+    expect(loadConfig([], {}, { runsPerMinute: 5 }).runsPerMinute).toBe(5);
+  });
+
+  it('refuses negative or fractional counts', () => {
+    expect(() => loadConfig(['--rate-limit=-1'], {})).toThrow(/Invalid setting requestsPerMinute/);
+    expect(() => loadConfig(['--streams-per-socket', '1.5'], {})).toThrow(
+      /Invalid setting streamsPerSocket/,
+    );
+    expect(() => loadConfig(['--socket-idle', 'soon'], {})).toThrow(
+      /Invalid setting socketIdleSeconds/,
+    );
+  });
+});
+
 describe('flags', () => {
   it('an unknown flag or a flag without its value is VALIDATION_FAILED, not a crash', () => {
     expect(() => loadConfig(['--prot', '3000'], {})).toThrow(

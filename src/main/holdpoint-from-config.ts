@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import type { Identity } from '../transports/auth/index.js';
 import type { BrowserPolicy } from '../transports/http/guards/index.js';
+import type { SocketLimits } from '../transports/http/limits/index.js';
 import { allowedHostsFor } from './allowed-hosts.js';
 import { identityFromConfig } from './identity-from-config.js';
 import { loadApps } from './load-apps.js';
@@ -19,6 +20,8 @@ export interface ConfiguredHoldpoint {
   identity: Identity;
   /** Which browsers may use the server: its chat socket checks handshakes with it. */
   policy: BrowserPolicy;
+  /** The chat sockets' limits: the server's chat socket keeps them. */
+  socketLimits: SocketLimits;
 }
 
 /** The store the config names. */
@@ -55,7 +58,7 @@ export async function holdpointFromConfig(
 ): Promise<ConfiguredHoldpoint> {
   const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   const apps = await loadApps(config.apps);
-  const { holdpoint, runtime, identity, policy } = buildHoldpoint(
+  const { holdpoint, runtime, identity, policy, socketLimits } = buildHoldpoint(
     {
       apps,
       store: createStore(config),
@@ -72,8 +75,16 @@ export async function holdpointFromConfig(
       logger,
       clock: wiring.clock,
       identity: identityFromConfig(config),
+      limits: {
+        requestsPerMinute: config.requestsPerMinute,
+        runsPerMinute: config.runsPerMinute,
+        streamsPerSocket: config.streamsPerSocket,
+        socketsPerPrincipal: config.socketsPerPrincipal,
+        pingSeconds: config.socketPingSeconds,
+        idleSeconds: config.socketIdleSeconds,
+      },
     },
     wiring.webRoot,
   );
-  return { config, logger, holdpoint, runtime, identity, policy };
+  return { config, logger, holdpoint, runtime, identity, policy, socketLimits };
 }

@@ -65,6 +65,7 @@ export async function startServer(
     logger,
     identity,
     policy: holdpoint.policy,
+    limits: holdpoint.socketLimits,
     rejectOtherPaths: true,
   });
   const stopSweeper = runtime.startSweeper(config.sweepIntervalSeconds, config.recover === 'auto');

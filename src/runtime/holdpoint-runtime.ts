@@ -19,6 +19,7 @@ import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
 import { expireDue } from './expiry/expire-due.js';
 import { ExpirySweeper } from './expiry/expiry-sweeper.js';
+import { countRequest, type RateKind } from './limits/count-request.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
 import {
   listPendingApprovals,
@@ -195,6 +196,15 @@ export class HoldpointRuntime {
    */
   idempotent(request: IdempotentRequest, act: RequestAct): Promise<RunOutcome> {
     return idempotentRequest(this.ctx, request, act);
+  }
+
+  /**
+   * Counts a request of `kind` by `by` against its per-minute limit, shared by every
+   * instance on the store; RATE_LIMITED (with `retry_after_seconds`) past it. A store
+   * that cannot count lets the request through.
+   */
+  countRequest(by: Principal, kind: RateKind): Promise<void> {
+    return countRequest(this.ctx, validate(principalSchema, by), kind);
   }
 
   /** Gives up an interrupted run: recorded cancelled, its session free again. */

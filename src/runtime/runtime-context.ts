@@ -7,6 +7,7 @@ import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError, runNotFound, sessionNotFound } from '../core/errors.js';
 import type { Lease, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
+import type { RateLimits } from './limits/count-request.js';
 import type { RunEventSink } from './run-event.js';
 
 export interface RuntimeOptions {
@@ -27,6 +28,8 @@ export interface RuntimeOptions {
   approvalTimeoutSeconds?: number;
   /** Continuous streams: what a timed-out approval becomes, unless the tool says otherwise. */
   approvalTimeoutPolicy?: 'deny' | 'park';
+  /** Per-principal rate limits the transports count requests against; none when absent. */
+  rateLimits?: RateLimits;
   clock?: Clock;
 }
 

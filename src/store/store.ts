@@ -10,6 +10,7 @@ import type {
   RunStatus,
   SessionMeta,
 } from '../core/types.js';
+import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
 
@@ -102,6 +103,8 @@ export interface HoldpointStore {
   readonly effects: EffectLedger;
   /** Requests made with an idempotency key, and their first answers. */
   readonly requests: RequestRecords;
+  /** Per-principal request counts in fixed windows, for the rate limits. */
+  readonly rates: RateCounters;
   /** Tells waiters in any process what happens to a session's run. */
   readonly relay: RunRelay;
 

@@ -10,6 +10,7 @@ import {
 } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
+import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
 import type {
@@ -79,6 +80,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly kind: 'memory' | 'redis';
   abstract readonly effects: EffectLedger;
   abstract readonly requests: RequestRecords;
+  abstract readonly rates: RateCounters;
   abstract readonly relay: RunRelay;
 
   /** The session's snapshot and its version, read now. */

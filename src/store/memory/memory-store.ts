@@ -13,6 +13,7 @@ import type { NewSession, Page, PageCursor, SessionAppend, SessionSnapshot } fro
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import type { SessionWrites } from '../transitions.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
+import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
 import { MemoryRequestRecords } from './memory-request-records.js';
 import { SortedIndex } from './sorted-index.js';
@@ -70,6 +71,7 @@ export class MemoryStore extends TransactionalStore {
   readonly effects = new MemoryEffectLedger();
   readonly relay = new MemoryRelay();
   readonly requests = new MemoryRequestRecords();
+  readonly rates = new MemoryRateCounters();
   /** In order of last change, oldest first. */
   private readonly sessions = new Map<string, StoredSession>();
   private readonly expiries = new SortedIndex();

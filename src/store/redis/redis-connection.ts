@@ -70,6 +70,14 @@ export class RedisConnection {
   }
 
   /**
+   * Whether Redis is known to be unreachable now: the connection is not ready and the
+   * latest news of it is a failure (an outage, not a first connection still under way).
+   */
+  get failing(): boolean {
+    return this.client.status !== 'ready' && this.lastError !== undefined;
+  }
+
+  /**
    * Runs `operation` once the connection is ready; every failure becomes a
    * HoldpointError. On a ready connection the operation starts at once, so the
    * commands it sends first leave before the caller's next line runs.

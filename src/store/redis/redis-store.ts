@@ -12,6 +12,7 @@ import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisRateCounters } from './redis-rate-counters.js';
 import { decodeRecord } from './redis-records.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisRequestRecords } from './redis-request-records.js';
@@ -78,6 +79,7 @@ export class RedisStore extends TransactionalStore {
   readonly effects: RedisEffectLedger;
   readonly relay: RedisRelay;
   readonly requests: RedisRequestRecords;
+  readonly rates: RedisRateCounters;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly writer: RedisSessionWriter;
@@ -100,6 +102,7 @@ export class RedisStore extends TransactionalStore {
     this.indexes = new RedisIndexes(this.conn, this.keys);
     this.relay = new RedisRelay(this.conn, this.keys);
     this.requests = new RedisRequestRecords(this.conn, this.keys.prefix);
+    this.rates = new RedisRateCounters(this.conn, this.keys.prefix);
     this.readSnapshotScript = this.conn.script('holdpointReadSnapshot', READ_SNAPSHOT_LUA);
     this.readSessionScript = this.conn.script('holdpointReadSession', READ_SESSION_LUA);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {

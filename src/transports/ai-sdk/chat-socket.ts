@@ -11,7 +11,9 @@ import { boundedJson, idText, reasonText, validate } from '../../core/validate.j
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
 import { admitUpgrade, type BrowserPolicy } from '../http/guards/index.js';
+import { SocketHeartbeat, type SocketLimits } from '../http/limits/index.js';
 import { presentError, presentOutcome } from '../http/present.js';
+import { refuseUpgrade } from '../http/refuse-upgrade.js';
 import { type ChatIntent, chatIntent } from './chat-intent.js';
 import { type ChatRequestBody, chatRequestBody } from './chat-request.js';
 import { errorText } from './chat-stream.js';
@@ -39,6 +41,11 @@ export interface ChatSocketOptions {
   identity: Identity;
   /** Which pages may open the socket (Origin) and which host names it answers to. */
   policy: BrowserPolicy;
+  /**
+   * Streams per socket, sockets per principal (counted across every endpoint sharing
+   * this object), pings and the idle time, and the clock they are kept by.
+   */
+  limits: SocketLimits;
   /** Where the socket listens. Default `/api/chat/ws`. */
   path?: string;
   /**
@@ -54,22 +61,32 @@ export interface ChatSocketEndpoint {
   close(): void;
 }
 
-/** One client connection: many chat requests multiplexed by `requestId`, plus decision frames. */
+/**
+ * One client connection: many chat requests multiplexed by `requestId`, plus decision
+ * frames. At most `streamsPerSocket` streams are open at once; `send` and `decision`
+ * frames count against the caller's run limit.
+ */
 class ChatConnection {
   private readonly streams = new Map<string, ContinuousStream>();
+  private readonly heartbeat: SocketHeartbeat;
 
   constructor(
     private readonly socket: WebSocket,
     /** Who opened the socket, proved at the handshake: every frame acts as them. */
     private readonly caller: Principal,
     private readonly options: ChatSocketOptions,
+    /** Frees the caller's socket slot; called once the socket is closed. */
+    release: () => void,
   ) {
+    this.heartbeat = new SocketHeartbeat(socket, options.limits);
     socket.on('message', (data) => {
+      this.heartbeat.used();
       this.onFrame(data).catch((error: unknown) => {
         options.logger.error({ err: error }, 'chat socket frame failed');
       });
     });
     socket.on('close', () => {
+      release();
       for (const stream of this.streams.values()) stream.abort();
       this.streams.clear();
     });
@@ -79,6 +96,11 @@ class ChatConnection {
     socket.on('error', (error) => {
       options.logger.debug({ err: error }, 'chat socket closed on a bad frame');
     });
+  }
+
+  /** One look of the endpoint's beat: ping the socket, or close it if it is dead or idle. */
+  beat(): void {
+    this.heartbeat.beat(this.streams.size);
   }
 
   private send(frame: WebSocketChatTransportResponse | Record<string, unknown>): void {
@@ -110,7 +132,7 @@ class ChatConnection {
       // Streams are not retained for replay: a reconnecting client reloads the session instead.
       this.send({ type: 'no-active', requestId: frame.requestId });
     } else {
-      this.onSend(frame.requestId, {
+      await this.onSend(frame.requestId, {
         ...(frame.body ?? {}),
         id: frame.id,
         messages: frame.messages,
@@ -119,7 +141,7 @@ class ChatConnection {
     }
   }
 
-  private onSend(requestId: string, raw: Record<string, unknown>): void {
+  private async onSend(requestId: string, raw: Record<string, unknown>): Promise<void> {
     let body: ChatRequestBody;
     let intent: ChatIntent | undefined;
     try {
@@ -137,17 +159,6 @@ class ChatConnection {
       });
       return;
     }
-    let sequence = 0;
-    const stream = new ContinuousStream({
-      runtime: this.options.runtime,
-      logger: this.options.logger,
-      write: (chunk) => this.send({ type: 'chunk', requestId, sequence: sequence++, chunk }),
-      end: () => {
-        this.streams.delete(requestId);
-        this.send({ type: 'end', requestId });
-      },
-    });
-    const messageId = intent.kind === 'answers' ? intent.messageId : `msg-${randomUUID()}`;
     if (body.userId !== undefined && body.userId !== this.caller.id) {
       this.send({
         type: 'error',
@@ -156,7 +167,38 @@ class ChatConnection {
       });
       return;
     }
+    try {
+      this.options.limits.admitStream(this.streams.size);
+    } catch (error) {
+      this.send({ type: 'error', requestId, errorText: errorText(error) });
+      return;
+    }
+    let sequence = 0;
+    const stream = new ContinuousStream({
+      runtime: this.options.runtime,
+      logger: this.options.logger,
+      write: (chunk) => this.send({ type: 'chunk', requestId, sequence: sequence++, chunk }),
+      end: () => {
+        this.streams.delete(requestId);
+        this.heartbeat.used();
+        this.send({ type: 'end', requestId });
+      },
+    });
+    // Held while the run limit is counted, so sends arriving meanwhile see it open.
     this.streams.set(requestId, stream);
+    try {
+      await this.options.runtime.countRequest(this.caller, 'runs');
+    } catch (error) {
+      if (!isHoldpointError(error)) {
+        this.options.logger.error({ err: error }, 'counting a send frame failed');
+      }
+      if (this.streams.get(requestId) === stream) this.streams.delete(requestId);
+      this.send({ type: 'error', requestId, errorText: errorText(error) });
+      return;
+    }
+    // Aborted, or the socket closed, while it was counted: nothing to start.
+    if (this.streams.get(requestId) !== stream) return;
+    const messageId = intent.kind === 'answers' ? intent.messageId : `msg-${randomUUID()}`;
     void stream.start(body, intent, this.caller, messageId);
   }
 
@@ -180,6 +222,7 @@ class ChatConnection {
       if (userId !== undefined && userId !== this.caller.id) {
         throw new HoldpointError('FORBIDDEN', notAs(this.caller, userId));
       }
+      await this.options.runtime.countRequest(this.caller, 'runs');
       const outcome = await this.options.runtime.decideApproval(
         { approvalId, approved, reason, payload },
         this.caller,
@@ -238,6 +281,33 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
   paths.add(socketPath);
   attachedPaths.set(server, paths);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const connections = new Set<ChatConnection>();
+  const { limits } = options;
+  const beatMs = limits.beatMs;
+  const stopBeat =
+    beatMs === undefined
+      ? () => {}
+      : limits.clock.every(beatMs, () => {
+          for (const connection of connections) connection.beat();
+        });
+  /** Upgrades a handshake whose caller was proved and counted, if a socket slot is free. */
+  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer, caller: Principal) => {
+    const release = limits.admit(caller);
+    let opened = false;
+    try {
+      // ws calls back at once, or not at all when it refuses the handshake itself.
+      sockets.handleUpgrade(request, socket, head, (ws) => {
+        opened = true;
+        const connection = new ChatConnection(ws, caller, options, () => {
+          connections.delete(connection);
+          release();
+        });
+        connections.add(connection);
+      });
+    } finally {
+      if (!opened) release();
+    }
+  };
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const ours = path === socketPath;
@@ -250,40 +320,50 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
       return;
     }
     if (!admitUpgrade(options.policy, request, socket)) return;
-    // Who opens the socket is proved before it is upgraded: a refusal is a plain HTTP answer.
-    requireIdentity(options.identity, {
-      request: asRequest(request),
-      remoteAddress: request.socket.remoteAddress,
-    }).then(
-      (caller) => {
-        try {
-          sockets.handleUpgrade(
-            request,
-            socket,
-            head,
-            (ws) => new ChatConnection(ws, caller, options),
-          );
-        } catch (error) {
-          // Another upgrade handler (say, a WebSocketServer with no path) took this socket first.
-          options.logger.warn({ err: error, path }, 'chat socket upgrade taken by another handler');
-        }
-      },
-      (error: unknown) => {
-        const failure = isHoldpointError(error)
-          ? error
-          : new HoldpointError('INTERNAL', 'Internal error.');
-        const body = JSON.stringify({ error: presentError(failure) });
-        socket.end(
-          `HTTP/1.1 ${failure.status} ${failure.status === 401 ? 'Unauthorized' : 'Error'}\r\n` +
-            `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-            `connection: close\r\n\r\n${body}`,
-        );
-      },
-    );
+    void handshake(request, socket, head, path);
+  };
+  /**
+   * Proves who opens the socket and counts the handshake as one of their requests,
+   * before anything is upgraded: a refusal (401, 429, …) is a plain HTTP answer.
+   */
+  const handshake = async (
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    path: string,
+  ) => {
+    let caller: Principal;
+    try {
+      caller = await requireIdentity(options.identity, {
+        request: asRequest(request),
+        remoteAddress: request.socket.remoteAddress,
+      });
+      await options.runtime.countRequest(caller, 'requests');
+    } catch (error) {
+      if (!isHoldpointError(error)) {
+        options.logger.error({ err: error }, 'chat socket handshake failed');
+      }
+      refuseUpgrade(
+        socket,
+        isHoldpointError(error) ? error : new HoldpointError('INTERNAL', 'Internal error.'),
+      );
+      return;
+    }
+    try {
+      upgrade(request, socket, head, caller);
+    } catch (error) {
+      if (isHoldpointError(error, 'TOO_MANY_SOCKETS')) {
+        refuseUpgrade(socket, error);
+        return;
+      }
+      // Another upgrade handler (say, a WebSocketServer with no path) took this socket first.
+      options.logger.warn({ err: error, path }, 'chat socket upgrade taken by another handler');
+    }
   };
   server.on('upgrade', onUpgrade);
   return {
     close: () => {
+      stopBeat();
       server.off('upgrade', onUpgrade);
       paths.delete(socketPath);
       for (const client of sockets.clients) client.terminate();

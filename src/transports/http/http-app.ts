@@ -18,6 +18,7 @@ import { type Identity, requireIdentity } from '../auth/index.js';
 import { auditNdjson } from './audit-export.js';
 import { callerOf, claimedCaller, type WithPrincipal } from './caller.js';
 import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
+import { retryAfterOf } from './limits/index.js';
 import {
   presentAudit,
   presentError,
@@ -89,6 +90,17 @@ export function createHttpApp({
     );
     await next();
   });
+  // Then counted against the principal's request limit, before anything is read.
+  app.use('/api/*', async (c, next) => {
+    await runtime.countRequest(callerOf(c), 'requests');
+    await next();
+  });
+
+  /**
+   * Counts a request that starts or resumes a run against the principal's run limit:
+   * once its body is valid (a malformed request costs no run), before it acts.
+   */
+  const countRun = (c: Context<WithPrincipal>) => runtime.countRequest(callerOf(c), 'runs');
 
   app.get('/api/me', (c) => {
     const { id, roles } = callerOf(c);
@@ -129,6 +141,7 @@ export function createHttpApp({
 
   app.post('/api/agent/start', async (c) => {
     const body = await readBody(c, startBody);
+    await countRun(c);
     const outcome = await oncePerKey(c, 'start', body, (requestId) =>
       runtime.start(
         { query: body.query, app: body.app, sessionId: body.session_id, requestId },
@@ -140,6 +153,7 @@ export function createHttpApp({
 
   app.post('/api/agent/resume', async (c) => {
     const body = await readBody(c, resumeBody);
+    await countRun(c);
     const outcome = await oncePerKey(c, 'resume', body, (requestId) =>
       runtime.resume(
         {
@@ -191,6 +205,7 @@ export function createHttpApp({
 
   app.post('/api/runs/:invocationId/resume', async (c) => {
     const body = await readOptionalBody(c, recoverBody);
+    await countRun(c);
     const outcome = await oncePerKey(c, 'recover', body, () =>
       runtime.recover(
         { invocationId: c.req.param('invocationId') },
@@ -235,6 +250,7 @@ export function createHttpApp({
 
   app.post('/api/approvals/:approvalId', async (c) => {
     const body = await readBody(c, approvalDecisionBody);
+    await countRun(c);
     const outcome = await oncePerKey(c, 'decide', body, (requestId) =>
       runtime.decideApproval(
         {
@@ -284,6 +300,7 @@ export function createHttpApp({
       );
     }
     const caller = claimedCaller(c, body.userId);
+    await countRun(c);
     return createUIMessageStreamResponse({
       stream: chatStream({ runtime, body, intent, caller, mode: 'two-turn' }),
     });
@@ -318,6 +335,8 @@ export function createHttpApp({
       if (error.status >= 500) logger.error({ err: error, code: error.code }, error.message);
       // The rest of a body too large is never read: the connection cannot carry another request.
       if (error.code === 'PAYLOAD_TOO_LARGE') c.header('connection', 'close');
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined) c.header('retry-after', String(retryAfter));
       return c.json({ error: presentError(error) }, error.status as 400);
     }
     logger.error({ err: error }, 'unexpected error');

@@ -1,8 +1,8 @@
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { HoldpointError } from '../../../core/errors.js';
-import { presentError } from '../present.js';
+import { refuseUpgrade } from '../refuse-upgrade.js';
 import type { BrowserPolicy } from './browser-policy.js';
 import { hostNotAllowed } from './host-check.js';
 import { originNotAllowed } from './origin-check.js';
@@ -31,13 +31,6 @@ export function admitUpgrade(
 ): boolean {
   const refusal = refusalOf(policy, request);
   if (!refusal) return true;
-  const body = JSON.stringify({ error: presentError(refusal) });
-  socket.end(
-    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n` +
-      'content-type: application/json\r\n' +
-      `content-length: ${Buffer.byteLength(body)}\r\n` +
-      'connection: close\r\n\r\n' +
-      body,
-  );
+  refuseUpgrade(socket, refusal);
   return false;
 }

@@ -1,0 +1,53 @@
+import { HoldpointError, isStoreAway } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
+import type { RuntimeContext } from '../runtime-context.js';
+
+/**
+ * What a request counts against: every API request (`requests`), and of them those
+ * that start or resume runs (`runs`), which cost agent work.
+ */
+export type RateKind = 'requests' | 'runs';
+
+/** Per principal, how many requests of each kind a minute; `false` is no limit. */
+export interface RateLimits {
+  requestsPerMinute: number | false;
+  runsPerMinute: number | false;
+}
+
+const WINDOW_MS = 60_000;
+
+const NAMES: Record<RateKind, string> = { requests: 'requests', runs: 'run requests' };
+
+/**
+ * Counts one request of `kind` by `by` in the current minute (a fixed window, shared
+ * by every instance on the store) and refuses it with RATE_LIMITED past the limit,
+ * with `retry_after_seconds` until the window ends. Refused requests count too, so a
+ * client that keeps trying stays refused until the window is over, and no longer.
+ */
+export async function countRequest(
+  ctx: RuntimeContext,
+  by: Principal,
+  kind: RateKind,
+): Promise<void> {
+  const limits = ctx.options.rateLimits;
+  const limit = kind === 'requests' ? limits?.requestsPerMinute : limits?.runsPerMinute;
+  if (!limit) return;
+  const now = ctx.clock.now();
+  const windowStart = now - (now % WINDOW_MS);
+  let count: number;
+  try {
+    count = await ctx.store.rates.hit(`${kind}\n${by.id}`, windowStart, WINDOW_MS);
+  } catch (error) {
+    // A store that cannot count lets the request through: the request meets the outage
+    // on its own (503) where it needs the store, and is not refused for counting alone.
+    if (isStoreAway(error)) return;
+    throw error;
+  }
+  if (count <= limit) return;
+  const retryAfter = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
+  throw new HoldpointError(
+    'RATE_LIMITED',
+    `Too many ${NAMES[kind]} from ${by.id}: at most ${limit} a minute. Retry in ${retryAfter} s.`,
+    { limit: kind, per_minute: limit, retry_after_seconds: retryAfter },
+  );
+}

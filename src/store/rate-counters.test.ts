@@ -1,0 +1,93 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryStore } from './memory/memory-store.js';
+import type { RateCounters } from './rate-counters.js';
+import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
+import { RedisStore } from './redis/redis-store.js';
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2026, 10, 22, 12);
+const scratch = new RedisScratch();
+afterAll(() => scratch.cleanup());
+
+/** Counters, and a second handle on the same counts (another process for Redis). */
+const subjects: {
+  kind: string;
+  open: () => { rates: RateCounters; peer: RateCounters; close: () => Promise<void> };
+}[] = [
+  {
+    kind: 'memory',
+    open: () => {
+      const store = new MemoryStore({ sessionTtlSeconds: 600 });
+      return { rates: store.rates, peer: store.rates, close: async () => {} };
+    },
+  },
+  {
+    kind: 'redis',
+    open: () => {
+      const options = { url: TEST_REDIS_URL, keyPrefix: scratch.prefix, sessionTtlSeconds: 600 };
+      const [store, peer] = [new RedisStore(options), new RedisStore(options)];
+      return {
+        rates: store.rates,
+        peer: peer.rates,
+        close: async () => {
+          await Promise.all([store.close(), peer.close()]);
+        },
+      };
+    },
+  },
+];
+
+describe.each(subjects)('rate counters: $kind', ({ open }) => {
+  it('counts each key in its window, shared by every handle; a new window starts over', async () => {
+    const { rates, peer, close } = open();
+    const key = `runs\nann-${Math.random()}`;
+    expect(await rates.hit(key, T0, MINUTE)).toBe(1);
+    expect(await peer.hit(key, T0, MINUTE)).toBe(2);
+    expect(await rates.hit(key, T0, MINUTE)).toBe(3);
+    expect(await rates.hit(`${key}-other`, T0, MINUTE)).toBe(1);
+    expect(await peer.hit(key, T0 + MINUTE, MINUTE)).toBe(1);
+    expect(await rates.hit(key, T0 + MINUTE, MINUTE)).toBe(2);
+    await close();
+  });
+});
+
+describe('rate counters in Redis', () => {
+  it('live under the key prefix and expire on their own, a window after the first hit', async () => {
+    const store = new RedisStore({
+      url: TEST_REDIS_URL,
+      keyPrefix: scratch.prefix,
+      sessionTtlSeconds: 600,
+    });
+    await store.rates.hit('requests\nexpiring', T0 + 7 * MINUTE, MINUTE);
+    await store.rates.hit('requests\nexpiring', T0 + 7 * MINUTE, MINUTE);
+    const keys = (await scratch.keys()).filter((k) => k.endsWith(`:${T0 + 7 * MINUTE}`));
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatch(new RegExp(`^${scratch.prefix}:rate:[0-9a-f]{64}:\\d+$`));
+    const ttl = await scratch.redis.pttl(keys[0] as string);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(MINUTE);
+    await store.close();
+  });
+
+  it('are unavailable while Redis cannot be reached; once that is known, without waiting', async () => {
+    const store = new RedisStore({ url: 'redis://127.0.0.1:1', sessionTtlSeconds: 600 });
+    const unavailable = { code: 'STORE_UNAVAILABLE' };
+    // The first waits for the connection under way, as every operation does.
+    await expect(store.rates.hit('requests\nann', T0, MINUTE)).rejects.toMatchObject(unavailable);
+    const asked = Date.now();
+    await expect(store.rates.hit('requests\nann', T0, MINUTE)).rejects.toMatchObject(unavailable);
+    // Not the two seconds a connection is waited for.
+    expect(Date.now() - asked).toBeLessThan(1_000);
+    await store.close();
+  });
+});
+
+describe('rate counters in memory', () => {
+  it('forget windows that are over', async () => {
+    const store = new MemoryStore({ sessionTtlSeconds: 600 });
+    for (let i = 0; i < 100; i++) await store.rates.hit(`requests\nuser-${i}`, T0, MINUTE);
+    await store.rates.hit('requests\nlater', T0 + MINUTE, MINUTE);
+    const held = (store.rates as unknown as { counters: Map<string, unknown> }).counters;
+    expect([...held.keys()]).toEqual(['requests\nlater']);
+  });
+});
