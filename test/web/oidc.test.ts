@@ -205,7 +205,10 @@ describe('OpenID Connect sign-in in the browser', () => {
   // ann's own approval must be refused instead: see the report of this change.
   it('self-approval: ann decides her own payment (the owner may, by the default policy)', async () => {
     const ann = await freshPage();
-    await ann.page.goto(`${confidential.baseUrl}/?app=payments`);
+    // Over the WebSocket this time: its handshake carries the cookie as well.
+    const sockets: string[] = [];
+    ann.page.on('websocket', (socket) => sockets.push(socket.url()));
+    await ann.page.goto(`${confidential.baseUrl}/?app=payments&mode=ws`);
     await signIn(ann.page, confidential, 'ann');
 
     // A confidential client whose audience is its client id keeps the ID token.
@@ -218,6 +221,7 @@ describe('OpenID Connect sign-in in the browser', () => {
     });
 
     const dialog = await askToPay(ann.page, 'Send $200 to Jiro');
+    expect(sockets).toEqual([`${confidential.baseUrl.replace('http', 'ws')}/api/chat/ws`]);
     const sessionId = new URL(ann.page.url()).searchParams.get('session') ?? '';
     await dialog.getByRole('button', { name: 'Approve' }).click();
     await hidden(dialog);
