@@ -75,7 +75,8 @@ export interface HoldpointOptions {
   /**
    * How HTTP and WebSocket callers prove who they are: `{ mode: 'dev' }` (the default:
    * the name a caller gives, from this machine only), `{ mode: 'api-keys', keys }`,
-   * `{ mode: 'jwt', jwksUrl, issuer, audience }`, or your own function of the request
+   * `{ mode: 'jwt', jwksUrl, issuer, audience }` — with `oidc: { clientId, … }` the web
+   * UI signs in with that issuer at `/auth/login` — or your own function of the request
    * returning the principal your authentication proved (`{ id, roles }`) or undefined.
    */
   identity?: IdentityOptions;

@@ -54,6 +54,12 @@ const configSchema = z
     jwtAudience: z.string().min(1).optional(),
     jwtPrincipalClaim: z.string().min(1).default('sub'),
     jwtRolesClaim: z.string().min(1).default('roles'),
+    /** `jwt`: the web UI signs in with the issuer (OpenID Connect) as this client. */
+    oidcClientId: z.string().min(1).optional(),
+    oidcClientSecret: z.string().min(1).optional(),
+    oidcRedirectUrl: z.string().url().optional(),
+    oidcScope: z.string().min(1).optional(),
+    oidcCookieSecret: z.string().min(32, 'at least 32 characters').optional(),
     /** Origins beside the server's own whose pages may change state and open the socket. */
     allowedOrigins: z.array(webOrigin).default([]),
     /** Host names answered besides this machine's own while listening on loopback. */
@@ -84,7 +90,19 @@ const configSchema = z
   .refine((c) => c.auth !== 'jwt' || (c.jwtJwksUrl && c.jwtIssuer && c.jwtAudience), {
     message: 'jwt needs --jwt-jwks-url, --jwt-issuer and --jwt-audience',
     path: ['auth'],
-  });
+  })
+  .refine((c) => c.oidcClientId === undefined || c.auth === 'jwt', {
+    message: 'OpenID Connect sign-in (--oidc-client-id) needs --auth jwt',
+    path: ['oidcClientId'],
+  })
+  .refine(
+    (c) =>
+      c.oidcClientId !== undefined ||
+      [c.oidcClientSecret, c.oidcRedirectUrl, c.oidcScope, c.oidcCookieSecret].every(
+        (setting) => setting === undefined,
+      ),
+    { message: 'the --oidc-* settings need --oidc-client-id', path: ['oidcClientId'] },
+  );
 
 /** Every setting of a Holdpoint process, validated. */
 export type HoldpointConfig = z.infer<typeof configSchema> & { model: string };
@@ -118,6 +136,16 @@ export interface ServerConfig {
   jwtAudience?: string;
   jwtPrincipalClaim?: string;
   jwtRolesClaim?: string;
+  /** `jwt`: the web UI's OpenID Connect client id; sign-in is off without it. */
+  oidcClientId?: string;
+  /** Its secret, for a confidential client (prefer the environment to a file). */
+  oidcClientSecret?: string;
+  /** The callback registered with the provider; default: the request's origin + /auth/callback. */
+  oidcRedirectUrl?: string;
+  /** Scopes asked for, space-separated, with `openid`. Default `openid`. */
+  oidcScope?: string;
+  /** Seals sign-ins in progress; the same on every instance behind one address. */
+  oidcCookieSecret?: string;
   /** Origins beside the server's own whose pages may change state and open the chat socket. */
   allowedOrigins?: string[];
   /** Host names to answer to besides `localhost`, `127.0.0.1` and `[::1]` (on loopback). */
@@ -170,6 +198,11 @@ const flags = {
   'jwt-audience': { type: 'string', env: 'HOLDPOINT_JWT_AUDIENCE' },
   'jwt-principal-claim': { type: 'string', env: 'HOLDPOINT_JWT_PRINCIPAL_CLAIM' },
   'jwt-roles-claim': { type: 'string', env: 'HOLDPOINT_JWT_ROLES_CLAIM' },
+  'oidc-client-id': { type: 'string', env: 'HOLDPOINT_OIDC_CLIENT_ID' },
+  'oidc-client-secret': { type: 'string', env: 'HOLDPOINT_OIDC_CLIENT_SECRET' },
+  'oidc-redirect-url': { type: 'string', env: 'HOLDPOINT_OIDC_REDIRECT_URL' },
+  'oidc-scope': { type: 'string', env: 'HOLDPOINT_OIDC_SCOPE' },
+  'oidc-cookie-secret': { type: 'string', env: 'HOLDPOINT_OIDC_COOKIE_SECRET' },
   'allowed-origin': { type: 'string', env: 'HOLDPOINT_ALLOWED_ORIGINS', multiple: true },
   'allowed-host': { type: 'string', env: 'HOLDPOINT_ALLOWED_HOSTS', multiple: true },
   'cors-origin': { type: 'string', env: 'HOLDPOINT_CORS_ORIGINS', multiple: true },

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.js';
 import { readConfigFile } from './config-file.js';
+import { identityFromConfig } from './identity-from-config.js';
 
 const FIXTURE_DIR = fileURLToPath(new URL('../../test/fixtures/config', import.meta.url));
 const PICKER = fileURLToPath(new URL('../../examples/picker/app.ts', import.meta.url));
@@ -41,6 +42,55 @@ describe('holdpoint.config.ts', () => {
       'Unknown setting pauseTTLSeconds',
     );
     expect(() => loadConfig([], {}, { apps: [], port: 'many' })).toThrow(/Invalid setting port/);
+  });
+});
+
+describe('sign-in settings', () => {
+  const JWT = [
+    '--auth',
+    'jwt',
+    '--jwt-jwks-url',
+    'https://idp.example/jwks',
+    '--jwt-issuer',
+    'https://idp.example',
+    '--jwt-audience',
+    'holdpoint',
+  ];
+
+  it('give the jwt identity its OpenID Connect sign-in: flags, then environment, then file', () => {
+    const config = loadConfig(
+      [...JWT, '--oidc-client-id', 'holdpoint-web', '--oidc-scope', 'openid roles'],
+      {
+        HOLDPOINT_OIDC_CLIENT_ID: 'from-env',
+        HOLDPOINT_OIDC_CLIENT_SECRET: 'env-secret',
+        HOLDPOINT_OIDC_REDIRECT_URL: 'https://holdpoint.example/auth/callback',
+      },
+      { oidcScope: 'openid', oidcCookieSecret: 'c'.repeat(32) },
+    );
+    expect(identityFromConfig(config)).toMatchObject({
+      mode: 'jwt',
+      audience: 'holdpoint',
+      oidc: {
+        clientId: 'holdpoint-web',
+        clientSecret: 'env-secret',
+        redirectUrl: 'https://holdpoint.example/auth/callback',
+        scope: 'openid roles',
+        cookieSecret: 'c'.repeat(32),
+      },
+    });
+    expect(identityFromConfig(loadConfig(JWT, {}))).not.toHaveProperty('oidc');
+  });
+
+  it('refuses OpenID Connect settings outside jwt, or without a client id', () => {
+    expect(() => loadConfig(['--oidc-client-id', 'holdpoint-web'], {})).toThrow(
+      /oidcClientId: OpenID Connect sign-in \(--oidc-client-id\) needs --auth jwt/,
+    );
+    expect(() => loadConfig([...JWT, '--oidc-client-secret', 's'], {})).toThrow(
+      /the --oidc-\* settings need --oidc-client-id/,
+    );
+    expect(() =>
+      loadConfig([...JWT, '--oidc-client-id', 'web', '--oidc-cookie-secret', 'short'], {}),
+    ).toThrow(/oidcCookieSecret: at least 32 characters/);
   });
 });
 

@@ -48,6 +48,17 @@ export function identityFromConfig(config: HoldpointConfig): IdentityOptions {
         audience: config.jwtAudience as string,
         principalClaim: config.jwtPrincipalClaim,
         rolesClaim: config.jwtRolesClaim,
+        ...(config.oidcClientId === undefined
+          ? {}
+          : {
+              oidc: {
+                clientId: config.oidcClientId,
+                clientSecret: config.oidcClientSecret,
+                redirectUrl: config.oidcRedirectUrl,
+                scope: config.oidcScope,
+                cookieSecret: config.oidcCookieSecret,
+              },
+            }),
       };
     default:
       return { mode: 'dev' };

@@ -1,8 +1,20 @@
 import { ChatPage } from './chat/chat-page';
-import { useApps } from './chat/use-apps';
+import { type AppsState, useApps } from './chat/use-apps';
+import { useSignIn } from './identity/identity';
 import { IdentityControl } from './identity/identity-control';
+import { SignInPage } from './identity/sign-in-page';
 import { InboxPage } from './inbox/inbox-page';
 import { Link, usePathname } from './router';
+
+/** The chat or the inbox, once the server has said who this is and that they may act. */
+function Page({ inbox, apps }: { inbox: boolean; apps: AppsState }) {
+  const signIn = useSignIn();
+  if (signIn.kind === 'checking') return null;
+  if (signIn.kind === 'signed-out' || signIn.kind === 'unsupported') {
+    return <SignInPage signIn={signIn} />;
+  }
+  return inbox ? <InboxPage /> : <ChatPage apps={apps} />;
+}
 
 /** The shell: brand, navigation, who is signed in, and the page. */
 export function App() {
@@ -32,7 +44,7 @@ export function App() {
         </nav>
         <IdentityControl />
       </header>
-      {inbox ? <InboxPage /> : <ChatPage apps={apps} />}
+      <Page inbox={inbox} apps={apps} />
     </div>
   );
 }

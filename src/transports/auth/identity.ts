@@ -1,9 +1,11 @@
-import { HoldpointError } from '../../core/errors.js';
+import type { Hono } from 'hono';
+import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { type Principal, principalSchema } from '../../core/principal.js';
 import { type ApiKeyEntry, apiKeyIdentity } from './api-key-identity.js';
 import type { Authenticator } from './authenticator.js';
 import { devIdentity } from './dev-identity.js';
-import { type JwtSettings, jwtIdentity } from './jwt-identity.js';
+import { type JwtSettings, jwtIdentity, jwtVerifier } from './jwt-identity.js';
+import { type OidcSettings, oidcLogin } from './oidc-login.js';
 
 /** A host application's own check: the principal its authentication proved, if any. */
 export type IdentityHook = (
@@ -14,19 +16,25 @@ export type IdentityHook = (
  * How callers prove who they are:
  * - `dev`: the name the caller gives (`x-holdpoint-user` header or cookie), from this machine only;
  * - `api-keys`: static keys, kept hashed, each mapped to a principal and roles;
- * - `jwt`: bearer tokens verified against a JWKS, issuer and audience;
+ * - `jwt`: bearer tokens verified against a JWKS, issuer and audience; with `oidc`, the
+ *   web UI signs in with the issuer (OpenID Connect) and keeps its token in a cookie;
  * - a function: the host application's own authentication, handed the request.
  */
 export type IdentityOptions =
   | { mode: 'dev' }
   | { mode: 'api-keys'; keys: ApiKeyEntry[] }
-  | ({ mode: 'jwt' } & JwtSettings)
+  | ({ mode: 'jwt'; oidc?: OidcSettings } & JwtSettings)
   | IdentityHook;
 
 /** An identity ready to use: its mode's name, shown at startup and to clients. */
 export interface Identity {
   mode: 'dev' | 'api-keys' | 'jwt' | 'custom';
   authenticate: Authenticator;
+  /**
+   * The browser's sign-in routes (`/login`, `/callback`, `/logout`), mounted at `/auth`
+   * beside `/api`: in `jwt` mode with `oidc`.
+   */
+  loginRoutes?: Hono;
 }
 
 /** The host's hook as an authenticator: what it returns is checked like any principal. */
@@ -54,8 +62,13 @@ export function identityFrom(options: IdentityOptions = { mode: 'dev' }): Identi
     case 'api-keys':
       return { mode: 'api-keys', authenticate: apiKeyIdentity(options.keys) };
     case 'jwt': {
-      const { mode: _mode, ...settings } = options;
-      return { mode: 'jwt', authenticate: jwtIdentity(settings) };
+      const { mode: _mode, oidc, ...settings } = options;
+      const verify = jwtVerifier(settings);
+      return {
+        mode: 'jwt',
+        authenticate: jwtIdentity(verify),
+        ...(oidc ? { loginRoutes: oidcLogin(oidc, { issuer: settings.issuer, verify }) } : {}),
+      };
     }
     default:
       throw new HoldpointError(
@@ -66,17 +79,28 @@ export function identityFrom(options: IdentityOptions = { mode: 'dev' }): Identi
 }
 
 /**
- * The principal `caller` proves; UNAUTHENTICATED when it says nothing of who it is
- * (in every mode, `dev` included) or cannot be believed.
+ * The principal `caller` proves; UNAUTHENTICATED (with `auth_mode`) when it says nothing
+ * of who it is (in every mode, `dev` included). Credentials that cannot be believed are
+ * UNAUTHENTICATED too, with the authenticator's `reason`. `loginUrl`, where a browser
+ * signs in, is added to both.
  */
 export async function requireIdentity(
   identity: Identity,
   caller: Parameters<Authenticator>[0],
+  loginUrl?: string,
 ): Promise<Principal> {
-  const principal = await identity.authenticate(caller);
+  const signIn = loginUrl === undefined ? {} : { login_url: loginUrl };
+  let principal: Principal | undefined;
+  try {
+    principal = await identity.authenticate(caller);
+  } catch (error) {
+    if (!isHoldpointError(error, 'UNAUTHENTICATED') || loginUrl === undefined) throw error;
+    throw new HoldpointError('UNAUTHENTICATED', error.message, { ...error.details, ...signIn });
+  }
   if (principal) return principal;
   throw new HoldpointError('UNAUTHENTICATED', unauthenticatedMessage(identity.mode), {
     auth_mode: identity.mode,
+    ...signIn,
   });
 }
 

@@ -10,3 +10,4 @@ export {
   requireIdentity,
 } from './identity.js';
 export type { JwtSettings } from './jwt-identity.js';
+export type { OidcSettings } from './oidc-login.js';

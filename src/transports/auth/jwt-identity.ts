@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
-import { principalSchema } from '../../core/principal.js';
+import { type Principal, principalSchema } from '../../core/principal.js';
 import type { Authenticator } from './authenticator.js';
 import { bearerToken } from './credentials.js';
 
@@ -69,18 +69,18 @@ function refusal(error: unknown): HoldpointError {
   });
 }
 
+/** Checks a token as the API does: the principal it proves, or UNAUTHENTICATED. */
+export type TokenVerifier = (token: string) => Promise<Principal>;
+
 /**
- * Bearer tokens (JWT) verified against the issuer's JWKS, issuer and audience (jose);
- * the principal and its roles come from the configured claims. A token is read from
- * `Authorization: Bearer`, the web sign-in cookie, or a WebSocket's subprotocol or
- * `access_token`.
+ * Verifies tokens (JWT) against the issuer's JWKS, issuer and audience (jose); the
+ * principal and its roles come from the configured claims. A token it accepts is one
+ * every API request and WebSocket handshake accepts.
  */
-export function jwtIdentity(settings: JwtSettings): Authenticator {
+export function jwtVerifier(settings: JwtSettings): TokenVerifier {
   const { jwksUrl, issuer, audience, principalClaim, rolesClaim } = jwtSettings.parse(settings);
   const keys = createRemoteJWKSet(new URL(jwksUrl));
-  return async ({ request }) => {
-    const token = bearerToken(request);
-    if (!token) return undefined;
+  return async (token) => {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, { issuer, audience }));
@@ -101,5 +101,16 @@ export function jwtIdentity(settings: JwtSettings): Authenticator {
       );
     }
     return principal.data;
+  };
+}
+
+/**
+ * Bearer tokens (JWT) checked by `verify`, read from `Authorization: Bearer`, the web
+ * sign-in cookie, or a WebSocket's subprotocol or `access_token`.
+ */
+export function jwtIdentity(verify: TokenVerifier): Authenticator {
+  return async ({ request }) => {
+    const token = bearerToken(request);
+    return token ? verify(token) : undefined;
   };
 }

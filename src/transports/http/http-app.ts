@@ -64,29 +64,34 @@ export function createHttpApp({
   const app = new Hono<WithPrincipal>();
 
   guardBrowsers(app, policy);
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HoldpointError(
-          'PAYLOAD_TOO_LARGE',
-          `Bodies are limited to ${MAX_BODY_BYTES} bytes.`,
-        );
-      },
-    }),
-  );
+  const limitBodies = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new HoldpointError(
+        'PAYLOAD_TOO_LARGE',
+        `Bodies are limited to ${MAX_BODY_BYTES} bytes.`,
+      );
+    },
+  });
+  app.use('/api/*', limitBodies);
   app.use('/api/*', jsonBodies());
+
+  /**
+   * Where this app is mounted in a host's (`/hp`; empty at the root), from the route
+   * `pattern` that matched: the sign-in routes sit beside `/api`.
+   */
+  const mountOf = (c: Context, pattern: string) => c.req.routePath.slice(0, -pattern.length);
 
   // Every API request says who sends it, in every mode: what it claims in a body must match.
   app.use('/api/*', async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     c.set(
       'principal',
-      await requireIdentity(identity, {
-        request: c.req.raw,
-        remoteAddress: incoming?.socket?.remoteAddress,
-      }),
+      await requireIdentity(
+        identity,
+        { request: c.req.raw, remoteAddress: incoming?.socket?.remoteAddress },
+        identity.loginRoutes ? `${mountOf(c, '/api/*')}/auth/login` : undefined,
+      ),
     );
     await next();
   });
@@ -104,7 +109,10 @@ export function createHttpApp({
 
   app.get('/api/me', (c) => {
     const { id, roles } = callerOf(c);
-    return c.json({ principal: { id, roles }, auth_mode: identity.mode });
+    const signOut = identity.loginRoutes
+      ? { logout_url: `${mountOf(c, '/api/me')}/auth/logout` }
+      : {};
+    return c.json({ principal: { id, roles }, auth_mode: identity.mode, ...signOut });
   });
 
   app.get('/api/apps', (c) =>
@@ -305,6 +313,12 @@ export function createHttpApp({
       stream: chatStream({ runtime, body, intent, caller, mode: 'two-turn' }),
     });
   });
+
+  if (identity.loginRoutes) {
+    // Signing out changes state: JSON or no body, like the API (Origin: guardBrowsers).
+    app.use('/auth/*', limitBodies, jsonBodies());
+    app.route('/auth', identity.loginRoutes);
+  }
 
   app.get('/healthz', async (c) => {
     const health = await runtime.health();

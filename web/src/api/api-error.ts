@@ -2,12 +2,15 @@
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
+  /** The error's other fields, as the server sent them (e.g. `login_url`). */
+  readonly details: Record<string, unknown>;
 
-  constructor(code: string, message: string, status = 0) {
+  constructor(code: string, message: string, status = 0, details: Record<string, unknown> = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.status = status;
+    this.details = details;
   }
 }
 
@@ -90,6 +93,11 @@ const EXPLANATIONS: Record<string, Explanation> = {
     title: 'Already in progress',
     detail: 'The approved action is being carried out elsewhere. Check back in a moment.',
     retry: true,
+  },
+  UNAUTHENTICATED: {
+    title: 'You are signed out',
+    detail: 'Your sign-in ended or was not accepted. Sign in again, then retry.',
+    retry: false,
   },
   RUN_FAILED: {
     title: 'The agent run failed',

@@ -12,6 +12,13 @@ export interface ChatMetadata {
 
 export type ChatMessage = UIMessage<ChatMetadata>;
 
+/** `GET /api/me`: who is signed in, how, and where they sign out (OpenID Connect sign-in). */
+export interface ApiMe {
+  principal: { id: string; roles: string[] };
+  auth_mode: 'dev' | 'api-keys' | 'jwt' | 'custom';
+  logout_url?: string;
+}
+
 /** An app the server serves, as `GET /api/apps` lists it. */
 export interface ApiApp {
   name: string;

@@ -1,6 +1,7 @@
 import { ApiError, UNREACHABLE } from './api-error';
 import type {
   ApiApp,
+  ApiMe,
   DecisionBody,
   DecisionOutcome,
   InboxApproval,
@@ -26,12 +27,28 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
   }
   if (!response.ok) {
     const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    if (error?.code) throw new ApiError(error.code, error.message ?? '', response.status);
+    if (error?.code) {
+      const { code, message, ...details } = error;
+      throw new ApiError(code, message ?? '', response.status, details);
+    }
     // A proxy answering for a server that is down (e.g. the dev server) has no Holdpoint body.
     const code = response.status >= 502 && response.status <= 504 ? UNREACHABLE : 'HTTP_ERROR';
     throw new ApiError(code, `HTTP ${response.status}`, response.status);
   }
   return body as T;
+}
+
+/**
+ * Who the server takes this browser for (`GET /api/me`). When nobody is signed in it
+ * fails UNAUTHENTICATED, its details saying how to sign in (`auth_mode`, `login_url`).
+ */
+export function whoAmI(): Promise<ApiMe> {
+  return request('/api/me');
+}
+
+/** Ends the browser's sign-in at `logoutUrl` (the server clears its cookie). */
+export async function signOutAt(logoutUrl: string): Promise<void> {
+  await request(logoutUrl, { method: 'POST' });
 }
 
 /** The apps the server serves, and the one a new chat starts with. */

@@ -1,8 +1,8 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
-import { signInAs, useCurrentUser } from './identity';
+import { signInAs, signInHref, signOut, useCurrentUser, useSignIn } from './identity';
 
-/** "Signed in as" — edits the name sent with every request. */
-export function IdentityControl() {
+/** "Signed in as" — edits the name sent with every request (the server's dev mode). */
+function TypedName() {
   const user = useCurrentUser();
   const [draft, setDraft] = useState(user);
   const id = useId();
@@ -32,4 +32,77 @@ export function IdentityControl() {
       />
     </form>
   );
+}
+
+/** Who the server's sign-in proved, and Sign out when the server has a sign-in to end. */
+function SignedIn({ id, logoutUrl }: { id: string; logoutUrl?: string }) {
+  const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState(false);
+
+  const leave = async () => {
+    setBusy(true);
+    setFailed(false);
+    try {
+      await signOut();
+    } catch {
+      setFailed(true);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="identity">
+      <span className="identity__label">Signed in as</span>
+      <span className="identity__avatar" aria-hidden="true">
+        {id.slice(0, 1).toUpperCase()}
+      </span>
+      <span className="identity__name">{id}</span>
+      {logoutUrl ? (
+        <button
+          type="button"
+          className="button button--ghost button--small"
+          disabled={busy}
+          onClick={() => void leave()}
+        >
+          Sign out
+        </button>
+      ) : null}
+      {failed ? (
+        <span className="identity__error" role="alert">
+          Sign-out failed; try again.
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * Who is signed in, as the server's sign-in mode allows: a name to type (dev), the
+ * principal with Sign out (OpenID Connect), or Sign in when nobody is.
+ */
+export function IdentityControl() {
+  const signIn = useSignIn();
+  switch (signIn.kind) {
+    case 'dev':
+      return <TypedName />;
+    case 'signed-in':
+      return <SignedIn id={signIn.id} logoutUrl={signIn.logoutUrl} />;
+    case 'signed-out':
+      return (
+        <div className="identity">
+          <a className="button button--primary button--small" href={signInHref(signIn.loginUrl)}>
+            Sign in
+          </a>
+        </div>
+      );
+    case 'unsupported':
+      return (
+        <div className="identity">
+          <span className="identity__label">Not signed in</span>
+        </div>
+      );
+    default:
+      // Until the server answers, only the space the control takes.
+      return <div className="identity" />;
+  }
 }

@@ -1,16 +1,32 @@
-import { useSyncExternalStore } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
+import { toApiError } from '../api/api-error';
+import { signOutAt, whoAmI } from '../api/holdpoint-api';
 
 /**
- * The identity seam of the web UI in the server's `dev` sign-in mode: the user is the
- * name they type, kept in localStorage and sent with every request and WebSocket as the
- * `holdpoint_user` cookie (the server believes it from this machine only). Nothing else
- * reads or writes the name.
+ * The identity seam of the web UI. The server says how this browser signs in
+ * (`GET /api/me`, asked once at start):
+ * - `dev`: the user is the name they type, kept in localStorage and sent with every
+ *   request and WebSocket as the `holdpoint_user` cookie (the server believes it from
+ *   this machine only);
+ * - `jwt` with OpenID Connect: the server's sign-in (`/auth/login`) keeps a token in an
+ *   HttpOnly cookie the browser sends by itself; the user is whoever it proves;
+ * - anything else (API keys, a token the UI cannot get): the UI cannot sign in.
+ * Nothing else reads or writes who the user is.
  */
+export type SignIn =
+  | { kind: 'checking' }
+  | { kind: 'dev' }
+  | { kind: 'signed-in'; id: string; logoutUrl?: string }
+  | { kind: 'signed-out'; loginUrl: string }
+  | { kind: 'unsupported'; mode?: string; message: string };
+
 const STORAGE_KEY = 'holdpoint.user';
 /** The cookie the server's dev sign-in reads. */
 const COOKIE = 'holdpoint_user';
 const DEFAULT_USER = 'guest';
 const listeners = new Set<() => void>();
+let signIn: SignIn = { kind: 'checking' };
+let asked: Promise<void> | undefined;
 
 function storage(): Storage | undefined {
   try {
@@ -20,25 +36,79 @@ function storage(): Storage | undefined {
   }
 }
 
-/** The current user's name. */
-export function currentUser(): string {
+function typedName(): string {
   return storage()?.getItem(STORAGE_KEY)?.trim() || DEFAULT_USER;
 }
 
-/** Sends the current name with every request from now on (fetches and WebSockets alike). */
+/** The current user: the principal signed in, else the typed name (dev). */
+export function currentUser(): string {
+  return signIn.kind === 'signed-in' ? signIn.id : typedName();
+}
+
+/**
+ * Sends the typed name with every request from now on (fetches and WebSockets alike).
+ * It is sent before the server has said its mode: dev is the default, and a server in
+ * another mode ignores the cookie.
+ */
 function sendName(): void {
   if (typeof document === 'undefined') return;
-  document.cookie = `${COOKIE}=${encodeURIComponent(currentUser())}; path=/; SameSite=Strict`;
+  document.cookie = `${COOKIE}=${encodeURIComponent(typedName())}; path=/; SameSite=Strict`;
 }
 sendName();
 
-/** Changes the current user's name (blank falls back to the default). */
+function changed(next?: SignIn): void {
+  if (next) signIn = next;
+  for (const listener of listeners) listener();
+}
+
+/** Changes the typed name (dev; blank falls back to the default). */
 export function signInAs(name: string): void {
   const trimmed = name.trim();
   if (trimmed) storage()?.setItem(STORAGE_KEY, trimmed);
   else storage()?.removeItem(STORAGE_KEY);
   sendName();
-  for (const listener of listeners) listener();
+  changed();
+}
+
+/** How the server's answer to `GET /api/me` says this browser signs in. */
+async function askServer(): Promise<SignIn> {
+  try {
+    const me = await whoAmI();
+    const id = me.principal?.id;
+    // Only an answer naming a signed-in principal outside dev mode takes the name over.
+    if (me.auth_mode === 'dev' || typeof id !== 'string') return { kind: 'dev' };
+    return { kind: 'signed-in', id, logoutUrl: me.logout_url };
+  } catch (error) {
+    const failure = toApiError(error);
+    // Anything but "who are you?" (the server unreachable): the UI's own default, dev.
+    if (failure.code !== 'UNAUTHENTICATED') return { kind: 'dev' };
+    const { login_url: loginUrl, auth_mode: mode } = failure.details;
+    if (typeof loginUrl === 'string') return { kind: 'signed-out', loginUrl };
+    return {
+      kind: 'unsupported',
+      mode: typeof mode === 'string' ? mode : undefined,
+      message: failure.message,
+    };
+  }
+}
+
+/** Asks the server again how this browser is signed in, and tells every view. */
+export function loadSignIn(): Promise<void> {
+  asked = askServer().then(changed);
+  return asked;
+}
+
+/** Signs out of the server's sign-in (OpenID Connect), then asks again who this is. */
+export async function signOut(): Promise<void> {
+  if (signIn.kind !== 'signed-in' || !signIn.logoutUrl) return;
+  await signOutAt(signIn.logoutUrl);
+  await loadSignIn();
+}
+
+/** Where the sign-in starts, coming back to the page shown now. */
+export function signInHref(loginUrl: string): string {
+  const here = `${window.location.pathname}${window.location.search}`;
+  return `${loginUrl}?${new URLSearchParams({ return_to: here })}`;
 }
 
 function subscribe(listener: () => void): () => void {
@@ -55,7 +125,20 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
-/** The current user's name, re-rendering when it changes (also in other tabs). */
+/** How this browser is signed in, asking the server on first use. */
+export function useSignIn(): SignIn {
+  const state = useSyncExternalStore(
+    subscribe,
+    () => signIn,
+    () => signIn,
+  );
+  useEffect(() => {
+    if (!asked) void loadSignIn();
+  }, []);
+  return state;
+}
+
+/** The current user, re-rendering when it changes (also a name typed in other tabs). */
 export function useCurrentUser(): string {
   return useSyncExternalStore(subscribe, currentUser, () => DEFAULT_USER);
 }

@@ -13,12 +13,13 @@ export { admitUpgrade } from './upgrade-check.js';
 
 /**
  * Guards `app` against other sites' pages, outermost first: security headers on every
- * answer (refusals included), the Host check, CORS when configured, then the Origin
- * check on the API's state-changing requests. `jsonBodies` goes after the body limit.
+ * answer (refusals included), the Host check, CORS on the API when configured, then the
+ * Origin check on every state-changing request (the API's and the sign-in's logout).
+ * `jsonBodies` goes after the body limit.
  */
 export function guardBrowsers<E extends Env>(app: Hono<E>, policy: BrowserPolicy): void {
   app.use(securityHeaders());
   app.use(hostCheck(policy));
   if (policy.corsOrigins.length > 0) app.use('/api/*', corsOrigins(policy));
-  app.use('/api/*', originCheck(policy));
+  app.use(originCheck(policy));
 }
