@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { exampleConfig } from './support/example-apps.js';
-import { signedInAs } from './support/json-client.js';
+import { signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { userMessage } from './support/ui-stream.js';
 
 // The chat socket's limits: streams per socket, sockets per principal, run limits on
@@ -132,7 +132,7 @@ async function open(
   user: string,
   options: WebSocket.ClientOptions = {},
 ): Promise<Peer> {
-  const opened = await connect(server, signedInAs(user, ['admin']), options);
+  const opened = await connect(server, signedInAs(user, TESTER_ROLES), options);
   if (!(opened instanceof Peer)) throw new Error(`refused: ${JSON.stringify(opened)}`);
   return opened;
 }

@@ -689,22 +689,32 @@ describe('errors say what the docs say', () => {
     expect((await api.get('/api/approvals?limit=201')).status).toBe(400);
 
     // A page counts approvals, whole sessions only: two-approval pauses at limit 3 come
-    // one per page, and at limit 1 a session larger than the limit still comes whole.
-    for (let i = 0; i < 2; i++) {
-      await api.post('/api/agent/start', {
-        query: 'send 50 EUR to Ana and $20 to Bob',
-        user_id: 'pairs',
-        app: 'payments',
-      });
-    }
-    for (const limit of [3, 1]) {
-      const first = await inbox.get(`/api/approvals?user_id=pairs&limit=${limit}`);
-      expect(first.body.approvals).toHaveLength(2);
-      const second = await api.get(
-        `/api/approvals?user_id=pairs&limit=${limit}&cursor=${first.body.next_cursor}`,
-      );
-      expect(second.body.approvals).toHaveLength(2);
-      expect(second.body.approvals[0].session_id).not.toBe(first.body.approvals[0].session_id);
+    // one per page, and at limit 1 a session larger than the limit still comes whole. On
+    // a server of its own, so the approver's inbox holds exactly these payments.
+    const own = await startServer(exampleConfig('--store', 'memory'));
+    try {
+      const url = `http://127.0.0.1:${own.port}`;
+      const asker = new JsonClient(url, { user: 'pairs', roles: [] });
+      const approver = new JsonClient(url, { user: 'checker', roles: ['approver'] });
+      for (let i = 0; i < 2; i++) {
+        await asker.post('/api/agent/start', {
+          query: 'send 50 EUR to Ana and $20 to Bob',
+          app: 'payments',
+        });
+      }
+      for (const limit of [3, 1]) {
+        const first = await approver.get(`/api/approvals?limit=${limit}`);
+        expect(first.body.approvals).toHaveLength(2);
+        const second = await approver.get(
+          `/api/approvals?limit=${limit}&cursor=${first.body.next_cursor}`,
+        );
+        expect(second.body.approvals).toHaveLength(2);
+        expect(second.body.approvals[0].session_id).not.toBe(first.body.approvals[0].session_id);
+      }
+      // The one who asked may not approve them: they are not in the asker's inbox.
+      expect((await asker.get('/api/approvals')).body.approvals).toEqual([]);
+    } finally {
+      await own.close();
     }
     expect((await api.get('/api/approvals?cursor=nonsense')).body.error.code).toBe(
       'VALIDATION_FAILED',

@@ -8,7 +8,7 @@ import { type RunningServer, startServer } from '../src/main/serve.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { exampleConfig } from './support/example-apps.js';
 import { freePort } from './support/free-port.js';
-import { signedInAs } from './support/json-client.js';
+import { signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { userMessage } from './support/ui-stream.js';
 
 // Per-principal request and run limits over HTTP: counted in the store, in fixed
@@ -47,7 +47,7 @@ async function call(
   const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: {
-      ...signedInAs(user),
+      ...signedInAs(user, TESTER_ROLES),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -87,7 +87,11 @@ describe('the run limit', () => {
     const approvalId = first?.body.approvals[0].approval_id;
     // Every request that starts or resumes a run counts, whichever way it comes.
     expectRateLimited(
-      await call(server, 'ann', '/api/agent/resume', { session_id: sessionId, approved: true }),
+      await call(server, 'ann', '/api/agent/resume', {
+        session_id: sessionId,
+        pause_id: first?.body.pause_id,
+        approved: true,
+      }),
       'runs',
       45,
     );
@@ -116,7 +120,8 @@ describe('the run limit', () => {
     // Reads, and requests that start nothing, go on; another principal runs as before.
     const session = await call(server, 'ann', `/api/sessions/${sessionId}`);
     expect(session.body).toMatchObject({ status: 'paused' });
-    expect((await call(server, 'ann', '/api/approvals')).body.approvals).toHaveLength(5);
+    // Ann's payments wait in an approver's inbox (hers holds none: she asked for them).
+    expect((await call(server, 'bob', '/api/approvals')).body.approvals).toHaveLength(5);
     const cancelled = await call(server, 'ann', '/api/agent/cancel', {
       session_id: paused[1]?.body.session_id,
     });
@@ -127,9 +132,11 @@ describe('the run limit', () => {
     clock.advance(44_000);
     expectRateLimited(await startPayment(server, 'ann'), 'runs', 1);
     clock.advance(1_000);
+    // (Ann asked for the payment: she may call it off, not approve it.)
     const resumed = await call(server, 'ann', '/api/agent/resume', {
       session_id: sessionId,
-      approved: true,
+      pause_id: first?.body.pause_id,
+      approved: false,
     });
     expect(resumed.body).toMatchObject({ status: 'completed', session_id: sessionId });
   });

@@ -20,7 +20,11 @@ async function cycle(level: string) {
   }
   const holdpoint = createHoldpoint({ apps: [payments], logger, sweepIntervalSeconds: false });
   const paused = await holdpoint.start({ query: 'Send $5 to Ann', userId: 'u' });
-  await holdpoint.resume({ sessionId: paused.sessionId, decidedBy: 'u', approved: true });
+  await holdpoint.resume({
+    sessionId: paused.sessionId,
+    decidedBy: { id: 'maria', roles: ['approver'] },
+    approved: true,
+  });
   await holdpoint.close();
   vi.restoreAllMocks();
   return { adk: logged.filter((line) => line.component === 'adk'), printed };

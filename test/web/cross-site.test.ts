@@ -177,9 +177,9 @@ describe('the web UI under its own policy', () => {
     });
     await page.goto(`${ui.baseUrl}/`);
     await page.evaluate(() => localStorage.setItem('holdpoint.user', 'csp-tester'));
-    await page.goto(`${ui.baseUrl}/?app=payments&mode=ws`);
+    await page.goto(`${ui.baseUrl}/?app=image-studio&mode=ws`);
     const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('Send $3 to Ann');
+    await box.fill('Generate 3 images');
     await box.press('Enter');
     await visible(page.getByRole('dialog'));
     await page.goto(`${ui.baseUrl}/approvals`);

@@ -14,6 +14,8 @@ let ui: WebUi;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+/** Browsers of other people a test opened, closed after it. */
+const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   ui = await startWebUi();
@@ -28,15 +30,33 @@ beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
   page = await context.newPage();
 });
-afterEach(async () => context?.close());
+afterEach(async () => {
+  await Promise.all([context, ...contexts.splice(0)].map((c) => c?.close()));
+});
 
 const shot = (target: Page, name: string) =>
   target.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: false });
 
-async function open(target: Page, query: string, user = 'tester'): Promise<void> {
+/** Opens `query` signed in (the dev mode's "Signed in as") as `user` with `roles`. */
+async function open(target: Page, query: string, user = 'tester', roles = ''): Promise<void> {
   await target.goto(`${ui.baseUrl}/`);
-  await target.evaluate((name) => localStorage.setItem('holdpoint.user', name), user);
+  await target.evaluate(
+    ([name, typed]) => {
+      localStorage.setItem('holdpoint.user', name ?? '');
+      localStorage.setItem('holdpoint.roles', typed ?? '');
+    },
+    [user, roles],
+  );
   await target.goto(`${ui.baseUrl}/${query}`);
+}
+
+/** A page of a browser of its own (its own sign-in), signed in as an approver: maria. */
+async function approverPage(query: string): Promise<Page> {
+  const other = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+  contexts.push(other);
+  const target = await other.newPage();
+  await open(target, query, 'maria', 'approver');
+  return target;
 }
 
 async function say(target: Page, words: string): Promise<void> {
@@ -103,14 +123,14 @@ describe('web UI', () => {
     await shot(page, 'chat-rejected');
   });
 
-  it('payments over a continuous WebSocket: keyboard only, one stream', async () => {
+  it('payments over a continuous WebSocket: keyboard only, one stream; an approver signs off elsewhere', async () => {
     const sent: string[] = [];
     let sockets = 0;
     page.on('websocket', (socket) => {
       sockets += 1;
       socket.on('framesent', (frame) => sent.push(String(frame.payload)));
     });
-    await open(page, '?app=payments&mode=ws');
+    await open(page, '?app=payments&mode=ws', 'ann', 'approver');
     await say(page, 'Send $200 to Jiro');
     const dialog = dialogOf(page);
     await visible(dialog);
@@ -124,8 +144,19 @@ describe('web UI', () => {
     }
     await dialog.getByRole('button', { name: 'Approve' }).focus();
     await shot(page, 'dialog-payments');
+    // Ann asked for it: her own approval is refused, and says why.
     await page.keyboard.press('Enter');
-    await hidden(dialog);
+    await textOf(dialog.getByRole('alert')).toContain('may not approve it');
+    await page.keyboard.press('Escape');
+    // Maria, an approver, opens the same conversation and approves with the keyboard.
+    await page.waitForURL(/session=/);
+    const maria = await approverPage(page.url().slice(ui.baseUrl.length + 1));
+    const hers = dialogOf(maria);
+    await visible(hers);
+    await hers.getByRole('button', { name: 'Approve' }).focus();
+    await maria.keyboard.press('Enter');
+    await hidden(hers);
+    // Ann's one stream carries the rest.
     const receipt = page.getByRole('region', { name: 'Payment receipt' });
     await visible(receipt);
     await textOf(receipt).toMatch(/TXN-/);
@@ -155,18 +186,18 @@ describe('web UI', () => {
   }
 
   it('reload while pending: the conversation and the dialog come back, Approve works', async () => {
-    await open(page, '?app=payments');
-    await say(page, 'Send $200 to Jiro');
+    await open(page, '?app=image-studio');
+    await say(page, 'Generate 4 images');
     await visible(dialogOf(page));
     await page.waitForURL(/session=/);
     await page.reload();
     const dialog = dialogOf(page);
     await visible(dialog);
-    await textOf(dialog).toContain('Send 200 USD to Jiro?');
-    await textOf(page.locator('.message--user')).toContain('Send $200 to Jiro');
+    await textOf(dialog).toContain('Large request: 4 images');
+    await textOf(page.locator('.message--user')).toContain('Generate 4 images');
     await dialog.getByRole('button', { name: 'Approve' }).click();
     await hidden(dialog);
-    await textOf(page.getByRole('region', { name: 'Payment receipt' })).toMatch(/TXN-/);
+    await countOf(page.getByRole('img', { name: /^Generated \d+ of/ })).toBe(4);
   });
 
   it('Escape closes without deciding; the banner reopens it', async () => {
@@ -192,10 +223,10 @@ describe('web UI', () => {
     await visible(dialogOf(page));
     await page.keyboard.press('Escape');
 
-    const inbox = await context.newPage();
-    await inbox.goto(`${ui.baseUrl}/approvals`);
-    expect(await inbox.getByRole('textbox', { name: 'Signed in as' }).inputValue()).toBe(user);
-    const item = inbox.getByRole('listitem').filter({ hasText: 'Process payment' });
+    // An approver's inbox, in a browser of her own.
+    const inbox = await approverPage('approvals');
+    expect(await inbox.getByRole('textbox', { name: 'Signed in as' }).inputValue()).toBe('maria');
+    const item = inbox.getByRole('listitem').filter({ hasText: 'Send 50 EUR to Ana?' });
     await visible(item);
     await textOf(item).toContain('Send 50 EUR to Ana?');
     await textOf(item).toMatch(/Requested .* ago/);
@@ -222,7 +253,7 @@ describe('web UI', () => {
       const started = await fetch(`${ui.baseUrl}/api/agent/start`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...signedInAs(user) },
-        body: JSON.stringify({ query: `Send $${i + 1} to Ana`, user_id: user, app: 'payments' }),
+        body: JSON.stringify({ query: 'Generate 2 images', user_id: user, app: 'image-studio' }),
       });
       expect(started.status).toBe(200);
     }
@@ -242,8 +273,8 @@ describe('web UI', () => {
     await page.route('**/api/sessions/*/messages', (route) =>
       blind ? held.push(route) : route.continue(),
     );
-    await open(page, '?app=payments');
-    await say(page, 'Send $20 to Bob');
+    await open(page, '?app=image-studio');
+    await say(page, 'Generate 2 images');
     await visible(dialogOf(page));
     await page.waitForURL(/session=/);
     const other = await context.newPage();
@@ -251,12 +282,12 @@ describe('web UI', () => {
     const otherDialog = dialogOf(other);
     await visible(otherDialog);
     await otherDialog.getByRole('button', { name: 'Approve' }).click();
-    await visible(other.getByRole('region', { name: 'Payment receipt' }));
+    await countOf(other.getByRole('img', { name: /^Generated \d+ of/ })).toBe(2);
     await dialogOf(page).getByRole('button', { name: 'Approve' }).click({ timeout: 5_000 });
     blind = false;
     await Promise.all(held.splice(0).map((route) => route.continue()));
     await textOf(page.getByRole('alert')).toContain('Already decided elsewhere');
-    await visible(page.getByRole('region', { name: 'Payment receipt' }));
+    await countOf(page.getByRole('img', { name: /^Generated \d+ of/ })).toBe(2);
     await hidden(dialogOf(page));
     await shot(page, 'chat-already-decided');
   });

@@ -1,16 +1,27 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
-import { signInAs, signInHref, signOut, useCurrentUser, useSignIn } from './identity';
+import {
+  signInAs,
+  signInHref,
+  signOut,
+  useCurrentUser,
+  useSignIn,
+  useTypedRoles,
+} from './identity';
 
-/** "Signed in as" — edits the name sent with every request (the server's dev mode). */
+/** "Signed in as" — edits the name and roles sent with every request (the server's dev mode). */
 function TypedName() {
   const user = useCurrentUser();
+  const roles = useTypedRoles();
   const [draft, setDraft] = useState(user);
+  const [rolesDraft, setRolesDraft] = useState(roles);
   const id = useId();
+  const rolesId = useId();
   useEffect(() => setDraft(user), [user]);
+  useEffect(() => setRolesDraft(roles), [roles]);
 
   const commit = (event?: FormEvent) => {
     event?.preventDefault();
-    signInAs(draft);
+    signInAs(draft, rolesDraft);
   };
 
   return (
@@ -28,6 +39,18 @@ function TypedName() {
         autoComplete="username"
         spellCheck={false}
         onChange={(event) => setDraft(event.target.value)}
+        onBlur={() => commit()}
+      />
+      <label htmlFor={rolesId} className="identity__label">
+        Roles
+      </label>
+      <input
+        id={rolesId}
+        className="identity__input identity__input--roles"
+        value={rolesDraft}
+        placeholder="e.g. approver"
+        spellCheck={false}
+        onChange={(event) => setRolesDraft(event.target.value)}
         onBlur={() => commit()}
       />
     </form>

@@ -5,9 +5,9 @@ import { signOutAt, whoAmI } from '../api/holdpoint-api';
 /**
  * The identity seam of the web UI. The server says how this browser signs in
  * (`GET /api/me`, asked once at start):
- * - `dev`: the user is the name they type, kept in localStorage and sent with every
- *   request and WebSocket as the `holdpoint_user` cookie (the server believes it from
- *   this machine only);
+ * - `dev`: the user is the name they type (and the roles: e.g. `approver`), kept in
+ *   localStorage and sent with every request and WebSocket as the `holdpoint_user`
+ *   and `holdpoint_roles` cookies (the server believes them from this machine only);
  * - `jwt` with OpenID Connect: the server's sign-in (`/auth/login`) keeps a token in an
  *   HttpOnly cookie the browser sends by itself; the user is whoever it proves;
  * - anything else (API keys, a token the UI cannot get): the UI cannot sign in.
@@ -21,8 +21,10 @@ export type SignIn =
   | { kind: 'unsupported'; mode?: string; message: string };
 
 const STORAGE_KEY = 'holdpoint.user';
-/** The cookie the server's dev sign-in reads. */
+const ROLES_KEY = 'holdpoint.roles';
+/** The cookies the server's dev sign-in reads. */
 const COOKIE = 'holdpoint_user';
+const ROLES_COOKIE = 'holdpoint_roles';
 const DEFAULT_USER = 'guest';
 const listeners = new Set<() => void>();
 let signIn: SignIn = { kind: 'checking' };
@@ -40,6 +42,11 @@ function typedName(): string {
   return storage()?.getItem(STORAGE_KEY)?.trim() || DEFAULT_USER;
 }
 
+/** The roles typed with the name (dev), comma-separated. */
+export function typedRoles(): string {
+  return storage()?.getItem(ROLES_KEY)?.trim() ?? '';
+}
+
 /** The current user: the principal signed in, else the typed name (dev). */
 export function currentUser(): string {
   return signIn.kind === 'signed-in' ? signIn.id : typedName();
@@ -53,6 +60,7 @@ export function currentUser(): string {
 function sendName(): void {
   if (typeof document === 'undefined') return;
   document.cookie = `${COOKIE}=${encodeURIComponent(typedName())}; path=/; SameSite=Strict`;
+  document.cookie = `${ROLES_COOKIE}=${encodeURIComponent(typedRoles())}; path=/; SameSite=Strict`;
 }
 sendName();
 
@@ -61,11 +69,18 @@ function changed(next?: SignIn): void {
   for (const listener of listeners) listener();
 }
 
-/** Changes the typed name (dev; blank falls back to the default). */
-export function signInAs(name: string): void {
+/** Changes the typed name and roles (dev; a blank name falls back to the default). */
+export function signInAs(name: string, roles = typedRoles()): void {
   const trimmed = name.trim();
   if (trimmed) storage()?.setItem(STORAGE_KEY, trimmed);
   else storage()?.removeItem(STORAGE_KEY);
+  const listed = roles
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean)
+    .join(',');
+  if (listed) storage()?.setItem(ROLES_KEY, listed);
+  else storage()?.removeItem(ROLES_KEY);
   sendName();
   changed();
 }
@@ -114,7 +129,7 @@ export function signInHref(loginUrl: string): string {
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   const onStorage = (event: StorageEvent) => {
-    if (event.key !== STORAGE_KEY) return;
+    if (event.key !== STORAGE_KEY && event.key !== ROLES_KEY) return;
     sendName();
     listener();
   };
@@ -141,4 +156,9 @@ export function useSignIn(): SignIn {
 /** The current user, re-rendering when it changes (also a name typed in other tabs). */
 export function useCurrentUser(): string {
   return useSyncExternalStore(subscribe, currentUser, () => DEFAULT_USER);
+}
+
+/** The typed roles (dev), re-rendering when they change. */
+export function useTypedRoles(): string {
+  return useSyncExternalStore(subscribe, typedRoles, () => '');
 }
