@@ -5,7 +5,7 @@ import { decidesOn } from '../core/approvers.js';
 import { isHoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, requireOwnerOrAdmin, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
-import { appName, idText, validate } from '../core/validate.js';
+import { appName, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';

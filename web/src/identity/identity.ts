@@ -59,8 +59,13 @@ export function currentUser(): string {
  */
 function sendName(): void {
   if (typeof document === 'undefined') return;
-  document.cookie = `${COOKIE}=${encodeURIComponent(typedName())}; path=/; SameSite=Strict`;
-  document.cookie = `${ROLES_COOKIE}=${encodeURIComponent(typedRoles())}; path=/; SameSite=Strict`;
+  const cookies = { [COOKIE]: typedName(), [ROLES_COOKIE]: typedRoles() };
+  for (const [name, value] of Object.entries(cookies)) {
+    // Set at once, before the next request: the Cookie Store API is asynchronous (and
+    // missing from some browsers).
+    // biome-ignore lint/suspicious/noDocumentCookie: see above
+    document.cookie = `${name}=${encodeURIComponent(value)}; path=/; SameSite=Strict`;
+  }
 }
 sendName();
 
