@@ -92,6 +92,13 @@ describe('a quorum of two approvers', () => {
     );
   });
 
+  it('lists every pending approval to the host, in process', async () => {
+    // Regression: the host's own read (as Holdpoint itself) listed none.
+    const started = await as('ann').post('/api/agent/start', { query: 'always 3' });
+    const { approvals } = await holdpoint.approvals.list({ limit: 200 });
+    expect(approvals.map((a) => a.approvalId)).toContain(started.body.approvals[0].approval_id);
+  });
+
   it('is settled by one denial', async () => {
     const started = await as('ann').post('/api/agent/start', { query: 'always 7' });
     const id = started.body.approvals[0].approval_id;

@@ -154,6 +154,23 @@ describe('streams per socket', () => {
     await ann.waiting('r4');
     expect(ann.frames.filter((f) => f.requestId === 'r3')).toHaveLength(1);
   });
+
+  it('refuses a second stream under a requestId that is open, so reusing one escapes no cap', async () => {
+    // Regression: a reused requestId replaced the open stream in the count, leaving it
+    // running and never aborted.
+    const server = await serve(new ManualClock(Date.now()), '--streams-per-socket', '2');
+    const ann = await open(server, 'ann');
+    ann.send('r1');
+    await ann.waiting('r1');
+    ann.send('r1');
+    const refused = await ann.next((f) => f.requestId === 'r1' && f.type === 'error');
+    expect(refused.errorText).toMatch(/^VALIDATION_FAILED: a stream with requestId r1 is open/);
+    ann.send('r2');
+    await ann.waiting('r2');
+    ann.send('r3');
+    const capped = await ann.next((f) => f.requestId === 'r3');
+    expect(capped.errorText).toMatch(/^TOO_MANY_STREAMS: /);
+  });
 });
 
 describe('sockets per principal', () => {

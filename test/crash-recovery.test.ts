@@ -186,8 +186,10 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     callsA.passThrough = true;
     const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
     callsA.passThrough = false;
-    // A approves; the payment tool starts and A dies inside it, before its effect.
-    const lateA = codeOf(a.resume({ sessionId, approved: true }, bob));
+    // A approves (a request with an id, as an Idempotency-Key gives it); the payment
+    // tool starts and A dies inside it, before its effect.
+    const approval = { sessionId, approved: true, requestId: 'approve-once' };
+    const lateA = codeOf(a.resume(approval, bob));
     const inTool = await callsA.next();
 
     const callsB = passing();
@@ -199,6 +201,14 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     expect(asked.approvals).toHaveLength(1);
     expect(asked.approvals[0]).toMatchObject({ toolName: 'held_payment', mayHaveRun: true });
     expect(asked.approvals[0]?.hint).toMatch(/may already have run/);
+    expect(callsB.effects).toEqual([]);
+    // The first approval's request, made again, learns the question is asked anew; it
+    // never answers it. (Regression: it was recorded as the answer, and paid again.)
+    expect(await b.resume(approval, bob)).toMatchObject({
+      status: 'pending_approval',
+      approvals: [expect.objectContaining({ mayHaveRun: true })],
+      decisions: [],
+    });
     expect(callsB.effects).toEqual([]);
 
     const done = await b.decideApproval(

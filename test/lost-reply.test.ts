@@ -6,6 +6,14 @@ import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
+import {
+  APP,
+  lease,
+  pausedWithApprovers,
+  runningSession,
+  segmentEnd,
+  vote,
+} from '../src/store/store-fixtures.test-support.js';
 import { CuttingProxy } from './support/cutting-proxy.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';
@@ -156,6 +164,81 @@ describe('a write whose reply is lost', () => {
       status: 'completed',
     });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
+  });
+});
+
+describe('a lost reply followed by another write', () => {
+  it('still finds its commit stored among the latest, not refused as a second vote', async () => {
+    // Regression: only the latest commit's id was kept, so a vote stored with its reply
+    // lost, followed by someone else's, was computed again and refused ALREADY_VOTED.
+    class PatientStore extends RedisStore {
+      protected override settleMs = 10_000;
+    }
+    const patient = new PatientStore({
+      url: proxy.url,
+      keyPrefix: scratch.prefix,
+      sessionTtlSeconds: 600,
+    });
+    const direct = new RedisStore({
+      url: TEST_REDIS_URL,
+      keyPrefix: scratch.prefix,
+      sessionTtlSeconds: 600,
+    });
+    try {
+      const now = Date.now();
+      const approvers = {
+        owner: false,
+        roles: ['approver'],
+        users: [],
+        quorum: 2,
+        requesterMayApprove: false,
+      };
+      const { sessionId, approvalId } = await pausedWithApprovers(patient, approvers, now);
+      const maria = { id: 'maria', roles: ['approver'] };
+      const jiro = { id: 'jiro', roles: ['approver'] };
+      const cut = proxy.cutAfter('"decidedBy":"maria"');
+      proxy.refusing = true;
+      const hers = patient.decide(
+        sessionId,
+        { decisions: [vote(approvalId, maria, now)] },
+        now,
+        lease(now),
+        maria,
+      );
+      await cut;
+      // Jiro's vote lands (on another connection) while hers waits to learn its fate.
+      const his = await direct.decide(
+        sessionId,
+        { decisions: [vote(approvalId, jiro, now + 1)] },
+        now + 1,
+        lease(now),
+        jiro,
+      );
+      expect(his.outcome).toBe('claimed');
+      proxy.refusing = false;
+      expect((await hers).outcome).toBe('pending');
+      const stored = await direct.getSnapshot(sessionId);
+      expect(stored?.pause?.decisions.map((d) => d.decidedBy)).toEqual(['maria', 'jiro']);
+    } finally {
+      await Promise.all([patient.close(), direct.close()]);
+    }
+  });
+});
+
+describe('the work that follows a commit whose reply was lost', () => {
+  it('is done once the commit is found stored: the user state it changed is kept', async () => {
+    // Regression: a commit settled as stored skipped what follows a commit (the
+    // `user:` state, kept outside the session's slot; the indexes).
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const cut = proxy.cutAfter('"status":"completed"');
+    await store.finishRun(
+      segmentEnd(run, held, now, { events: [], state: { 'user:colour': 'blue' } }),
+      { status: 'completed', result: 'ok', audit: [] },
+    );
+    await cut;
+    const session = await store.loadSession(sessionId, APP, userId);
+    expect(session?.state['user:colour']).toBe('blue');
   });
 });
 

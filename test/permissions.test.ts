@@ -164,6 +164,14 @@ describe('writes', () => {
       for (const [path, body] of writes) {
         expectAnswer(await client.post(path, body), deny, `${who} POST ${path}`);
       }
+      // Naming a pause it did not see tells an outsider nothing of the session's own.
+      const named = await client.post('/api/agent/resume', {
+        session_id: sessionId,
+        pause_id: 'pause-guessed',
+        approved: true,
+      });
+      expectAnswer(named, deny, `${who} naming another pause`);
+      expect(JSON.stringify(named.body)).not.toContain(pauseId);
       expect(await actions(sessionId)).toEqual(['started', 'requested']);
     },
   );

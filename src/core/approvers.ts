@@ -87,14 +87,22 @@ function describe({ owner, roles, users }: Approvers): string {
   return who.length > 0 ? who.join(', ') : 'nobody';
 }
 
+/** Whether `by` is among those who may decide some approval of `pause` (approve or deny). */
+export function amongDeciders(
+  pause: Pause,
+  by: Principal,
+  requesterId: string | undefined,
+): boolean {
+  return (
+    by !== SYSTEM &&
+    pause.approvals.some((a) => !deciderRefusal(a, by, false, pause.userId, requesterId))
+  );
+}
+
 /**
- * Whether `by` may decide some approval of `pause` that still waits (approve or deny):
- * such a person may read the session, to see what they are asked.
+ * Whether `by` may decide some approval of `pause` while it still waits: such a person
+ * may read the session, to see what they are asked.
  */
 export function decidesOn(pause: Pause, by: Principal, requesterId: string | undefined): boolean {
-  if (pause.status !== 'pending') return false;
-  return pause.approvals.some((approval) => {
-    const refusal = deciderRefusal(approval, by, false, pause.userId, requesterId);
-    return refusal === undefined && by !== SYSTEM;
-  });
+  return pause.status === 'pending' && amongDeciders(pause, by, requesterId);
 }

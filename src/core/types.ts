@@ -67,6 +67,12 @@ export interface Pause {
   status: PauseStatus;
   approvals: ApprovalRequest[];
   decisions: Decision[];
+  /**
+   * Requests whose decisions an earlier pause of the run recorded and this one no longer
+   * counts (approvals asked again after a crash): the same request made again is
+   * answered with the run's state, never taken as a decision on the question asked anew.
+   */
+  supersededRequests?: string[];
   createdAt: number;
   expiresAt: number;
 }

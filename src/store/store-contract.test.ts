@@ -709,6 +709,32 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       expect(bound.pause.decisions).toHaveLength(1);
     });
 
+    it('pages the union of audiences without skipping pauses that expire in the same millisecond', async () => {
+      // Regression: a cursor from one audience's index skipped, in another, every entry
+      // with the cursor's expiry.
+      const now = Date.now();
+      const named = unique('named');
+      const role = unique('role');
+      const sessions = [
+        (await pausedWithApprovers(store, { ...payments, quorum: 1, users: [named] }, now))
+          .sessionId,
+        (await pausedWithApprovers(store, { ...payments, roles: [role] }, now)).sessionId,
+        (await pausedWithApprovers(store, { ...payments, roles: [role] }, now)).sessionId,
+      ];
+      const seen: string[] = [];
+      let after: { score: number; member: string } | undefined;
+      for (let pages = 0; pages < 5; pages++) {
+        const page = await peer.listPaused(
+          { audiences: [`user:${named}`, `role:${role}`], limit: 1, after },
+          now,
+        );
+        seen.push(...page.items.map((item) => item.meta.sessionId));
+        if (!page.next) break;
+        after = page.next;
+      }
+      expect(seen.sort()).toEqual(sessions.sort());
+    });
+
     it('lists a pause for the roles and users that may decide it, not for its owner', async () => {
       const now = Date.now();
       const named = unique('named');

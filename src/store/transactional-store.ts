@@ -43,13 +43,20 @@ import {
 
 /**
  * A snapshot and the version it was read at; a commit succeeds only at that version.
- * `commitId` names the commit that wrote it, where the store keeps it.
+ * `commitIds` name the latest commits that wrote it (the last one last), where the
+ * store keeps them.
  */
 export interface VersionedSnapshot {
   snapshot: SessionSnapshot;
   version: number;
-  commitId?: string;
+  commitIds?: string[];
 }
+
+/**
+ * How many of a session's latest commit ids are kept: enough that a commit whose reply
+ * was lost is still recognised after others wrote the session meanwhile.
+ */
+const RECENT_COMMITS = 8;
 
 const MAX_ATTEMPTS = 100;
 /** How often a commit whose reply was lost reads the session again to learn its fate. */
@@ -86,22 +93,32 @@ export abstract class TransactionalStore implements HoldpointStore {
   /** The session's snapshot and its version, read now. */
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
   /**
-   * Writes everything at once, as commit `commitId`, if the session is still at
-   * `read.version`; false otherwise. OUTCOME_UNKNOWN when the reply was lost after the
-   * write was sent; STORE_UNAVAILABLE only when nothing was sent.
+   * Writes everything at once, keeping `commitIds` as the session's latest commits (this
+   * one last), if the session is still at `read.version`; false otherwise.
+   * OUTCOME_UNKNOWN when the reply was lost after the write was sent; STORE_UNAVAILABLE
+   * only when nothing was sent.
    */
   protected abstract commit(
     sessionId: string,
     read: VersionedSnapshot,
     writes: SessionWrites,
-    commitId: string,
+    commitIds: string[],
   ): Promise<boolean>;
-  /** Writes a new session as commit `commitId`; false when its id is taken. Fails as commit. */
+  /** Writes a new session as its first commit; false when its id is taken. Fails as commit. */
   protected abstract insert(
     session: NewSession,
     writes: SessionWrites,
-    commitId: string,
+    commitIds: string[],
   ): Promise<boolean>;
+  /**
+   * What follows a commit that was stored though its reply was lost (the work a store
+   * does after a commit it heard back from), done once that is known.
+   */
+  protected async afterSettled(
+    _sessionId: string,
+    _read: VersionedSnapshot,
+    _writes: SessionWrites,
+  ): Promise<void> {}
 
   /**
    * How long a commit whose reply was lost waits for the store to answer again, to
@@ -138,11 +155,11 @@ export abstract class TransactionalStore implements HoldpointStore {
   async createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }) {
     const writes = newSessionWrites(session, begin);
     const commitId = randomUUID();
-    const created = await this.insert(session, writes, commitId).catch((error: unknown) => {
+    const created = await this.insert(session, writes, [commitId]).catch((error: unknown) => {
       if (!isHoldpointError(error, 'OUTCOME_UNKNOWN')) throw error;
       // Stored, or never will be: then it is written again.
       return this.wasStored(session.sessionId, commitId, error).then(
-        (stored) => stored || this.insert(session, writes, commitId),
+        (stored) => stored || this.insert(session, writes, [commitId]),
       );
     });
     if (!created) throw sessionExists(session.sessionId);
@@ -151,19 +168,22 @@ export abstract class TransactionalStore implements HoldpointStore {
   /** Commits `writes`, learning after a lost reply whether they were stored. */
   private async store(sessionId: string, read: VersionedSnapshot, writes: SessionWrites) {
     const commitId = randomUUID();
+    const commitIds = [...(read.commitIds ?? []).slice(1 - RECENT_COMMITS), commitId];
     try {
-      return await this.commit(sessionId, read, writes, commitId);
+      return await this.commit(sessionId, read, writes, commitIds);
     } catch (error) {
       if (!isHoldpointError(error, 'OUTCOME_UNKNOWN')) throw error;
       // Not stored counts as a lost race: the transition is computed again.
-      return this.wasStored(sessionId, commitId, error);
+      const stored = await this.wasStored(sessionId, commitId, error);
+      if (stored) await this.afterSettled(sessionId, read, writes);
+      return stored;
     }
   }
 
   /**
    * Whether commit `commitId`, whose reply was `lost`, was stored: the session is read
    * again once the store answers (for at most settleMs). It was stored when the session
-   * carries its id; otherwise it never will be, since a lost write is never sent again
+   * lists its id among its latest commits; otherwise it never will be, since a lost write is never sent again
    * and one connection answers in order. OUTCOME_UNKNOWN when the store stays away.
    */
   private async wasStored(
@@ -174,7 +194,8 @@ export abstract class TransactionalStore implements HoldpointStore {
     const deadline = Date.now() + this.settleMs;
     for (;;) {
       try {
-        return (await this.readSnapshot(sessionId))?.commitId === commitId;
+        const read = await this.readSnapshot(sessionId);
+        return read?.commitIds?.includes(commitId) ?? false;
       } catch (error) {
         if (!isHoldpointError(error, 'STORE_UNAVAILABLE') || Date.now() >= deadline) {
           throw commitUnknown(sessionId, lost);

@@ -1,9 +1,9 @@
-import { deciderRefusal } from '../core/approvers.js';
+import { amongDeciders, deciderRefusal } from '../core/approvers.js';
 import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
 import { AUDIT_GENESIS, chainAudit } from '../core/audit-chain.js';
 import { HoldpointError } from '../core/errors.js';
 import { hashArgs } from '../core/hash.js';
-import type { Principal } from '../core/principal.js';
+import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../core/principal.js';
 import { settledDecisions, settlingDecision } from '../core/settlement.js';
 import type {
   ApprovalRequest,
@@ -383,8 +383,23 @@ export function decideTransition(
 ): Transition<DecideResult> {
   const requestId = 'decisions' in batch ? batch.decisions[0]?.requestId : batch.all.requestId;
   const { pause: latest } = snapshot;
-  if (requestId && latest?.decisions.some((d) => d.requestId === requestId)) {
+  const made = (d: { requestId?: string }) => d.requestId === requestId;
+  if (
+    requestId &&
+    latest &&
+    (latest.decisions.some(made) || latest.supersededRequests?.includes(requestId))
+  ) {
     return { value: { pause: latest, outcome: 'recorded' } };
+  }
+  // Nobody else learns anything of the session's pause from a refusal.
+  const { meta, run } = snapshot;
+  const insider = by === SYSTEM || by.id === meta.userId || hasRole(by, ADMIN_ROLE);
+  if (!insider && !(latest && amongDeciders(latest, by, run?.userId))) {
+    throw new HoldpointError(
+      'FORBIDDEN',
+      'Only its owner, an admin or someone its pause asks may decide on this session.',
+      { principal: by.id, reason: 'not_an_approver' },
+    );
   }
   const pause = currentPause(snapshot);
   if (!pause) {

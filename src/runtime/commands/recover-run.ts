@@ -145,6 +145,12 @@ async function askAgain(ctx: RuntimeContext, ask: AskAgain): Promise<RunOutcome>
         : { ...a, createdAt: now, expiresAt },
     ),
     decisions: pause.decisions.filter((d) => !uncertain.has(d.approvalId)),
+    supersededRequests: [
+      ...(pause.supersededRequests ?? []),
+      ...pause.decisions.flatMap((d) =>
+        uncertain.has(d.approvalId) && d.requestId ? [d.requestId] : [],
+      ),
+    ],
     createdAt: now,
     expiresAt,
   };

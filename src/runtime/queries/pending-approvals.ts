@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { deciderRefusal, principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
-import { ADMIN_ROLE, hasRole, type Principal } from '../../core/principal.js';
+import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
 import { votesOn } from '../../core/settlement.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
@@ -39,7 +39,7 @@ export interface PendingPage {
 /**
  * Pending approvals the caller may decide across sessions (as each tool's approvers
  * say, and not decided by them yet) — for an admin naming `userId`, what that user
- * may decide — read a page at a time from the indexes of paused sessions by who may
+ * may decide; for Holdpoint itself (a host's read in process), all of them — read a page at a time from the indexes of paused sessions by who may
  * decide them: the cost is the page, not the number of paused runs.
  */
 export async function listPendingApprovals(
@@ -59,9 +59,11 @@ export async function listPendingApprovals(
     admin && asked.userId !== undefined && asked.userId !== by.id
       ? { id: asked.userId, roles: [] }
       : by;
+  // Holdpoint itself (a host's own read in process) lists every pending approval.
+  const everything = as === SYSTEM;
   const page = await ctx.store.listPaused(
     {
-      audiences: principalAudiences(as),
+      audiences: everything ? undefined : principalAudiences(as),
       limit,
       after: cursor === undefined ? undefined : decodeCursor(cursor),
     },
@@ -74,8 +76,9 @@ export async function listPendingApprovals(
     if (!pause) continue;
     const open = undecidedApprovals(pause).filter(
       (approval) =>
-        !votesOn(pause, approval.approvalId).some((d) => d.decidedBy === as.id) &&
-        !deciderRefusal(approval, as, true, meta.userId, run?.userId),
+        everything ||
+        (!votesOn(pause, approval.approvalId).some((d) => d.decidedBy === as.id) &&
+          !deciderRefusal(approval, as, true, meta.userId, run?.userId)),
     );
     if (approvals.length > 0 && approvals.length + open.length > limit) {
       return { approvals, nextCursor: last && encodeCursor(last) };

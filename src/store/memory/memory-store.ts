@@ -31,8 +31,8 @@ export interface MemoryStoreOptions {
 interface StoredSession {
   meta: SessionMeta;
   version: number;
-  /** The commit that wrote the session last. */
-  commitId: string;
+  /** The latest commits that wrote the session, the last one last. */
+  commitIds: string[];
   /** The audiences its pending pause is indexed for. */
   audiences: string[];
   pauses: Map<string, Pause>;
@@ -102,7 +102,7 @@ export class MemoryStore extends TransactionalStore {
   protected async insert(
     session: NewSession,
     writes: SessionWrites,
-    commitId: string,
+    commitIds: string[],
   ): Promise<boolean> {
     this.purgeExpired();
     if (this.sessions.has(session.sessionId)) return false;
@@ -110,7 +110,7 @@ export class MemoryStore extends TransactionalStore {
     const stored: StoredSession = {
       meta: writes.meta,
       version: 0,
-      commitId,
+      commitIds,
       audiences: [],
       pauses: new Map(),
       runs: new Map(),
@@ -134,7 +134,7 @@ export class MemoryStore extends TransactionalStore {
     if (!stored) return undefined;
     return {
       version: stored.version,
-      commitId: stored.commitId,
+      commitIds: [...stored.commitIds],
       snapshot: structuredClone(this.snapshotOf(stored)),
     };
   }
@@ -143,11 +143,11 @@ export class MemoryStore extends TransactionalStore {
     sessionId: string,
     read: VersionedSnapshot,
     writes: SessionWrites,
-    commitId: string,
+    commitIds: string[],
   ): Promise<boolean> {
     const stored = this.live(sessionId);
     if (!stored || stored.version !== read.version) return false;
-    stored.commitId = commitId;
+    stored.commitIds = commitIds;
     this.apply(stored, structuredClone(writes));
     return true;
   }

@@ -72,6 +72,7 @@ const pause: z.ZodType<Pause> = z.object({
   status: z.enum(['pending', 'resuming', 'resumed', 'expired', 'cancelled']),
   approvals: z.array(approval),
   decisions: z.array(decision),
+  supersededRequests: z.array(z.string()).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });

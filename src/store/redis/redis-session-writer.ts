@@ -127,7 +127,8 @@ export class RedisSessionWriter {
   }
 
   /**
-   * Writes `writes` as commit `commitId` (kept in the meta's `commit` field) if the
+   * Writes `writes`, keeping `commitIds` (the session's latest commits, this one last)
+   * in the meta's `commit` field, if the
    * session is at `version` (`new`: creates it). Returns the new version, or undefined
    * when the session moved on, is gone, or (`new`) exists.
    */
@@ -135,7 +136,7 @@ export class RedisSessionWriter {
     sessionId: string,
     version: number | 'new',
     writes: SessionWrites,
-    commitId: string,
+    commitIds: string[],
   ): Promise<number | undefined> {
     const { meta } = writes;
     const append: SessionAppend = writes.append ?? { events: [], state: {} };
@@ -147,7 +148,7 @@ export class RedisSessionWriter {
       'invocationId',
       meta.invocationId ?? '',
       'commit',
-      commitId,
+      commitIds.join(' '),
     ];
     for (const pause of writes.pauses ?? []) {
       metaFields.push(pauseField(pause.pauseId), encodeRecord('pause', pause));

@@ -123,11 +123,11 @@ export class RedisStore extends TransactionalStore {
     }
   }
 
-  protected insert(session: NewSession, writes: SessionWrites, commitId: string) {
+  protected insert(session: NewSession, writes: SessionWrites, commitIds: string[]) {
     const { meta } = writes;
     return this.conn.run(async () => {
       const [written] = await Promise.all([
-        this.conn.write(() => this.writer.write(session.sessionId, 'new', writes, commitId)),
+        this.conn.write(() => this.writer.write(session.sessionId, 'new', writes, commitIds)),
         meta.status === 'running' &&
           meta.lease &&
           this.indexRunning(session.sessionId, meta.invocationId ?? '', meta.lease.until).catch(
@@ -140,14 +140,14 @@ export class RedisStore extends TransactionalStore {
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     return this.conn.run(async () => {
-      const [version, meta, pause, run, commitId] = (await this.readSnapshotScript(
+      const [version, meta, pause, run, commits] = (await this.readSnapshotScript(
         [this.keys.meta(sessionId)],
         [],
       )) as (string | null)[];
       if (!version || !meta) return undefined;
       return {
         version: Number(version),
-        commitId: commitId ?? undefined,
+        commitIds: commits ? commits.split(' ') : undefined,
         snapshot: {
           meta: decodeRecord('meta', meta, sessionId),
           pause: pause ? decodeRecord('pause', pause, sessionId) : undefined,
@@ -161,7 +161,7 @@ export class RedisStore extends TransactionalStore {
     sessionId: string,
     read: VersionedSnapshot,
     writes: SessionWrites,
-    commitId: string,
+    commitIds: string[],
   ): Promise<boolean> {
     return this.conn.run(async () => {
       const before = read.snapshot;
@@ -183,21 +183,39 @@ export class RedisStore extends TransactionalStore {
             )
           : undefined;
       const [written, indexed] = await Promise.allSettled([
-        this.conn.write(() => this.writer.write(sessionId, read.version, writes, commitId)),
+        this.conn.write(() => this.writer.write(sessionId, read.version, writes, commitIds)),
         indexing,
         running,
       ]);
       // The write's own failure says what became of it (OUTCOME_UNKNOWN once it was sent).
       if (written.status === 'rejected') throw written.reason;
       if (written.value === undefined) return false;
-      try {
-        await this.afterCommit(sessionId, before, writes, indexed.status === 'rejected');
-      } catch (error) {
-        // The commit is stored: a failure after it must not read as "nothing was stored".
-        throw isStoreAway(error) ? new HoldpointError('OUTCOME_UNKNOWN', error.message) : error;
-      }
+      await this.afterStored(sessionId, before, writes, indexed.status === 'rejected');
       return true;
     });
+  }
+
+  /** A commit whose reply was lost turned out stored: what follows it, its index again. */
+  protected override afterSettled(
+    sessionId: string,
+    read: VersionedSnapshot,
+    writes: SessionWrites,
+  ): Promise<void> {
+    return this.conn.run(() => this.afterStored(sessionId, read.snapshot, writes, true));
+  }
+
+  /** `afterCommit`; the commit is stored, so a failure in it must not read as "nothing was stored". */
+  private async afterStored(
+    sessionId: string,
+    before: SessionSnapshot,
+    writes: SessionWrites,
+    unindexed: boolean,
+  ): Promise<void> {
+    try {
+      await this.afterCommit(sessionId, before, writes, unindexed);
+    } catch (error) {
+      throw isStoreAway(error) ? new HoldpointError('OUTCOME_UNKNOWN', error.message) : error;
+    }
   }
 
   /**

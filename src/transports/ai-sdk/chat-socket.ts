@@ -167,6 +167,15 @@ class ChatConnection {
       });
       return;
     }
+    if (this.streams.has(requestId)) {
+      // One stream per requestId: a second would escape the cap and never be aborted.
+      this.send({
+        type: 'error',
+        requestId,
+        errorText: `VALIDATION_FAILED: a stream with requestId ${requestId} is open on this socket`,
+      });
+      return;
+    }
     try {
       this.options.limits.admitStream(this.streams.size);
     } catch (error) {
@@ -179,7 +188,7 @@ class ChatConnection {
       logger: this.options.logger,
       write: (chunk) => this.send({ type: 'chunk', requestId, sequence: sequence++, chunk }),
       end: () => {
-        this.streams.delete(requestId);
+        if (this.streams.get(requestId) === stream) this.streams.delete(requestId);
         this.heartbeat.used();
         this.send({ type: 'end', requestId });
       },

@@ -16,11 +16,19 @@ export function isLoopback(address: string | undefined): boolean {
   return address === '::1' || /^(::ffff:)?127\./.test(address);
 }
 
+/** Whether a request names this machine as its host (not a name rebound to it). */
+function namesThisMachine(request: Request): boolean {
+  const host = new URL(request.url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
 /**
  * Development identity: whoever the caller says it is (the web UI's "Signed in as"),
  * from the `x-holdpoint-user` header or cookie (or, on a WebSocket, the `user` query
- * parameter), with the roles it claims the same way. Believed only from this machine:
- * a caller from another address is refused, whatever it claims.
+ * parameter), with the roles it claims the same way. Believed only from this machine,
+ * asked by this machine's own name: a caller from another address, one whose address is
+ * not known, and a page that reached it through another name (DNS rebinding) are
+ * refused, whatever they claim.
  */
 export function devIdentity(): Authenticator {
   return async ({ request, remoteAddress }) => {
@@ -28,10 +36,11 @@ export function devIdentity(): Authenticator {
     const id =
       request.headers.get(DEV_USER_HEADER) ?? cookie(request, DEV_USER_COOKIE) ?? query.get('user');
     if (!id) return undefined;
-    if (remoteAddress !== undefined && !isLoopback(remoteAddress)) {
+    if (!isLoopback(remoteAddress) || !namesThisMachine(request)) {
       throw new HoldpointError(
         'UNAUTHENTICATED',
-        'Development sign-in is accepted from this machine only; configure api-keys or jwt.',
+        'Development sign-in is accepted from this machine, at localhost or 127.0.0.1, only; ' +
+          'configure api-keys or jwt.',
       );
     }
     const roles =
