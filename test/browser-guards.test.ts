@@ -267,6 +267,11 @@ describe('mounted in a host’s server', () => {
     holdpoint = createHoldpoint({
       apps: [imageStudio, payments],
       sweepIntervalSeconds: false,
+      // A host on a public name brings its own sign-in; dev names are believed only on loopback.
+      identity: (request) => {
+        const id = request.headers.get('x-holdpoint-user');
+        return id ? { id, roles: [] } : undefined;
+      },
       ...options,
     });
     const s = createServer(holdpoint.handler);
