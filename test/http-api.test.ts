@@ -4,6 +4,7 @@ import { type RunningServer, startServer } from '../src/main/serve.js';
 import { exampleConfig } from './support/example-apps.js';
 import { JsonClient, signedInAs, TESTER } from './support/json-client.js';
 import { ops } from './support/principals.js';
+import { announceBody } from './support/raw-http.js';
 
 let server: RunningServer;
 let api: JsonClient;
@@ -637,14 +638,15 @@ describe('errors say what the docs say', () => {
   });
 
   it('a body over 1 MiB is a 413 that closes its connection, so no client reuses it', async () => {
-    const response = await fetch(`${api.baseUrl}/api/agent/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signedInAs('u') },
-      body: JSON.stringify({ query: 'x'.repeat(1_100_000), user_id: 'u' }),
-    });
+    const response = await announceBody(
+      server.port,
+      '/api/agent/start',
+      1_100_000,
+      signedInAs('u'),
+    );
     expect(response.status).toBe(413);
-    expect(response.headers.get('connection')).toBe('close');
-    expect((await response.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(response.headers.connection).toBe('close');
+    expect(JSON.parse(response.body).error.code).toBe('PAYLOAD_TOO_LARGE');
     expect((await api.get('/healthz')).status).toBe(200);
   });
 

@@ -53,6 +53,50 @@ export function rawRequest(
 }
 
 /**
+ * Test support: a POST that announces a body of `length` bytes and waits for the answer
+ * before sending any of it. A server refusing the size answers at once and closes; had
+ * the body been on its way, that close would reset the connection and could lose the answer.
+ */
+export function announceBody(
+  port: number,
+  path: string,
+  length: number,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: {
+          ...SIGNED_IN,
+          'content-type': 'application/json',
+          ...headers,
+          'content-length': String(length),
+        },
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString(),
+          });
+          req.destroy();
+        });
+      },
+    );
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+}
+
+/**
  * Test support: a WebSocket handshake on `path` with the headers given (signed in as a
  * tester unless they say otherwise); answers the status line the server sent (101 when
  * it upgraded) and what followed it.
