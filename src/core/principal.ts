@@ -25,6 +25,11 @@ export function hasRole(principal: Principal, role: string): boolean {
   return principal.roles.includes(role);
 }
 
+/** Whether `principal` owns what `ownerId` names or is an admin. */
+export function isOwnerOrAdmin(principal: Principal, ownerId: string): boolean {
+  return principal.id === ownerId || hasRole(principal, ADMIN_ROLE);
+}
+
 /**
  * Refuses `principal` unless it owns what `ownerId` names or is an admin (or `also`
  * holds: e.g. it is asked to decide the session's pause): only the owner of a session
@@ -36,7 +41,7 @@ export function requireOwnerOrAdmin(
   what: string,
   also = false,
 ): void {
-  if (also || principal.id === ownerId || hasRole(principal, ADMIN_ROLE)) return;
+  if (also || isOwnerOrAdmin(principal, ownerId)) return;
   throw new HoldpointError('FORBIDDEN', `Only its owner or an admin may ${what}.`, {
     principal: principal.id,
   });

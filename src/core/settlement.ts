@@ -6,6 +6,11 @@ export function votesOn(pause: Pause, approvalId: string): Decision[] {
   return pause.decisions.filter((d) => d.approvalId === approvalId);
 }
 
+/** Whether `decidedBy` has voted on the approval `approvalId` of `pause`. */
+export function hasVoted(pause: Pause, approvalId: string, decidedBy: string): boolean {
+  return pause.decisions.some((d) => d.approvalId === approvalId && d.decidedBy === decidedBy);
+}
+
 /**
  * The decision that settled `approval`: the first denial, or the approval that brought
  * the distinct approvers to its quorum; undefined while it still waits for people.

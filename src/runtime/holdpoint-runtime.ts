@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalPolicy } from '../agents/agent-app.js';
-import { decidesOn } from '../core/approvers.js';
 import { isHoldpointError } from '../core/errors.js';
-import { type Principal, principalSchema, requireOwnerOrAdmin, SYSTEM } from '../core/principal.js';
+import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
 import { appName, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
@@ -28,7 +27,7 @@ import {
 } from './queries/pending-approvals.js';
 import { getRun, listRuns, type RunsPage, type RunsQuery, type RunView } from './queries/runs.js';
 import { type HistoryTurn, sessionHistory } from './queries/session-history.js';
-import { type SessionView, sessionView } from './queries/session-view.js';
+import { requireSessionReader, type SessionView, sessionView } from './queries/session-view.js';
 import { recoverInterrupted } from './recovery/recover-interrupted.js';
 import type {
   CancelRunRequest,
@@ -239,17 +238,15 @@ export class HoldpointRuntime {
 
   /**
    * Receives what happens to a session's runs from now on, whichever instance runs
-   * them: for its owner or an admin.
+   * them: for its owner, an admin, or someone its pause asks to decide.
    */
   async watch(
     sessionId: string,
     by: Principal,
     handler: (event: RunEvent) => void,
   ): Promise<Unsubscribe> {
-    const { meta, pause, run } = await this.ctx.requireSnapshot(sessionId);
-    const who = checked(by);
-    const asked = !!pause && decidesOn(pause, who, run?.userId);
-    requireOwnerOrAdmin(who, meta.userId, 'watch this session', asked);
+    const snapshot = await this.ctx.requireSnapshot(sessionId);
+    requireSessionReader(snapshot, checked(by), 'watch this session');
     return this.ctx.store.relay.subscribe(sessionId, (message) => handler(message as RunEvent));
   }
 

@@ -1,5 +1,5 @@
 import { HoldpointError } from '../core/errors.js';
-import { settlingDecision, votesOn } from '../core/settlement.js';
+import { hasVoted, settlingDecision } from '../core/settlement.js';
 import type { Decision, Pause } from '../core/types.js';
 
 /**
@@ -37,7 +37,7 @@ export function decisionConflict(
         },
       );
     }
-    if (votesOn(pause, decision.approvalId).some((d) => d.decidedBy === decision.decidedBy)) {
+    if (hasVoted(pause, decision.approvalId, decision.decidedBy)) {
       return new HoldpointError(
         'ALREADY_VOTED',
         `${decision.decidedBy} already decided on approval ${decision.approvalId}; it waits for someone else.`,

@@ -44,7 +44,7 @@ import {
 /**
  * A snapshot and the version it was read at; a commit succeeds only at that version.
  * `commitIds` name the latest commits that wrote it (the last one last), where the
- * store keeps them.
+ * store keeps them: a store whose replies can be lost (OUTCOME_UNKNOWN) must.
  */
 export interface VersionedSnapshot {
   snapshot: SessionSnapshot;
@@ -94,7 +94,8 @@ export abstract class TransactionalStore implements HoldpointStore {
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
   /**
    * Writes everything at once, keeping `commitIds` as the session's latest commits (this
-   * one last), if the session is still at `read.version`; false otherwise.
+   * one last) if its replies can be lost, if the session is still at `read.version`;
+   * false otherwise.
    * OUTCOME_UNKNOWN when the reply was lost after the write was sent; STORE_UNAVAILABLE
    * only when nothing was sent.
    */

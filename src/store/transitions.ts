@@ -3,8 +3,8 @@ import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
 import { AUDIT_GENESIS, chainAudit } from '../core/audit-chain.js';
 import { HoldpointError } from '../core/errors.js';
 import { hashArgs } from '../core/hash.js';
-import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../core/principal.js';
-import { settledDecisions, settlingDecision } from '../core/settlement.js';
+import { isOwnerOrAdmin, type Principal } from '../core/principal.js';
+import { hasVoted, settledDecisions, settlingDecision } from '../core/settlement.js';
 import type {
   ApprovalRequest,
   AuditEntry,
@@ -361,10 +361,9 @@ function expiredError(pause: Pause): HoldpointError {
  * cancelled, decided, voted).
  */
 function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision[] {
-  const voted = new Set(
-    pause.decisions.filter((d) => d.decidedBy === answer.decidedBy).map((d) => d.approvalId),
+  const open = undecidedApprovals(pause).filter(
+    (a) => !hasVoted(pause, a.approvalId, answer.decidedBy),
   );
-  const open = undecidedApprovals(pause).filter((a) => !voted.has(a.approvalId));
   const targets = open.length > 0 ? open : pause.approvals.slice(0, 1);
   return targets.map((a) => ({ ...answer, approvalId: a.approvalId }));
 }
@@ -393,8 +392,7 @@ export function decideTransition(
   }
   // Nobody else learns anything of the session's pause from a refusal.
   const { meta, run } = snapshot;
-  const insider = by === SYSTEM || by.id === meta.userId || hasRole(by, ADMIN_ROLE);
-  if (!insider && !(latest && amongDeciders(latest, by, run?.userId))) {
+  if (!isOwnerOrAdmin(by, meta.userId) && !(latest && amongDeciders(latest, by, run?.userId))) {
     throw new HoldpointError(
       'FORBIDDEN',
       'Only its owner, an admin or someone its pause asks may decide on this session.',

@@ -3,7 +3,7 @@ import { deciderRefusal, principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
-import { votesOn } from '../../core/settlement.js';
+import { hasVoted } from '../../core/settlement.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
@@ -39,8 +39,9 @@ export interface PendingPage {
 /**
  * Pending approvals the caller may decide across sessions (as each tool's approvers
  * say, and not decided by them yet) — for an admin naming `userId`, what that user
- * may decide; for Holdpoint itself (a host's read in process), all of them — read a page at a time from the indexes of paused sessions by who may
- * decide them: the cost is the page, not the number of paused runs.
+ * may decide; for Holdpoint itself (a host's read in process), all of them — read a
+ * page at a time from the indexes of paused sessions by who may decide them: the cost
+ * is the page, not the number of paused runs.
  */
 export async function listPendingApprovals(
   ctx: RuntimeContext,
@@ -48,17 +49,14 @@ export async function listPendingApprovals(
   by: Principal,
 ): Promise<PendingPage> {
   const { limit, cursor, ...asked } = validate(pendingQuery, query);
-  const admin = hasRole(by, ADMIN_ROLE);
-  if (!admin && asked.userId !== undefined && asked.userId !== by.id) {
+  // An admin may look at what another user may decide, as that user.
+  const other = asked.userId !== undefined && asked.userId !== by.id ? asked.userId : undefined;
+  if (other && !hasRole(by, ADMIN_ROLE)) {
     throw new HoldpointError('FORBIDDEN', "Only an admin lists another user's approvals.", {
       principal: by.id,
     });
   }
-  // An admin may look at what another user may decide, as that user.
-  const as: Principal =
-    admin && asked.userId !== undefined && asked.userId !== by.id
-      ? { id: asked.userId, roles: [] }
-      : by;
+  const as: Principal = other ? { id: other, roles: [] } : by;
   // Holdpoint itself (a host's own read in process) lists every pending approval.
   const everything = as === SYSTEM;
   const page = await ctx.store.listPaused(
@@ -77,7 +75,7 @@ export async function listPendingApprovals(
     const open = undecidedApprovals(pause).filter(
       (approval) =>
         everything ||
-        (!votesOn(pause, approval.approvalId).some((d) => d.decidedBy === as.id) &&
+        (!hasVoted(pause, approval.approvalId, as.id) &&
           !deciderRefusal(approval, as, true, meta.userId, run?.userId)),
     );
     if (approvals.length > 0 && approvals.length + open.length > limit) {

@@ -20,14 +20,16 @@ export interface SessionView {
 }
 
 /**
- * The session's snapshot as of now: a pause that is past its time is expired (and
- * audited) first, so nobody is shown an approval that can no longer count.
+ * The session's snapshot as of now (from `read`, when it was just read): a pause that
+ * is past its time is expired (and audited) first, so nobody is shown an approval that
+ * can no longer count.
  */
 export async function currentSnapshot(
   ctx: RuntimeContext,
   sessionId: string,
+  read?: SessionSnapshot,
 ): Promise<SessionSnapshot> {
-  const snapshot = await ctx.requireSnapshot(sessionId);
+  const snapshot = read ?? (await ctx.requireSnapshot(sessionId));
   const { meta, pause } = snapshot;
   if (meta.status !== 'paused' || !pause || pause.expiresAt > ctx.clock.now()) return snapshot;
   await expirePause(ctx, sessionId);
@@ -35,8 +37,18 @@ export async function currentSnapshot(
 }
 
 /**
+ * Refuses `by` unless it may follow the session: its owner, an admin, or someone its
+ * pause asks to decide (to see what they decide).
+ */
+export function requireSessionReader(snapshot: SessionSnapshot, by: Principal, what: string) {
+  const { meta, pause, run } = snapshot;
+  const asked = !!pause && decidesOn(pause, by, run?.userId);
+  requireOwnerOrAdmin(by, meta.userId, what, asked);
+}
+
+/**
  * The session's meta, state, current run and pending approvals, with its ADK session;
- * for its owner, an admin, or someone its pause asks to decide (to see what they decide).
+ * for those `requireSessionReader` lets read it.
  */
 export async function sessionView(
   ctx: RuntimeContext,
@@ -44,9 +56,8 @@ export async function sessionView(
   by: Principal,
 ): Promise<{ view: SessionView; session: Session }> {
   const read = await ctx.requireSnapshot(sessionId);
-  const asked = !!read.pause && decidesOn(read.pause, by, read.run?.userId);
-  requireOwnerOrAdmin(by, read.meta.userId, 'read this session', asked);
-  const snapshot = await currentSnapshot(ctx, sessionId);
+  requireSessionReader(read, by, 'read this session');
+  const snapshot = await currentSnapshot(ctx, sessionId, read);
   const { meta, run, pause } = snapshot;
   const session = await ctx.store.loadSession(sessionId, meta.app, meta.userId);
   if (!session) throw sessionNotFound(sessionId);

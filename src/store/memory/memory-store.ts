@@ -31,8 +31,6 @@ export interface MemoryStoreOptions {
 interface StoredSession {
   meta: SessionMeta;
   version: number;
-  /** The latest commits that wrote the session, the last one last. */
-  commitIds: string[];
   /** The audiences its pending pause is indexed for. */
   audiences: string[];
   pauses: Map<string, Pause>;
@@ -99,18 +97,14 @@ export class MemoryStore extends TransactionalStore {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   }
 
-  protected async insert(
-    session: NewSession,
-    writes: SessionWrites,
-    commitIds: string[],
-  ): Promise<boolean> {
+  /** An in-process write is never of unknown outcome, so no commit ids are kept. */
+  protected async insert(session: NewSession, writes: SessionWrites): Promise<boolean> {
     this.purgeExpired();
     if (this.sessions.has(session.sessionId)) return false;
     this.makeRoom();
     const stored: StoredSession = {
       meta: writes.meta,
       version: 0,
-      commitIds,
       audiences: [],
       pauses: new Map(),
       runs: new Map(),
@@ -134,7 +128,6 @@ export class MemoryStore extends TransactionalStore {
     if (!stored) return undefined;
     return {
       version: stored.version,
-      commitIds: [...stored.commitIds],
       snapshot: structuredClone(this.snapshotOf(stored)),
     };
   }
@@ -143,11 +136,9 @@ export class MemoryStore extends TransactionalStore {
     sessionId: string,
     read: VersionedSnapshot,
     writes: SessionWrites,
-    commitIds: string[],
   ): Promise<boolean> {
     const stored = this.live(sessionId);
     if (!stored || stored.version !== read.version) return false;
-    stored.commitIds = commitIds;
     this.apply(stored, structuredClone(writes));
     return true;
   }

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
-import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
+import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
@@ -124,15 +124,10 @@ export class RedisStore extends TransactionalStore {
   }
 
   protected insert(session: NewSession, writes: SessionWrites, commitIds: string[]) {
-    const { meta } = writes;
     return this.conn.run(async () => {
       const [written] = await Promise.all([
         this.conn.write(() => this.writer.write(session.sessionId, 'new', writes, commitIds)),
-        meta.status === 'running' &&
-          meta.lease &&
-          this.indexRunning(session.sessionId, meta.invocationId ?? '', meta.lease.until).catch(
-            () => undefined,
-          ),
+        this.indexRunning(session.sessionId, writes.meta),
       ]);
       return written !== undefined;
     });
@@ -165,32 +160,18 @@ export class RedisStore extends TransactionalStore {
   ): Promise<boolean> {
     return this.conn.run(async () => {
       const before = read.snapshot;
-      const { meta } = writes;
-      const pause = writes.pauses?.find((p) => p.pauseId === meta.pauseId);
-      const entering =
-        meta.status === 'paused' && pause?.status === 'pending' && before.meta.status !== 'paused';
-      // Sent ahead of the commit in the same round trip, so a stored pause is always
-      // indexed; an entry whose commit then fails is dropped by its readers.
-      const indexing = entering && pause ? this.indexPause(pause, writes) : undefined;
-      // A running session is (re)indexed by its lease's end with every commit (taking
-      // it, each renewal, each checkpoint), so a process that dies while it runs leaves
-      // it findable, scored by when it was interrupted. A failed index write only delays
-      // that to the next commit: it never fails the commit.
-      const running =
-        meta.status === 'running' && meta.lease
-          ? this.indexRunning(sessionId, meta.invocationId ?? '', meta.lease.until).catch(
-              () => undefined,
-            )
-          : undefined;
+      const entering = enteringPause(before, writes);
       const [written, indexed] = await Promise.allSettled([
         this.conn.write(() => this.writer.write(sessionId, read.version, writes, commitIds)),
-        indexing,
-        running,
+        // Sent ahead of the commit in the same round trip, so a stored pause is always
+        // indexed; an entry whose commit then fails is dropped by its readers.
+        entering && this.indexPause(entering, writes),
+        this.indexRunning(sessionId, writes.meta),
       ]);
       // The write's own failure says what became of it (OUTCOME_UNKNOWN once it was sent).
       if (written.status === 'rejected') throw written.reason;
       if (written.value === undefined) return false;
-      await this.afterStored(sessionId, before, writes, indexed.status === 'rejected');
+      await this.afterCommit(sessionId, before, writes, indexed.status === 'rejected');
       return true;
     });
   }
@@ -201,28 +182,15 @@ export class RedisStore extends TransactionalStore {
     read: VersionedSnapshot,
     writes: SessionWrites,
   ): Promise<void> {
-    return this.conn.run(() => this.afterStored(sessionId, read.snapshot, writes, true));
-  }
-
-  /** `afterCommit`; the commit is stored, so a failure in it must not read as "nothing was stored". */
-  private async afterStored(
-    sessionId: string,
-    before: SessionSnapshot,
-    writes: SessionWrites,
-    unindexed: boolean,
-  ): Promise<void> {
-    try {
-      await this.afterCommit(sessionId, before, writes, unindexed);
-    } catch (error) {
-      throw isStoreAway(error) ? new HoldpointError('OUTCOME_UNKNOWN', error.message) : error;
-    }
+    return this.conn.run(() => this.afterCommit(sessionId, read.snapshot, writes, true));
   }
 
   /**
-   * What follows a stored commit: the pause's index entries again when writing them
-   * beside the commit failed (a stored pause is always indexed), the ended pause's and
-   * segment's entries cleared, and the `app:`/`user:` state, which lives outside the
-   * session's slot.
+   * What follows a stored commit: the entering pause's index entries again when writing
+   * them beside the commit may have failed (a stored pause is always indexed), the ended
+   * pause's and segment's entries cleared, and the `app:`/`user:` state, which lives
+   * outside the session's slot. The commit is stored, so a store outage here is
+   * OUTCOME_UNKNOWN, never "nothing was stored".
    */
   private async afterCommit(
     sessionId: string,
@@ -231,8 +199,7 @@ export class RedisStore extends TransactionalStore {
     unindexed: boolean,
   ): Promise<void> {
     const { meta } = writes;
-    const pause = writes.pauses?.find((p) => p.pauseId === meta.pauseId);
-    if (unindexed && pause) await this.indexPause(pause, writes);
+    const entering = unindexed ? enteringPause(before, writes) : undefined;
     const left =
       before.meta.status === 'paused' && meta.status !== 'paused' ? before.pause : undefined;
     if (left) this.unindex(sessionId, pauseAudiences(left), left.expiresAt);
@@ -240,10 +207,14 @@ export class RedisStore extends TransactionalStore {
       const until = before.meta.lease?.until ?? 0;
       this.conn.run(() => this.indexes.removeRunning(sessionId, until)).catch(() => undefined);
     }
+    // `app:` and `user:` state live outside the session's slot, so they follow its commit.
     const { app, user } = splitState(writes.append?.state ?? {});
-    if (Object.keys(app).length > 0 || Object.keys(user).length > 0) {
-      // `app:` and `user:` state live outside the session's slot, so they follow its commit.
-      await this.shared.apply(meta.app, meta.userId, { app, user });
+    const shared = Object.keys(app).length > 0 || Object.keys(user).length > 0;
+    try {
+      if (entering) await this.indexPause(entering, writes);
+      if (shared) await this.shared.apply(meta.app, meta.userId, { app, user });
+    } catch (error) {
+      throw isStoreAway(error) ? new HoldpointError('OUTCOME_UNKNOWN', error.message) : error;
     }
   }
 
@@ -255,8 +226,22 @@ export class RedisStore extends TransactionalStore {
     );
   }
 
-  private indexRunning(sessionId: string, invocationId: string, until: number): Promise<unknown> {
-    return this.indexes.addRunning(sessionId, invocationId, until, Date.now() + this.sessionTtlMs);
+  /**
+   * A running session is (re)indexed by its lease's end with every commit (taking it,
+   * each renewal, each checkpoint), so a process that dies while it runs leaves it
+   * findable, scored by when it was interrupted. A failed index write only delays that
+   * to the next commit: it never fails the commit.
+   */
+  private indexRunning(sessionId: string, meta: SessionMeta): Promise<unknown> | undefined {
+    if (meta.status !== 'running' || !meta.lease) return undefined;
+    return this.indexes
+      .addRunning(
+        sessionId,
+        meta.invocationId ?? '',
+        meta.lease.until,
+        Date.now() + this.sessionTtlMs,
+      )
+      .catch(() => undefined);
   }
 
   /** Clears a pause's index entries; not waited for, as readers check every entry anyway. */
@@ -477,4 +462,13 @@ export class RedisStore extends TransactionalStore {
     await this.relay.close();
     await this.conn.close();
   }
+}
+
+/** The pause a commit starts the session waiting on, if it starts a wait. */
+function enteringPause(before: SessionSnapshot, writes: SessionWrites): Pause | undefined {
+  const { meta } = writes;
+  const pause = writes.pauses?.find((p) => p.pauseId === meta.pauseId);
+  const entering =
+    meta.status === 'paused' && pause?.status === 'pending' && before.meta.status !== 'paused';
+  return entering ? pause : undefined;
 }
