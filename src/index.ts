@@ -52,9 +52,11 @@ export {
 export { defineConfig, type ServerConfig } from './config/config.js';
 export type { Cancel, Clock } from './core/clock.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
+export type { Principal } from './core/principal.js';
 export type {
   ApprovalKind,
   ApprovalRequest,
+  Approvers,
   AuditAction,
   AuditEntry,
   Decision,
@@ -79,3 +81,10 @@ export type { DecisionInput, ResumeRequest, StartRequest } from './runtime/reque
 export type { RunEvent, RunEventSink } from './runtime/run-event.js';
 export type { CompletedOutcome, PendingOutcome, RunOutcome } from './runtime/run-outcome.js';
 export type { Unsubscribe } from './store/run-relay.js';
+export type {
+  ApiKeyEntry,
+  IdentityHook,
+  IdentityOptions,
+  JwtSettings,
+  OidcSettings,
+} from './transports/auth/index.js';

@@ -1,9 +1,8 @@
 import type { HoldpointConfig } from '../config/config.js';
+import { isLoopbackName } from '../transports/http/guards/index.js';
 
 /** The names of this machine a browser on it uses. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-
-const isLoopback = (host: string) => /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
 
 /**
  * The host names `holdpoint serve` answers to. Listening on loopback, only this
@@ -15,6 +14,6 @@ const isLoopback = (host: string) => /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::
 export function allowedHostsFor(
   config: Pick<HoldpointConfig, 'host' | 'allowedHosts'>,
 ): string[] | undefined {
-  if (isLoopback(config.host)) return [...LOOPBACK_NAMES, config.host, ...config.allowedHosts];
+  if (isLoopbackName(config.host)) return [...LOOPBACK_NAMES, config.host, ...config.allowedHosts];
   return config.allowedHosts.length > 0 ? config.allowedHosts : undefined;
 }

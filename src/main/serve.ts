@@ -5,6 +5,7 @@ import { type ServerType, serve as serveNode } from '@hono/node-server';
 import type { HoldpointConfig } from '../config/config.js';
 import { HoldpointError } from '../core/errors.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
+import { isLoopbackName } from '../transports/http/guards/index.js';
 import {
   type ConfiguredHoldpoint,
   type HoldpointWiring,
@@ -13,11 +14,6 @@ import {
 
 /** Where `npm run build` puts the web UI: `web/dist`, beside `src/` and `dist/`. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
-
-/** Whether listening on `host` keeps the server to this machine. */
-function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
 
 /** A running server; `close` stops it and releases the store. */
 export interface RunningServer {
@@ -81,7 +77,7 @@ export async function startServer(
     },
     `Holdpoint listening on http://${config.host}:${port} (sign-in: ${identity.mode})`,
   );
-  if (identity.mode === 'dev' && !isLoopbackHost(config.host)) {
+  if (identity.mode === 'dev' && !isLoopbackName(config.host)) {
     logger.warn(
       { host: config.host, auth: 'dev' },
       `WARNING: development sign-in on ${config.host}: a caller gives any name it likes. ` +

@@ -10,6 +10,7 @@ import type { Principal } from '../../core/principal.js';
 import { boundedJson, idText, reasonText, validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
+import { requireActingAs } from '../http/caller.js';
 import { admitUpgrade, type BrowserPolicy } from '../http/guards/index.js';
 import { SocketHeartbeat, type SocketLimits } from '../http/limits/index.js';
 import { presentError, presentOutcome } from '../http/present.js';
@@ -147,36 +148,17 @@ class ChatConnection {
     try {
       body = validate(chatRequestBody, raw);
       intent = chatIntent(body);
-    } catch (error) {
-      this.send({ type: 'error', requestId, errorText: errorText(error) });
-      return;
-    }
-    if (!intent) {
-      this.send({
-        type: 'error',
-        requestId,
-        errorText: 'VALIDATION_FAILED: the last message asks for nothing',
-      });
-      return;
-    }
-    if (body.userId !== undefined && body.userId !== this.caller.id) {
-      this.send({
-        type: 'error',
-        requestId,
-        errorText: `FORBIDDEN: ${notAs(this.caller, body.userId)}`,
-      });
-      return;
-    }
-    if (this.streams.has(requestId)) {
-      // One stream per requestId: a second would escape the cap and never be aborted.
-      this.send({
-        type: 'error',
-        requestId,
-        errorText: `VALIDATION_FAILED: a stream with requestId ${requestId} is open on this socket`,
-      });
-      return;
-    }
-    try {
+      if (!intent) {
+        throw new HoldpointError('VALIDATION_FAILED', 'the last message asks for nothing');
+      }
+      requireActingAs(this.caller, body.userId, 'socket');
+      if (this.streams.has(requestId)) {
+        // One stream per requestId: a second would escape the cap and never be aborted.
+        throw new HoldpointError(
+          'VALIDATION_FAILED',
+          `a stream with requestId ${requestId} is open on this socket`,
+        );
+      }
       this.options.limits.admitStream(this.streams.size);
     } catch (error) {
       this.send({ type: 'error', requestId, errorText: errorText(error) });
@@ -228,9 +210,7 @@ class ChatConnection {
     }
     const { approvalId, approved, reason, payload, userId } = frame;
     try {
-      if (userId !== undefined && userId !== this.caller.id) {
-        throw new HoldpointError('FORBIDDEN', notAs(this.caller, userId));
-      }
+      requireActingAs(this.caller, userId, 'socket');
       await this.options.runtime.countRequest(this.caller, 'runs');
       const outcome = await this.options.runtime.decideApproval(
         { approvalId, approved, reason, payload },
@@ -247,11 +227,6 @@ class ChatConnection {
       this.send({ type: 'decision-error', approvalId, ...presentError(failure) });
     }
   }
-}
-
-/** Why a frame naming another user is refused. */
-function notAs(caller: Principal, userId: string): string {
-  return `This socket is signed in as ${caller.id}; it cannot act as ${userId}.`;
 }
 
 /** The upgrade request as a web Request, for the identity to read. */
@@ -299,9 +274,14 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
       : limits.clock.every(beatMs, () => {
           for (const connection of connections) connection.beat();
         });
-  /** Upgrades a handshake whose caller was proved and counted, if a socket slot is free. */
-  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer, caller: Principal) => {
-    const release = limits.admit(caller);
+  /** Upgrades a handshake whose caller was proved, counted and given a socket slot. */
+  const upgrade = (
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    caller: Principal,
+    release: () => void,
+  ) => {
     let opened = false;
     try {
       // ws calls back at once, or not at all when it refuses the handshake itself.
@@ -342,12 +322,14 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
     path: string,
   ) => {
     let caller: Principal;
+    let release: () => void;
     try {
       caller = await requireIdentity(options.identity, {
         request: asRequest(request),
         remoteAddress: request.socket.remoteAddress,
       });
       await options.runtime.countRequest(caller, 'requests');
+      release = limits.admit(caller);
     } catch (error) {
       if (!isHoldpointError(error)) {
         options.logger.error({ err: error }, 'chat socket handshake failed');
@@ -359,12 +341,8 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
       return;
     }
     try {
-      upgrade(request, socket, head, caller);
+      upgrade(request, socket, head, caller, release);
     } catch (error) {
-      if (isHoldpointError(error, 'TOO_MANY_SOCKETS')) {
-        refuseUpgrade(socket, error);
-        return;
-      }
       // Another upgrade handler (say, a WebSocketServer with no path) took this socket first.
       options.logger.warn({ err: error, path }, 'chat socket upgrade taken by another handler');
     }

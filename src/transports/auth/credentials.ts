@@ -1,21 +1,14 @@
+import { parse } from 'hono/utils/cookie';
+
 /** The cookie the web UI's sign-in keeps its token in (HttpOnly, set by the server). */
 export const SESSION_COOKIE = 'holdpoint_session';
 
 /** A WebSocket subprotocol that carries a token: browsers cannot set headers on a socket. */
 export const TOKEN_SUBPROTOCOL_PREFIX = 'holdpoint.bearer.';
 
-/** The value of cookie `name` in `request`, if sent. */
+/** The value of cookie `name` in `request`, if sent (read as Hono's `getCookie` reads it). */
 export function cookie(request: Request, name: string): string | undefined {
-  for (const pair of (request.headers.get('cookie') ?? '').split(';')) {
-    const at = pair.indexOf('=');
-    if (at < 0 || pair.slice(0, at).trim() !== name) continue;
-    try {
-      return decodeURIComponent(pair.slice(at + 1).trim());
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  return parse(request.headers.get('cookie') ?? '', name)[name];
 }
 
 /**

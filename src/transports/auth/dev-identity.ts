@@ -1,5 +1,6 @@
 import { HoldpointError } from '../../core/errors.js';
 import { principalSchema } from '../../core/principal.js';
+import { isLoopbackName } from '../http/guards/index.js';
 import type { Authenticator } from './authenticator.js';
 import { cookie } from './credentials.js';
 
@@ -18,8 +19,7 @@ export function isLoopback(address: string | undefined): boolean {
 
 /** Whether a request names this machine as its host (not a name rebound to it). */
 function namesThisMachine(request: Request): boolean {
-  const host = new URL(request.url).hostname;
-  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  return isLoopbackName(new URL(request.url).hostname);
 }
 
 /**

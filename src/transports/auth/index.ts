@@ -1,7 +1,5 @@
-export { type ApiKeyEntry, apiKeysFile, hashApiKey, newApiKey } from './api-key-identity.js';
-export type { Authenticator, Caller } from './authenticator.js';
-export { bearerToken, SESSION_COOKIE, TOKEN_SUBPROTOCOL_PREFIX } from './credentials.js';
-export { DEV_ROLES_HEADER, DEV_USER_COOKIE, DEV_USER_HEADER, isLoopback } from './dev-identity.js';
+export { type ApiKeyEntry, apiKeysFile, newApiKey } from './api-key-identity.js';
+export { TOKEN_SUBPROTOCOL_PREFIX } from './credentials.js';
 export {
   type Identity,
   type IdentityHook,

@@ -108,13 +108,10 @@ export function oidcLogin(
   const { issuer, verify } = provider;
   const metadataOf = oidcDiscovery(issuer);
   const transactions = loginTransactionSeal(cookieSecret);
-  const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+  // Discovery keeps the metadata it read, so the provider's key set is one for good.
+  let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
   const keysOf = (metadata: ProviderMetadata) => {
-    let keys = keySets.get(metadata.jwks_uri);
-    if (!keys) {
-      keys = createRemoteJWKSet(new URL(metadata.jwks_uri));
-      keySets.set(metadata.jwks_uri, keys);
-    }
+    keys ??= createRemoteJWKSet(new URL(metadata.jwks_uri));
     return keys;
   };
 

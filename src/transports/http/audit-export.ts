@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
+import { auditLine } from '../../core/audit-line.js';
 import type { AuditPage } from '../../runtime/queries/audit-log.js';
-import { presentAudit } from './present.js';
 
 /**
  * A session's whole audit log as NDJSON, oldest first: one presented line (the form
@@ -22,7 +22,7 @@ export async function auditNdjson(
         controller.close();
         return;
       }
-      const rows = page.entries.map((entry) => `${JSON.stringify(presentAudit(entry))}\n`);
+      const rows = page.entries.map((entry) => `${JSON.stringify(auditLine(entry))}\n`);
       if (rows.length > 0) controller.enqueue(encoder.encode(rows.join('')));
       try {
         page = page.nextCursor === undefined ? undefined : await readPage(page.nextCursor);

@@ -11,20 +11,28 @@ export function callerOf(c: Context<WithPrincipal>): Principal {
 }
 
 /**
- * Who sends this request; a `user_id` the body still names must be that principal:
- * nobody acts, or is audited, as someone else by saying so.
+ * Refuses a user id a request (or a socket's frame, `on` says which) still names unless
+ * it is `principal`'s: nobody acts, or is audited, as someone else by saying so.
  */
+export function requireActingAs(
+  principal: Principal,
+  claimedUserId: string | undefined,
+  on: 'request' | 'socket' = 'request',
+): void {
+  if (claimedUserId === undefined || claimedUserId === principal.id) return;
+  throw new HoldpointError(
+    'FORBIDDEN',
+    `This ${on} is signed in as ${principal.id}; it cannot act as ${claimedUserId}.`,
+    { principal: principal.id },
+  );
+}
+
+/** Who sends this request; a `user_id` its body still names must be that principal. */
 export function claimedCaller(
   c: Context<WithPrincipal>,
   claimedUserId: string | undefined,
 ): Principal {
   const principal = callerOf(c);
-  if (claimedUserId !== undefined && claimedUserId !== principal.id) {
-    throw new HoldpointError(
-      'FORBIDDEN',
-      `This request is signed in as ${principal.id}; it cannot act as ${claimedUserId}.`,
-      { principal: principal.id },
-    );
-  }
+  requireActingAs(principal, claimedUserId);
   return principal;
 }

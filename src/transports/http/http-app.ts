@@ -5,6 +5,7 @@ import { createUIMessageStreamResponse } from 'ai';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
+import { auditLine } from '../../core/audit-line.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { validate } from '../../core/validate.js';
@@ -20,7 +21,6 @@ import { callerOf, claimedCaller, type WithPrincipal } from './caller.js';
 import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
 import { retryAfterOf } from './limits/index.js';
 import {
-  presentAudit,
   presentError,
   presentOutcome,
   presentPendingApproval,
@@ -293,7 +293,7 @@ export function createHttpApp({
     );
     return c.json({
       session_id: query.session_id,
-      entries: page.entries.map(presentAudit),
+      entries: page.entries.map(auditLine),
       ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
     });
   });

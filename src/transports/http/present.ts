@@ -1,8 +1,7 @@
 import { approversOf } from '../../core/approvers.js';
-import { auditLine } from '../../core/audit-line.js';
 import type { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
-import type { ApprovalRequest, Approvers, AuditEntry, Decision } from '../../core/types.js';
+import type { ApprovalRequest, Approvers, Decision } from '../../core/types.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
 import type { RunView } from '../../runtime/queries/runs.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
@@ -131,14 +130,6 @@ export function presentPendingApproval(a: PendingApproval) {
     app: a.app,
     user_id: a.userId,
   };
-}
-
-/**
- * One audit line, in the form its hash covers (core/audit-line.ts): a line read from
- * the API or an export is checked as it is.
- */
-export function presentAudit(e: AuditEntry) {
-  return auditLine(e);
 }
 
 /**

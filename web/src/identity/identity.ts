@@ -43,7 +43,7 @@ function typedName(): string {
 }
 
 /** The roles typed with the name (dev), comma-separated. */
-export function typedRoles(): string {
+function typedRoles(): string {
   return storage()?.getItem(ROLES_KEY)?.trim() ?? '';
 }
 

@@ -20,6 +20,11 @@ export function hostNameOf(authority: string): string | undefined {
   return parseAuthority(authority)?.hostname;
 }
 
+/** Whether `name` (`localhost`, `127.0.0.1`, `::1` or `[::1]`, any case) is this machine's own. */
+export function isLoopbackName(name: string): boolean {
+  return /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(name);
+}
+
 /** A configured host name (`app.example.com`, `[::1]`, `::1`), without a port. */
 export const hostName = z.string().transform((text, ctx) => {
   const entry = text.trim().toLowerCase();
