@@ -1,10 +1,12 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { createEvent, ToolConfirmation } from '@google/adk';
+import type { Command, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf } from '../../core/errors.test-support.js';
 import {
   APP,
   DECIDER,
+  decision,
   HOUR,
   lease,
   newPause,
@@ -240,6 +242,66 @@ describe('RedisStore', () => {
     const listed = await peer.listInterrupted({ limit: 200 }, lapsed);
     expect(listed.items.map((s) => s.meta.sessionId)).toContain(sessionId);
     expect(listed.items.find((s) => s.meta.sessionId === sessionId)?.meta.userId).toBe(userId);
+  });
+
+  /**
+   * A second store on which every command after the session's write is lost, as if its
+   * process had died right after sending the commit.
+   */
+  async function dyingAfterWrite(sessionId: string): Promise<RedisStore> {
+    const dying = await RedisStore.connect(options);
+    const client = (dying as unknown as { conn: { client: Redis } }).conn.client;
+    const send = client.sendCommand.bind(client);
+    let dead = false;
+    client.sendCommand = ((command: Command, stream?: never) => {
+      if (dead) return new Promise(() => undefined);
+      if (command.args.includes(key(`{s:${sessionId}}:audit`))) dead = true;
+      return send(command, stream);
+    }) as typeof client.sendCommand;
+    const close = dying.close.bind(dying);
+    dying.close = () => {
+      client.sendCommand = send;
+      return close();
+    };
+    return dying;
+  }
+
+  it('leaves a resumed run findable when its process dies right after sending the commit', async () => {
+    // Regression (crash test in CI): the running index was sent after the commit, so a
+    // process killed between the two commands left a resumed run no sweep could find.
+    const now = Date.now();
+    const { sessionId, pause } = await pausedSession(store);
+    const dying = await dyingAfterWrite(sessionId);
+    try {
+      const approvalId = pause.approvals[0]?.approvalId as string;
+      const decisions = [decision(approvalId, now)];
+      void dying.decide(sessionId, { decisions }, now, lease(now, 50), DECIDER);
+      await expect
+        .poll(async () => (await peer.getSnapshot(sessionId))?.meta.status)
+        .toBe('running');
+      const listed = await peer.listInterrupted({ limit: 200 }, now + 1000);
+      expect(listed.items.map((s) => s.meta.sessionId)).toContain(sessionId);
+    } finally {
+      await dying.close();
+    }
+  });
+
+  it('leaves a pause listed when its process dies right after sending the commit', async () => {
+    const now = Date.now();
+    const { sessionId, run, held } = await runningSession(store, now);
+    const dying = await dyingAfterWrite(sessionId);
+    try {
+      const pause = newPause(run, 1, now);
+      void dying.savePause(segmentEnd(run, held, now), pause, requested(pause), now + HOUR);
+      await expect
+        .poll(async () => (await peer.getSnapshot(sessionId))?.meta.status)
+        .toBe('paused');
+      const listed = await peer.listPaused({ limit: 200 }, now);
+      expect(listed.items.map((s) => s.meta.sessionId)).toContain(sessionId);
+      expect(await peer.findApproval(pause.approvals[0]?.approvalId as string)).toBe(sessionId);
+    } finally {
+      await dying.close();
+    }
   });
 
   it('gives the sweep to one instance at a time, until its holder stops renewing', async () => {

@@ -125,11 +125,14 @@ export class RedisStore extends TransactionalStore {
 
   protected insert(session: NewSession, writes: SessionWrites, commitIds: string[]) {
     return this.conn.run(async () => {
-      const [written] = await Promise.all([
-        this.conn.write(() => this.writer.write(session.sessionId, 'new', writes, commitIds)),
-        this.indexRunning(session.sessionId, writes.meta),
-      ]);
-      return written !== undefined;
+      // The index entry is sent first: a process that dies between the two commands
+      // leaves an entry its readers drop, never a running session nothing finds.
+      const indexed = this.indexRunning(session.sessionId, writes.meta);
+      const written = this.conn.write(() =>
+        this.writer.write(session.sessionId, 'new', writes, commitIds),
+      );
+      const [version] = await Promise.all([written, indexed]);
+      return version !== undefined;
     });
   }
 
@@ -161,12 +164,16 @@ export class RedisStore extends TransactionalStore {
     return this.conn.run(async () => {
       const before = read.snapshot;
       const entering = enteringPause(before, writes);
-      const [written, indexed] = await Promise.allSettled([
-        this.conn.write(() => this.writer.write(sessionId, read.version, writes, commitIds)),
-        // Sent ahead of the commit in the same round trip, so a stored pause is always
-        // indexed; an entry whose commit then fails is dropped by its readers.
+      // The index entries are sent ahead of the commit in the same round trip, so a
+      // stored pause or running segment is always indexed, even when the process dies
+      // between the commands; an entry whose commit then fails is dropped by its readers.
+      const indexing = Promise.all([
         entering && this.indexPause(entering, writes),
         this.indexRunning(sessionId, writes.meta),
+      ]);
+      const [written, indexed] = await Promise.allSettled([
+        this.conn.write(() => this.writer.write(sessionId, read.version, writes, commitIds)),
+        indexing,
       ]);
       // The write's own failure says what became of it (OUTCOME_UNKNOWN once it was sent).
       if (written.status === 'rejected') throw written.reason;
