@@ -4,6 +4,7 @@ import { defineConfig } from 'holdpoint';
 export default defineConfig({
   apps: [
     './examples/image-studio/app.ts',
+    './examples/knowledge-assistant/app.ts',
     './examples/payments/app.ts',
     './examples/picker/app.ts',
     './examples/story-flow/app.ts',

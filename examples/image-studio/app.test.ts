@@ -1,5 +1,10 @@
+import {
+  type CompletedOutcome,
+  createHoldpoint,
+  type PendingOutcome,
+  type RunOutcome,
+} from 'holdpoint';
 import { describe, expect, it } from 'vitest';
-import { type CompletedOutcome, createHoldpoint, type PendingOutcome, type RunOutcome } from 'holdpoint';
 import { createImageStudio } from './app.js';
 import { parseImageRequest } from './parse-image-request.js';
 
@@ -42,7 +47,8 @@ describe('image-studio', () => {
     expect(done.result).toBe('Here are the 10 images (order REQ-10-HUMAN).');
     expect(done.artifacts).toHaveLength(10);
     expect(new Set(done.artifacts).size).toBe(10);
-    for (const artifact of done.artifacts) expect(pngSize(artifact)).toEqual({ width: 48, height: 48 });
+    for (const artifact of done.artifacts)
+      expect(pngSize(artifact)).toEqual({ width: 48, height: 48 });
   });
 
   it('does not generate anything when the request is rejected', async () => {
@@ -70,7 +76,9 @@ describe('image-studio', () => {
     const holdpoint = studio();
     const help = completed(await holdpoint.start({ userId: 'tester', query: 'hello' }));
     expect(help.result).toMatch(/Generate 10 images/);
-    const limits = completed(await holdpoint.start({ userId: 'tester', query: 'generate 80 images' }));
+    const limits = completed(
+      await holdpoint.start({ userId: 'tester', query: 'generate 80 images' }),
+    );
     expect(limits.result).toMatch(/between 1 and 50/);
     expect(limits.artifacts).toEqual([]);
   });

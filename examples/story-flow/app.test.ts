@@ -31,9 +31,18 @@ describe('story-flow', () => {
       grammar_suggestions: 'Grammar: no corrections needed.',
       tone_check_result: 'positive',
     });
-    expect(String(view.state.current_story)).toMatch(/brave kitten.*In the end, the day closed gently\.$/);
-    const done = await holdpoint.resume({ sessionId: pause.sessionId, decidedBy: 'ann', approved: true });
-    expect(done).toMatchObject({ status: 'completed', result: expect.stringMatching(/^Published as STORY-[0-9A-F]{8}\.$/) });
+    expect(String(view.state.current_story)).toMatch(
+      /brave kitten.*In the end, the day closed gently\.$/,
+    );
+    const done = await holdpoint.resume({
+      sessionId: pause.sessionId,
+      decidedBy: 'ann',
+      approved: true,
+    });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: expect.stringMatching(/^Published as STORY-[0-9A-F]{8}\.$/),
+    });
   });
 
   it('regenerates a story whose tone is negative before it is published', async () => {
@@ -46,8 +55,17 @@ describe('story-flow', () => {
   });
 
   it('does not publish a story the person rejects', async () => {
-    const pause = paused(await holdpoint.start({ userId: 'ann', query: 'Write a story about a fox' }));
-    const done = await holdpoint.resume({ sessionId: pause.sessionId, decidedBy: 'ann', approved: false });
-    expect(done).toMatchObject({ status: 'completed', result: expect.stringMatching(/^Not published/) });
+    const pause = paused(
+      await holdpoint.start({ userId: 'ann', query: 'Write a story about a fox' }),
+    );
+    const done = await holdpoint.resume({
+      sessionId: pause.sessionId,
+      decidedBy: 'ann',
+      approved: false,
+    });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: expect.stringMatching(/^Not published/),
+    });
   });
 });

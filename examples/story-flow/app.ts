@@ -42,7 +42,10 @@ export interface StoryFlowState extends Record<string, unknown> {
 export type StoryModels = (agent: string) => BaseLlm | string;
 
 function textOf(ctx: InvocationContext): string {
-  return (ctx.userContent?.parts ?? []).map((part) => part.text ?? '').join(' ').trim();
+  return (ctx.userContent?.parts ?? [])
+    .map((part) => part.text ?? '')
+    .join(' ')
+    .trim();
 }
 
 /**
@@ -61,7 +64,8 @@ export class StoryFlowAgent extends BaseAgent {
   ) {
     super({
       name: 'story_flow',
-      description: 'Writes a story, critiques and revises it, checks it, and publishes it once approved.',
+      description:
+        'Writes a story, critiques and revises it, checks it, and publishes it once approved.',
       subAgents: [storyGenerator, criticReviserLoop, postProcessing, publisher],
     });
   }
@@ -202,8 +206,7 @@ export default defineApp({
   description:
     'A resumable custom workflow (seed 002): story, critique and revision, checks, then a person approves publishing.',
   examples: ['Write a story about a brave kitten', 'Write a story about a sad rainy day'],
-  agent: ({ model }) =>
-    storyFlowAgent((name) => selectModel(model, name, storyRule(name))),
+  agent: ({ model }) => storyFlowAgent((name) => selectModel(model, name, storyRule(name))),
   approvals: {
     publish_story: {
       hint: (args) => `Publish the story "${String(args.title)}"?`,

@@ -27,7 +27,10 @@ export function topicOf(request: LlmRequest): string {
   const text = tagged(request, 'topic') || lastUserText(request) || 'a quiet day';
   return (
     text
-      .replace(/^(please\s+)?(write|tell)(\s+me)?\s+(a|an)?\s*(short\s+)?story\s+(about|of)\s+/i, '')
+      .replace(
+        /^(please\s+)?(write|tell)(\s+me)?\s+(a|an)?\s*(short\s+)?story\s+(about|of)\s+/i,
+        '',
+      )
       .replace(/[.!?]+$/, '')
       .trim() || 'a quiet day'
   );
@@ -50,7 +53,9 @@ export const storyRules: Record<string, (request: LlmRequest) => Content> = {
   critic: (request) => {
     const story = tagged(request, 'story');
     return textReply(
-      story.includes('In the end') ? 'No major issues.' : 'The ending feels abrupt; close the story.',
+      story.includes('In the end')
+        ? 'No major issues.'
+        : 'The ending feels abrupt; close the story.',
     );
   },
   reviser: (request) => {
@@ -64,7 +69,9 @@ export const storyRules: Record<string, (request: LlmRequest) => Content> = {
   },
   grammar_check: () => textReply('Grammar: no corrections needed.'),
   tone_check: (request) =>
-    textReply(/nobody came|would not stop/.test(tagged(request, 'story')) ? 'negative' : 'positive'),
+    textReply(
+      /nobody came|would not stop/.test(tagged(request, 'story')) ? 'negative' : 'positive',
+    ),
   publisher: (request) => {
     const response = functionResponsesOf(lastContent(request))[0];
     if (response?.name === 'publish_story') {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { type BaseMemoryService, InMemoryMemoryService } from '@google/adk';
 import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type Logger, pino } from 'pino';
@@ -68,6 +69,12 @@ export interface HoldpointOptions {
    * `runs.resume(...)` / `POST /api/runs/:invocationId/resume`. Default `manual`.
    */
   recover?: 'auto' | 'manual';
+  /**
+   * ADK's memory service, handed to every run as ADK's Runner does (tools reach it as
+   * `toolContext.invocationContext.memoryService`, agents search it). Default: ADK's
+   * `InMemoryMemoryService`, one per Holdpoint, kept in this process only.
+   */
+  memoryService?: BaseMemoryService;
   /** A pino logger. Default: pino at `warn`. */
   logger?: Logger;
   /** Time as the runtime sees it; tests inject one. */
@@ -236,6 +243,14 @@ const holdpointOptions = z
     approvalTimeoutPolicy: z.enum(['deny', 'park']).optional(),
     sweepIntervalSeconds: z.union([positiveNumber, z.literal(false)]).optional(),
     recover: z.enum(['auto', 'manual']).optional(),
+    memoryService: z
+      .custom<BaseMemoryService>(
+        (value) =>
+          typeof (value as BaseMemoryService | undefined)?.addSessionToMemory === 'function' &&
+          typeof (value as BaseMemoryService | undefined)?.searchMemory === 'function',
+        'an ADK memory service ({ addSessionToMemory, searchMemory })',
+      )
+      .optional(),
     logger: z
       .custom<Logger>(
         (value) => typeof (value as Logger | undefined)?.child === 'function',
@@ -359,6 +374,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     approvalTimeoutSeconds: options.approvalTimeoutSeconds,
     approvalTimeoutPolicy: options.approvalTimeoutPolicy,
     rateLimits: limits.rate,
+    memoryService: options.memoryService ?? new InMemoryMemoryService(),
     logger,
     clock: options.clock,
   });

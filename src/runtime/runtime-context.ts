@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { BaseMemoryService } from '@google/adk';
 import type { Logger } from 'pino';
 import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
 import { type AppShape, appShape, shapeChanges } from '../agents/app-shape.js';
@@ -30,6 +31,8 @@ export interface RuntimeOptions {
   approvalTimeoutPolicy?: 'deny' | 'park';
   /** Per-principal rate limits the transports count requests against; none when absent. */
   rateLimits?: RateLimits;
+  /** ADK's memory service, handed to every run (tools reach it through their context). */
+  memoryService?: BaseMemoryService;
   clock?: Clock;
 }
 

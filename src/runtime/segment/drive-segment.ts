@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import {
   type BaseAgent,
+  type BaseMemoryService,
   determineAgentForResumption,
   type Event,
   InvocationContext,
@@ -30,6 +31,8 @@ export interface SegmentDrive {
   streaming: boolean;
   /** Reads the events as they come. */
   collector: SegmentCollector;
+  /** ADK's memory service for the run's tools, if the host has one. */
+  memoryService?: BaseMemoryService;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
     appName: app.name,
     agent: app.rootAgent,
     sessionService: drive.sessions,
+    memoryService: drive.memoryService,
   });
   const events = drive.newMessage
     ? runner.runAsync({
@@ -79,6 +83,7 @@ async function* goOn(
   const agent = determineAgentForResumption(session, root);
   const ctx = new InvocationContext({
     sessionService: runner.sessionService,
+    memoryService: runner.memoryService,
     invocationId: `e-${randomUUID()}`,
     agent,
     session,

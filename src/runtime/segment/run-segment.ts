@@ -127,6 +127,7 @@ export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Prom
       emit: segment.emit,
       streaming: start.sink !== undefined,
       collector,
+      memoryService: ctx.options.memoryService,
     });
     stopCause ??= sessions.storeFailure;
     append = sessions.takeAppended();

@@ -1,0 +1,108 @@
+import { type Context, FunctionTool, LlmAgent, LongRunningFunctionTool } from '@google/adk';
+import { z } from 'zod';
+import { selectModel } from '../shared/select-model.js';
+import { respondDomainLifecycle } from './domain-rules.js';
+import { prettifyDraft, saveDomain } from './domains.js';
+import { DOMAIN_AGENT, REVIEW_OPTIONS, ROOT_AGENT, TOOLS } from './names.js';
+import { fetchDomainsTool } from './root-agent.js';
+import { STATE, withState } from './state-keys.js';
+
+const INSTRUCTION = `You create or update one knowledge domain of the user, as the state's
+intent says (for "update", domain_id names it).
+1. For an update, call ${TOOLS.fetchDomains} with detailed true and that domain_id and show
+   its name, description and keywords. Ask the user to describe the domain (or to cancel).
+2. With the user's text call ${TOOLS.prettify}, then ${TOOLS.reviewDraft} with its result: a
+   person approves it, sends a corrected text (prettify and review that) or cancels.
+3. Approved: call ${TOOLS.saveDomain} with the reviewed name, description and keywords.
+   Cancelled (by the user or the person): call ${TOOLS.cancelIntent}.
+Never keep the draft anywhere but in the conversation.`;
+
+const draftShape = {
+  name: z.string().min(1).max(80),
+  description: z.string().min(1).max(500),
+  keywords: z.array(z.string().min(1).max(60)).max(12),
+};
+
+function requireContext(context: Context | undefined): Context {
+  if (!context) throw new Error('the knowledge assistant tools run inside an agent');
+  return context;
+}
+
+/** Returning undefined is how a long-running tool says "a person answers this". */
+async function waitForPerson(): Promise<undefined> {
+  return undefined;
+}
+
+/** Clears the intent (and its domain) from state and hands back to the root. */
+function cancelIntent() {
+  return new FunctionTool({
+    name: TOOLS.cancelIntent,
+    description: 'Cancels creating or updating the domain and hands back to the root agent.',
+    parameters: z.object({}),
+    execute: (_args, toolContext) => {
+      const context = requireContext(toolContext);
+      context.state.set(STATE.intent, null);
+      context.state.set(STATE.domainId, null);
+      context.state.set(STATE.intentStatus, null);
+      context.actions.transferToAgent = ROOT_AGENT;
+      return { cancelled: true };
+    },
+  });
+}
+
+/** Saves the approved draft, marks the intent processed and hands back to the root. */
+function saveDomainTool(clock: () => Date) {
+  return new FunctionTool({
+    name: TOOLS.saveDomain,
+    description: 'Saves the approved domain (create or update, as the state says).',
+    parameters: z.object(draftShape),
+    execute: (draft, toolContext) => {
+      const context = requireContext(toolContext);
+      const intent = context.state.get<string>(STATE.intent);
+      if (intent !== 'create' && intent !== 'update') {
+        return { error: 'There is no domain intent in this session to save.' };
+      }
+      const domainId = intent === 'update' ? context.state.get<string>(STATE.domainId) : undefined;
+      const saved = saveDomain(context, draft, domainId ?? undefined, clock());
+      if ('error' in saved) return saved;
+      context.state.set(STATE.domainId, saved.domain_id);
+      context.state.set(STATE.intentStatus, 'processed');
+      context.actions.transferToAgent = ROOT_AGENT;
+      return { saved: { domain_id: saved.domain_id, name: saved.name }, intent };
+    },
+  });
+}
+
+/** The domain lifecycle sub-agent: draft → prettify → a person reviews → save or cancel. */
+export function domainLifecycleAgent(
+  model: string,
+  clock: () => Date = () => new Date(),
+): LlmAgent {
+  return new LlmAgent({
+    name: DOMAIN_AGENT,
+    description: "Creates or updates a knowledge domain from the user's description.",
+    model: selectModel(model, DOMAIN_AGENT, respondDomainLifecycle),
+    instruction: withState(INSTRUCTION),
+    tools: [
+      fetchDomainsTool(),
+      new FunctionTool({
+        name: TOOLS.prettify,
+        description: 'Turns a rough domain description into a name, a description and keywords.',
+        parameters: z.object({ draft: z.string().min(1).max(4000) }),
+        execute: ({ draft }) => prettifyDraft(draft),
+      }),
+      new LongRunningFunctionTool({
+        name: TOOLS.reviewDraft,
+        description:
+          'Asks a person to approve the prettified domain, correct it (their text) or cancel.',
+        parameters: z.object({
+          ...draftShape,
+          options: z.array(z.enum(REVIEW_OPTIONS)).describe('Always ["Approve", "Cancel"]'),
+        }),
+        execute: waitForPerson,
+      }),
+      saveDomainTool(clock),
+      cancelIntent(),
+    ],
+  });
+}
