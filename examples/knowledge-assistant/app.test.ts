@@ -154,6 +154,7 @@ describe('knowledge-assistant: root → domain lifecycle through state', () => {
         description: 'Ownership, borrowing and lifetimes in rust.',
         keywords: ['rust', 'programming', 'ownership', 'borrowing', 'lifetimes'],
         options: ['Approve', 'Cancel'],
+        free_text: true,
       },
     });
     // The draft lives in the conversation, never in state.

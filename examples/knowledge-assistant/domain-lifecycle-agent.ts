@@ -98,6 +98,7 @@ export function domainLifecycleAgent(
         parameters: z.object({
           ...draftShape,
           options: z.array(z.enum(REVIEW_OPTIONS)).describe('Always ["Approve", "Cancel"]'),
+          free_text: z.literal(true).describe('Always true: the person may type a correction'),
         }),
         execute: waitForPerson,
       }),

@@ -37,7 +37,11 @@ function afterTool(request: LlmRequest, response: FunctionResponse): Content {
     }
     case TOOLS.prettify: {
       const draft = result as unknown as DomainDraft;
-      return toolCall(TOOLS.reviewDraft, { ...draft, options: [...REVIEW_OPTIONS] });
+      return toolCall(TOOLS.reviewDraft, {
+        ...draft,
+        options: [...REVIEW_OPTIONS],
+        free_text: true,
+      });
     }
     case TOOLS.reviewDraft: {
       const answer = reviewAnswer(response.response);

@@ -2,7 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { type HoldpointConfig, loadConfig } from '../../src/config/config.js';
 
 /** The example apps' modules, as `holdpoint serve --app` loads a user's apps. */
-export const EXAMPLE_APPS = ['image-studio', 'payments', 'picker', 'story-flow'].map((name) =>
+export const EXAMPLE_APPS = [
+  'image-studio',
+  'knowledge-assistant',
+  'payments',
+  'picker',
+  'story-flow',
+].map((name) =>
   fileURLToPath(new URL(`../../examples/${name}/app.ts`, import.meta.url)),
 );
 

@@ -121,6 +121,44 @@ describe('ApprovalDialog', () => {
     expect(onApprove).toHaveBeenCalledWith('Banana');
   });
 
+  it('a pick of several is answered with the options checked, none included', () => {
+    const facts = ['f1: Rust has ownership.', 'f2: Borrowing is checked.', 'f3: Lifetimes.'];
+    const { onApprove } = setup({
+      ...pick,
+      toolName: 'pick_facts_to_save',
+      args: { options: facts, multiple: true },
+      options: facts,
+      multiple: true,
+    });
+    expect(screen.getByRole('group', { name: 'Choose any' })).toBeTruthy();
+    const approve = screen.getByRole('button', { name: 'Approve' }) as HTMLButtonElement;
+    expect(approve.disabled).toBe(false);
+    fireEvent.click(screen.getByRole('checkbox', { name: facts[2] }));
+    fireEvent.click(screen.getByRole('checkbox', { name: facts[0] }));
+    fireEvent.click(screen.getByRole('checkbox', { name: facts[2] }));
+    fireEvent.click(approve);
+    expect(onApprove).toHaveBeenCalledWith([facts[0]]);
+  });
+
+  it('a free-text answer is sent instead of a choice once typed', () => {
+    const { onApprove } = setup({
+      ...pick,
+      toolName: 'review_domain_draft',
+      args: { options: ['Approve', 'Cancel'], free_text: true },
+      options: ['Approve', 'Cancel'],
+      freeText: true,
+    });
+    const approve = screen.getByRole('button', { name: 'Approve' }) as HTMLButtonElement;
+    expect(approve.disabled).toBe(true);
+    fireEvent.change(screen.getByLabelText('Or type your answer'), {
+      target: { value: '  Rust: the language  ' },
+    });
+    expect(approve.disabled).toBe(false);
+    fireEvent.click(screen.getByRole('radio', { name: 'Approve' }));
+    fireEvent.click(approve);
+    expect(onApprove).toHaveBeenCalledWith('Rust: the language');
+  });
+
   it('an expired pause cannot be decided', () => {
     setup({ ...payment, expiresAt: new Date(NOW - 1000).toISOString() });
     expect(screen.getByRole('dialog').textContent).toContain('This pause has expired');

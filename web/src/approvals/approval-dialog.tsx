@@ -3,6 +3,7 @@ import { createPortal } from 'react-dom';
 import { useNow } from '../ui/use-now';
 import { type ApprovalRequest, humanizeToolName } from './approval-request';
 import { ArgumentList } from './argument-list';
+import type { InputChoice } from './input-answer';
 import { TimeLeft } from './time-left';
 import { useFocusTrap } from './use-focus-trap';
 
@@ -10,8 +11,8 @@ interface Props {
   request: ApprovalRequest;
   /** The example app the request comes from, shown as context. */
   app?: string;
-  /** Approve; for an input request with options, the chosen value. */
-  onApprove: (choice?: string) => void;
+  /** Approve; for an input request, the chosen or typed value, or the picked values. */
+  onApprove: (choice?: InputChoice) => void;
   onReject: (reason?: string) => void;
   /** Escape or the close button: hide the dialog without deciding. */
   onClose: () => void;
@@ -40,16 +41,23 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
   const titleId = useId();
   const hintId = useId();
   const reasonId = useId();
+  const answerId = useId();
   const [reason, setReason] = useState('');
   const [choice, setChoice] = useState<string | undefined>(undefined);
+  const [picked, setPicked] = useState<string[]>([]);
+  const [typed, setTyped] = useState('');
   const now = useNow();
   useFocusTrap(dialogRef);
   useInertBackground();
 
   const expired = request.expiresAt ? Date.parse(request.expiresAt) <= now : false;
-  const needsChoice = Boolean(request.options);
-  const canApprove = !busy && !expired && (!needsChoice || choice !== undefined);
+  const answer: InputChoice | undefined = request.multiple ? picked : typed.trim() || choice;
+  // A single pick (or typed text) must be given; any number of a multiple pick will do.
+  const needsAnswer = !request.multiple && Boolean(request.options || request.freeText);
+  const canApprove = !busy && !expired && (!needsAnswer || answer !== undefined);
   const isInput = request.kind === 'input';
+  const togglePicked = (option: string) =>
+    setPicked((now) => (now.includes(option) ? now.filter((o) => o !== option) : [...now, option]));
 
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === 'Escape') {
@@ -98,18 +106,20 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
           </p>
         ) : null}
 
-        {needsChoice ? (
+        {request.options ? (
           <fieldset className="choices" disabled={busy || expired}>
-            <legend className="section-label">Choose one</legend>
-            {request.options?.map((option, index) => (
+            <legend className="section-label">
+              {request.multiple ? 'Choose any' : 'Choose one'}
+            </legend>
+            {request.options.map((option, index) => (
               <label key={option} className="choice">
                 <input
                   data-autofocus={index === 0 ? true : undefined}
-                  type="radio"
+                  type={request.multiple ? 'checkbox' : 'radio'}
                   name={`choice-${titleId}`}
                   value={option}
-                  checked={choice === option}
-                  onChange={() => setChoice(option)}
+                  checked={request.multiple ? picked.includes(option) : choice === option}
+                  onChange={() => (request.multiple ? togglePicked(option) : setChoice(option))}
                 />
                 <span>{option}</span>
               </label>
@@ -123,6 +133,22 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
             <ArgumentList args={request.args} />
           </section>
         )}
+
+        {request.freeText ? (
+          <div className="field">
+            <label htmlFor={answerId} className="field__label">
+              {request.options ? 'Or type your answer' : 'Your answer'}
+            </label>
+            <textarea
+              id={answerId}
+              className="input"
+              rows={2}
+              value={typed}
+              disabled={busy || expired}
+              onChange={(event) => setTyped(event.target.value)}
+            />
+          </div>
+        ) : null}
 
         <TimeLeft expiresAt={request.expiresAt} now={now} />
 
@@ -154,9 +180,9 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
           <button
             type="button"
             className="button button--primary"
-            data-autofocus={needsChoice ? undefined : true}
+            data-autofocus={request.options ? undefined : true}
             disabled={!canApprove}
-            onClick={() => onApprove(choice)}
+            onClick={() => onApprove(answer)}
           >
             {busy ? 'Sending…' : 'Approve'}
           </button>

@@ -14,6 +14,22 @@ export interface ApprovalRequest {
   createdAt?: string;
   /** For input requests that offer a fixed set of values. */
   options?: string[];
+  /** An input request whose person picks any number of its options (`{ items }`). */
+  multiple?: boolean;
+  /** An input request whose person may type an answer instead of choosing (`{ item }`). */
+  freeText?: boolean;
+}
+
+/** The shape of an input request's answer, from its arguments (`options`, `multiple`, `free_text`). */
+export function inputShape(
+  args: Record<string, unknown>,
+): Pick<ApprovalRequest, 'options' | 'multiple' | 'freeText'> {
+  const options = optionsOf(args);
+  return {
+    options,
+    multiple: options !== undefined && args.multiple === true ? true : undefined,
+    freeText: args.free_text === true ? true : undefined,
+  };
 }
 
 /** The string options an input request offers (`input.options`), if any. */
@@ -36,7 +52,7 @@ export function fromApi(approval: ApiApproval): ApprovalRequest {
     hint: approval.hint,
     expiresAt: approval.expires_at,
     createdAt: approval.created_at,
-    options: approval.kind === 'input' ? optionsOf(args) : undefined,
+    ...(approval.kind === 'input' ? inputShape(args) : {}),
   };
 }
 

@@ -1,15 +1,22 @@
 import type { ApprovalRequest } from './approval-request';
 
+/** What a person gave an input request: one option or typed text, or several options. */
+export type InputChoice = string | string[];
+
 /**
- * The value an input request is answered with. A request with options is answered with the
- * chosen `{item}`; one without (confirm_choice) is a yes/no answered with `{confirmed}`.
+ * The value an input request is answered with: the picked `{items}` of a request that
+ * takes several, the chosen or typed `{item}` of one with options or free text, and
+ * `{confirmed}` for a yes/no one (confirm_choice).
  */
-export function inputAnswer(request: ApprovalRequest, approved: boolean, choice?: string) {
-  if (request.options) return { item: choice };
+export function inputAnswer(request: ApprovalRequest, approved: boolean, choice?: InputChoice) {
+  if (request.multiple) return { items: Array.isArray(choice) ? choice : [] };
+  if (request.options || request.freeText) {
+    return { item: Array.isArray(choice) ? choice[0] : choice };
+  }
   return { confirmed: approved };
 }
 
 /** Whether rejecting an input request is itself an answer (a "no"), not a refusal to answer. */
 export function rejectIsAnswer(request: ApprovalRequest): boolean {
-  return request.kind === 'input' && !request.options;
+  return request.kind === 'input' && !request.options && !request.freeText;
 }

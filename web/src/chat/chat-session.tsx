@@ -5,7 +5,7 @@ import type { ApiApp, ApiApproval, ChatMessage, SessionMessages } from '../api/a
 import { decideApproval, getSessionMessages } from '../api/holdpoint-api';
 import { ApprovalDialog } from '../approvals/approval-dialog';
 import type { ApprovalRequest } from '../approvals/approval-request';
-import { inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
+import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
 import { currentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { appInfo } from './app-info';
@@ -138,7 +138,7 @@ export function ChatSession(props: Props) {
   const decideInStream = async (
     request: ApprovalRequest,
     approved: boolean,
-    choice?: string,
+    choice?: InputChoice,
     reason?: string,
   ) => {
     const { toolName: tool, toolCallId } = request;
@@ -159,7 +159,7 @@ export function ChatSession(props: Props) {
   const decideByRest = async (
     request: ApprovalRequest,
     approved: boolean,
-    choice?: string,
+    choice?: InputChoice,
     reason?: string,
   ) => {
     const answers = request.kind === 'input' && (approved || rejectIsAnswer(request));
@@ -175,7 +175,7 @@ export function ChatSession(props: Props) {
   const decide = async (
     request: ApprovalRequest,
     approved: boolean,
-    choice?: string,
+    choice?: InputChoice,
     reason?: string,
   ) => {
     lastChange.current = Date.now();

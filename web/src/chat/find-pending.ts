@@ -1,5 +1,5 @@
 import type { ApiApproval, ChatMessage } from '../api/api-types';
-import { type ApprovalRequest, optionsOf } from '../approvals/approval-request';
+import { type ApprovalRequest, inputShape } from '../approvals/approval-request';
 
 interface ToolPartLike {
   type: string;
@@ -63,7 +63,7 @@ export function findPending(
         approvalId: part.toolCallId,
         kind: 'input',
         hint: known?.hint ?? (typeof args.prompt === 'string' ? args.prompt : undefined),
-        options: optionsOf(args),
+        ...inputShape(args),
       });
     }
   }

@@ -4,7 +4,7 @@ import type { InboxApproval } from '../api/api-types';
 import { decideApproval } from '../api/holdpoint-api';
 import { ApprovalDialog } from '../approvals/approval-dialog';
 import { fromApi } from '../approvals/approval-request';
-import { inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
+import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
 import { useCurrentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { useNow } from '../ui/use-now';
@@ -43,7 +43,7 @@ export function InboxPage() {
   const decide = async (
     approval: InboxApproval,
     approved: boolean,
-    choice?: string,
+    choice?: InputChoice,
     reason?: string,
   ) => {
     const request = fromApi(approval);
