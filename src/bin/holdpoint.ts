@@ -14,8 +14,8 @@ import { runChat } from '../transports/cli/chat.js';
 const USAGE = `Usage:
   holdpoint serve [--app ./agents/my-app.ts]… [--config holdpoint.config.ts] [--port 3000]
                   [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
-  holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--user NAME] [--roles a,b]
-                 [--token TOKEN] [--store memory|redis] …
+  holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--session ID] [--user NAME]
+                 [--roles a,b] [--token TOKEN] [--store memory|redis] …
   holdpoint resume <invocation-id> [--user NAME] [--token TOKEN] [--store redis] …
                                                                     (an interrupted run)
   holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
@@ -127,6 +127,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'chat') {
     const chosen = takeFlag(rest, 'app');
+    const sessionId = takeFlag(rest, 'session');
     const who = {
       user: takeFlag(rest, 'user'),
       roles: takeFlag(rest, 'roles'),
@@ -147,7 +148,14 @@ async function main(argv: string[]): Promise<void> {
         );
       }
       const caller = await commandCaller(identity, who, []);
-      await runChat({ runtime, app, caller, input: process.stdin, output: process.stdout });
+      await runChat({
+        runtime,
+        app,
+        caller,
+        sessionId,
+        input: process.stdin,
+        output: process.stdout,
+      });
     } finally {
       await runtime.close();
     }

@@ -8,9 +8,7 @@ export const EXAMPLE_APPS = [
   'payments',
   'picker',
   'story-flow',
-].map((name) =>
-  fileURLToPath(new URL(`../../examples/${name}/app.ts`, import.meta.url)),
-);
+].map((name) => fileURLToPath(new URL(`../../examples/${name}/app.ts`, import.meta.url)));
 
 /** `--app` flags for every example app. */
 export const EXAMPLE_APP_FLAGS = EXAMPLE_APPS.flatMap((path) => ['--app', path]);
