@@ -81,6 +81,11 @@ export type { DecisionInput, ResumeRequest, StartRequest } from './runtime/reque
 export type { RunEvent, RunEventSink } from './runtime/run-event.js';
 export type { CompletedOutcome, PendingOutcome, RunOutcome } from './runtime/run-outcome.js';
 export type { Unsubscribe } from './store/run-relay.js';
+export {
+  INVOCATION_ID,
+  SESSION_ID,
+  SessionSpanProcessor,
+} from './telemetry/session-attributes.js';
 export type {
   ApiKeyEntry,
   IdentityHook,

@@ -11,6 +11,7 @@ import {
   type HoldpointWiring,
   holdpointFromConfig,
 } from './holdpoint-from-config.js';
+import { startTracing } from './tracing.js';
 
 /** Where `npm run build` puts the web UI: `web/dist`, beside `src/` and `dist/`. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -32,6 +33,7 @@ export async function startServer(
   wiring: HoldpointWiring = {},
 ): Promise<RunningServer> {
   const webRoot = existsSync(WEB_ROOT) ? WEB_ROOT : undefined;
+  const tracing = startTracing();
   const holdpoint = await holdpointFromConfig(config, { ...wiring, webRoot });
   const { runtime, logger, identity } = holdpoint;
   const app = holdpoint.holdpoint.routes;
@@ -54,6 +56,7 @@ export async function startServer(
     },
   ).catch(async (error: unknown) => {
     await runtime.close();
+    await tracing.shutdown();
     throw error;
   });
   const sockets = attachChatSocket(server as Server, {
@@ -74,6 +77,7 @@ export async function startServer(
       apps: runtime.appNames,
       recover: config.recover,
       auth: identity.mode,
+      traces: tracing.endpoint ?? 'off',
     },
     `Holdpoint listening on http://${config.host}:${port} (sign-in: ${identity.mode})`,
   );
@@ -93,6 +97,7 @@ export async function startServer(
       sockets.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();
+      await tracing.shutdown();
     },
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { Pause } from '../../core/types.js';
 import { idText, reasonText, validate } from '../../core/validate.js';
+import { tagSession } from '../../telemetry/session-attributes.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
@@ -21,6 +22,7 @@ export async function cancelRun(
   reason?: string,
 ): Promise<Pause> {
   validate(cancelRequest, { sessionId, reason });
+  tagSession(sessionId);
   const actor = by.id;
   const { meta } = await ctx.requireSnapshot(sessionId);
   requireOwnerOrAdmin(by, meta.userId, 'cancel this run');

@@ -3,6 +3,7 @@ import type { Principal } from '../../core/principal.js';
 import { settledDecisions } from '../../core/settlement.js';
 import { validate } from '../../core/validate.js';
 import type { DecisionBatch } from '../../store/store.js';
+import { tagSession } from '../../telemetry/session-attributes.js';
 import { runState } from '../queries/run-state.js';
 import {
   type DecisionInput,
@@ -33,6 +34,7 @@ export async function resumeRun(
     request,
   );
   const decidedBy = by.id;
+  tagSession(sessionId);
   // Refused before anything is recorded: a run this instance cannot drive is not claimed.
   const snapshot = await ctx.requireSnapshot(sessionId);
   const app = ctx.requireApp(snapshot.meta.app);

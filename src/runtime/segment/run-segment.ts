@@ -10,6 +10,7 @@ import {
 import { settledDecisions } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
+import { inRunSpan } from '../../telemetry/run-span.js';
 import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -45,7 +46,12 @@ const NOT_RUN = 'The approval request ended without a decision; the tool did not
  * ADK on it while the lease is kept, then store the pause, the completion or the
  * failure with everything the segment appended.
  */
-export async function runSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
+export function runSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
+  const { app, sessionId, invocationId } = start;
+  return inRunSpan({ app: app.name, sessionId, invocationId }, () => runTracedSegment(ctx, start));
+}
+
+async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
   const { app, sessionId, userId, invocationId, lease, resumedFrom } = start;
   const segment: EndingSegment = {
     app: app.name,

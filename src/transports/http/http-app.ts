@@ -11,6 +11,7 @@ import { LIMITS } from '../../core/limits.js';
 import { validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
+import { httpSpans } from '../../telemetry/http-span.js';
 import { chatIntent } from '../ai-sdk/chat-intent.js';
 import { chatRequestBody } from '../ai-sdk/chat-request.js';
 import { chatStream } from '../ai-sdk/chat-stream.js';
@@ -63,6 +64,7 @@ export function createHttpApp({
 }: HttpAppOptions): Hono<WithPrincipal> {
   const app = new Hono<WithPrincipal>();
 
+  app.use('/api/*', httpSpans());
   guardBrowsers(app, policy);
   const limitBodies = bodyLimit({
     maxSize: MAX_BODY_BYTES,

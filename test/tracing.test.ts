@@ -1,0 +1,111 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
+import { createHoldpoint, INVOCATION_ID, SESSION_ID, SessionSpanProcessor } from 'holdpoint';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knowledgeAssistant } from '../examples/knowledge-assistant/app.js';
+import { FixtureServer } from '../examples/knowledge-assistant/fixture-server.test-support.js';
+import { JsonClient } from './support/json-client.js';
+
+// Seed 003: every trace of one session can be collected by its `session.id`. Spans of
+// a real conversation over real HTTP — requests, runs, ADK's agents, model calls and
+// tool calls — are caught by an in-memory exporter.
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({
+  spanProcessors: [new SessionSpanProcessor(), new SimpleSpanProcessor(exporter)],
+});
+provider.register();
+
+let fixtures: FixtureServer;
+let server: Server;
+let holdpoint: ReturnType<typeof createHoldpoint>;
+let client: JsonClient;
+
+beforeAll(async () => {
+  fixtures = await FixtureServer.start();
+  holdpoint = createHoldpoint({ apps: [knowledgeAssistant()], sweepIntervalSeconds: false });
+  server = createServer(holdpoint.handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  client = new JsonClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {});
+});
+afterAll(async () => {
+  server.close();
+  await holdpoint.close();
+  await fixtures.stop();
+  await provider.shutdown();
+});
+
+/** A conversation of `user`: a domain created, then a PDF's facts picked. */
+async function converse(user: string): Promise<string> {
+  const say = async (query: string, sessionId?: string) =>
+    (await client.post('/api/agent/start', { user_id: user, query, session_id: sessionId })).body;
+  const answer = async (approvalId: string, payload: unknown) =>
+    (await client.post(`/api/approvals/${approvalId}`, { user_id: user, approved: true, payload }))
+      .body;
+  const { session_id: sessionId } = await say(`My name is ${user}`);
+  await say('Create a domain', sessionId);
+  const review = await say('rust programming: ownership and borrowing in rust', sessionId);
+  await answer(review.approvals[0].approval_id, { item: 'Approve' });
+  const pick = await say(`${fixtures.url}/docs/rust.pdf`, sessionId);
+  const done = await answer(pick.approvals[0].approval_id, { items: ['f1'] });
+  expect(done.status).toBe('completed');
+  await client.get(`/api/sessions/${sessionId}?user_id=${user}`);
+  return sessionId;
+}
+
+describe('tracing', () => {
+  it('tags every span of a conversation with its session.id, and each run with its invocation id', async () => {
+    const [ann, bob] = await Promise.all([converse('Ann'), converse('Bob')]);
+    const spans = exporter.getFinishedSpans();
+    const sessionOf = (span: ReadableSpan) => span.attributes[SESSION_ID];
+    const traces = new Map<string, ReadableSpan[]>();
+    for (const span of spans) {
+      const trace = traces.get(span.spanContext().traceId) ?? [];
+      trace.push(span);
+      traces.set(span.spanContext().traceId, trace);
+    }
+    // Every span of every trace is its session's: nothing untagged, nothing mixed.
+    for (const trace of traces.values()) {
+      const sessions = new Set(trace.map(sessionOf));
+      expect([...sessions], trace.map((s) => s.name).join()).toHaveLength(1);
+      expect([ann, bob]).toContain([...sessions][0]);
+    }
+    const names = (sessionId: string) =>
+      new Set(spans.filter((s) => sessionOf(s) === sessionId).map((s) => s.name));
+    for (const sessionId of [ann, bob]) {
+      expect([...names(sessionId)]).toEqual(
+        expect.arrayContaining([
+          'POST /api/agent/start',
+          'POST /api/approvals/:approvalId',
+          'GET /api/sessions/:id',
+          'run knowledge-assistant',
+          'invocation',
+          'invoke_agent agent_root',
+          'invoke_agent subagent_domain_lifecycle',
+          'invoke_agent subagent_document_processor',
+          'call_llm',
+          'execute_tool record_user_name',
+          'execute_tool review_domain_draft',
+          'execute_tool process_pdf_link',
+          'execute_tool save_fact_to_memory',
+        ]),
+      );
+    }
+    // Inside a run, every span also names Holdpoint's invocation id of that run.
+    const runs = spans.filter((s) => s.name === 'run knowledge-assistant');
+    for (const run of runs) {
+      const invocationId = run.attributes[INVOCATION_ID];
+      expect(invocationId).toMatch(/^inv-/);
+      const inside = spans.filter((s) => s.parentSpanContext?.spanId === run.spanContext().spanId);
+      expect(inside.length).toBeGreaterThan(0);
+      for (const span of inside) expect(span.attributes[INVOCATION_ID]).toBe(invocationId);
+    }
+  });
+});
