@@ -40,7 +40,9 @@ describe('holdpoint chat', () => {
     const { code, output } = await chat([], ['Generate 10 images', 'y', 'Generate 2 images', 'n']);
     expect(code).toBe(0);
     expect(output).toMatch(/session [0-9a-f-]{36}/);
-    expect(output).toContain('Other apps (--app NAME): knowledge-assistant, payments, picker, story-flow.');
+    expect(output).toContain(
+      'Other apps (--app NAME): knowledge-assistant, payments, picker, story-flow.',
+    );
     expect(output).toContain('Approval needed: request_image_generation');
     expect(output).toContain('{"num_images":10}');
     expect(output).toContain('⚠️ Large request: 10 images');
