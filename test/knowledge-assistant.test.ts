@@ -128,6 +128,18 @@ describe('knowledge-assistant across a server restart on Redis', () => {
       url_result: 'saved 1 fact(s)',
       'user:domains': [expect.objectContaining({ domain_id: 'd-1', name: 'Rust Programming' })],
     });
+    // The picked fact is in ADK's memory service, which keeps it in Redis.
+    const stored = await scratch.redis.hvals(
+      `${scratch.prefix}:{a:knowledge-assistant}:user:ann:memories`,
+    );
+    expect(stored.map((json) => JSON.parse(json).memories)).toEqual([
+      [
+        expect.objectContaining({
+          content: { role: 'user', parts: [{ text: FIXTURE_TEXT.pdf[0] }] },
+          metadata: { user_id: 'ann', domain_id: 'd-1', source_url: url, fact_id: 'f1' },
+        }),
+      ],
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { type BaseMemoryService, InMemoryMemoryService } from '@google/adk';
+import type { BaseMemoryService } from '@google/adk';
 import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type Logger, pino } from 'pino';
@@ -12,6 +12,7 @@ import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause } from '../core/types.js';
 import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
+import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
 import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
 import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
@@ -71,8 +72,9 @@ export interface HoldpointOptions {
   recover?: 'auto' | 'manual';
   /**
    * ADK's memory service, handed to every run as ADK's Runner does (tools reach it as
-   * `toolContext.invocationContext.memoryService`, agents search it). Default: ADK's
-   * `InMemoryMemoryService`, one per Holdpoint, kept in this process only.
+   * `toolContext.invocationContext.memoryService`, agents search it). Default: one on
+   * the store (`StoreMemoryService`): per app and user, in Redis with `redisStore`,
+   * searched by words as ADK's `InMemoryMemoryService` does.
    */
   memoryService?: BaseMemoryService;
   /** A pino logger. Default: pino at `warn`. */
@@ -364,8 +366,9 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   routeAdkLogs(logger);
   warnUnknownApprovalTools(apps, logger);
   const limits = resolveLimits(options.limits);
+  const store = internalStore(options.store ?? memoryStore());
   const runtime = new HoldpointRuntime({
-    store: internalStore(options.store ?? memoryStore()),
+    store,
     apps: new Map(apps.map((app) => [app.name, app])),
     defaultApp,
     pauseTtlSeconds: options.pauseTtlSeconds ?? DEFAULTS.pauseTtlSeconds,
@@ -374,7 +377,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     approvalTimeoutSeconds: options.approvalTimeoutSeconds,
     approvalTimeoutPolicy: options.approvalTimeoutPolicy,
     rateLimits: limits.rate,
-    memoryService: options.memoryService ?? new InMemoryMemoryService(),
+    memoryService: options.memoryService ?? new StoreMemoryService(store.memories),
     logger,
     clock: options.clock,
   });

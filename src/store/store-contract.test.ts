@@ -848,4 +848,29 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(check).toEqual({ ok: true, lines: 1 + 12 + 12 + 1 });
     expect(headIsLast).toBe(true);
   });
+
+  it("keeps each user's memories per source, replaced when the source adds them again", async () => {
+    const user = unique('memory-user');
+    const fact = (text: string, domain: string) => ({
+      content: { role: 'user', parts: [{ text }] },
+      author: 'processor',
+      timestamp: '2026-11-25T10:00:00.000Z',
+      metadata: { domain_id: domain, source_url: 'https://example.com/a' },
+    });
+    await store.memories.put(APP, user, 'session-a', [fact('Rust has ownership.', 'd-1')]);
+    await store.memories.put(APP, user, 'session-b', [fact('Bread needs steam.', 'd-2')]);
+    await store.memories.put(APP, unique('someone-else'), 'session-a', [fact('Not yours.', 'd-1')]);
+    const texts = async (from: HoldpointStore) =>
+      (await from.memories.list(APP, user)).map((m) => m.content.parts?.[0]?.text).sort();
+    expect(await peer.memories.list(APP, user)).toEqual(
+      expect.arrayContaining([
+        fact('Rust has ownership.', 'd-1'),
+        fact('Bread needs steam.', 'd-2'),
+      ]),
+    );
+    expect(await texts(peer)).toEqual(['Bread needs steam.', 'Rust has ownership.']);
+    await peer.memories.put(APP, user, 'session-a', [fact('Rust has lifetimes.', 'd-1')]);
+    expect(await texts(store)).toEqual(['Bread needs steam.', 'Rust has lifetimes.']);
+    expect(await store.memories.list('another-app', user)).toEqual([]);
+  });
 });

@@ -13,6 +13,7 @@ import type {
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
+import type { UserMemories } from './user-memories.js';
 
 /** What a store reads of one session before a transition: its meta, latest pause and run. */
 export interface SessionSnapshot {
@@ -107,6 +108,8 @@ export interface HoldpointStore {
   readonly rates: RateCounters;
   /** Tells waiters in any process what happens to a session's run. */
   readonly relay: RunRelay;
+  /** What ADK's memory service keeps per app and user. */
+  readonly memories: UserMemories;
 
   /**
    * Creates an idle session, or with `begin` one whose first run already holds it.

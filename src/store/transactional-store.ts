@@ -40,6 +40,7 @@ import {
   savePauseTransition,
   type Transition,
 } from './transitions.js';
+import type { UserMemories } from './user-memories.js';
 
 /**
  * A snapshot and the version it was read at; a commit succeeds only at that version.
@@ -89,6 +90,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly requests: RequestRecords;
   abstract readonly rates: RateCounters;
   abstract readonly relay: RunRelay;
+  abstract readonly memories: UserMemories;
 
   /** The session's snapshot and its version, read now. */
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;

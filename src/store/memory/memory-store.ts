@@ -16,6 +16,7 @@ import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
 import { MemoryRequestRecords } from './memory-request-records.js';
+import { MemoryUserMemories } from './memory-user-memories.js';
 import { SortedIndex } from './sorted-index.js';
 
 /** Bounds of the embedded store, which holds everything in this process's memory. */
@@ -70,6 +71,7 @@ export class MemoryStore extends TransactionalStore {
   readonly relay = new MemoryRelay();
   readonly requests = new MemoryRequestRecords();
   readonly rates = new MemoryRateCounters();
+  readonly memories = new MemoryUserMemories();
   /** In order of last change, oldest first. */
   private readonly sessions = new Map<string, StoredSession>();
   private readonly expiries = new SortedIndex();

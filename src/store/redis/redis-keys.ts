@@ -111,6 +111,11 @@ export class RedisKeys {
     return this.app(appName, `user:${userId}:state`);
   }
 
+  /** Hash: what ADK's memory service keeps for one user of one app, source id → memories. */
+  userMemories(appName: string, userId: string): string {
+    return this.app(appName, `user:${userId}:memories`);
+  }
+
   /** Pub/sub channel of a session's run messages. */
   relay(sessionId: string): string {
     return `${this.prefix}:relay:${sessionId}`;

@@ -1,4 +1,5 @@
 import type { Event } from '@google/adk';
+import type { Content } from '@google/genai';
 import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
 import type {
@@ -9,6 +10,7 @@ import type {
   RunRecord,
   SessionMeta,
 } from '../../core/types.js';
+import type { StoredMemory } from '../user-memories.js';
 
 /**
  * The schema version every stored record carries as `v`. A release reads only its
@@ -129,16 +131,29 @@ const event = z.looseObject({
   actions: z.looseObject({}),
 }) as unknown as z.ZodType<Event>;
 
-const schemas = { meta, pause, run, audit, event };
+// What ADK's memory service kept of one source (a session) for a user.
+const memories: z.ZodType<StoredMemory[]> = z.array(
+  z.object({
+    content: z.looseObject({}) as unknown as z.ZodType<Content>,
+    author: z.string().optional(),
+    timestamp: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
+
+const schemas = { meta, pause, run, audit, event, memories };
+
+/** Kinds whose records are not plain objects of ours: stored under their kind's name. */
+const WRAPPED = new Set<RecordKind>(['event', 'memories']);
 
 /** The kinds of stored records. */
 export type RecordKind = keyof typeof schemas;
 type RecordOf<K extends RecordKind> = z.infer<(typeof schemas)[K]>;
 
-/** A record as stored: its fields with `v`, or for an ADK event `{v, event}`. */
+/** A record as stored: its fields with `v`, or `{v, event}` / `{v, memories}`. */
 export function encodeRecord<K extends RecordKind>(kind: K, record: RecordOf<K>): string {
   return JSON.stringify(
-    kind === 'event' ? { v: RECORD_VERSION, event: record } : { v: RECORD_VERSION, ...record },
+    WRAPPED.has(kind) ? { v: RECORD_VERSION, [kind]: record } : { v: RECORD_VERSION, ...record },
   );
 }
 
@@ -172,7 +187,7 @@ export function decodeRecord<K extends RecordKind>(
         : 'it carries no schema version',
     );
   }
-  const body = kind === 'event' ? (raw as { event?: unknown }).event : raw;
+  const body = WRAPPED.has(kind) ? (raw as Record<string, unknown>)[kind] : raw;
   const parsed = schemas[kind].safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -18,6 +18,7 @@ import { RedisRelay } from './redis-relay.js';
 import { RedisRequestRecords } from './redis-request-records.js';
 import { pauseField, RedisSessionWriter, runField, splitState } from './redis-session-writer.js';
 import { pairs, RedisSharedState } from './redis-shared-state.js';
+import { RedisUserMemories } from './redis-user-memories.js';
 
 const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
 
@@ -80,6 +81,7 @@ export class RedisStore extends TransactionalStore {
   readonly relay: RedisRelay;
   readonly requests: RedisRequestRecords;
   readonly rates: RedisRateCounters;
+  readonly memories: RedisUserMemories;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly writer: RedisSessionWriter;
@@ -103,6 +105,7 @@ export class RedisStore extends TransactionalStore {
     this.relay = new RedisRelay(this.conn, this.keys);
     this.requests = new RedisRequestRecords(this.conn, this.keys.prefix);
     this.rates = new RedisRateCounters(this.conn, this.keys.prefix);
+    this.memories = new RedisUserMemories(this.conn, this.keys, this.sessionTtlMs);
     this.readSnapshotScript = this.conn.script('holdpointReadSnapshot', READ_SNAPSHOT_LUA);
     this.readSessionScript = this.conn.script('holdpointReadSession', READ_SESSION_LUA);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
