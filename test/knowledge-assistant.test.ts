@@ -26,6 +26,8 @@ const REDIS_FLAGS = [
   '--redis-prefix',
   scratch.prefix,
 ];
+/** The fixtures are served on this machine, where the app's links may not lead by default. */
+const PRIVATE_FIXTURES = { KNOWLEDGE_ALLOW_PRIVATE_NETWORKS: 'true' };
 const servers: ServerProcess[] = [];
 let fixtures: FixtureServer;
 
@@ -41,7 +43,10 @@ afterAll(async () => {
 });
 
 async function server(): Promise<ServerProcess> {
-  const started = await ServerProcess.start([...REDIS_FLAGS, '--app', APP, '--model', 'rules']);
+  const started = await ServerProcess.start(
+    [...REDIS_FLAGS, '--app', APP, '--model', 'rules'],
+    PRIVATE_FIXTURES,
+  );
   servers.push(started);
   return started;
 }
@@ -153,7 +158,7 @@ function chatInTerminal(args: string[], lines: string[]): Promise<string> {
     .join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { ...process.env, TERM: 'dumb' },
+      env: { ...process.env, ...PRIVATE_FIXTURES, TERM: 'dumb' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';

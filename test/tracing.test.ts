@@ -29,7 +29,10 @@ let client: JsonClient;
 
 beforeAll(async () => {
   fixtures = await FixtureServer.start();
-  holdpoint = createHoldpoint({ apps: [knowledgeAssistant()], sweepIntervalSeconds: false });
+  holdpoint = createHoldpoint({
+    apps: [knowledgeAssistant({ allowPrivateNetworks: true })],
+    sweepIntervalSeconds: false,
+  });
   server = createServer(holdpoint.handler);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

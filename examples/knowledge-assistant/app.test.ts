@@ -38,6 +38,8 @@ beforeAll(async () => {
       knowledgeAssistant({
         nameAttemptLimit: 2,
         youtubeTranscriptUrl: `${fixtures.url}/transcripts`,
+        // The fixtures are served on this machine.
+        allowPrivateNetworks: true,
       }),
     ],
     memoryService: memory,

@@ -1,3 +1,5 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { extractText, getDocumentProxy } from 'unpdf';
@@ -18,6 +20,8 @@ export interface DocumentSettings {
   timeoutMs: number;
   /** How much extracted text the agents work with. */
   maxTextChars: number;
+  /** Whether links may lead to this machine or a private network (tests, intranets). */
+  allowPrivateNetworks: boolean;
 }
 
 /** A document's text, as extracted. */
@@ -32,7 +36,13 @@ export interface ExtractedDocument {
 /** Why a document could not be read; tools answer it as `{ error: { code, message } }`. */
 export class DocumentError extends Error {
   constructor(
-    readonly code: 'BAD_URL' | 'FETCH_FAILED' | 'TOO_LARGE' | 'NOT_A_PDF' | 'NO_TEXT',
+    readonly code:
+      | 'BAD_URL'
+      | 'PRIVATE_ADDRESS'
+      | 'FETCH_FAILED'
+      | 'TOO_LARGE'
+      | 'NOT_A_PDF'
+      | 'NO_TEXT',
     message: string,
   ) {
     super(message);
@@ -64,6 +74,57 @@ export function classifyUrl(url: string): UrlType {
   return /\.pdf$/i.test(new URL(url).pathname) ? 'pdf' : 'page';
 }
 
+const MAX_REDIRECTS = 5;
+
+/** Addresses a link may not lead to unless private networks are allowed. */
+const PRIVATE_NETWORKS = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const) {
+  PRIVATE_NETWORKS.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 127],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const) {
+  PRIVATE_NETWORKS.addSubnet(network, prefix, 'ipv6');
+}
+
+/**
+ * Refuses a link whose host is (or resolves to) this machine or a private network:
+ * the server fetches what a chat names, so a link must not reach what only the server
+ * can (metadata services, admin ports), unless `allowPrivateNetworks` says so.
+ */
+async function requirePublicHost(url: URL, settings: DocumentSettings): Promise<void> {
+  if (settings.allowPrivateNetworks) return;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(host)
+    ? [{ address: host, family: isIP(host) }]
+    : await lookup(host, { all: true }).catch(() => {
+        throw new DocumentError('FETCH_FAILED', `${host} cannot be resolved.`);
+      });
+  for (const { address, family } of addresses) {
+    // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is checked as IPv4.
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+    const blocked = mapped
+      ? PRIVATE_NETWORKS.check(mapped, 'ipv4')
+      : PRIVATE_NETWORKS.check(address, family === 6 ? 'ipv6' : 'ipv4');
+    if (blocked) {
+      throw new DocumentError(
+        'PRIVATE_ADDRESS',
+        `${url.host} is on this machine or a private network, which links may not reach.`,
+      );
+    }
+  }
+}
+
 function checkedUrl(url: string): URL {
   try {
     const parsed = new URL(url);
@@ -79,16 +140,25 @@ async function fetchBody(
   url: string,
   settings: DocumentSettings,
 ): Promise<{ body: Uint8Array; contentType: string }> {
-  let response: Response;
+  const signal = AbortSignal.timeout(settings.timeoutMs);
+  let response: Response | undefined;
+  let next = checkedUrl(url);
   try {
-    response = await fetch(checkedUrl(url), {
-      signal: AbortSignal.timeout(settings.timeoutMs),
-      redirect: 'follow',
-    });
+    // Redirects are followed by hand, so every hop's host is checked like the first.
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      await requirePublicHost(next, settings);
+      response = await fetch(next, { signal, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || !location) break;
+      await response.body?.cancel().catch(() => undefined);
+      next = checkedUrl(new URL(location, next).href);
+      response = undefined;
+    }
   } catch (error) {
     if (error instanceof DocumentError) throw error;
     throw new DocumentError('FETCH_FAILED', `Could not fetch ${url}: ${(error as Error).message}`);
   }
+  if (!response) throw new DocumentError('FETCH_FAILED', `${url} redirects too many times.`);
   if (!response.ok || !response.body) {
     throw new DocumentError('FETCH_FAILED', `${url} answered ${response.status}.`);
   }

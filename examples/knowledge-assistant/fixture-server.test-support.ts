@@ -45,6 +45,15 @@ export class FixtureServer {
         response.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf);
       } else if (path === '/blog/lifetimes') {
         response.writeHead(200, { 'content-type': 'text/html' }).end(FIXTURE_TEXT.page);
+      } else if (path === '/go/lifetimes') {
+        response.writeHead(302, { location: '/blog/lifetimes' }).end();
+      } else if (path === '/go/around') {
+        response.writeHead(302, { location: '/go/around' }).end();
+      } else if (path === '/blog/long') {
+        const paragraph = '<p>Ownership keeps Rust programs memory safe, one owner at a time.</p>';
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<html><body><article>${paragraph.repeat(100)}</article></body></html>`);
       } else if (path === '/blog/sourdough') {
         response.writeHead(200, { 'content-type': 'text/html' }).end(FIXTURE_TEXT.unrelated);
       } else if (path === `/transcripts/${VIDEO_ID}`) {

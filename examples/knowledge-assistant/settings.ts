@@ -20,6 +20,7 @@ const settingsSchema = z.strictObject({
     .max(100 * 1024 * 1024),
   timeoutMs: z.number().int().min(100).max(120_000),
   maxTextChars: z.number().int().min(100).max(200_000),
+  allowPrivateNetworks: z.boolean(),
 });
 
 export const DEFAULT_SETTINGS: KnowledgeSettings = {
@@ -29,6 +30,7 @@ export const DEFAULT_SETTINGS: KnowledgeSettings = {
   maxBytes: 10 * 1024 * 1024,
   timeoutMs: 15_000,
   maxTextChars: 20_000,
+  allowPrivateNetworks: false,
 };
 
 /** `overrides` over the defaults, checked; throws naming the field that is wrong. */
@@ -51,6 +53,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Knowledge
     youtubeTranscriptUrl: env.KNOWLEDGE_YOUTUBE_TRANSCRIPT_URL,
     maxBytes: number('KNOWLEDGE_MAX_BYTES'),
     timeoutMs: number('KNOWLEDGE_FETCH_TIMEOUT_MS'),
+    allowPrivateNetworks: env.KNOWLEDGE_ALLOW_PRIVATE_NETWORKS
+      ? env.KNOWLEDGE_ALLOW_PRIVATE_NETWORKS === 'true'
+      : undefined,
   };
   return knowledgeSettings(
     Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),

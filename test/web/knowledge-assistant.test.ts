@@ -20,6 +20,8 @@ let browser: Browser;
 let fixtures: FixtureServer;
 
 beforeAll(async () => {
+  // The fixtures are served on this machine, where the app's links may not lead by default.
+  process.env.KNOWLEDGE_ALLOW_PRIVATE_NETWORKS = 'true';
   [ui, browser, fixtures] = await Promise.all([
     startWebUi(),
     launchChromium(),
