@@ -1,11 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  type Context,
-  createEvent,
-  FunctionTool,
-  LlmAgent,
-  LongRunningFunctionTool,
-} from '@google/adk';
+import { createEvent, FunctionTool, LlmAgent, LongRunningFunctionTool } from '@google/adk';
 import { z } from 'zod';
 import { selectModel } from '../shared/select-model.js';
 import { respondDocumentProcessor } from './document-rules.js';
@@ -15,6 +9,7 @@ import { DOCUMENT_AGENT, ROOT_AGENT, TOOLS } from './names.js';
 import { extractFacts, scoreRelevance } from './relevance.js';
 import type { KnowledgeSettings } from './settings.js';
 import { STATE, withState } from './state-keys.js';
+import { requireContext, waitForPerson } from './tool-context.js';
 
 const INSTRUCTION = `You process the link in the state's url for the user's knowledge domains.
 1. Decide what it is — a PDF, a YouTube video or an ordinary page — and call
@@ -26,15 +21,6 @@ const INSTRUCTION = `You process the link in the state's url for the user's know
 4. Call ${TOOLS.saveFacts} with the picked facts (none picked: skip it), then
    ${TOOLS.finishDocument} with what came of it.
 On any error, call ${TOOLS.finishDocument} with the error.`;
-
-function requireContext(context: Context | undefined): Context {
-  if (!context) throw new Error('the knowledge assistant tools run inside an agent');
-  return context;
-}
-
-async function waitForPerson(): Promise<undefined> {
-  return undefined;
-}
 
 /** A tool that reads the link as `type`, records `url_type` in state and returns the text. */
 function readTool(name: string, type: UrlType, what: string, settings: KnowledgeSettings) {

@@ -1,4 +1,4 @@
-import { type Context, FunctionTool, LlmAgent, LongRunningFunctionTool } from '@google/adk';
+import { FunctionTool, LlmAgent, LongRunningFunctionTool } from '@google/adk';
 import { z } from 'zod';
 import { selectModel } from '../shared/select-model.js';
 import { respondDomainLifecycle } from './domain-rules.js';
@@ -6,6 +6,7 @@ import { prettifyDraft, saveDomain } from './domains.js';
 import { DOMAIN_AGENT, REVIEW_OPTIONS, ROOT_AGENT, TOOLS } from './names.js';
 import { fetchDomainsTool } from './root-agent.js';
 import { STATE, withState } from './state-keys.js';
+import { requireContext, waitForPerson } from './tool-context.js';
 
 const INSTRUCTION = `You create or update one knowledge domain of the user, as the state's
 intent says (for "update", domain_id names it).
@@ -22,16 +23,6 @@ const draftShape = {
   description: z.string().min(1).max(500),
   keywords: z.array(z.string().min(1).max(60)).max(12),
 };
-
-function requireContext(context: Context | undefined): Context {
-  if (!context) throw new Error('the knowledge assistant tools run inside an agent');
-  return context;
-}
-
-/** Returning undefined is how a long-running tool says "a person answers this". */
-async function waitForPerson(): Promise<undefined> {
-  return undefined;
-}
 
 /** Clears the intent (and its domain) from state and hands back to the root. */
 function cancelIntent() {

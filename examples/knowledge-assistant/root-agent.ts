@@ -6,6 +6,7 @@ import { DOCUMENT_AGENT, DOMAIN_AGENT, ROOT_AGENT, TOOLS } from './names.js';
 import { respondRoot } from './root-rules.js';
 import type { KnowledgeSettings } from './settings.js';
 import { STATE, withState } from './state-keys.js';
+import { requireContext } from './tool-context.js';
 
 const ROOT_INSTRUCTION = `You are a knowledge assistant. First learn the user's name: ask for it
 and call ${TOOLS.recordUserName} with what they give; if it is refused, ask again; once the
@@ -17,11 +18,6 @@ Once you know the name:
 - when another agent hands the conversation back, call ${TOOLS.fetchDomains} and list the
   user's domains.
 Never pass intents, domain ids or links to other agents in text: the tools put them in state.`;
-
-function requireContext(context: Context | undefined): Context {
-  if (!context) throw new Error('the knowledge assistant tools run inside an agent');
-  return context;
-}
 
 const NAME = /^\p{L}[\p{L}' .-]{0,39}$/u;
 
