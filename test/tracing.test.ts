@@ -8,10 +8,15 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
 import { createHoldpoint, INVOCATION_ID, SESSION_ID, SessionSpanProcessor } from 'holdpoint';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { knowledgeAssistant } from '../examples/knowledge-assistant/app.js';
 import { FixtureServer } from '../examples/knowledge-assistant/fixture-server.test-support.js';
 import { JsonClient } from './support/json-client.js';
+import { ServerProcess } from './support/server-process.js';
+
+// Real OS processes start slowly on a loaded 2-core machine; they are bounded by these
+// limits, not timed by them.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 // Seed 003: every trace of one session can be collected by its `session.id`. Spans of
 // a real conversation over real HTTP — requests, runs, ADK's agents, model calls and
@@ -109,6 +114,54 @@ describe('tracing', () => {
       const inside = spans.filter((s) => s.parentSpanContext?.spanId === run.spanContext().spanId);
       expect(inside.length).toBeGreaterThan(0);
       for (const span of inside) expect(span.attributes[INVOCATION_ID]).toBe(invocationId);
+    }
+  });
+});
+
+describe('OTLP export from holdpoint serve', () => {
+  it('is off by default, and sends the spans of a conversation where OTEL_* says', async () => {
+    const received: unknown[] = [];
+    const collector = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        if (request.url === '/v1/traces') received.push(JSON.parse(body));
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    collector.listen(0, '127.0.0.1');
+    await once(collector, 'listening');
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const app = ['--app', './examples/knowledge-assistant/app.ts', '--model', 'rules'];
+    try {
+      const off = await ServerProcess.start(app, {
+        OTEL_TRACES_EXPORTER: '',
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+      });
+      expect(off.logs.join('')).toContain('"traces":"off"');
+      await off.kill();
+      const api = await ServerProcess.start(app, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_SERVICE_NAME: 'knowledge-test',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+      expect(api.logs.join('')).toContain(`"traces":"${endpoint}"`);
+      const { body } = await api.client.post('/api/agent/start', {
+        user_id: 'ann',
+        query: 'My name is Ann',
+      });
+      await api.kill('SIGTERM');
+      const spans = JSON.stringify(received);
+      expect(spans).toContain('"knowledge-test"');
+      for (const name of ['POST /api/agent/start', 'run knowledge-assistant', 'call_llm']) {
+        expect(spans).toContain(`"name":"${name}"`);
+      }
+      expect(spans).toContain(`{"key":"session.id","value":{"stringValue":"${body.session_id}"}}`);
+    } finally {
+      collector.close();
     }
   });
 });
