@@ -73,6 +73,7 @@ export function durableFloorCycle(
 interface OutcomeBody {
   status: string;
   session_id: string;
+  pause_id?: string;
   artifacts?: unknown[];
 }
 
@@ -94,8 +95,10 @@ export function httpCycle(baseUrl: string): Cycle {
   return async () => {
     const paused = await post(start, { query: QUERY, user_id: USER, app: APP });
     expectPaused(paused);
+    // Deciding a whole pause over HTTP names it: the decision is bound to what was seen.
     const done = await post(resume, {
       session_id: paused.session_id,
+      pause_id: paused.pause_id,
       user_id: USER,
       approved: true,
     });

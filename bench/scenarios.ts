@@ -27,6 +27,11 @@ export function benchConfig(choice: StoreChoice, extra: string[] = []): Holdpoin
   if (choice.store === 'redis')
     argv.push('--redis-url', choice.url, '--redis-prefix', choice.prefix);
   argv.push('--host', '127.0.0.1', '--port', '0');
+  // One principal drives every cycle: rate limits far above what it can reach, so the
+  // counters are counted (their cost is part of a request) but never refuse.
+  argv.push('--rate-limit', '100000000', '--run-rate-limit', '100000000');
+  // Its streamed chats each open a socket of their own, more than one person would.
+  argv.push('--sockets-per-principal', '0');
   // An empty environment, so a GEMINI_API_KEY or REDIS_URL of the shell cannot leak in.
   return loadConfig(argv, {});
 }
