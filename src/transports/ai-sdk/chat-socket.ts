@@ -75,6 +75,11 @@ class ChatConnection {
     private readonly socket: WebSocket,
     /** Who opened the socket, proved at the handshake: every frame acts as them. */
     private readonly caller: Principal,
+    /**
+     * Proves the handshake's credentials again: every frame that acts does, so a socket
+     * stops acting once its token expires or its key is revoked.
+     */
+    private readonly reprove: () => Promise<Principal>,
     private readonly options: ChatSocketOptions,
     /** Frees the caller's socket slot; called once the socket is closed. */
     release: () => void,
@@ -106,6 +111,29 @@ class ChatConnection {
 
   private send(frame: WebSocketChatTransportResponse | Record<string, unknown>): void {
     if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(frame));
+  }
+
+  /**
+   * Whether the socket's credentials still prove its caller; when they do not, says so
+   * (`send` as the error frame of its kind) and closes the socket: a client reconnects
+   * with fresh credentials.
+   */
+  private async stillProved(refuse: (error: HoldpointError) => void): Promise<boolean> {
+    try {
+      const now = await this.reprove();
+      if (now.id === this.caller.id) return true;
+      throw new HoldpointError('UNAUTHENTICATED', 'The socket now proves someone else.');
+    } catch (error) {
+      const failure = isHoldpointError(error)
+        ? error
+        : new HoldpointError('INTERNAL', 'Internal error.');
+      if (!isHoldpointError(error)) {
+        this.options.logger.error({ err: error }, 'proving a chat socket again failed');
+      }
+      refuse(failure);
+      this.socket.close(1008, `${failure.code}: the credentials of this socket no longer hold`);
+      return false;
+    }
   }
 
   private async onFrame(data: RawData): Promise<void> {
@@ -143,6 +171,9 @@ class ChatConnection {
   }
 
   private async onSend(requestId: string, raw: Record<string, unknown>): Promise<void> {
+    const refuse = (error: HoldpointError) =>
+      this.send({ type: 'error', requestId, errorText: errorText(error) });
+    if (!(await this.stillProved(refuse))) return;
     let body: ChatRequestBody;
     let intent: ChatIntent | undefined;
     try {
@@ -209,6 +240,9 @@ class ChatConnection {
       return;
     }
     const { approvalId, approved, reason, payload, userId } = frame;
+    const refuse = (error: HoldpointError) =>
+      this.send({ type: 'decision-error', approvalId, ...presentError(error) });
+    if (!(await this.stillProved(refuse))) return;
     try {
       requireActingAs(this.caller, userId, 'socket');
       await this.options.runtime.countRequest(this.caller, 'runs');
@@ -280,6 +314,7 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
     socket: Duplex,
     head: Buffer,
     caller: Principal,
+    reprove: () => Promise<Principal>,
     release: () => void,
   ) => {
     let opened = false;
@@ -287,7 +322,7 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
       // ws calls back at once, or not at all when it refuses the handshake itself.
       sockets.handleUpgrade(request, socket, head, (ws) => {
         opened = true;
-        const connection = new ChatConnection(ws, caller, options, () => {
+        const connection = new ChatConnection(ws, caller, reprove, options, () => {
           connections.delete(connection);
           release();
         });
@@ -323,11 +358,13 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
   ) => {
     let caller: Principal;
     let release: () => void;
+    const credentials = {
+      request: asRequest(request),
+      remoteAddress: request.socket.remoteAddress,
+    };
+    const prove = () => requireIdentity(options.identity, credentials);
     try {
-      caller = await requireIdentity(options.identity, {
-        request: asRequest(request),
-        remoteAddress: request.socket.remoteAddress,
-      });
+      caller = await prove();
       await options.runtime.countRequest(caller, 'requests');
       release = limits.admit(caller);
     } catch (error) {
@@ -341,7 +378,7 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
       return;
     }
     try {
-      upgrade(request, socket, head, caller, release);
+      upgrade(request, socket, head, caller, prove, release);
     } catch (error) {
       // Another upgrade handler (say, a WebSocketServer with no path) took this socket first.
       options.logger.warn({ err: error, path }, 'chat socket upgrade taken by another handler');
