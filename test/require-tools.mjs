@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Run by `npm test` before vitest: the suite needs redis-server (tests start their own),
-// a Redis at REDIS_URL, and Chromium for the browser tests. Without them every test
+// a Redis at REDIS_URL, Chromium for the browser tests and util-linux `script` (a
+// pseudo-terminal for the CLI's). Without them every test
 // would fail with its own stack trace; this says in one line what to install.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -27,6 +28,7 @@ const packages = [];
 if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error)
   packages.push('redis-server');
 if (!existsSync(chromium)) packages.push('chromium');
+if (spawnSync('script', ['--version'], { stdio: 'ignore' }).error) packages.push('bsdutils');
 if (packages.length > 0) {
   const what = packages.join(' and ');
   process.stderr.write(`npm test needs ${what}: apt-get install -y ${packages.join(' ')}\n`);

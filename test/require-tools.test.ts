@@ -18,7 +18,7 @@ describe('npm test on a machine missing what the suite needs', () => {
     const missing = check({ PATH: '/nonexistent', CHROMIUM_PATH: '/nonexistent/chromium' });
     expect(missing.status).toBe(1);
     expect(missing.lines).toEqual([
-      'npm test needs redis-server and chromium: apt-get install -y redis-server chromium',
+      'npm test needs redis-server and chromium and bsdutils: apt-get install -y redis-server chromium bsdutils',
     ]);
     expect(check({ CHROMIUM_PATH: '/nonexistent/chromium' }).lines).toEqual([
       'npm test needs chromium: apt-get install -y chromium',
