@@ -1,9 +1,10 @@
 import type { LlmRequest } from '@google/adk';
 import type { Content, FunctionResponse, Part } from '@google/genai';
 import {
-  functionCallsOf,
   functionResponsesOf,
   lastContent,
+  latestCall,
+  latestResponse,
   textReply,
   toolCall,
 } from '../shared/llm-history.js';
@@ -31,19 +32,13 @@ function finish(text: string, result: string): Content {
 
 /** The text the reader tool extracted, from the conversation. */
 function documentText(request: LlmRequest): string {
-  const read = request.contents
-    .flatMap(functionResponsesOf)
-    .filter((r) => READERS.includes(r.name ?? ''))
-    .at(-1);
+  const read = latestResponse(request.contents, ...READERS);
   return String((read?.response as { text?: unknown } | undefined)?.text ?? '');
 }
 
 /** The facts offered in the latest pick, from its call. */
 function offeredFacts(request: LlmRequest): Fact[] {
-  const call = request.contents
-    .flatMap(functionCallsOf)
-    .filter((c) => c.name === TOOLS.pickFacts)
-    .at(-1);
+  const call = latestCall(request.contents, TOOLS.pickFacts);
   return ((call?.args as { facts?: Fact[] } | undefined)?.facts ?? []) as Fact[];
 }
 

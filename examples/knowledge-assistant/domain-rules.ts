@@ -2,10 +2,10 @@ import type { LlmRequest } from '@google/adk';
 import type { Content, FunctionResponse } from '@google/genai';
 import {
   contentsSinceUserText,
-  functionCallsOf,
   functionResponsesOf,
   lastContent,
   lastUserText,
+  latestCall,
   textReply,
   toolCall,
 } from '../shared/llm-history.js';
@@ -61,10 +61,7 @@ function cancelCall() {
 
 /** The draft the person reviewed: the arguments of the latest review call. */
 function reviewedDraft(request: LlmRequest): DomainDraft {
-  const call = request.contents
-    .flatMap(functionCallsOf)
-    .filter((c) => c.name === TOOLS.reviewDraft)
-    .at(-1);
+  const call = latestCall(request.contents, TOOLS.reviewDraft);
   const { name, description, keywords } = (call?.args ?? {}) as unknown as DomainDraft;
   return { name, description, keywords };
 }

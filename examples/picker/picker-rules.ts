@@ -2,10 +2,11 @@ import type { LlmRequest } from '@google/adk';
 import type { Content, FunctionResponse } from '@google/genai';
 import {
   contentsSinceUserText,
-  functionCallsOf,
   functionResponsesOf,
   lastContent,
   lastUserText,
+  latestCall,
+  latestResponse,
   textReply,
   toolCall,
 } from '../shared/llm-history.js';
@@ -65,14 +66,6 @@ function isConfirmed(response: FunctionResponse['response']): boolean {
   return value === true || (typeof value === 'string' && /^(?:true|yes|y|ok|confirm)/i.test(value));
 }
 
-/** The latest response to `name` among `contents`. */
-function latestResponse(contents: Content[], name: string): FunctionResponse | undefined {
-  return contents
-    .flatMap(functionResponsesOf)
-    .filter((r) => r.name === name)
-    .at(-1);
-}
-
 /**
  * The picker's rules, one step per turn: offer options (select_item), then ask to
  * confirm the picked one (confirm_choice), then report. Only the traffic since the
@@ -82,10 +75,7 @@ export function respondPicker(request: LlmRequest): Content {
   const since = contentsSinceUserText(request);
   const confirmation = latestResponse(since, CONFIRM_TOOL);
   if (confirmation) {
-    const call = since
-      .flatMap(functionCallsOf)
-      .filter((c) => c.name === CONFIRM_TOOL)
-      .at(-1);
+    const call = latestCall(since, CONFIRM_TOOL);
     const item = String(call?.args?.item ?? 'it');
     return textReply(
       isConfirmed(confirmation.response)

@@ -24,6 +24,25 @@ export function functionCallsOf(content: Content | undefined): FunctionCall[] {
   return (content?.parts ?? []).flatMap((part) => (part.functionCall ? [part.functionCall] : []));
 }
 
+/** The latest call among `contents` to one of the tools `names`. */
+export function latestCall(contents: Content[], ...names: string[]): FunctionCall | undefined {
+  return contents
+    .flatMap(functionCallsOf)
+    .filter((call) => names.includes(call.name ?? ''))
+    .at(-1);
+}
+
+/** The latest response among `contents` from one of the tools `names`. */
+export function latestResponse(
+  contents: Content[],
+  ...names: string[]
+): FunctionResponse | undefined {
+  return contents
+    .flatMap(functionResponsesOf)
+    .filter((response) => names.includes(response.name ?? ''))
+    .at(-1);
+}
+
 /** The text a content carries when it is something a person typed, else undefined. */
 function humanText(content: Content): string | undefined {
   if (content.role !== 'user') return undefined;
