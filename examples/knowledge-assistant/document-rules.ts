@@ -1,10 +1,11 @@
 import type { LlmRequest } from '@google/adk';
-import type { Content, FunctionResponse, Part } from '@google/genai';
+import type { Content, FunctionResponse } from '@google/genai';
 import {
   functionResponsesOf,
   lastContent,
   latestCall,
   latestResponse,
+  sayAndCall,
   textReply,
   toolCall,
 } from '../shared/llm-history.js';
@@ -23,11 +24,7 @@ const READERS: string[] = Object.values(READ_TOOLS);
 
 /** A model turn that says `text` and finishes the link with `result`. */
 function finish(text: string, result: string): Content {
-  const parts: Part[] = [
-    { text },
-    { functionCall: { name: TOOLS.finishDocument, args: { result } } },
-  ];
-  return { role: 'model', parts };
+  return sayAndCall(text, TOOLS.finishDocument, { result });
 }
 
 /** The text the reader tool extracted, from the conversation. */

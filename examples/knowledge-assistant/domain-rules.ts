@@ -6,6 +6,7 @@ import {
   lastContent,
   lastUserText,
   latestCall,
+  sayAndCall,
   textReply,
   toolCall,
 } from '../shared/llm-history.js';
@@ -31,8 +32,7 @@ function afterTool(request: LlmRequest, response: FunctionResponse): Content {
   switch (response.name) {
     case TOOLS.fetchDomains: {
       const [domain] = (result.domains ?? []) as Domain[];
-      if (!domain)
-        return { role: 'model', parts: [{ text: 'That domain is gone.' }, cancelCall()] };
+      if (!domain) return cancelSaying('That domain is gone.');
       return textReply(`Currently ${describe(domain)}\n${ASK_DRAFT}`);
     }
     case TOOLS.prettify: {
@@ -45,8 +45,7 @@ function afterTool(request: LlmRequest, response: FunctionResponse): Content {
     }
     case TOOLS.reviewDraft: {
       const answer = reviewAnswer(response.response);
-      if (answer.action === 'cancel')
-        return { role: 'model', parts: [{ text: CANCELLED }, cancelCall()] };
+      if (answer.action === 'cancel') return cancelSaying(CANCELLED);
       if (answer.action === 'correct') return toolCall(TOOLS.prettify, { draft: answer.draft });
       return toolCall(TOOLS.saveDomain, { ...reviewedDraft(request) });
     }
@@ -55,8 +54,9 @@ function afterTool(request: LlmRequest, response: FunctionResponse): Content {
   }
 }
 
-function cancelCall() {
-  return { functionCall: { name: TOOLS.cancelIntent, args: {} } };
+/** Tells the user why, and cancels the intent (which hands back to the root). */
+function cancelSaying(text: string): Content {
+  return sayAndCall(text, TOOLS.cancelIntent, {});
 }
 
 /** The draft the person reviewed: the arguments of the latest review call. */
@@ -83,7 +83,6 @@ export function respondDomainLifecycle(request: LlmRequest): Content {
     return textReply(ASK_DRAFT);
   }
   const text = lastUserText(request) ?? '';
-  if (/^\s*cancel\b/i.test(text))
-    return { role: 'model', parts: [{ text: CANCELLED }, cancelCall()] };
+  if (/^\s*cancel\b/i.test(text)) return cancelSaying(CANCELLED);
   return toolCall(TOOLS.prettify, { draft: text });
 }

@@ -85,6 +85,11 @@ export function textReply(text: string): Content {
   return { role: 'model', parts: [{ text }] };
 }
 
+/** A model turn that says `text` to the user and calls one tool. */
+export function sayAndCall(text: string, name: string, args: Record<string, unknown>): Content {
+  return { role: 'model', parts: [{ text }, { functionCall: { name, args } }] };
+}
+
 /** A model turn calling one tool. */
 export function toolCall(name: string, args: Record<string, unknown>): Content {
   return { role: 'model', parts: [{ functionCall: { name, args } }] };
