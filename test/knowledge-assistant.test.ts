@@ -124,9 +124,10 @@ describe('knowledge-assistant across a server restart on Redis', () => {
     const { body: session } = await api.client.get(`/api/sessions/${sessionId}?user_id=ann`);
     expect(session.state).toMatchObject({
       user_name: 'Ann',
-      intent: 'create',
-      domain_id: 'd-1',
-      intent_status: 'processed',
+      name_attempts: 0,
+      intent: null,
+      domain_id: null,
+      processed_intent: { intent: 'create', domain_id: 'd-1', status: 'processed_successful' },
       url: null,
       url_type: 'pdf',
       processed_url: url,

@@ -111,10 +111,10 @@ describe('knowledge-assistant: who the user is', () => {
   it('asks the name, and records user_id and user_name in state once it is given', async () => {
     const chat = new Chat();
     expect(completed(await chat.say('hello'))).toMatch(/What is your name\?/);
-    expect(await chat.state()).not.toHaveProperty('user_name');
+    // name_attempts is in state from the first turn (seed 003), not only after a refusal.
+    expect(await chat.state()).toEqual({ name_attempts: 0 });
     expect(completed(await chat.say('Ann'))).toMatch(/^Nice to meet you, Ann!/);
-    expect(await chat.state()).toMatchObject({ user_id: chat.user, user_name: 'Ann' });
-    expect(await chat.state()).not.toHaveProperty('name_attempts');
+    expect(await chat.state()).toEqual({ user_id: chat.user, user_name: 'Ann', name_attempts: 0 });
   });
 
   it('counts refused names in name_attempts and ends politely at the limit', async () => {
@@ -166,7 +166,11 @@ describe('knowledge-assistant: root → domain lifecycle through state', () => {
       /^Domain d-1 is saved\.\n\nYour knowledge domains:\n- d-1: Rust Programming/,
     );
     const state = await chat.state();
-    expect(state).toMatchObject({ intent: 'create', domain_id: 'd-1', intent_status: 'processed' });
+    expect(state).toMatchObject({
+      intent: null,
+      domain_id: null,
+      processed_intent: { intent: 'create', domain_id: 'd-1', status: 'processed_successful' },
+    });
     expect(state['user:domains']).toEqual([
       expect.objectContaining({ domain_id: 'd-1', name: 'Rust Programming', active: true }),
     ]);
@@ -189,7 +193,11 @@ describe('knowledge-assistant: root → domain lifecycle through state', () => {
     expect(state['user:domains']).toEqual([
       expect.objectContaining({ domain_id: 'd-1', name: 'Sourdough' }),
     ]);
-    expect(state).toMatchObject({ intent_status: 'processed', domain_id: 'd-1' });
+    expect(state).toMatchObject({
+      intent: null,
+      domain_id: null,
+      processed_intent: { intent: 'create', domain_id: 'd-1', status: 'processed_successful' },
+    });
   });
 
   it('clears intent and domain_id on a cancel, by the person or by the user', async () => {
@@ -198,16 +206,18 @@ describe('knowledge-assistant: root → domain lifecycle through state', () => {
     const review = paused(await chat.say('rust: the language'), TOOLS.reviewDraft);
     expect(await chat.state()).toMatchObject({ intent: 'update', domain_id: 'd-1' });
     expect(completed(await chat.answer(review, { item: 'Cancel' }))).toMatch(
-      /^You asked to cancel.*\n\nCancelled: nothing was changed\.\n\nYour knowledge domains:\n- d-1: Rust Programming/,
+      /^You asked to cancel, so nothing was changed\. Handing you back\.\n\nYour knowledge domains:\n- d-1: Rust Programming/,
     );
     expect(await chat.state()).toMatchObject({
       intent: null,
       domain_id: null,
-      intent_status: null,
+      processed_intent: null,
     });
     await chat.say('Create a domain');
     expect(await chat.state()).toMatchObject({ intent: 'create' });
-    expect(completed(await chat.say('cancel'))).toMatch(/\n\nCancelled: nothing was changed/);
+    expect(completed(await chat.say('cancel'))).toMatch(
+      /^You asked to cancel, so nothing was changed\. Handing you back\.\n\nYour knowledge domains:/,
+    );
     const state = await chat.state();
     expect(state).toMatchObject({ intent: null, domain_id: null });
     expect(state['user:domains']).toHaveLength(1);
@@ -216,13 +226,17 @@ describe('knowledge-assistant: root → domain lifecycle through state', () => {
   it('updates a domain of the user after showing it, and refuses one they do not have', async () => {
     const chat = await annWithRustDomain();
     expect(completed(await chat.say('Update domain d-7'))).toMatch(/^You have no domain d-7\./);
-    expect(await chat.state()).toMatchObject({ intent_status: 'processed', domain_id: 'd-1' });
+    expect(await chat.state()).toMatchObject({
+      intent: null,
+      domain_id: null,
+      processed_intent: { intent: 'create', domain_id: 'd-1', status: 'processed_successful' },
+    });
     const shown = completed(await chat.say('Please update domain d-1'));
     expect(shown).toMatch(/^Currently d-1 is "Rust Programming": Ownership, borrowing/);
     expect(await chat.state()).toMatchObject({
       intent: 'update',
       domain_id: 'd-1',
-      intent_status: null,
+      processed_intent: null,
     });
     const review = paused(
       await chat.say('Rust: memory safety and fearless concurrency'),
@@ -237,7 +251,11 @@ describe('knowledge-assistant: root → domain lifecycle through state', () => {
         description: 'Memory safety and fearless concurrency.',
       }),
     ]);
-    expect(state).toMatchObject({ intent: 'update', domain_id: 'd-1', intent_status: 'processed' });
+    expect(state).toMatchObject({
+      intent: null,
+      domain_id: null,
+      processed_intent: { intent: 'update', domain_id: 'd-1', status: 'processed_successful' },
+    });
   });
 
   it("keeps a user's domains across their sessions, and only theirs", async () => {

@@ -1,4 +1,5 @@
 import { defineApp, type HoldpointApp } from 'holdpoint';
+import { toolModelFor } from './ask-model.js';
 import { documentProcessorAgent } from './document-processor-agent.js';
 import { domainLifecycleAgent } from './domain-lifecycle-agent.js';
 import { TOOLS } from './names.js';
@@ -18,11 +19,14 @@ export function knowledgeAssistant(settings: Partial<KnowledgeSettings> = {}): H
     description:
       'Knowledge domains and the facts of your links, handed between agents through session state (seed 003).',
     examples: ['My name is Ann', 'Create a domain', 'https://example.com/article'],
-    agent: ({ model }) =>
-      rootAgent(model, checked, [
-        domainLifecycleAgent(model),
-        documentProcessorAgent(model, checked),
-      ]),
+    agent: ({ model }) => {
+      // One model for the three tools that ask one (none with the offline rules).
+      const toolModel = toolModelFor(model);
+      return rootAgent(model, checked, [
+        domainLifecycleAgent(model, checked, toolModel),
+        documentProcessorAgent(model, checked, toolModel),
+      ]);
+    },
     approvals: {
       [TOOLS.reviewDraft]: {
         hint: (args) =>

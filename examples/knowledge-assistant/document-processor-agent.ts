@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { createEvent, FunctionTool, LlmAgent, LongRunningFunctionTool } from '@google/adk';
 import { z } from 'zod';
 import { selectModel } from '../shared/select-model.js';
+import { ModelAnswerError, type ToolModel, toolModelFor } from './ask-model.js';
 import { respondDocumentProcessor } from './document-rules.js';
 import { DocumentError, readDocument, type UrlType } from './documents.js';
 import { userDomains } from './domains.js';
+import { factsWithModel, relevanceWithModel } from './model-tasks.js';
 import { DOCUMENT_AGENT, ROOT_AGENT, TOOLS } from './names.js';
 import { extractFacts, scoreRelevance } from './relevance.js';
 import type { KnowledgeSettings } from './settings.js';
@@ -119,8 +121,80 @@ function finishDocument() {
   });
 }
 
+/** A model task's failure as a tool's error result; any other error is thrown on. */
+async function answerOrError<T>(task: () => Promise<T>): Promise<T | { error: ToolError }> {
+  try {
+    return await task();
+  } catch (error) {
+    if (error instanceof ModelAnswerError) {
+      return { error: { code: error.code, message: error.message } };
+    }
+    throw error;
+  }
+}
+
+interface ToolError {
+  code: string;
+  message: string;
+}
+
+/**
+ * Rates the text against each of the user's active domains: the model is asked once
+ * per domain, or (rules model) the offline keyword score is used.
+ */
+function relevanceTool(settings: KnowledgeSettings, toolModel: ToolModel | undefined) {
+  return new FunctionTool({
+    name: TOOLS.relevance,
+    description: "Scores the text's relevance to each of the user's active domains.",
+    parameters: z.object({ text: z.string().max(200_000) }),
+    execute: async ({ text }, toolContext) => {
+      const context = requireContext(toolContext);
+      const domains = userDomains(context).filter((d) => d.active);
+      const threshold = settings.relevanceThreshold;
+      return answerOrError(async () => ({
+        threshold,
+        domains: toolModel
+          ? await relevanceWithModel(
+              toolModel(),
+              text,
+              domains,
+              threshold,
+              context.invocationContext.abortSignal,
+            )
+          : scoreRelevance(text, domains, threshold),
+      }));
+    },
+  });
+}
+
+/** Extracts each named domain's facts from the text: by the model, or (rules model) offline. */
+function extractFactsTool(toolModel: ToolModel | undefined) {
+  return new FunctionTool({
+    name: TOOLS.extractFacts,
+    description: 'Extracts the facts of the text relevant to each named domain.',
+    parameters: z.object({
+      text: z.string().max(200_000),
+      domain_ids: z.array(z.string().max(100)).min(1).max(100),
+    }),
+    execute: async ({ text, domain_ids }, toolContext) => {
+      const context = requireContext(toolContext);
+      const wanted = new Set(domain_ids);
+      const domains = userDomains(context).filter((d) => wanted.has(d.domain_id));
+      return answerOrError(async () => ({
+        facts: toolModel
+          ? await factsWithModel(toolModel(), text, domains, context.invocationContext.abortSignal)
+          : extractFacts(text, domains),
+      }));
+    },
+  });
+}
+
 /** The document processor sub-agent: link → text → relevance → facts → a person picks → memory. */
-export function documentProcessorAgent(model: string, settings: KnowledgeSettings): LlmAgent {
+export function documentProcessorAgent(
+  model: string,
+  settings: KnowledgeSettings,
+  toolModel: ToolModel | undefined = toolModelFor(model),
+): LlmAgent {
   return new LlmAgent({
     name: DOCUMENT_AGENT,
     description: "Reads a link and saves the facts a person picks to the user's memory.",
@@ -130,33 +204,8 @@ export function documentProcessorAgent(model: string, settings: KnowledgeSetting
       readTool(TOOLS.processPdf, 'pdf', 'a PDF link', settings),
       readTool(TOOLS.processYoutube, 'youtube', 'a YouTube video (its transcript)', settings),
       readTool(TOOLS.processPage, 'page', 'an ordinary web page (its article)', settings),
-      new FunctionTool({
-        name: TOOLS.relevance,
-        description: "Scores the text's relevance to each of the user's active domains.",
-        parameters: z.object({ text: z.string().max(200_000) }),
-        execute: ({ text }, toolContext) => {
-          const domains = userDomains(requireContext(toolContext)).filter((d) => d.active);
-          return {
-            threshold: settings.relevanceThreshold,
-            domains: scoreRelevance(text, domains, settings.relevanceThreshold),
-          };
-        },
-      }),
-      new FunctionTool({
-        name: TOOLS.extractFacts,
-        description: 'Extracts the facts of the text relevant to each named domain.',
-        parameters: z.object({
-          text: z.string().max(200_000),
-          domain_ids: z.array(z.string().max(100)).min(1).max(100),
-        }),
-        execute: ({ text, domain_ids }, toolContext) => {
-          const wanted = new Set(domain_ids);
-          const domains = userDomains(requireContext(toolContext)).filter((d) =>
-            wanted.has(d.domain_id),
-          );
-          return { facts: extractFacts(text, domains) };
-        },
-      }),
+      relevanceTool(settings, toolModel),
+      extractFactsTool(toolModel),
       new LongRunningFunctionTool({
         name: TOOLS.pickFacts,
         description: 'Asks a person which of the facts to save; answers the picked fact ids.',

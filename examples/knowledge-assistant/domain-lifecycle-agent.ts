@@ -1,11 +1,14 @@
 import { FunctionTool, LlmAgent, LongRunningFunctionTool } from '@google/adk';
 import { z } from 'zod';
 import { selectModel } from '../shared/select-model.js';
+import { ModelAnswerError, type ToolModel, toolModelFor } from './ask-model.js';
 import { respondDomainLifecycle } from './domain-rules.js';
 import { prettifyDraft, saveDomain } from './domains.js';
+import { prettifyWithModel } from './model-tasks.js';
 import { DOMAIN_AGENT, REVIEW_OPTIONS, ROOT_AGENT, TOOLS } from './names.js';
 import { fetchDomainsTool } from './root-agent.js';
-import { STATE, withState } from './state-keys.js';
+import type { KnowledgeSettings } from './settings.js';
+import { type ProcessedIntent, STATE, withState } from './state-keys.js';
 import { requireContext, waitForPerson } from './tool-context.js';
 
 const INSTRUCTION = `You create or update one knowledge domain of the user, as the state's
@@ -14,8 +17,9 @@ intent says (for "update", domain_id names it).
    its name, description and keywords. Ask the user to describe the domain (or to cancel).
 2. With the user's text call ${TOOLS.prettify}, then ${TOOLS.reviewDraft} with its result: a
    person approves it, sends a corrected text (prettify and review that) or cancels.
-3. Approved: call ${TOOLS.saveDomain} with the reviewed name, description and keywords.
-   Cancelled (by the user or the person): call ${TOOLS.cancelIntent}.
+3. Approved: call ${TOOLS.saveDomain} with the reviewed name, description and keywords,
+   then tell the user whether the domain was saved (or the error) and transfer back to
+   ${ROOT_AGENT}. Cancelled (by the user or the person): say so and call ${TOOLS.cancelIntent}.
 Never keep the draft anywhere but in the conversation.`;
 
 const draftShape = {
@@ -34,18 +38,24 @@ function cancelIntent() {
       const context = requireContext(toolContext);
       context.state.set(STATE.intent, null);
       context.state.set(STATE.domainId, null);
-      context.state.set(STATE.intentStatus, null);
+      context.state.set(STATE.processedIntent, null);
       context.actions.transferToAgent = ROOT_AGENT;
       return { cancelled: true };
     },
   });
 }
 
-/** Saves the approved draft, marks the intent processed and hands back to the root. */
-function saveDomainTool(clock: () => Date) {
+/**
+ * Saves the approved draft; either way clears the intent and its domain from state and
+ * marks the intent processed successfully or with the error. The agent then tells the
+ * user and hands back to the root (seed 003's order: save, mark, tell, delegate).
+ */
+function saveDomainTool(settings: KnowledgeSettings, clock: () => Date) {
   return new FunctionTool({
     name: TOOLS.saveDomain,
-    description: 'Saves the approved domain (create or update, as the state says).',
+    description:
+      'Saves the approved domain (create or update, as the state says); tell the user ' +
+      'how it went, then transfer back to the root agent.',
     parameters: z.object(draftShape),
     execute: (draft, toolContext) => {
       const context = requireContext(toolContext);
@@ -53,13 +63,38 @@ function saveDomainTool(clock: () => Date) {
       if (intent !== 'create' && intent !== 'update') {
         return { error: 'There is no domain intent in this session to save.' };
       }
-      const domainId = intent === 'update' ? context.state.get<string>(STATE.domainId) : undefined;
-      const saved = saveDomain(context, draft, domainId ?? undefined, clock());
-      if ('error' in saved) return saved;
-      context.state.set(STATE.domainId, saved.domain_id);
-      context.state.set(STATE.intentStatus, 'processed');
-      context.actions.transferToAgent = ROOT_AGENT;
-      return { saved: { domain_id: saved.domain_id, name: saved.name }, intent };
+      const domainId =
+        intent === 'update' ? (context.state.get<string>(STATE.domainId) ?? null) : null;
+      const saved = saveDomain(context, draft, domainId ?? undefined, clock(), settings.maxDomains);
+      const mark: ProcessedIntent =
+        'error' in saved
+          ? { intent, domain_id: domainId, status: 'processed_with_error', error: saved.error }
+          : { intent, domain_id: saved.domain_id, status: 'processed_successful' };
+      context.state.set(STATE.intent, null);
+      context.state.set(STATE.domainId, null);
+      context.state.set(STATE.processedIntent, mark);
+      return 'error' in saved
+        ? { processed: mark }
+        : { processed: mark, saved: { domain_id: saved.domain_id, name: saved.name } };
+    },
+  });
+}
+
+/** The prettifier: the model rewrites the draft, or (rules model) the offline heuristics do. */
+function prettifyTool(toolModel: ToolModel | undefined) {
+  return new FunctionTool({
+    name: TOOLS.prettify,
+    description: 'Turns a rough domain description into a name, a description and keywords.',
+    parameters: z.object({ draft: z.string().min(1).max(4000) }),
+    execute: async ({ draft }, toolContext) => {
+      if (!toolModel) return prettifyDraft(draft);
+      try {
+        const signal = requireContext(toolContext).invocationContext.abortSignal;
+        return await prettifyWithModel(toolModel(), draft, signal);
+      } catch (error) {
+        if (error instanceof ModelAnswerError) return { error: error.message };
+        throw error;
+      }
     },
   });
 }
@@ -67,6 +102,8 @@ function saveDomainTool(clock: () => Date) {
 /** The domain lifecycle sub-agent: draft → prettify → a person reviews → save or cancel. */
 export function domainLifecycleAgent(
   model: string,
+  settings: KnowledgeSettings,
+  toolModel: ToolModel | undefined = toolModelFor(model),
   clock: () => Date = () => new Date(),
 ): LlmAgent {
   return new LlmAgent({
@@ -76,12 +113,7 @@ export function domainLifecycleAgent(
     instruction: withState(INSTRUCTION),
     tools: [
       fetchDomainsTool(),
-      new FunctionTool({
-        name: TOOLS.prettify,
-        description: 'Turns a rough domain description into a name, a description and keywords.',
-        parameters: z.object({ draft: z.string().min(1).max(4000) }),
-        execute: ({ draft }) => prettifyDraft(draft),
-      }),
+      prettifyTool(toolModel),
       new LongRunningFunctionTool({
         name: TOOLS.reviewDraft,
         description:
@@ -93,7 +125,7 @@ export function domainLifecycleAgent(
         }),
         execute: waitForPerson,
       }),
-      saveDomainTool(clock),
+      saveDomainTool(settings, clock),
       cancelIntent(),
     ],
   });

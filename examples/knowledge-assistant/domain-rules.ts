@@ -12,8 +12,11 @@ import {
 } from '../shared/llm-history.js';
 import { reviewAnswer } from './answers.js';
 import type { Domain, DomainDraft } from './domains.js';
-import { REVIEW_OPTIONS, TOOLS } from './names.js';
-import { shownState } from './state-keys.js';
+import { REVIEW_OPTIONS, ROOT_AGENT, TOOLS } from './names.js';
+import { type ProcessedIntent, shownState } from './state-keys.js';
+
+/** ADK's own tool for handing the conversation to another agent. */
+const TRANSFER = 'transfer_to_agent';
 
 export const ASK_DRAFT = 'Describe the knowledge domain in a few words (or say "cancel").';
 const CANCELLED = 'You asked to cancel, so nothing was changed. Handing you back.';
@@ -28,6 +31,11 @@ function describe(domain: Domain): string {
 /** The next step after one of this agent's tools answered. */
 function afterTool(request: LlmRequest, response: FunctionResponse): Content {
   const result = (response.response ?? {}) as Record<string, unknown>;
+  if (response.name === TOOLS.saveDomain && result.processed) {
+    return sayAndCall(savedText(result.processed as ProcessedIntent), TRANSFER, {
+      agentName: ROOT_AGENT,
+    });
+  }
   if (typeof result.error === 'string') return textReply(`Sorry: ${result.error}`);
   switch (response.name) {
     case TOOLS.fetchDomains: {
@@ -52,6 +60,14 @@ function afterTool(request: LlmRequest, response: FunctionResponse): Content {
     default:
       return textReply('Done.');
   }
+}
+
+/** What the user is told once the intent was processed, as its mark in state says. */
+function savedText(mark: ProcessedIntent): string {
+  if (mark.status === 'processed_successful') return `Domain ${mark.domain_id} is saved.`;
+  const which =
+    mark.intent === 'update' ? `Updating domain ${mark.domain_id}` : 'Creating the domain';
+  return `${which} failed: ${mark.error ?? 'unknown error'}`;
 }
 
 /** Tells the user why, and cancels the intent (which hands back to the root). */

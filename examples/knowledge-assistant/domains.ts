@@ -20,8 +20,6 @@ export interface DomainDraft {
   keywords: string[];
 }
 
-const MAX_DOMAINS = 100;
-
 /**
  * The user's domains, from ADK `user:` state: the store keeps it per app and user
  * (Redis in production), so domains outlive the session that made them.
@@ -38,13 +36,14 @@ export function findDomain(context: Pick<Context, 'state'>, domainId: string): D
 
 /**
  * Saves `draft` as a new domain, or over `domainId`; returns the saved domain, or an
- * error when the domain to update is gone or the user has too many.
+ * error when the domain to update is gone or the user has `maxDomains` already.
  */
 export function saveDomain(
   context: Pick<Context, 'state'>,
   draft: DomainDraft,
   domainId: string | undefined,
   now: Date,
+  maxDomains: number,
 ): Domain | { error: string } {
   const domains = userDomains(context);
   const at = now.toISOString();
@@ -59,7 +58,9 @@ export function saveDomain(
     );
     return updated;
   }
-  if (domains.length >= MAX_DOMAINS) return { error: `You already have ${MAX_DOMAINS} domains.` };
+  if (domains.length >= maxDomains) {
+    return { error: `You already have ${maxDomains} domain(s), the most you may have.` };
+  }
   const next = 1 + Math.max(0, ...domains.map((d) => Number(d.domain_id.slice(2)) || 0));
   const created: Domain = {
     domain_id: `d-${next}`,

@@ -51,8 +51,9 @@ export function scoreRelevance(text: string, domains: Domain[], threshold: numbe
   });
 }
 
-const MAX_FACTS_PER_DOMAIN = 5;
-const MAX_FACT_CHARS = 300;
+/** The most facts offered for one domain, and the longest fact. */
+export const MAX_FACTS_PER_DOMAIN = 5;
+export const MAX_FACT_CHARS = 300;
 
 /**
  * The sentences of `text` that mention a term of each domain, at most five per

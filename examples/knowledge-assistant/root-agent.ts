@@ -52,6 +52,17 @@ function recordUserName(settings: KnowledgeSettings) {
   });
 }
 
+/**
+ * Puts `name_attempts` in state on the conversation's first turn (0), so it is there
+ * from the start and counted from there, not only once a name was refused.
+ */
+export function startNameAttempts(context: Context): undefined {
+  if (context.state.get<number>(STATE.nameAttempts) === undefined) {
+    context.state.set(STATE.nameAttempts, 0);
+  }
+  return undefined;
+}
+
 /** Lists the user's domains, briefly or with their descriptions. */
 export function fetchDomainsTool() {
   return new FunctionTool({
@@ -107,7 +118,7 @@ function startDomainIntent() {
       }
       context.state.set(STATE.intent, intent);
       context.state.set(STATE.domainId, intent === 'update' ? domain_id : null);
-      context.state.set(STATE.intentStatus, null);
+      context.state.set(STATE.processedIntent, null);
       context.actions.transferToAgent = DOMAIN_AGENT;
       return { handed_to: DOMAIN_AGENT };
     },
@@ -144,6 +155,7 @@ export function rootAgent(
     description: "Learns the user's name and routes domain work and links to the sub-agents.",
     model: selectModel(model, ROOT_AGENT, respondRoot),
     instruction: withState(ROOT_INSTRUCTION),
+    beforeAgentCallback: startNameAttempts,
     tools: [recordUserName(settings), fetchDomainsTool(), startDomainIntent(), startDocument()],
     subAgents,
   });

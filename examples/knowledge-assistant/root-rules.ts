@@ -10,7 +10,7 @@ import {
 } from '../shared/llm-history.js';
 import { firstUrl } from './documents.js';
 import type { Domain } from './domains.js';
-import { DOCUMENT_AGENT, DOMAIN_AGENT, ROOT_AGENT, TOOLS } from './names.js';
+import { DOCUMENT_AGENT, ROOT_AGENT, TOOLS } from './names.js';
 import { shownState } from './state-keys.js';
 
 export const ASK_NAME = 'Hello! I am your knowledge assistant. What is your name?';
@@ -67,15 +67,13 @@ function handedBackBy(request: LlmRequest): string | undefined {
   return agent === ROOT_AGENT ? undefined : agent;
 }
 
-/** What the sub-agent that handed back did, as the state it left says. */
+/**
+ * What the document processor that handed back did, as the state it left says. The
+ * domain lifecycle told the user itself (saved, failed or cancelled), so it needs none.
+ */
 function handBackNote(request: LlmRequest, state: Record<string, unknown>): string {
-  const by = handedBackBy(request);
-  if (by === DOCUMENT_AGENT)
-    return `Finished ${String(state.processed_url)}: ${String(state.url_result)}\n\n`;
-  if (by !== DOMAIN_AGENT) return '';
-  return state.intent_status === 'processed'
-    ? `Domain ${String(state.domain_id)} is saved.\n\n`
-    : 'Cancelled: nothing was changed.\n\n';
+  if (handedBackBy(request) !== DOCUMENT_AGENT) return '';
+  return `Finished ${String(state.processed_url)}: ${String(state.url_result)}\n\n`;
 }
 
 /** The name in a message that gives one, or the message itself when it was asked for. */

@@ -7,11 +7,14 @@ export interface KnowledgeSettings extends DocumentSettings {
   nameAttemptLimit: number;
   /** The relevance (0–1) at which a document counts for a domain. */
   relevanceThreshold: number;
+  /** The most knowledge domains one user may have; saving one more is an error. */
+  maxDomains: number;
 }
 
 const settingsSchema = z.strictObject({
   nameAttemptLimit: z.number().int().min(1).max(20),
   relevanceThreshold: z.number().min(0).max(1),
+  maxDomains: z.number().int().min(1).max(1000),
   youtubeTranscriptUrl: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]),
   maxBytes: z
     .number()
@@ -26,6 +29,7 @@ const settingsSchema = z.strictObject({
 export const DEFAULT_SETTINGS: KnowledgeSettings = {
   nameAttemptLimit: 3,
   relevanceThreshold: 0.3,
+  maxDomains: 100,
   youtubeTranscriptUrl: '',
   maxBytes: 10 * 1024 * 1024,
   timeoutMs: 15_000,
@@ -50,6 +54,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Knowledge
   const given: Partial<KnowledgeSettings> = {
     nameAttemptLimit: number('KNOWLEDGE_NAME_ATTEMPTS'),
     relevanceThreshold: number('KNOWLEDGE_RELEVANCE_THRESHOLD'),
+    maxDomains: number('KNOWLEDGE_MAX_DOMAINS'),
     youtubeTranscriptUrl: env.KNOWLEDGE_YOUTUBE_TRANSCRIPT_URL,
     maxBytes: number('KNOWLEDGE_MAX_BYTES'),
     timeoutMs: number('KNOWLEDGE_FETCH_TIMEOUT_MS'),

@@ -10,14 +10,18 @@ export const STATE = {
   userId: 'user_id',
   /** The name the user gave. */
   userName: 'user_name',
-  /** Names the user gave that were not accepted. */
+  /** Names the user gave that were not accepted: 0 from the first turn, then counted. */
   nameAttempts: 'name_attempts',
   /** `create` or `update`: what the root asked the domain lifecycle agent to do. */
   intent: 'intent',
-  /** The domain an update is about (validated by the root), or the one just saved. */
+  /** The domain an update is about (validated by the root); cleared with the intent. */
   domainId: 'domain_id',
-  /** `processed` once the intent's domain was saved. */
-  intentStatus: 'intent_status',
+  /**
+   * The last intent processed, marked once the intent itself is cleared:
+   * `{ intent, domain_id, status: 'processed_successful' | 'processed_with_error', error? }`;
+   * null from the start of the next intent, and after a cancel.
+   */
+  processedIntent: 'processed_intent',
   /** The link the root handed the document processor; cleared once processed. */
   url: 'url',
   /** `pdf`, `youtube` or `page`: what the document processor found the link to be. */
@@ -29,13 +33,21 @@ export const STATE = {
   domains: 'user:domains',
 } as const;
 
+/** How the domain lifecycle marks an intent it processed (seed 003: "successful/with error"). */
+export interface ProcessedIntent {
+  intent: 'create' | 'update';
+  domain_id: string | null;
+  status: 'processed_successful' | 'processed_with_error';
+  error?: string;
+}
+
 /** The state keys an agent's model is shown, in its instruction. */
 const SHOWN = [
   STATE.userName,
   STATE.nameAttempts,
   STATE.intent,
   STATE.domainId,
-  STATE.intentStatus,
+  STATE.processedIntent,
   STATE.url,
   STATE.urlType,
   STATE.processedUrl,
