@@ -9,6 +9,7 @@ import { userDomains } from './domains.js';
 import { factsWithModel, relevanceWithModel } from './model-tasks.js';
 import { DOCUMENT_AGENT, ROOT_AGENT, TOOLS } from './names.js';
 import { extractFacts, scoreRelevance } from './relevance.js';
+import { fetchDomainsTool } from './root-agent.js';
 import type { KnowledgeSettings } from './settings.js';
 import { STATE, withState } from './state-keys.js';
 import { requireContext, waitForPerson } from './tool-context.js';
@@ -16,8 +17,9 @@ import { requireContext, waitForPerson } from './tool-context.js';
 const INSTRUCTION = `You process the link in the state's url for the user's knowledge domains.
 1. Decide what it is — a PDF, a YouTube video or an ordinary page — and call
    ${TOOLS.processPdf}, ${TOOLS.processYoutube} or ${TOOLS.processPage} with it.
-2. Call ${TOOLS.relevance} with the text. No relevant domain: call ${TOOLS.finishDocument}
-   saying so.
+2. Call ${TOOLS.fetchDomains} with detailed true for the user's domains, then
+   ${TOOLS.relevance} with the text (it rates the text against each active domain). No
+   relevant domain: call ${TOOLS.finishDocument} saying so.
 3. Call ${TOOLS.extractFacts} with the text and the relevant domain ids, then
    ${TOOLS.pickFacts} with the facts: a person picks the ones to keep.
 4. Call ${TOOLS.saveFacts} with the picked facts (none picked: skip it), then
@@ -204,6 +206,7 @@ export function documentProcessorAgent(
       readTool(TOOLS.processPdf, 'pdf', 'a PDF link', settings),
       readTool(TOOLS.processYoutube, 'youtube', 'a YouTube video (its transcript)', settings),
       readTool(TOOLS.processPage, 'page', 'an ordinary web page (its article)', settings),
+      fetchDomainsTool(),
       relevanceTool(settings, toolModel),
       extractFactsTool(toolModel),
       new LongRunningFunctionTool({

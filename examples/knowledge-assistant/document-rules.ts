@@ -47,9 +47,11 @@ function afterTool(request: LlmRequest, response: FunctionResponse): Content {
     return finish(`I could not process the link: ${message}`, `error: ${message}`);
   }
   if (READERS.includes(response.name ?? '')) {
-    return toolCall(TOOLS.relevance, { text: String(result.text ?? '') });
+    return toolCall(TOOLS.fetchDomains, { detailed: true });
   }
   switch (response.name) {
+    case TOOLS.fetchDomains:
+      return toolCall(TOOLS.relevance, { text: documentText(request) });
     case TOOLS.relevance: {
       const relevant = ((result.domains ?? []) as Relevance[]).filter((d) => d.relevant);
       if (relevant.length === 0) {

@@ -43,6 +43,7 @@ export interface ProcessedIntent {
 
 /** The state keys an agent's model is shown, in its instruction. */
 const SHOWN = [
+  STATE.userId,
   STATE.userName,
   STATE.nameAttempts,
   STATE.intent,
