@@ -20,7 +20,8 @@ const INSTRUCTION = `You process the link in the state's url for the user's know
 2. Call ${TOOLS.fetchDomains} with detailed true for the user's domains, then
    ${TOOLS.relevance} with the text (it rates the text against each active domain). No
    relevant domain: call ${TOOLS.finishDocument} saying so.
-3. Call ${TOOLS.extractFacts} with the text and the relevant domain ids, then
+3. Call ${TOOLS.extractFacts} with the text, the relevant domain ids and each one's
+   relevance grounding, then
    ${TOOLS.pickFacts} with the facts: a person picks the ones to keep.
 4. Call ${TOOLS.saveFacts} with the picked facts (none picked: skip it), then
    ${TOOLS.finishDocument} with what came of it.
@@ -177,14 +178,34 @@ function extractFactsTool(toolModel: ToolModel | undefined) {
     parameters: z.object({
       text: z.string().max(200_000),
       domain_ids: z.array(z.string().max(100)).min(1).max(100),
+      relevance_grounding: z
+        .array(
+          z.object({
+            domain_id: z.string().max(100),
+            grounding: z.array(z.string().max(200)).max(20),
+          }),
+        )
+        .max(100)
+        .optional()
+        .describe('What made the text relevant to each domain, from the relevance check'),
     }),
-    execute: async ({ text, domain_ids }, toolContext) => {
+    execute: async ({ text, domain_ids, relevance_grounding }, toolContext) => {
       const context = requireContext(toolContext);
       const wanted = new Set(domain_ids);
       const domains = userDomains(context).filter((d) => wanted.has(d.domain_id));
       return answerOrError(async () => ({
         facts: toolModel
-          ? await factsWithModel(toolModel(), text, domains, context.invocationContext.abortSignal)
+          ? await factsWithModel(
+              toolModel(),
+              text,
+              domains.map((domain) => ({
+                domain,
+                grounding:
+                  relevance_grounding?.find((g) => g.domain_id === domain.domain_id)?.grounding ??
+                  [],
+              })),
+              context.invocationContext.abortSignal,
+            )
           : extractFacts(text, domains),
       }));
     },

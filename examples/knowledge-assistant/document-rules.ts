@@ -63,6 +63,10 @@ function afterTool(request: LlmRequest, response: FunctionResponse): Content {
       return toolCall(TOOLS.extractFacts, {
         text: documentText(request),
         domain_ids: relevant.map((d) => d.domain_id),
+        relevance_grounding: relevant.map((d) => ({
+          domain_id: d.domain_id,
+          grounding: d.grounding,
+        })),
       });
     }
     case TOOLS.extractFacts: {

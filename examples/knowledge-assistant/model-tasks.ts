@@ -23,7 +23,7 @@ domain); relevance_grounding lists the short phrases of the text that make it re
 
 const FACTS = `You extract facts relevant to one knowledge domain from a text: short,
 self-contained statements the text makes, worth keeping in a knowledge base for that
-domain. Quote or closely paraphrase the text; invent nothing. At most ${MAX_FACTS_PER_DOMAIN}
+domain. relevance_grounding says what made the text relevant to the domain. Quote or closely paraphrase the text; invent nothing. At most ${MAX_FACTS_PER_DOMAIN}
 facts; none when the text has none. Answer JSON only.`;
 
 const draftAnswer = z.object({
@@ -101,20 +101,23 @@ export async function relevanceWithModel(
   return scored;
 }
 
-/** The facts `model` extracts from `text` for each domain, numbered `f1`, `f2`, … across domains. */
+/**
+ * The facts `model` extracts from `text` for each domain, told what made the text
+ * relevant to it; numbered `f1`, `f2`, … across domains.
+ */
 export async function factsWithModel(
   model: BaseLlm,
   text: string,
-  domains: Domain[],
+  domains: { domain: Domain; grounding: string[] }[],
   signal?: AbortSignal,
 ): Promise<Fact[]> {
   const facts: Fact[] = [];
-  for (const domain of domains) {
+  for (const { domain, grounding } of domains) {
     const answer = await askModel(
       model,
       {
         instruction: FACTS,
-        input: { parsed_text: text, ...domainInput(domain) },
+        input: { parsed_text: text, ...domainInput(domain), relevance_grounding: grounding },
         answer: factsAnswer,
       },
       signal,

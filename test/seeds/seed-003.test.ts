@@ -364,141 +364,145 @@ describe('seed 003: an intent processed with an error', () => {
   });
 });
 
-describe('seed 003 with a real model configured (a scripted stand-in for Gemini)', () => {
-  const { holdpoint, memory } = assistant({ store: 'memory', model: SCRIPTED_MODEL });
+describe.each(['memory', 'redis'] as const)(
+  'seed 003 with a real model configured (a scripted stand-in for Gemini; %s store)',
+  (store) => {
+    const { holdpoint, memory } = assistant({ store, model: SCRIPTED_MODEL });
 
-  /** What "Gemini" answers the tools: clearly not what the offline heuristics would. */
-  function gemini(task: string, input: Record<string, unknown>): unknown {
-    if (task === 'prettify') {
+    /** What "Gemini" answers the tools: clearly not what the offline heuristics would. */
+    function gemini(task: string, input: Record<string, unknown>): unknown {
+      if (task === 'prettify') {
+        return {
+          name: 'Systems Programming in Rust',
+          description: 'How Rust keeps memory safe: ownership, borrowing and lifetimes.',
+          keywords: ['Rust', 'ownership', 'borrow checker', 'Rust'],
+        };
+      }
+      const about = String(input.parsed_text).includes('borrow checker');
+      if (task === 'relevance') {
+        return about
+          ? { relevance_level: 0.85, relevance_grounding: ['borrow checker', 'ownership rules'] }
+          : { relevance_level: 0.05, relevance_grounding: [] };
+      }
       return {
-        name: 'Systems Programming in Rust',
-        description: 'How Rust keeps memory safe: ownership, borrowing and lifetimes.',
-        keywords: ['Rust', 'ownership', 'borrow checker', 'Rust'],
+        facts: [
+          { fact: 'Rust manages memory through ownership, with no garbage collector.' },
+          { fact: 'Borrowing rules are checked when the program is compiled.' },
+        ],
       };
     }
-    const about = String(input.parsed_text).includes('borrow checker');
-    if (task === 'relevance') {
-      return about
-        ? { relevance_level: 0.85, relevance_grounding: ['borrow checker', 'ownership rules'] }
-        : { relevance_level: 0.05, relevance_grounding: [] };
-    }
-    return {
-      facts: [
-        { fact: 'Rust manages memory through ownership, with no garbage collector.' },
-        { fact: 'Borrowing rules are checked when the program is compiled.' },
-      ],
-    };
-  }
 
-  it('walks both diagrams: the tools ask the model and use its answers; state at every hand-off', async () => {
-    script.reset(gemini);
-    const dialog = new Dialog(holdpoint);
-    await dialog.say('My name is Ann');
-    const named = { user_id: dialog.user, user_name: 'Ann', name_attempts: 0 };
+    it('walks both diagrams: the tools ask the model and use its answers; state at every hand-off', async () => {
+      script.reset(gemini);
+      const dialog = new Dialog(holdpoint);
+      await dialog.say('My name is Ann');
+      const named = { user_id: dialog.user, user_name: 'Ann', name_attempts: 0 };
 
-    // Diagram 1: root → domain lifecycle, the prettifier asks the model.
-    await dialog.say('Create a domain');
-    const review = paused(await dialog.say(RUST_DRAFT), TOOLS.reviewDraft);
-    expect(script.asks.map((a) => [a.task, a.input])).toEqual([
-      ['prettify', { domain_draft: RUST_DRAFT }],
-    ]);
-    expect(review.approvals[0]?.args).toMatchObject({
-      name: 'Systems Programming in Rust',
-      description: 'How Rust keeps memory safe: ownership, borrowing and lifetimes.',
-      keywords: ['rust', 'ownership', 'borrow checker'],
-    });
-    expect(completed(await dialog.answer(review, { item: 'Approve' }))).toBe(
-      'Domain d-1 is saved.\n\nYour knowledge domains:\n' +
-        '- d-1: Systems Programming in Rust (rust, ownership, borrow checker)',
-    );
+      // Diagram 1: root → domain lifecycle, the prettifier asks the model.
+      await dialog.say('Create a domain');
+      const review = paused(await dialog.say(RUST_DRAFT), TOOLS.reviewDraft);
+      expect(script.asks.map((a) => [a.task, a.input])).toEqual([
+        ['prettify', { domain_draft: RUST_DRAFT }],
+      ]);
+      expect(review.approvals[0]?.args).toMatchObject({
+        name: 'Systems Programming in Rust',
+        description: 'How Rust keeps memory safe: ownership, borrowing and lifetimes.',
+        keywords: ['rust', 'ownership', 'borrow checker'],
+      });
+      expect(completed(await dialog.answer(review, { item: 'Approve' }))).toBe(
+        'Domain d-1 is saved.\n\nYour knowledge domains:\n' +
+          '- d-1: Systems Programming in Rust (rust, ownership, borrow checker)',
+      );
 
-    // Diagram 2: root → document processor; relevance per domain, then facts, by the model.
-    const url = `${fixtures.url}/docs/rust.pdf`;
-    const pick = paused(await dialog.say(`Read ${url}`), TOOLS.pickFacts);
-    const documentAsks = script.asks.slice(1);
-    expect(documentAsks.map((a) => a.task)).toEqual(['relevance', 'facts']);
-    for (const ask of documentAsks) {
-      expect(ask.input).toEqual({
+      // Diagram 2: root → document processor; relevance per domain, then facts, by the model.
+      const url = `${fixtures.url}/docs/rust.pdf`;
+      const pick = paused(await dialog.say(`Read ${url}`), TOOLS.pickFacts);
+      const domain = {
         parsed_text: FIXTURE_TEXT.pdf.join('\n'),
         domain_name: 'Systems Programming in Rust',
         domain_description: 'How Rust keeps memory safe: ownership, borrowing and lifetimes.',
         domain_keywords: ['rust', 'ownership', 'borrow checker'],
+      };
+      expect(script.asks.slice(1).map((a) => [a.task, a.input])).toEqual([
+        ['relevance', domain],
+        // The extractor is told what made the text relevant, as the seed's call carries it.
+        ['facts', { ...domain, relevance_grounding: ['borrow checker', 'ownership rules'] }],
+      ]);
+      expect(pick.approvals[0]?.args).toMatchObject({
+        facts: [
+          {
+            fact_id: 'f1',
+            fact: 'Rust manages memory through ownership, with no garbage collector.',
+          },
+          { fact_id: 'f2', fact: 'Borrowing rules are checked when the program is compiled.' },
+        ],
       });
-    }
-    expect(pick.approvals[0]?.args).toMatchObject({
-      facts: [
+      completed(await dialog.answer(pick, { picked: ['f2'] }));
+      const found = await memory.searchMemory({
+        appName: 'knowledge-assistant',
+        userId: dialog.user,
+        query: 'compiled',
+      });
+      expect(found.memories.map((m) => m.content.parts?.[0]?.text)).toEqual([
+        'Borrowing rules are checked when the program is compiled.',
+      ]);
+
+      // The model rates an unrelated page below the threshold: nothing is extracted.
+      const unrelated = `${fixtures.url}/blog/sourdough`;
+      expect(completed(await dialog.say(unrelated))).toMatch(/: no relevant domain/);
+      expect(script.asks.slice(3).map((a) => a.task)).toEqual(['relevance']);
+
+      // The state each agent was shown when the conversation came to it.
+      const processed = {
+        processed_intent: { intent: 'create', domain_id: 'd-1', status: 'processed_successful' },
+      };
+      expect(handOffs(script.turns)).toEqual([
+        { agent: DOMAIN_AGENT, state: { ...named, intent: 'create' } },
+        { agent: ROOT_AGENT, state: { ...named, ...processed } },
+        { agent: DOCUMENT_AGENT, state: { ...named, ...processed, url } },
         {
-          fact_id: 'f1',
-          fact: 'Rust manages memory through ownership, with no garbage collector.',
+          agent: ROOT_AGENT,
+          state: {
+            ...named,
+            ...processed,
+            url_type: 'pdf',
+            processed_url: url,
+            url_result: 'saved 1 fact(s)',
+          },
         },
-        { fact_id: 'f2', fact: 'Borrowing rules are checked when the program is compiled.' },
-      ],
+        {
+          agent: DOCUMENT_AGENT,
+          state: {
+            ...named,
+            ...processed,
+            url: unrelated,
+            url_type: 'pdf',
+            processed_url: url,
+            url_result: 'saved 1 fact(s)',
+          },
+        },
+        {
+          agent: ROOT_AGENT,
+          state: {
+            ...named,
+            ...processed,
+            url_type: 'page',
+            processed_url: unrelated,
+            url_result: 'no relevant domain',
+          },
+        },
+      ]);
     });
-    completed(await dialog.answer(pick, { picked: ['f2'] }));
-    const found = await memory.searchMemory({
-      appName: 'knowledge-assistant',
-      userId: dialog.user,
-      query: 'compiled',
+
+    it('tells the user when the model answers something unusable, and keeps the intent', async () => {
+      script.reset(() => 'not the asked shape');
+      const dialog = new Dialog(holdpoint);
+      await dialog.say('My name is Ann');
+      await dialog.say('Create a domain');
+      expect(completed(await dialog.say('bread baking'))).toMatch(
+        /^Sorry: The model's answer has the wrong shape/,
+      );
+      expect(await dialog.state()).toMatchObject({ intent: 'create' });
     });
-    expect(found.memories.map((m) => m.content.parts?.[0]?.text)).toEqual([
-      'Borrowing rules are checked when the program is compiled.',
-    ]);
-
-    // The model rates an unrelated page below the threshold: nothing is extracted.
-    const unrelated = `${fixtures.url}/blog/sourdough`;
-    expect(completed(await dialog.say(unrelated))).toMatch(/: no relevant domain/);
-    expect(script.asks.slice(3).map((a) => a.task)).toEqual(['relevance']);
-
-    // The state each agent was shown when the conversation came to it.
-    const processed = {
-      processed_intent: { intent: 'create', domain_id: 'd-1', status: 'processed_successful' },
-    };
-    expect(handOffs(script.turns)).toEqual([
-      { agent: DOMAIN_AGENT, state: { ...named, intent: 'create' } },
-      { agent: ROOT_AGENT, state: { ...named, ...processed } },
-      { agent: DOCUMENT_AGENT, state: { ...named, ...processed, url } },
-      {
-        agent: ROOT_AGENT,
-        state: {
-          ...named,
-          ...processed,
-          url_type: 'pdf',
-          processed_url: url,
-          url_result: 'saved 1 fact(s)',
-        },
-      },
-      {
-        agent: DOCUMENT_AGENT,
-        state: {
-          ...named,
-          ...processed,
-          url: unrelated,
-          url_type: 'pdf',
-          processed_url: url,
-          url_result: 'saved 1 fact(s)',
-        },
-      },
-      {
-        agent: ROOT_AGENT,
-        state: {
-          ...named,
-          ...processed,
-          url_type: 'page',
-          processed_url: unrelated,
-          url_result: 'no relevant domain',
-        },
-      },
-    ]);
-  });
-
-  it('tells the user when the model answers something unusable, and keeps the intent', async () => {
-    script.reset(() => 'not the asked shape');
-    const dialog = new Dialog(holdpoint);
-    await dialog.say('My name is Ann');
-    await dialog.say('Create a domain');
-    expect(completed(await dialog.say('bread baking'))).toMatch(
-      /^Sorry: The model's answer has the wrong shape/,
-    );
-    expect(await dialog.state()).toMatchObject({ intent: 'create' });
-  });
-});
+  },
+);
