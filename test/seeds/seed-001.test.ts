@@ -500,5 +500,42 @@ describe.each(STORES)(
       expect(messageText(done)).toContain('Here are the 10 images (order REQ-10-HUMAN).');
       expect((toolParts(done)[0]?.output as { artifacts?: string[] })?.artifacts).toHaveLength(10);
     });
+
+    it("the ADR's approval message sent as it is (sendMessage) continues the waiting stream too", async () => {
+      const frames: Record<string, unknown>[] = [];
+      const chat = new NodeChat({
+        transport: new WebSocketChatTransport<UIMessage>({
+          url: `${on.socketUrl}?user=seed-001-adr`,
+          webSocket: tappedWebSocket(frames) as never,
+          body: { app: 'image-studio' },
+        }),
+      });
+      const sending = chat.sendMessage({ text: 'Generate 10 images' });
+      await chat.until(
+        (c) =>
+          toolParts((c.lastMessage ?? userMessage('')) as UIMessage)[0]?.state ===
+            'approval-requested' &&
+          (c.lastMessage?.metadata as { status?: string } | undefined)?.status === 'paused',
+      );
+      const asked = chat.lastMessage as UIMessage;
+      const confirmationId = toolParts(asked)[0]?.approval?.id ?? '';
+      // The frontend the ADR keeps unchanged: its message, through the SDK's own Chat.
+      const answering = chat.sendMessage(adrApprovalMessage(confirmationId, true) as never);
+      await Promise.all([sending, answering]);
+      await chat.until(
+        (c) =>
+          c.status === 'ready' &&
+          toolParts(c.messages[1] as UIMessage)[0]?.state === 'output-available',
+      );
+      const chunks = frames.filter((f) => f.type === 'chunk').map((f) => f.chunk as UIMessageChunk);
+      expect(await invalidChunks(chunks)).toEqual([]);
+      expect(finishes(chunks)).toEqual([expect.objectContaining({ finishReason: 'stop' })]);
+      expect(frames.filter((f) => f.type === 'end')).toHaveLength(2);
+      expect(chat.error).toBeUndefined();
+      expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+      expect(messageText(chat.messages[1] as UIMessage)).toContain(
+        'Here are the 10 images (order REQ-10-HUMAN).',
+      );
+    });
   },
 );
