@@ -200,7 +200,8 @@ class ChatConnection {
    * Answers that a stream of this socket waits for: they are decided, and that stream
    * carries the decision, the tool output and the reply to its one end. This request
    * streams nothing of the run (a second copy of it would be a second `finish` on the
-   * socket); it ends once the decision is taken, or gets the error that refused it.
+   * socket); it ends once the decisions are recorded and the segment they resumed has
+   * stopped, or gets the error that refused them.
    */
   private async answerWaitingStream(
     requestId: string,
