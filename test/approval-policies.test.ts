@@ -120,16 +120,23 @@ describe('a quorum of two approvers', () => {
     });
     expect(stale.status).toBe(409);
     expect(stale.body.error).toMatchObject({ code: 'PAUSE_MISMATCH' });
-    const unnamed = await maria.post('/api/agent/resume', {
-      session_id: started.body.session_id,
-      approved: true,
-    });
-    expect(unnamed.status).toBe(400);
     const named = await maria.post('/api/agent/resume', {
       session_id: started.body.session_id,
       pause_id: started.body.pause_id,
       approved: true,
     });
     expect(named.body).toMatchObject({ status: 'pending_approval' });
+    // Naming no pause (seed 000's body) decides the current one, and the log says so.
+    const unnamed = await as('sam', 'approver').post('/api/agent/resume', {
+      session_id: started.body.session_id,
+      approved: true,
+    });
+    expect(unnamed.body).toMatchObject({ status: 'completed' });
+    const audit = await as('ann').get(`/api/audit?session_id=${started.body.session_id}`);
+    const decided = audit.body.entries.filter((e: { action: string }) => e.action === 'decided');
+    expect(decided).toEqual([
+      expect.not.objectContaining({ unnamed_pause: true }),
+      expect.objectContaining({ actor: 'sam', unnamed_pause: true }),
+    ]);
   });
 });

@@ -19,6 +19,7 @@ export interface AuditLine {
   payload_hash?: string;
   approved?: boolean;
   reason?: string;
+  unnamed_pause?: true;
   prev_hash?: string;
   hash?: string;
 }
@@ -37,6 +38,7 @@ export function auditLine(e: AuditEntry): AuditLine {
     ...(e.payloadHash === undefined ? {} : { payload_hash: e.payloadHash }),
     ...(e.approved === undefined ? {} : { approved: e.approved }),
     ...(e.reason === undefined ? {} : { reason: e.reason }),
+    ...(e.unnamedPause === undefined ? {} : { unnamed_pause: e.unnamedPause }),
     ...(e.prevHash === undefined ? {} : { prev_hash: e.prevHash }),
     ...(e.hash === undefined ? {} : { hash: e.hash }),
   };

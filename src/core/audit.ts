@@ -9,7 +9,7 @@ export function approvalAudit(
   action: AuditAction,
   actor: string,
   at: number,
-  extra: Pick<AuditEntry, 'approved' | 'reason' | 'payloadHash'> = {},
+  extra: Pick<AuditEntry, 'approved' | 'reason' | 'payloadHash' | 'unnamedPause'> = {},
 ): AuditEntry {
   return {
     at,
@@ -24,8 +24,15 @@ export function approvalAudit(
   };
 }
 
-/** The `decided` lines of a batch of decisions on a pause; a payload is recorded by its hash. */
-export function decisionAudit(pause: Pause, decisions: Decision[]): AuditEntry[] {
+/**
+ * The `decided` lines of a batch of decisions on a pause; a payload is recorded by its
+ * hash. `unnamedPause` marks decisions that named no pause (they decided the current one).
+ */
+export function decisionAudit(
+  pause: Pause,
+  decisions: Decision[],
+  unnamedPause = false,
+): AuditEntry[] {
   return decisions.flatMap((decision) => {
     const approval = pause.approvals.find((a) => a.approvalId === decision.approvalId);
     if (!approval) return [];
@@ -34,6 +41,7 @@ export function decisionAudit(pause: Pause, decisions: Decision[]): AuditEntry[]
         approved: decision.approved,
         reason: decision.reason,
         payloadHash: decision.payload === undefined ? undefined : hashJson(decision.payload),
+        ...(unnamedPause ? { unnamedPause: true as const } : {}),
       }),
     ];
   });

@@ -175,6 +175,11 @@ export interface AuditEntry {
   payloadHash?: string;
   approved?: boolean;
   reason?: string;
+  /**
+   * On a `decided` line: the decision named no pause (`{session_id, approved}` without
+   * `pause_id`), so it decided whichever pause the session waited on then.
+   */
+  unnamedPause?: true;
   prevHash?: string;
   hash?: string;
 }

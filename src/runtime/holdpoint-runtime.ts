@@ -4,7 +4,7 @@ import type { ApprovalPolicy } from '../agents/agent-app.js';
 import { isHoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
-import { appName, validate } from '../core/validate.js';
+import { appName, idText, validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';
@@ -148,6 +148,16 @@ export class HoldpointRuntime {
       createdAt: this.ctx.clock.now(),
     });
     return sessionId;
+  }
+
+  /**
+   * Who owns a session; undefined when there is no such session. For the development
+   * identity only (a request that names nobody but a session acts as its owner):
+   * nothing else learns an owner without reading the session as someone allowed to.
+   */
+  async sessionOwner(sessionId: string): Promise<string | undefined> {
+    const snapshot = await this.ctx.store.getSnapshot(validate(idText, sessionId));
+    return snapshot?.meta.userId;
   }
 
   /** The session's meta, state, current run and pending approvals: for its owner or an admin. */

@@ -434,6 +434,9 @@ export function decideTransition(
     return { ...decision, argsHash };
   });
   const allDecisions = [...pause.decisions, ...decisions];
+  // `{approved}` without a pause id decided whichever pause was current: the log says so.
+  const unnamedPause = !('decisions' in batch) && batch.pauseId === undefined;
+  const decided = decisionAudit(pause, decisions, unnamedPause);
   const complete = pause.approvals.every((a) =>
     settlingDecision({ ...pause, decisions: allDecisions }, a),
   );
@@ -452,9 +455,7 @@ export function decideTransition(
         complete && snapshot.run
           ? [{ ...snapshot.run, status: 'running', checkpointed: undefined, updatedAt: now }]
           : undefined,
-      audit: complete
-        ? [...decisionAudit(pause, decisions), resumedAudit(pause, decisions, now)]
-        : decisionAudit(pause, decisions),
+      audit: complete ? [...decided, resumedAudit(pause, decisions, now)] : decided,
     },
     value: { pause: next, outcome: complete ? 'claimed' : 'pending' },
   };

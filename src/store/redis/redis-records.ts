@@ -118,6 +118,7 @@ const audit: z.ZodType<AuditEntry> = z.object({
   payloadHash: z.string().optional(),
   approved: z.boolean().optional(),
   reason: z.string().optional(),
+  unnamedPause: z.literal(true).optional(),
   prevHash: z.string().optional(),
   hash: z.string().optional(),
 });

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import { messageText, validate } from '../../core/validate.js';
 import type { DecisionInput } from '../../runtime/requests.js';
@@ -36,10 +38,31 @@ export function chatSessionId(body: ChatRequestBody): string | undefined {
   return undefined;
 }
 
+/** The states in which a tool part answers a pending approval (see answersIn). */
+const ANSWERING = new Set(['approval-responded', 'output-available', 'output-error']);
+
+/** Whether `message` carries answers to approvals (tool parts in an answering state). */
+function answers(message: ChatMessage): boolean {
+  return toolParts(message).some((part) => part.state !== undefined && ANSWERING.has(part.state));
+}
+
+/** The id of the assistant message a user message's answers continue: the latest one before it. */
+function continuedMessageId(body: ChatRequestBody): string {
+  const assistant = body.messages
+    .slice(0, -1)
+    .reverse()
+    .find((m) => m.role === 'assistant');
+  return assistant?.id ?? `msg-${randomUUID()}`;
+}
+
 /**
  * Reads what the last posted message asks for; undefined when it asks for nothing.
- * Throws VALIDATION_FAILED, naming the limit, for text out of bounds (answers are
- * checked as the decisions they become).
+ * Answers come in an assistant message (the AI SDK's own shape: its tool parts in
+ * `approval-responded`, `output-available` or `output-error`) or in a user message
+ * (seed 001's ADR: `role: "user"`, a `tool-adk_request_confirmation` part in
+ * `approval-responded`); either way they continue the assistant message that asked.
+ * Throws VALIDATION_FAILED, naming the limit, for text out of bounds, and for a user
+ * message that both answers and asks (answers are checked as the decisions they become).
  */
 export function chatIntent(body: ChatRequestBody): ChatIntent | undefined {
   const last = body.messages.at(-1);
@@ -49,6 +72,17 @@ export function chatIntent(body: ChatRequestBody): ChatIntent | undefined {
       .map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
       .join('')
       .trim();
+    if (answers(last)) {
+      if (text) {
+        throw new HoldpointError(
+          'VALIDATION_FAILED',
+          'A message either answers approvals or asks something new, not both.',
+        );
+      }
+      return sessionId
+        ? { kind: 'answers', sessionId, messageId: continuedMessageId(body) }
+        : undefined;
+    }
     return text
       ? {
           kind: 'message',
@@ -58,13 +92,13 @@ export function chatIntent(body: ChatRequestBody): ChatIntent | undefined {
       : undefined;
   }
   if (last?.role === 'assistant' && sessionId) {
-    return { kind: 'answers', sessionId, messageId: last.id };
+    return { kind: 'answers', sessionId, messageId: last.id ?? `msg-${randomUUID()}` };
   }
   return undefined;
 }
 
 /**
- * The decisions an assistant message carries: approval responses
+ * The decisions a message carries: approval responses
  * (`addToolApprovalResponse`) and tool outputs for input requests
  * (`addToolOutput`). `fresh` answer approvals still pending; `stale` name
  * approvals that are not (decided, expired or unknown), for a precise error.

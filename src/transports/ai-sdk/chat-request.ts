@@ -3,7 +3,8 @@ import { z } from 'zod';
 const part = z.looseObject({ type: z.string() });
 
 const message = z.looseObject({
-  id: z.string().min(1),
+  /** Optional: seed 001's approval message (`role: "user"`) is sent without one. */
+  id: z.string().min(1).optional(),
   role: z.enum(['system', 'user', 'assistant']),
   parts: z.array(part),
   metadata: z.unknown().optional(),

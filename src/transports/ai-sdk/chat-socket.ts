@@ -17,7 +17,7 @@ import { presentError, presentOutcome } from '../http/present.js';
 import { refuseUpgrade } from '../http/refuse-upgrade.js';
 import { type ChatIntent, chatIntent } from './chat-intent.js';
 import { type ChatRequestBody, chatRequestBody } from './chat-request.js';
-import { errorText } from './chat-stream.js';
+import { errorText, runChatTurn } from './chat-stream.js';
 import { ContinuousStream } from './continuous-stream.js';
 
 /** Where `WebSocketChatTransport` connects. */
@@ -33,6 +33,23 @@ const decisionFrame = z.strictObject({
   reason: reasonText.optional(),
   payload: boundedJson.optional(),
   userId: idText.optional(),
+});
+
+/**
+ * A `send` frame's envelope, checked as the AI SDK's own validator checks it. Its
+ * messages are read as a chat body is over SSE (chatRequestBody), not as the SDK's
+ * strict UI messages: a client's own shapes, such as seed 001's approval message
+ * (`role: "user"`, no `id`, a tool part without `input`), are accepted on both transports.
+ */
+const sendFrame = z.looseObject({
+  type: z.literal('send'),
+  requestId: z.string(),
+  id: z.string(),
+  trigger: z.enum(['submit-message', 'regenerate-message']),
+  messageId: z.string().optional(),
+  messages: z.array(z.unknown()),
+  headers: z.record(z.string(), z.string()),
+  body: z.record(z.string(), z.unknown()),
 });
 
 export interface ChatSocketOptions {
@@ -148,8 +165,19 @@ class ChatConnection {
       await this.onDecision(value);
       return;
     }
+    const send = sendFrame.safeParse(value);
+    if (send.success) {
+      const frame = send.data;
+      await this.onSend(frame.requestId, {
+        ...frame.body,
+        id: frame.id,
+        messages: frame.messages,
+        trigger: frame.trigger,
+      });
+      return;
+    }
     const validated = await safeValidateWebSocketChatTransportRequest({ value });
-    if (!validated.success) {
+    if (!validated.success || validated.data.type === 'send') {
       this.socket.close(1008, 'VALIDATION_FAILED: not a chat transport frame');
       return;
     }
@@ -157,17 +185,43 @@ class ChatConnection {
     if (frame.type === 'abort') {
       this.streams.get(frame.requestId)?.abort();
       this.streams.delete(frame.requestId);
-    } else if (frame.type === 'resume') {
+    } else {
       // Streams are not retained for replay: a reconnecting client reloads the session instead.
       this.send({ type: 'no-active', requestId: frame.requestId });
-    } else {
-      await this.onSend(frame.requestId, {
-        ...(frame.body ?? {}),
-        id: frame.id,
-        messages: frame.messages,
-        trigger: frame.trigger,
-      });
     }
+  }
+
+  /** The open stream of this socket that follows `sessionId`, if one does. */
+  private streamOn(sessionId: string): ContinuousStream | undefined {
+    return [...this.streams.values()].find((stream) => stream.sessionId === sessionId);
+  }
+
+  /**
+   * Answers that a stream of this socket waits for: they are decided, and that stream
+   * carries the decision, the tool output and the reply to its one end. This request
+   * streams nothing of the run (a second copy of it would be a second `finish` on the
+   * socket); it ends once the decisions are recorded and the segment they resumed has
+   * stopped, or gets the error that refused them.
+   */
+  private async answerWaitingStream(
+    requestId: string,
+    body: ChatRequestBody,
+    intent: ChatIntent,
+  ): Promise<void> {
+    try {
+      await this.options.runtime.countRequest(this.caller, 'runs');
+      await runChatTurn({ runtime: this.options.runtime, body, intent, caller: this.caller });
+    } catch (error) {
+      // A run that failed after the decision reports itself on the waiting stream.
+      if (!isHoldpointError(error, 'RUN_FAILED')) {
+        if (!isHoldpointError(error)) {
+          this.options.logger.error({ err: error }, 'answering a waiting stream failed');
+        }
+        this.send({ type: 'error', requestId, errorText: errorText(error) });
+        return;
+      }
+    }
+    this.send({ type: 'end', requestId });
   }
 
   private async onSend(requestId: string, raw: Record<string, unknown>): Promise<void> {
@@ -176,6 +230,7 @@ class ChatConnection {
     if (!(await this.stillProved(refuse))) return;
     let body: ChatRequestBody;
     let intent: ChatIntent | undefined;
+    let waiting: boolean;
     try {
       body = validate(chatRequestBody, raw);
       intent = chatIntent(body);
@@ -183,16 +238,22 @@ class ChatConnection {
         throw new HoldpointError('VALIDATION_FAILED', 'the last message asks for nothing');
       }
       requireActingAs(this.caller, body.userId, 'socket');
-      if (this.streams.has(requestId)) {
+      waiting = intent.kind === 'answers' && this.streamOn(intent.sessionId) !== undefined;
+      if (!waiting && this.streams.has(requestId)) {
         // One stream per requestId: a second would escape the cap and never be aborted.
         throw new HoldpointError(
           'VALIDATION_FAILED',
           `a stream with requestId ${requestId} is open on this socket`,
         );
       }
-      this.options.limits.admitStream(this.streams.size);
+      // Answers for a stream that waits open nothing: that stream carries the run on.
+      if (!waiting) this.options.limits.admitStream(this.streams.size);
     } catch (error) {
       this.send({ type: 'error', requestId, errorText: errorText(error) });
+      return;
+    }
+    if (waiting) {
+      await this.answerWaitingStream(requestId, body, intent);
       return;
     }
     let sequence = 0;

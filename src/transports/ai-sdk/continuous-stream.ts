@@ -38,8 +38,15 @@ export class ContinuousStream {
   private app?: string;
   /** Who the stream is for: what it reads, it reads as them. */
   private caller?: Principal;
+  /** The session the stream follows, once known. */
+  private session?: string;
 
   constructor(private readonly options: ContinuousStreamOptions) {}
+
+  /** The session this stream follows (known once `start` has it), while it is open. */
+  get sessionId(): string | undefined {
+    return this.closed ? undefined : this.session;
+  }
 
   /** Runs the turn and streams it until the run completes, fails, ends or parks. */
   async start(
@@ -54,6 +61,7 @@ export class ContinuousStream {
     try {
       const sessionId =
         intent.sessionId ?? (await runtime.createSession({ app: body.app }, caller));
+      this.session = sessionId;
       // Watch before the run starts, so not one of its events is missed.
       this.unsubscribe = await runtime.watch(sessionId, caller, (event) => this.onEvent(event));
       if (this.closed) return this.cleanup();

@@ -5,6 +5,11 @@ export interface Caller {
   request: Request;
   /** The peer's address, when the transport knows it (Node's socket). */
   remoteAddress?: string;
+  /**
+   * Who the request's body says sends it, read only when asked: the development
+   * identity asks when no header or cookie names anyone (HTTP requests with a body).
+   */
+  claimedUser?: () => Promise<string | undefined>;
 }
 
 /**

@@ -25,17 +25,20 @@ function namesThisMachine(request: Request): boolean {
 /**
  * Development identity: whoever the caller says it is (the web UI's "Signed in as"),
  * from the `x-holdpoint-user` header or cookie (or, on a WebSocket, the `user` query
- * parameter), with the roles it claims the same way. Believed only from this machine,
+ * parameter), with the roles it claims the same way; when none of these names anyone,
+ * from what the request's body names (Caller.claimedUser: seed 000's client sends
+ * only `{query, user_id}`). Believed only from this machine,
  * asked by this machine's own name: a caller from another address, one whose address is
  * not known, and a page that reached it through another name (DNS rebinding) are
  * refused, whatever they claim.
  */
 export function devIdentity(): Authenticator {
-  return async ({ request, remoteAddress }) => {
+  return async ({ request, remoteAddress, claimedUser }) => {
     const query = new URL(request.url).searchParams;
     const id =
       request.headers.get(DEV_USER_HEADER) ?? cookie(request, DEV_USER_COOKIE) ?? query.get('user');
-    if (!id) return undefined;
+    const named = id ?? (await claimedUser?.());
+    if (!named) return undefined;
     if (!isLoopback(remoteAddress) || !namesThisMachine(request)) {
       throw new HoldpointError(
         'UNAUTHENTICATED',
@@ -48,7 +51,7 @@ export function devIdentity(): Authenticator {
       cookie(request, DEV_ROLES_COOKIE) ??
       query.get('roles');
     const parsed = principalSchema.safeParse({
-      id: id.trim(),
+      id: named.trim(),
       roles: (roles ?? '')
         .split(',')
         .map((r) => r.trim())

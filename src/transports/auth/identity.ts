@@ -107,7 +107,7 @@ export async function requireIdentity(
 function unauthenticatedMessage(mode: Identity['mode']): string {
   switch (mode) {
     case 'dev':
-      return 'Say who you are: an x-holdpoint-user header (or the holdpoint_user cookie).';
+      return 'Say who you are: an x-holdpoint-user header (or the holdpoint_user cookie, or a body naming user_id).';
     case 'api-keys':
       return 'Send an API key: Authorization: Bearer <key> (or X-Api-Key).';
     case 'jwt':

@@ -18,6 +18,7 @@ import { chatStream } from '../ai-sdk/chat-stream.js';
 import { historyMessages } from '../ai-sdk/history-messages.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
 import { auditNdjson } from './audit-export.js';
+import { bodyClaimant } from './body-claimant.js';
 import { callerOf, claimedCaller, type WithPrincipal } from './caller.js';
 import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
 import { retryAfterOf } from './limits/index.js';
@@ -91,7 +92,12 @@ export function createHttpApp({
       'principal',
       await requireIdentity(
         identity,
-        { request: c.req.raw, remoteAddress: incoming?.socket?.remoteAddress },
+        {
+          request: c.req.raw,
+          remoteAddress: incoming?.socket?.remoteAddress,
+          // Only the development identity believes a body (seed 000's client names its user there).
+          ...(identity.mode === 'dev' ? { claimedUser: bodyClaimant(c, runtime) } : {}),
+        },
         identity.loginRoutes ? `${mountOf(c, '/api/*')}/auth/login` : undefined,
       ),
     );
@@ -306,7 +312,7 @@ export function createHttpApp({
     if (!intent) {
       throw new HoldpointError(
         'VALIDATION_FAILED',
-        'The last message must be a user message with text, or an assistant message answering approvals of a known session.',
+        'The last message must be a user message with text, or a message (assistant or user) answering approvals of a known session.',
       );
     }
     const caller = claimedCaller(c, body.userId);

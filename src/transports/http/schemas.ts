@@ -26,7 +26,11 @@ export const resumeBody = z
   .strictObject({
     session_id: idText,
     user_id: idText.optional(),
-    /** The pause decided on; required to decide a whole pause at once. */
+    /**
+     * The pause decided on (PAUSE_MISMATCH when the session waits on another). Without
+     * it, `approved` decides the session's current pause, as seed 000's API did; the
+     * audit log marks such decisions (`unnamed_pause`).
+     */
     pause_id: idText.optional(),
     approved: z.boolean().optional(),
     reason: reasonText.optional(),
@@ -34,10 +38,6 @@ export const resumeBody = z
   })
   .refine((b) => (b.approved === undefined) !== (b.decisions === undefined), {
     message: 'give exactly one of "approved" or "decisions"',
-  })
-  .refine((b) => b.approved === undefined || b.pause_id !== undefined, {
-    message: 'deciding the whole pause names it: give "pause_id" (from the pending answer)',
-    path: ['pause_id'],
   });
 
 export const cancelBody = z.strictObject({

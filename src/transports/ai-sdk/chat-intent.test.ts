@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { codeOf } from '../../core/errors.test-support.js';
+import { answersIn, chatIntent } from './chat-intent.js';
+import { type ChatMessage, type ChatRequestBody, chatRequestBody } from './chat-request.js';
+
+const question: ChatMessage = {
+  id: 'u1',
+  role: 'user',
+  parts: [{ type: 'text', text: 'Send $200 to Jiro' }],
+};
+const asked: ChatMessage = {
+  id: 'msg-asked',
+  role: 'assistant',
+  metadata: { sessionId: 's1' },
+  parts: [
+    {
+      type: 'tool-process_payment',
+      toolCallId: 'adk-call',
+      state: 'approval-requested',
+      approval: { id: 'adk-approval' },
+    },
+  ],
+};
+/** Seed 001's ADR approval message, as it writes it: no `id`, no `input`. */
+const adrAnswer = {
+  role: 'user',
+  parts: [
+    {
+      type: 'tool-adk_request_confirmation',
+      toolCallId: 'adk-approval',
+      state: 'approval-responded',
+      approval: { id: 'adk-approval', approved: true },
+    },
+  ],
+};
+
+const body = (...messages: unknown[]): ChatRequestBody =>
+  chatRequestBody.parse({ id: 'chat', messages });
+
+describe('chatIntent', () => {
+  it("reads seed 001's user approval message as answers continuing the assistant message that asked", () => {
+    expect(chatIntent(body(question, asked, adrAnswer))).toEqual({
+      kind: 'answers',
+      sessionId: 's1',
+      messageId: 'msg-asked',
+    });
+    const pending = [
+      {
+        approvalId: 'adk-approval',
+        kind: 'confirmation',
+        toolCallId: 'adk-call',
+      },
+    ] as Parameters<typeof answersIn>[1];
+    expect(answersIn(body(adrAnswer).messages[0] as ChatMessage, pending)).toEqual({
+      fresh: [{ approvalId: 'adk-approval', approved: true }],
+      stale: [],
+    });
+  });
+
+  it('takes the session from the body when no assistant message names it', () => {
+    const intent = chatIntent(
+      chatRequestBody.parse({ id: 'chat', sessionId: 's2', messages: [adrAnswer] }),
+    );
+    expect(intent).toMatchObject({ kind: 'answers', sessionId: 's2' });
+    expect(intent?.kind === 'answers' && intent.messageId).toMatch(/^msg-/);
+  });
+
+  it('asks for nothing when the session is not known, and refuses answers mixed with text', async () => {
+    expect(chatIntent(body(adrAnswer))).toBeUndefined();
+    const mixed = { ...adrAnswer, parts: [...adrAnswer.parts, { type: 'text', text: 'and more' }] };
+    expect(await codeOf((async () => chatIntent(body(question, asked, mixed)))())).toBe(
+      'VALIDATION_FAILED',
+    );
+  });
+
+  it("keeps the AI SDK's own shape: the assistant message answers, continuing itself", () => {
+    const answered = {
+      ...asked,
+      parts: [
+        {
+          ...asked.parts[0],
+          state: 'approval-responded',
+          approval: { id: 'adk-approval', approved: false },
+        },
+      ],
+    };
+    expect(chatIntent(body(question, answered))).toEqual({
+      kind: 'answers',
+      sessionId: 's1',
+      messageId: 'msg-asked',
+    });
+    expect(chatIntent(body(question))).toMatchObject({
+      kind: 'message',
+      text: 'Send $200 to Jiro',
+    });
+  });
+});
