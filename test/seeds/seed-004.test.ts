@@ -65,10 +65,27 @@ const SUMMARY = 'You picked option_a, and you confirmed it.';
 /** Model calls per agent, counted by the fake models. */
 type Calls = Record<string, number>;
 
+/**
+ * What a real model refuses (Gemini does): function responses that do not answer the
+ * calls of the turn right before them, one for one.
+ */
+function assertAnswersMatchCalls(request: LlmRequest): void {
+  const names = (content: Content | undefined, kind: 'functionCall' | 'functionResponse') =>
+    (content?.parts ?? []).flatMap((part) => (part[kind] ? [part[kind]?.name] : [])).sort();
+  request.contents.forEach((content, i) => {
+    const responses = names(content, 'functionResponse');
+    const calls = names(request.contents[i - 1], 'functionCall');
+    if (responses.length > 0 && JSON.stringify(responses) !== JSON.stringify(calls)) {
+      throw new Error(`responses ${responses} do not answer the calls before them (${calls})`);
+    }
+  });
+}
+
 /** A rules model that counts its calls in `calls` under `name`. */
 function countingModel(name: string, calls: Calls, respond: (r: LlmRequest) => Content) {
   return new RulesModel(name, (request) => {
     calls[name] = (calls[name] ?? 0) + 1;
+    assertAnswersMatchCalls(request);
     return respond(request);
   });
 }
@@ -388,4 +405,47 @@ describe.each(Object.keys(STORES))('seed 004 (%s store)', (storeKind) => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+});
+
+describe.each(Object.keys(STORES))('seed 004, two pickers side by side (%s store)', (storeKind) => {
+  it.each(Object.keys(TOOL_STYLES) as ToolStyle[])(
+    'a parallel agent of two orchestrator → picker branches, tools %s',
+    async (style) => {
+      const calls: Calls = {};
+      const holdpoint = createHoldpoint({
+        apps: [
+          defineApp({
+            name: 'repro',
+            agent: new ParallelAgent({
+              name: 'par',
+              subAgents: [seedAgents(style, calls, '_a'), seedAgents(style, calls, '_b')],
+            }),
+          }),
+        ],
+        store: (STORES[storeKind] as () => Store)(),
+        sweepIntervalSeconds: false,
+      });
+      opened.push(holdpoint);
+      const answerAll = (pause: PendingOutcome, payload: Record<string, unknown>) =>
+        holdpoint.resume({
+          sessionId: pause.sessionId,
+          decidedBy: 'u',
+          decisions: pause.approvals.map((a) => ({
+            approvalId: a.approvalId,
+            approved: true,
+            payload,
+          })),
+        });
+      const select = paused(await holdpoint.start({ userId: 'u', query: 'Pick something' }));
+      expect(select.approvals.map((a) => a.toolName)).toEqual(['select_item', 'select_item']);
+      const confirm = paused(await answerAll(select, SELECTED));
+      expect(confirm.approvals.map((a) => a.toolName)).toEqual([
+        'confirm_choice',
+        'confirm_choice',
+      ]);
+      const done = await answerAll(confirm, CONFIRMED);
+      expect(done).toMatchObject({ status: 'completed', result: `${SUMMARY}\n\n${SUMMARY}` });
+      expect(calls).toEqual({ orchestrator_a: 1, orchestrator_b: 1, picker_a: 3, picker_b: 3 });
+    },
+  );
 });
