@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BaseAgent, LlmAgent, type LlmRequest, LongRunningFunctionTool } from '@google/adk';
@@ -29,6 +30,14 @@ import {
 } from '../../examples/shared/llm-history.js';
 import { RedisScratch, TEST_REDIS_URL } from '../../src/store/redis/redis-scratch.test-support.js';
 import { JsonClient } from '../support/json-client.js';
+import {
+  finalMessage,
+  messageText,
+  postChat,
+  type ToolPart,
+  toolParts,
+  userMessage,
+} from '../support/ui-stream.js';
 
 // Seed 004 taken literally: an orchestrator LlmAgent hands off (transfer_to_agent) to a
 // sub-agent with two sequential long-running tools, select_item then confirm_choice,
@@ -365,6 +374,57 @@ describe.each(Object.keys(STORES))('seed 004 (%s store)', (storeKind) => {
         }
       },
     );
+  });
+
+  it('over the AI SDK chat (POST /api/chat, SSE): tool outputs answer both inputs (orchestrator → picker in a sequence)', async () => {
+    const calls: Calls = {};
+    const holdpoint = serve(SHAPES.sequential?.build('returns undefined', calls) as BaseAgent);
+    const server: Server = createServer(holdpoint.handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const chatUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/chat`;
+      const body = { id: `chat-${randomUUID()}`, userId: 'tester' };
+      const question = userMessage('Pick something');
+      /** The assistant message with `name`'s tool part answered by `output`, as a client posts it. */
+      const answer = (
+        message: Awaited<ReturnType<typeof finalMessage>>,
+        name: string,
+        output: unknown,
+      ) => ({
+        ...message,
+        parts: message.parts.map((part) =>
+          (part as unknown as ToolPart).type === `tool-${name}`
+            ? ({ ...part, state: 'output-available', output } as typeof part)
+            : part,
+        ),
+      });
+      const first = await postChat(chatUrl, { ...body, messages: [question] });
+      expect(first.status).toBe(200);
+      const m1 = await finalMessage(first.chunks);
+      expect(toolParts(m1).find((p) => p.type === 'tool-select_item')?.state).toBe(
+        'input-available',
+      );
+
+      const a1 = answer(m1, 'select_item', SELECTED);
+      const second = await postChat(chatUrl, { ...body, messages: [question, a1] });
+      const m2 = await finalMessage(second.chunks, a1);
+      expect(toolParts(m2).find((p) => p.type === 'tool-confirm_choice')).toMatchObject({
+        state: 'input-available',
+        input: { item: 'option_a' },
+      });
+      expect(messageText(m2)).toContain(ASK_CONFIRM);
+
+      const a2 = answer(m2, 'confirm_choice', CONFIRMED);
+      const third = await postChat(chatUrl, { ...body, messages: [question, a2] });
+      expect(third.done).toBe(true);
+      const m3 = await finalMessage(third.chunks, a2);
+      expect(messageText(m3)).toContain(SUMMARY);
+      expect(messageText(m3)).toContain('after: done');
+      expect(m3.id).toBe(m1.id);
+      expect(calls).toEqual({ orchestrator: 1, picker: 3, after: 1 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('over HTTP: POST /api/agent/start, then /api/agent/resume with payloads (orchestrator → picker in a sequence)', async () => {
