@@ -468,24 +468,41 @@ describe.each(Object.keys(STORES))('seed 004 (%s store)', (storeKind) => {
 });
 
 describe.each(Object.keys(STORES))('seed 004, two pickers side by side (%s store)', (storeKind) => {
+  function serveSideBySide(style: ToolStyle, calls: Calls): Holdpoint {
+    const holdpoint = createHoldpoint({
+      apps: [
+        defineApp({
+          name: 'repro',
+          agent: new ParallelAgent({
+            name: 'par',
+            subAgents: [seedAgents(style, calls, '_a'), seedAgents(style, calls, '_b')],
+          }),
+        }),
+      ],
+      store: (STORES[storeKind] as () => Store)(),
+      sweepIntervalSeconds: false,
+    });
+    opened.push(holdpoint);
+    return holdpoint;
+  }
+
+  it('a cancelled pause of both branches: the next run starts over in each, its history balanced', async () => {
+    const calls: Calls = {};
+    const holdpoint = serveSideBySide('returns undefined', calls);
+    const select = paused(await holdpoint.start({ userId: 'u', query: 'Pick something' }));
+    await holdpoint.cancel({ sessionId: select.sessionId, actor: 'u' });
+    const again = paused(
+      await holdpoint.start({ userId: 'u', query: 'Pick something', sessionId: select.sessionId }),
+    );
+    expect(again.approvals.map((a) => a.toolName)).toEqual(['select_item', 'select_item']);
+    expect(calls).toEqual({ orchestrator_a: 2, orchestrator_b: 2, picker_a: 2, picker_b: 2 });
+  });
+
   it.each(Object.keys(TOOL_STYLES) as ToolStyle[])(
     'a parallel agent of two orchestrator → picker branches, tools %s',
     async (style) => {
       const calls: Calls = {};
-      const holdpoint = createHoldpoint({
-        apps: [
-          defineApp({
-            name: 'repro',
-            agent: new ParallelAgent({
-              name: 'par',
-              subAgents: [seedAgents(style, calls, '_a'), seedAgents(style, calls, '_b')],
-            }),
-          }),
-        ],
-        store: (STORES[storeKind] as () => Store)(),
-        sweepIntervalSeconds: false,
-      });
-      opened.push(holdpoint);
+      const holdpoint = serveSideBySide(style, calls);
       const answerAll = (pause: PendingOutcome, payload: Record<string, unknown>) =>
         holdpoint.resume({
           sessionId: pause.sessionId,

@@ -119,7 +119,10 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       : await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
           ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
         );
-    if (closing) await sessions.appendEvent({ session, event: closing });
+    const closings = closing?.content
+      ? (answersByBranch(session.events, [closing.content], invocationId) ?? [closing])
+      : [];
+    for (const event of closings) await sessions.appendEvent({ session, event });
     const messages = start.messages ?? [];
     // Answers to calls in parallel branches are stored first, each in its branch, and
     // ADK goes on from them; otherwise it runs on the last message.
