@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 // Indexed by ADK's LogLevel: DEBUG, INFO, WARN, ERROR.
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
+/** ADK's line for each plugin a Runner is built with. */
+const PLUGIN_REGISTERED = /^Plugin '[^']*' registered\.$/;
+
 /**
  * Sends ADK's own log lines (`INFO: [ADK] … Plugin registered`, warnings) through
  * `logger`, as JSON at the logger's level, instead of ADK's console output. ADK's
@@ -11,8 +14,11 @@ const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
  */
 export function routeAdkLogs(logger: Logger): void {
   const adk = logger.child({ component: 'adk' });
-  const write = (level: (typeof LEVELS)[number], args: unknown[]) =>
-    adk[level](args.map(String).join(' '));
+  const write = (level: (typeof LEVELS)[number], args: unknown[]) => {
+    const line = args.map(String).join(' ');
+    // Every segment builds a Runner, which registers its plugins again: say so only at debug.
+    adk[level === 'info' && PLUGIN_REGISTERED.test(line) ? 'debug' : level](line);
+  };
   const routed: AdkLogger = {
     log: (level, ...args) => write(LEVELS[level] ?? 'info', args),
     debug: (...args) => write('debug', args),

@@ -49,6 +49,15 @@ function recordStart(events: Event[], agent: BaseAgent): number {
   return parentStart;
 }
 
+/**
+ * The current run's events since `agent` was last entered as a step (see
+ * `recordStart`): everything it, and the agents it handed over to, did in it so far.
+ */
+export function eventsSinceEntered(ctx: InvocationContext, agent: BaseAgent): Event[] {
+  const events = runEvents(ctx);
+  return events.slice(recordStart(events, agent));
+}
+
 /** What `agent` recorded last in the current run: its state, or that it ended. */
 function lastRecord(
   ctx: InvocationContext,

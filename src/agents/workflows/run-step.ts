@@ -1,4 +1,5 @@
 import type { BaseAgent, Event, InvocationContext } from '@google/adk';
+import { agentToResume } from './agent-to-resume.js';
 import { leavesCallsOpen } from './open-calls.js';
 
 /** How a workflow step ended. */
@@ -13,6 +14,7 @@ export interface StepEnd {
  * Runs one sub-agent as a step of a workflow, handing on its events; `end` says how
  * it ended. A custom agent stops when `end.paused`: the run waits for a person inside
  * that step, and must not checkpoint past it (`yield* runStep(agent, ctx, end)`).
+ * Resumed inside the step, it goes on with the agent the step handed over to, if any.
  */
 export async function* runStep(
   agent: BaseAgent,
@@ -20,7 +22,7 @@ export async function* runStep(
   end: StepEnd,
 ): AsyncGenerator<Event, void, void> {
   const events: Event[] = [];
-  for await (const event of agent.runAsync(ctx)) {
+  for await (const event of agentToResume(agent, ctx).runAsync(ctx)) {
     events.push(event);
     if (event.actions?.escalate) end.escalated = true;
     yield event;

@@ -11,6 +11,7 @@ import {
 } from '@google/adk';
 import type { Content } from '@google/genai';
 import type { AgentApp } from '../../agents/agent-app.js';
+import { LongRunningPausePlugin } from '../../agents/long-running-pause.js';
 import type { RunEventSink } from '../run-event.js';
 import type { SegmentCollector } from './segment-collector.js';
 import type { SegmentSessions } from './segment-sessions.js';
@@ -47,6 +48,7 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
     agent: app.rootAgent,
     sessionService: drive.sessions,
     memoryService: drive.memoryService,
+    plugins: [new LongRunningPausePlugin()],
   });
   const events = drive.newMessage
     ? runner.runAsync({

@@ -14,6 +14,7 @@ import { inRunSpan } from '../../telemetry/run-span.js';
 import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { answersByBranch } from './branch-answers.js';
 import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
@@ -31,7 +32,8 @@ export interface SegmentStart {
   lease: Lease;
   /**
    * What the user sends, in order: all but the last are stored before ADK runs on the
-   * last. None when a recovered run goes on from its last checkpoint.
+   * last (answers to calls in parallel branches: all, each in its branch, and ADK goes
+   * on from them). None when a recovered run goes on from its last checkpoint.
    */
   messages?: UserMessages;
   /** The pause this segment resumes; a new run instead closes what earlier pauses left open. */
@@ -117,17 +119,25 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       : await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
           ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
         );
-    if (closing) await sessions.appendEvent({ session, event: closing });
+    const closings = closing?.content
+      ? (answersByBranch(session.events, [closing.content], invocationId) ?? [closing])
+      : [];
+    for (const event of closings) await sessions.appendEvent({ session, event });
     const messages = start.messages ?? [];
-    for (const content of messages.slice(0, -1)) {
-      const event = createEvent({ invocationId, author: 'user', content });
-      await sessions.appendEvent({ session, event });
-    }
+    // Answers to calls in parallel branches are stored first, each in its branch, and
+    // ADK goes on from them; otherwise it runs on the last message.
+    const branched = answersByBranch(session.events, messages, invocationId);
+    const stored =
+      branched ??
+      messages
+        .slice(0, -1)
+        .map((content) => createEvent({ invocationId, author: 'user', content }));
+    for (const event of stored) await sessions.appendEvent({ session, event });
     await driveSegment({
       app,
       session,
       sessions,
-      newMessage: messages.at(-1),
+      newMessage: branched ? undefined : messages.at(-1),
       denied: deniedCalls(resumedFrom),
       signal: keeper.signal,
       emit: segment.emit,
