@@ -49,14 +49,17 @@ describe('can_decide', () => {
       expect.objectContaining({ approval_id: id, session_id: sessionId, can_decide: true }),
     );
     const annInbox = await ann.get('/api/approvals');
-    expect(annInbox.body.approvals.map((a: { approval_id: string }) => a.approval_id)).not.toContain(
-      id,
-    );
+    expect(
+      annInbox.body.approvals.map((a: { approval_id: string }) => a.approval_id),
+    ).not.toContain(id);
   });
 
   it('is false for a requester who holds the approver role: only someone else may approve', async () => {
     const ann = as('ann', 'approver');
-    const started = await ann.post('/api/agent/start', { app: 'payments', query: 'Send $5 to Ann' });
+    const started = await ann.post('/api/agent/start', {
+      app: 'payments',
+      query: 'Send $5 to Ann',
+    });
     const { body } = await ann.get(`/api/sessions/${started.body.session_id}`);
     expect(body.pending_approvals[0].can_decide).toBe(false);
     const own = await ann.post(`/api/approvals/${body.pending_approvals[0].approval_id}`, {

@@ -1,5 +1,5 @@
 import { deciderRefusal } from './approvers.js';
-import { SYSTEM, type Principal } from './principal.js';
+import { type Principal, SYSTEM } from './principal.js';
 import { hasVoted } from './settlement.js';
 import type { ApprovalRequest, Pause } from './types.js';
 
