@@ -124,18 +124,23 @@ describe('who may decide, in the web UI', () => {
     });
   }
 
-  it('payments: the requester cancels the payment, and the session takes new messages', async () => {
-    const ann = await personAt('?app=payments', `ann-cancel-${Date.now()}`);
-    await say(ann, 'Send $200 to Jiro');
-    const panel = waitingPanel(ann);
-    await visible(panel);
-    await panel.getByRole('button', { name: 'Cancel request' }).click();
-    await hidden(panel);
-    await visible(ann.getByText('This run was cancelled.'));
-    await say(ann, 'Send $5 to Ann');
-    await textOf(waitingPanel(ann)).toContain('Send 5 USD to Ann?');
-    expect(await ann.getByRole('alert').count()).toBe(0);
-  });
+  for (const mode of ['sse', 'ws'] as const) {
+    it(`payments over ${mode}: the requester cancels the payment, and the session takes new messages`, async () => {
+      const ann = await personAt(
+        `?app=payments${mode === 'ws' ? '&mode=ws' : ''}`,
+        `ann-cancel-${mode}-${Date.now()}`,
+      );
+      await say(ann, 'Send $200 to Jiro');
+      const panel = waitingPanel(ann);
+      await visible(panel);
+      await panel.getByRole('button', { name: 'Cancel request' }).click();
+      await hidden(panel);
+      await visible(ann.getByText('This run was cancelled.'));
+      await say(ann, 'Send $5 to Ann');
+      await textOf(waitingPanel(ann)).toContain('Send 5 USD to Ann?');
+      expect(await ann.getByRole('alert').count()).toBe(0);
+    });
+  }
 
   it('picker: the inputs are answered with their own labels, Submit/Cancel and Yes/No', async () => {
     const page = await personAt('?app=picker', 'pat');
