@@ -1,25 +1,62 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHoldpoint, defineApp, type Holdpoint, memoryStore, redisStore } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/main/serve.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import approvalTools from './support/approval-tools-app.js';
 import { exampleConfig } from './support/example-apps.js';
 import { JsonClient } from './support/json-client.js';
 
 // Every approval a person reads says whether they may decide it now (`can_decide`),
 // by the same policy code that refuses them: the payments demo's requester is told
 // "not you", an approver "you", and the inbox lists exactly what it may decide.
-let server: RunningServer;
-let base: string;
+const scratch = new RedisScratch();
+afterAll(() => scratch.cleanup());
 
-beforeAll(async () => {
-  server = await startServer(exampleConfig('--store', 'memory'));
-  base = `http://127.0.0.1:${server.port}`;
+const STORES = {
+  memory: { flags: ['--store', 'memory'], store: () => memoryStore() },
+  redis: {
+    flags: ['--store', 'redis', '--redis-url', TEST_REDIS_URL, '--redis-prefix', scratch.prefix],
+    store: () => redisStore({ url: TEST_REDIS_URL, keyPrefix: `${scratch.prefix}-q` }),
+  },
+};
+
+// Two approvers, neither the one who asked: one vote leaves it pending.
+const quorum = defineApp({
+  name: 'quorum',
+  agent: approvalTools.agent,
+  approvals: {
+    always_confirm: {
+      hint: (args) => `Move ${String(args.amount)} credits?`,
+      approvers: { roles: ['approver'], quorum: 2, requesterMayApprove: false },
+    },
+  },
 });
-afterAll(async () => {
-  await server.close();
-});
 
-const as = (user: string, ...roles: string[]) => new JsonClient(base, { user, roles });
+describe.each(Object.entries(STORES))('can_decide on the %s store', (_, { flags, store }) => {
+  let server: RunningServer;
+  let base: string;
+  let holdpoint: Holdpoint;
+  let host: Server;
+  let hostBase: string;
 
-describe('can_decide', () => {
+  beforeAll(async () => {
+    server = await startServer(exampleConfig(...flags));
+    base = `http://127.0.0.1:${server.port}`;
+    holdpoint = createHoldpoint({ apps: [quorum], store: store(), sweepIntervalSeconds: false });
+    host = createServer(holdpoint.handler);
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    hostBase = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await new Promise((resolve) => host?.close(resolve));
+    await holdpoint?.close();
+  });
+
+  const as = (user: string, ...roles: string[]) => new JsonClient(base, { user, roles });
+
   it('is false for the payment’s requester, true for an approver, in the session and the inbox', async () => {
     const ann = as('ann');
     const started = await ann.post('/api/agent/start', {
@@ -79,5 +116,18 @@ describe('can_decide', () => {
       can_decide: true,
       approvers: { owner: true, roles: ['admin'] },
     });
+  });
+
+  it('turns false for an approver who voted, while a quorum still waits for another', async () => {
+    const on = (user: string, ...roles: string[]) => new JsonClient(hostBase, { user, roles });
+    const started = await on('ann').post('/api/agent/start', { query: 'always 5' });
+    const sessionId = started.body.session_id;
+    const id = started.body.approvals[0].approval_id;
+    const read = async (user: string) =>
+      (await on(user, 'approver').get(`/api/sessions/${sessionId}`)).body.pending_approvals[0]
+        .can_decide;
+    expect([await read('maria'), await read('jiro')]).toEqual([true, true]);
+    await on('maria', 'approver').post(`/api/approvals/${id}`, { approved: true });
+    expect([await read('maria'), await read('jiro')]).toEqual([false, true]);
   });
 });
