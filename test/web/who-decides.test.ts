@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 // by these limits, not timed by them.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
+import { signedInAs } from '../support/json-client.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { countOf, hidden, textOf, visible } from './wait.js';
 import { startWebUi, type WebUi } from './web-ui.js';
@@ -178,6 +179,13 @@ describe('who may decide, in the web UI', () => {
 
   it('390 px wide: the header, the chat and the inbox fit, with no horizontal overflow', async () => {
     const phone = { width: 390, height: 844 };
+    // Someone else's payment, so the phone's inbox lists one.
+    const asked = await fetch(`${ui.baseUrl}/api/agent/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signedInAs('bo-phone') },
+      body: JSON.stringify({ app: 'payments', query: 'Send 30 EUR to Ana' }),
+    });
+    expect(asked.status).toBe(200);
     const page = await personAt('?app=payments', 'ann-phone', 'approver', phone);
     await visible(page.getByRole('textbox', { name: 'Message' }));
     await visible(page.getByRole('textbox', { name: 'Signed in as' }));
@@ -190,6 +198,7 @@ describe('who may decide, in the web UI', () => {
     await shot(page, 'mobile-390-waiting');
     await page.getByRole('link', { name: 'Approvals' }).click();
     await visible(page.getByRole('heading', { name: 'Approvals you can decide' }));
+    await visible(page.getByRole('listitem').filter({ hasText: 'Send 30 EUR to Ana?' }));
     await overflowOf(page).toEqual([]);
     await shot(page, 'mobile-390-inbox');
     await countOf(page.getByRole('button', { name: 'Refresh' })).toBe(1);
