@@ -5,7 +5,7 @@ import { approversOf, describeApprovers } from '../../core/approvers.js';
 import { isHoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
-import type { ChatApproval, ChatBackend, ChatState } from './chat-backend.js';
+import type { ChatBackend, ChatState } from './chat-backend.js';
 
 export interface ChatOptions {
   /** The runtime in this process, or a server over HTTP; it acts as the person chatting. */
@@ -347,7 +347,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     for (;;) {
       if (printEnd(output, state)) return undefined;
       if (state.status === 'waiting') {
-        const mine = state.approvals.filter((a: ChatApproval) => a.canDecide);
+        const mine = state.approvals.filter((a) => a.canDecide);
         if (mine.length > 0) {
           const decisions: DecisionInput[] = [];
           for (const { request } of mine) {
