@@ -60,11 +60,11 @@ describe('holdpoint chat', () => {
   });
 
   it('leaves an approval pending when the input ends at its prompt, deciding nothing', async () => {
-    const { code, output } = await chat(['--app', 'payments'], ['Send $200 to Jiro']);
+    const { code, output } = await chat(['--app', 'image-studio'], ['Generate 10 images']);
     expect(code).toBe(0);
     expect(output).toContain('Approve? [y/N]');
     expect(output).toMatch(/Input ended: the approval stays pending \(session [0-9a-f-]{36}\)/);
-    expect(output).not.toContain('not sent');
+    expect(output).not.toContain('Here are');
   });
 
   it('chats with an app module named by its path, loaded as a user’s', async () => {
@@ -77,14 +77,22 @@ describe('holdpoint chat', () => {
     expect(output).toContain('Here are the 3 images (order REQ-3-HUMAN).');
   });
 
-  it('refuses to let the one who asked approve a payment: it waits for an approver', async () => {
+  it('does not ask the one who asked for a payment: it says who may decide, and waits', async () => {
+    // Issue 21: it asked "Approve? [y/N]", answered FORBIDDEN, then SESSION_PAUSED for good.
     const { code, output } = await chat(
-      ['--app', 'payments', '--roles', 'approver'],
+      ['--app', 'payments', '--user', 'ann', '--roles', 'approver'],
       ['Send $5 to Ann', 'y'],
     );
     expect(code).toBe(0);
-    expect(output).toMatch(/FORBIDDEN: .* asked for this process_payment and may not approve it/);
-    expect(output).not.toMatch(/Sent 5 USD/);
+    expect(output).toContain('Approval needed: process_payment');
+    expect(output).toContain(
+      'Waiting for an approver (role approver): you asked for it, so someone else must approve it.',
+    );
+    expect(output).toContain('Type /cancel to cancel it, or wait here for the decision');
+    expect(output).toContain('The session waits for a decision: /cancel, or wait.');
+    expect(output).toMatch(/Input ended: the approval stays pending \(session [0-9a-f-]{36}\)/);
+    expect(output).not.toContain('Approve? [y/N]');
+    expect(output).not.toMatch(/FORBIDDEN|SESSION_PAUSED|Sent 5 USD/);
   });
 
   it('asks a tool’s own payload after the yes, and takes any value for an input', async () => {

@@ -10,12 +10,17 @@ import { verifyAuditFile } from '../main/verify-audit-file.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
 import { type Identity, newApiKey, requireIdentity } from '../transports/auth/index.js';
 import { runChat } from '../transports/cli/chat.js';
+import type { ChatBackend } from '../transports/cli/chat-backend.js';
+import { HttpChatBackend } from '../transports/cli/http-backend.js';
+import { RuntimeChatBackend } from '../transports/cli/runtime-backend.js';
 
 const USAGE = `Usage:
   holdpoint serve [--app ./agents/my-app.ts]… [--config holdpoint.config.ts] [--port 3000]
                   [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
   holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--session ID] [--user NAME]
                  [--roles a,b] [--token TOKEN] [--store memory|redis] …
+  holdpoint chat --url http://127.0.0.1:3000 [--app NAME] [--session ID]
+                 [--user NAME --roles a,b | --token TOKEN]   (a running server's sessions)
   holdpoint resume <invocation-id> [--user NAME] [--token TOKEN] [--store redis] …
                                                                     (an interrupted run)
   holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
@@ -80,6 +85,46 @@ async function commandCaller(
   return { id, roles: [...new Set([...rolesOf(who.roles), ...operatorRoles])] };
 }
 
+/**
+ * `holdpoint chat --url`: the chat on a running server, over its REST API, signed in with
+ * `--token`, else (the server's dev mode) as `--user` (default $USER) with `--roles`.
+ */
+async function chatOverHttp(
+  url: string,
+  who: { user?: string; roles?: string; token?: string },
+  chosen: string | undefined,
+  sessionId: string | undefined,
+  rest: string[],
+): Promise<void> {
+  if (!/^https?:\/\/[^/]/.test(url)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `--url must be a server's http(s) address: ${url}`,
+    );
+  }
+  if (rest.length > 0 || (chosen !== undefined && isModulePath(chosen))) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `With --url the server runs the apps: chat takes --app NAME, --session, --user, --roles and --token only (not ${[...rest, chosen ?? ''].join(' ').trim()}).`,
+    );
+  }
+  const credentials = who.token
+    ? { token: who.token }
+    : {
+        user: validate(idText, who.user ?? process.env.USER ?? 'cli'),
+        roles: rolesOf(who.roles),
+      };
+  const backend: ChatBackend = await HttpChatBackend.connect(url, credentials);
+  const app = chosen ?? backend.appNames[0];
+  if (!app || !backend.appNames.includes(app)) {
+    throw new HoldpointError(
+      'UNKNOWN_APP',
+      `Unknown app ${app} at ${url}. Known apps: ${backend.appNames.join(', ')}.`,
+    );
+  }
+  await runChat({ backend, app, sessionId, input: process.stdin, output: process.stdout });
+}
+
 /** What checking an exported audit log found, for the terminal. */
 function describeCheck(check: AuditChainCheck): string {
   return check.ok
@@ -128,11 +173,16 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'chat') {
     const chosen = takeFlag(rest, 'app');
     const sessionId = takeFlag(rest, 'session');
+    const url = takeFlag(rest, 'url');
     const who = {
       user: takeFlag(rest, 'user'),
       roles: takeFlag(rest, 'roles'),
       token: takeFlag(rest, 'token'),
     };
+    if (url !== undefined) {
+      await chatOverHttp(url, who, chosen, sessionId, rest);
+      return;
+    }
     const flags = chosen && isModulePath(chosen) ? [...rest, '--app', chosen] : rest;
     const config = await configFrom(flags, {
       ...process.env,
@@ -149,9 +199,8 @@ async function main(argv: string[]): Promise<void> {
       }
       const caller = await commandCaller(identity, who, []);
       await runChat({
-        runtime,
+        backend: new RuntimeChatBackend(runtime, caller),
         app,
-        caller,
         sessionId,
         input: process.stdin,
         output: process.stdout,

@@ -63,7 +63,7 @@ export function deciderRefusal(
   if (!eligible) {
     return new HoldpointError(
       'FORBIDDEN',
-      `${by.id} is not among those who may decide ${approval.toolName} (${describe(approvers)}).`,
+      `${by.id} is not among those who may decide ${approval.toolName} (${describeApprovers(approvers)}).`,
       { ...details, reason: 'not_an_approver' },
     );
   }
@@ -77,8 +77,8 @@ export function deciderRefusal(
   return undefined;
 }
 
-/** The policy in words, for a refusal. */
-function describe({ owner, roles, users }: Approvers): string {
+/** Who a policy asks, in words: "the session’s owner, role approver, bob" (or "nobody"). */
+export function describeApprovers({ owner, roles, users }: Approvers): string {
   const who = [
     ...(owner ? ['the session’s owner'] : []),
     ...roles.map((role) => `role ${role}`),

@@ -64,11 +64,11 @@ describe('knowledge-assistant in the web UI', () => {
     await dialog
       .getByLabel('Or type your answer')
       .fill('Rust programming: ownership, borrowing and lifetimes in rust');
-    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await dialog.getByRole('button', { name: 'Submit' }).click();
     await textOf(dialog).toContain('Save the domain "Rust Programming"');
     await page.screenshot({ path: `${ARTIFACTS}knowledge-review.png` });
     await dialog.getByRole('radio', { name: 'Approve' }).check();
-    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await dialog.getByRole('button', { name: 'Submit' }).click();
     await hidden(dialog);
     await visible(page.getByText(/Domain d-1 is saved\./));
     await visible(page.getByText(/d-1: Rust Programming/).last());
@@ -79,7 +79,7 @@ describe('knowledge-assistant in the web UI', () => {
     await countOf(dialog.getByRole('checkbox')).toBe(2);
     await dialog.getByRole('checkbox', { name: `f2: ${FIXTURE_TEXT.pdf[1]}` }).check();
     await page.screenshot({ path: `${ARTIFACTS}knowledge-facts.png` });
-    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await dialog.getByRole('button', { name: 'Submit' }).click();
     await hidden(dialog);
     await visible(page.getByText(/Saved 1 fact\(s\) to your memory\./));
     await visible(page.getByText(new RegExp(`Finished ${url}: saved 1 fact\\(s\\)`)));

@@ -109,11 +109,12 @@ async function askToPay(page: Page, words: string) {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(words);
   await box.press('Enter');
-  const dialog = page.getByRole('dialog');
-  await visible(dialog);
-  await textOf(dialog).toContain('Send 200 USD to Jiro?');
+  // The requester may not approve their own payment: they are shown whom it waits for.
+  const waiting = page.getByRole('region', { name: 'Waiting for an approver' });
+  await visible(waiting);
+  await textOf(waiting).toContain('Send 200 USD to Jiro?');
   await page.waitForURL(/session=/);
-  return dialog;
+  return waiting;
 }
 
 /** The session cookie the browser keeps for `ui`, if any. */
@@ -156,10 +157,8 @@ describe('OpenID Connect sign-in in the browser', () => {
     const cookies = await ann.context.cookies(`${web.baseUrl}/auth/callback`);
     expect(cookies.map((c) => c.name)).not.toContain('holdpoint_login');
 
-    const dialog = await askToPay(ann.page, 'Send $200 to Jiro');
+    await askToPay(ann.page, 'Send $200 to Jiro');
     await shot(ann.page, 'oidc-ann-asks');
-    await ann.page.keyboard.press('Escape');
-    await hidden(dialog);
     const sessionUrl = ann.page.url();
     const sessionId = new URL(sessionUrl).searchParams.get('session') ?? '';
 
@@ -202,9 +201,6 @@ describe('OpenID Connect sign-in in the browser', () => {
     expect(run.body).toMatchObject({ status: 'completed', user_id: 'ann' });
   });
 
-  // The default approval policy on this branch: the session's owner (or an admin) decides.
-  // Once per-tool policies land (payments: only `approver` decides, never the requester),
-  // ann's own approval must be refused instead: see the report of this change.
   it('self-approval: ann may not approve her own payment (payments: an approver, never the requester)', async () => {
     const ann = await freshPage();
     // Over the WebSocket this time: its handshake carries the cookie as well.
@@ -222,14 +218,27 @@ describe('OpenID Connect sign-in in the browser', () => {
       nonce: expect.any(String),
     });
 
-    const dialog = await askToPay(ann.page, 'Send $200 to Jiro');
+    const waiting = await askToPay(ann.page, 'Send $200 to Jiro');
     expect(sockets).toEqual([`${confidential.baseUrl.replace('http', 'ws')}/api/chat/ws`]);
     const sessionId = new URL(ann.page.url()).searchParams.get('session') ?? '';
-    await dialog.getByRole('button', { name: 'Approve' }).click();
-    await textOf(dialog.getByRole('alert')).toContain(
+    // Though she holds the approver role, the page offers her no Approve: only others may.
+    await textOf(waiting).toContain('You asked for it, so someone else must approve it.');
+    expect(await ann.page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    const token = cookie?.value ?? '';
+    const { body: session } = await readAs(confidential, token, `/api/sessions/${sessionId}`);
+    expect(session.pending_approvals[0].can_decide).toBe(false);
+    // And the server refuses it should she try anyway.
+    const tried = await fetch(
+      `${confidential.baseUrl}/api/approvals/${session.pending_approvals[0].approval_id}`,
+      {
+        method: 'POST',
+        headers: { cookie: `holdpoint_session=${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: true }),
+      },
+    );
+    expect(((await tried.json()) as { error: { message: string } }).error.message).toContain(
       'ann asked for this process_payment and may not approve it',
     );
-    const token = cookie?.value ?? '';
     const audit = await readAs(confidential, token, `/api/audit?session_id=${sessionId}`);
     const lines = audit.body.entries as Line[];
     expect(lines.filter((l: Line) => l.action === 'decided')).toEqual([]);

@@ -132,28 +132,26 @@ describe('web UI', () => {
     });
     await open(page, '?app=payments&mode=ws', 'ann', 'approver');
     await say(page, 'Send $200 to Jiro');
-    const dialog = dialogOf(page);
-    await visible(dialog);
-    await textOf(dialog).toContain('Send 200 USD to Jiro?');
-    await textOf(dialog).toContain('Recipient');
-    await textOf(dialog).toContain('Jiro');
-    // Tab stays inside the dialog.
-    for (let i = 0; i < 8; i++) {
-      await page.keyboard.press('Tab');
-      expect(await dialog.evaluate((el) => el.contains(document.activeElement))).toBe(true);
-    }
-    await dialog.getByRole('button', { name: 'Approve' }).focus();
-    await shot(page, 'dialog-payments');
-    // Ann asked for it: her own approval is refused, and says why.
-    await page.keyboard.press('Enter');
-    await textOf(dialog.getByRole('alert')).toContain('may not approve it');
-    await page.keyboard.press('Escape');
+    // Ann asked for it: though an approver, she may not approve it, so she is not asked to.
+    const waiting = page.getByRole('region', { name: 'Waiting for an approver' });
+    await textOf(waiting).toContain('Waiting for an approver (role approver)');
+    await textOf(waiting).toContain('You asked for it, so someone else must approve it.');
+    expect(await dialogOf(page).count()).toBe(0);
     // Maria, an approver, opens the same conversation and approves with the keyboard.
     await page.waitForURL(/session=/);
     const maria = await approverPage(page.url().slice(ui.baseUrl.length + 1));
     const hers = dialogOf(maria);
     await visible(hers);
+    await textOf(hers).toContain('Send 200 USD to Jiro?');
+    await textOf(hers).toContain('Recipient');
+    await textOf(hers).toContain('Jiro');
+    // Tab stays inside the dialog.
+    for (let i = 0; i < 8; i++) {
+      await maria.keyboard.press('Tab');
+      expect(await hers.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    }
     await hers.getByRole('button', { name: 'Approve' }).focus();
+    await shot(maria, 'dialog-payments');
     await maria.keyboard.press('Enter');
     await hidden(hers);
     // Ann's one stream carries the rest.
@@ -174,12 +172,12 @@ describe('web UI', () => {
       const dialog = dialogOf(page);
       await visible(dialog);
       await textOf(dialog).toContain('Input needed');
-      expect(await dialog.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
+      expect(await dialog.getByRole('button', { name: 'Submit' }).isDisabled()).toBe(true);
       await dialog.getByRole('radio', { name: 'Banana' }).check();
       await shot(page, `dialog-picker-${mode}`);
-      await dialog.getByRole('button', { name: 'Approve' }).click();
+      await dialog.getByRole('button', { name: 'Submit' }).click();
       await textOf(dialog).toContain('Confirm Banana?');
-      await dialog.getByRole('button', { name: 'Approve' }).click();
+      await dialog.getByRole('button', { name: 'Yes' }).click();
       await hidden(dialog);
       await visible(page.getByText('You picked Banana, and it is confirmed.'));
     });
@@ -220,8 +218,7 @@ describe('web UI', () => {
     const user = `inbox-${Date.now()}`;
     await open(page, '?app=payments', user);
     await say(page, 'Send 50 EUR to Ana');
-    await visible(dialogOf(page));
-    await page.keyboard.press('Escape');
+    await visible(page.getByRole('region', { name: 'Waiting for an approver' }));
 
     // An approver's inbox, in a browser of her own.
     const inbox = await approverPage('approvals');
@@ -244,7 +241,7 @@ describe('web UI', () => {
 
     // The chat tab learns about it by polling the session.
     await textOf(page.getByRole('region', { name: 'Payment receipt' })).toMatch(/TXN-/);
-    await hidden(page.getByRole('button', { name: 'Review approval' }));
+    await hidden(page.getByRole('region', { name: 'Waiting for an approver' }));
   });
 
   it('inbox: a long list comes a page at a time, the rest on "Show more"', async () => {
@@ -268,14 +265,16 @@ describe('web UI', () => {
   it('already decided elsewhere: a stale dialog says so and shows the latest state', async () => {
     // This tab's reads of the session are held back, so it cannot learn of the other
     // decision before trying its own; they go through, late, once it has tried.
+    // (Held from when its dialog shows: it opens once the server said who may decide.)
     const held: Route[] = [];
-    let blind = true;
+    let blind = false;
     await page.route('**/api/sessions/*/messages', (route) =>
       blind ? held.push(route) : route.continue(),
     );
     await open(page, '?app=image-studio');
     await say(page, 'Generate 2 images');
     await visible(dialogOf(page));
+    blind = true;
     await page.waitForURL(/session=/);
     const other = await context.newPage();
     await other.goto(page.url());

@@ -30,7 +30,7 @@ describe('App', () => {
     render(<App />);
     await screen.findByRole('heading', { name: 'Refunds' });
     act(() => navigate('/approvals'));
-    await screen.findByRole('heading', { name: 'Approvals' });
+    await screen.findByRole('heading', { name: 'Approvals you can decide' });
     act(() => navigate('/'));
     await screen.findByRole('heading', { name: 'Refunds' });
     const appReads = fetchMock.mock.calls.filter(([input]) => String(input) === '/api/apps');

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { deciderRefusal, principalAudiences } from '../../core/approvers.js';
+import { principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import { mayDecideNow } from '../../core/may-decide.js';
 import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
-import { hasVoted } from '../../core/settlement.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
@@ -17,6 +17,8 @@ export interface PendingApproval extends ApprovalRequest {
   invocationId: string;
   app: string;
   userId: string;
+  /** Whether the caller may decide it now (listed for another user, they may not). */
+  canDecide: boolean;
 }
 
 /**
@@ -73,10 +75,7 @@ export async function listPendingApprovals(
   for (const { meta, pause, run } of page.items) {
     if (!pause) continue;
     const open = undecidedApprovals(pause).filter(
-      (approval) =>
-        everything ||
-        (!hasVoted(pause, approval.approvalId, as.id) &&
-          !deciderRefusal(approval, as, true, meta.userId, run?.userId)),
+      (approval) => everything || mayDecideNow(pause, approval, as, run?.userId),
     );
     if (approvals.length > 0 && approvals.length + open.length > limit) {
       return { approvals, nextCursor: last && encodeCursor(last) };
@@ -88,6 +87,7 @@ export async function listPendingApprovals(
         invocationId: pause.invocationId,
         app: meta.app,
         userId: meta.userId,
+        canDecide: mayDecideNow(pause, approval, by, run?.userId),
       })),
     );
     last = { score: pause.expiresAt, member: meta.sessionId };

@@ -1,6 +1,7 @@
 import type { Session } from '@google/adk';
 import { decidesOn } from '../../core/approvers.js';
 import { sessionNotFound } from '../../core/errors.js';
+import { mayDecideNow } from '../../core/may-decide.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import type { SessionSnapshot } from '../../store/store.js';
@@ -17,6 +18,11 @@ export interface SessionView {
   /** The current run's latest pause, if it paused. */
   pause?: Pause;
   pendingApprovals: ApprovalRequest[];
+  /**
+   * The ids of `pendingApprovals` the reader may decide now (`mayDecideNow`): the others
+   * wait for someone else. None for Holdpoint itself.
+   */
+  decidable: string[];
 }
 
 /**
@@ -62,13 +68,19 @@ export async function sessionView(
   const session = await ctx.store.loadSession(sessionId, meta.app, meta.userId);
   if (!session) throw sessionNotFound(sessionId);
   const current = pause?.invocationId === meta.invocationId ? pause : undefined;
+  const pendingApprovals = undecidedApprovals(current);
   return {
     view: {
       meta,
       state: session.state,
       run: run && runView(run, snapshot, ctx.clock.now()),
       pause: current,
-      pendingApprovals: undecidedApprovals(current),
+      pendingApprovals,
+      decidable: current
+        ? pendingApprovals
+            .filter((approval) => mayDecideNow(current, approval, by, run?.userId))
+            .map((approval) => approval.approvalId)
+        : [],
     },
     session,
   };

@@ -1,21 +1,22 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { approversOf, describeApprovers } from '../../core/approvers.js';
 import { isHoldpointError } from '../../core/errors.js';
-import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest } from '../../core/types.js';
-import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { DecisionInput } from '../../runtime/requests.js';
-import { pendingOutcome, type RunOutcome } from '../../runtime/run-outcome.js';
+import type { ChatBackend, ChatState } from './chat-backend.js';
 
 export interface ChatOptions {
-  runtime: HoldpointRuntime;
+  /** The runtime in this process, or a server over HTTP; it acts as the person chatting. */
+  backend: ChatBackend;
   app: string;
-  /** Who chats: the sessions are theirs, the decisions too. */
-  caller: Principal;
   input: Readable;
   output: Writable;
   /** A session of the caller's to go on with (`--session`): its pending approvals are asked first. */
   sessionId?: string;
+  /** How often a session waiting for someone else is read again (ms; default 1000). */
+  pollMs?: number;
 }
 
 const YES = /^(y|yes)$/i;
@@ -23,18 +24,35 @@ const YES = /^(y|yes)$/i;
 /** Asks a question and reads the next line; undefined at end of input. */
 type Prompt = (question: string) => Promise<string | undefined>;
 
-/** A prompt over lines that buffers them, so piped input is never dropped. */
-function linePrompt(input: Readable, output: Writable): { prompt: Prompt; close(): void } {
-  const rl = createInterface({ input, terminal: false });
-  const lines = rl[Symbol.asyncIterator]();
-  return {
-    prompt: async (question) => {
-      output.write(question);
-      const next = await lines.next();
-      return next.done ? undefined : String(next.value);
-    },
-    close: () => rl.close(),
-  };
+/**
+ * The input's lines, buffered so piped input is never dropped. `peek` waits for the next
+ * line without taking it (so waiting for a line can race with something else); `take`
+ * takes it.
+ */
+class Lines {
+  private readonly rl;
+  private readonly lines: AsyncIterator<string>;
+  private next?: Promise<string | undefined>;
+
+  constructor(input: Readable) {
+    this.rl = createInterface({ input, terminal: false });
+    this.lines = this.rl[Symbol.asyncIterator]();
+  }
+
+  peek(): Promise<string | undefined> {
+    this.next ??= this.lines.next().then((r) => (r.done ? undefined : String(r.value)));
+    return this.next;
+  }
+
+  async take(): Promise<string | undefined> {
+    const line = await this.peek();
+    this.next = undefined;
+    return line;
+  }
+
+  close(): void {
+    this.rl.close();
+  }
 }
 
 const NO = /^(n|no)$/i;
@@ -160,70 +178,233 @@ async function ask(
   return { approvalId, approved: true, payload };
 }
 
-function printResult(out: Writable, outcome: RunOutcome & { status: 'completed' }): void {
-  out.write(`\n${outcome.result}\n`);
-  if (outcome.artifacts.length > 0) {
-    out.write(`(${outcome.artifacts.length} artifact(s) produced)\n`);
-  }
+/** "an approver (role approver)", "2 approvers (role approver, bob)": whom an approval waits for. */
+function waitingFor(approval: ApprovalRequest): string {
+  const approvers = approversOf(approval);
+  const count = approvers.quorum > 1 ? `${approvers.quorum} approvers` : 'an approver';
+  return `${count} (${describeApprovers(approvers)})`;
 }
 
 /**
- * A terminal chat on the runtime: prints the session id, shows each approval and
- * asks for the decision inline, then prints the result. Ends on EOF or "/exit". With
- * `sessionId` it goes on with that session, asking its pending approvals first.
+ * Shows approvals only others may decide: whom each waits for, why not this person, the
+ * votes so far, and the way out.
+ */
+function showWaiting(out: Writable, state: ChatState & { status: 'waiting' }, me: string): void {
+  for (const { request } of state.approvals.filter((a) => !a.canDecide)) {
+    out.write(`\n⏸  Approval needed: ${request.toolName}\n`);
+    out.write(`   arguments: ${JSON.stringify(request.args)}\n`);
+    out.write(`   ${request.hint}\n`);
+    const mine = state.owner === me;
+    const why =
+      mine && !approversOf(request).requesterMayApprove
+        ? 'you asked for it, so someone else must approve it'
+        : 'you are not among them';
+    out.write(`   Waiting for ${waitingFor(request)}: ${why}.\n`);
+    for (const vote of state.decisions.filter((d) => d.approvalId === request.approvalId)) {
+      out.write(`   ${vote.decidedBy} ${vote.approved ? 'approved' : 'rejected'} it.\n`);
+    }
+  }
+  out.write(
+    state.owner === me
+      ? '   Type /cancel to cancel it, or wait here for the decision (/exit leaves it pending).\n'
+      : '   Wait here for the decision, or /exit (it stays pending).\n',
+  );
+}
+
+/** What a session's state looks like to compare two reads of it: changed or not. */
+function fingerprint(state: ChatState): string {
+  if (state.status !== 'waiting') return state.status;
+  return JSON.stringify([
+    state.approvals.map((a) => [a.request.approvalId, a.canDecide]),
+    state.decisions.length,
+  ]);
+}
+
+/** Prints how a run ended; false when it is not over (still running, or waiting). */
+function printEnd(out: Writable, state: ChatState): boolean {
+  switch (state.status) {
+    case 'completed':
+      out.write(`\n${state.result}\n`);
+      if (state.artifacts > 0) out.write(`(${state.artifacts} artifact(s) produced)\n`);
+      return true;
+    case 'ended':
+      out.write(
+        state.how === 'failed'
+          ? `\nThe run failed${state.error ? `: ${state.error}` : '.'}\n`
+          : `\nThe run was ${state.how}.\n`,
+      );
+      return true;
+    case 'idle':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Why a chat stops settling a run: the input ended, or the person typed /exit. */
+type Stop = 'input-ended' | 'exit';
+
+/**
+ * A terminal chat on a runtime or a server: prints the session id, asks each approval the
+ * person may decide inline; for one only others may decide it says whom it waits for,
+ * offers /cancel and waits for the decision; then prints the result. Ends on EOF or
+ * "/exit". With `sessionId` it goes on with that session, asking its pending approvals
+ * first.
  */
 export async function runChat(options: ChatOptions): Promise<void> {
-  const { runtime, caller, input, output } = options;
-  const { prompt, close } = linePrompt(input, output);
+  const { backend, input, output, pollMs = 1000 } = options;
+  const lines = new Lines(input);
+  const prompt: Prompt = (question) => {
+    output.write(question);
+    return lines.take();
+  };
   let { app, sessionId } = options;
-  let pending: RunOutcome | undefined;
+  let reopened: ChatState | undefined;
   if (sessionId) {
-    const view = await runtime.getSession(sessionId, caller);
-    app = view.meta.app;
+    const session = await backend.session(sessionId);
+    app = session.app;
     output.write(`Holdpoint chat — app ${app}, session ${sessionId} reopened.\n`);
-    if (view.meta.status === 'paused' && view.pause) pending = pendingOutcome(view.pause);
+    if (session.state.status === 'waiting') reopened = session.state;
   } else {
     output.write(`Holdpoint chat — app ${app}. Type a message, or /exit.\n`);
-    const others = runtime.appNames.filter((name) => name !== app);
+    const others = backend.appNames.filter((name) => name !== app);
     if (others.length > 0) output.write(`Other apps (--app NAME): ${others.join(', ')}.\n`);
   }
-  /** Asks every approval of `outcome` until the run ends; false when the input ended first. */
-  const settle = async (first: RunOutcome): Promise<boolean> => {
-    let outcome = first;
-    while (outcome.status === 'pending_approval') {
-      const decisions: DecisionInput[] = [];
-      for (const approval of outcome.approvals) {
-        const decision = await ask(prompt, output, approval);
-        if (!decision) {
-          output.write(
-            `\nInput ended: the approval stays pending (session ${outcome.sessionId}).\n`,
-          );
-          return false;
-        }
-        decisions.push(decision);
-      }
-      outcome = await runtime.resume({ sessionId: outcome.sessionId, decisions }, caller);
+
+  const stays = (id: string) =>
+    output.write(`\nInput ended: the approval stays pending (session ${id}).\n`);
+
+  /** Cancels the session's pause, saying what came of it; whether it was cancelled. */
+  const cancel = async (id: string): Promise<boolean> => {
+    try {
+      await backend.cancel(id, 'cancelled at the prompt');
+      output.write('Cancelled: nothing pending runs, and the session takes new messages.\n');
+      return true;
+    } catch (error) {
+      printError(output, error);
+      return false;
     }
-    printResult(output, outcome);
-    return true;
   };
+
+  /**
+   * Reads the session again every `pollMs` until it is no longer as `seen` (someone
+   * decided, it expired, it resumed) or `stop` aborts; resolves the new state.
+   */
+  const changeOf = async (seen: ChatState, stop: AbortSignal): Promise<ChatState | undefined> => {
+    const before = fingerprint(seen);
+    while (!stop.aborted) {
+      try {
+        await sleep(pollMs, undefined, { signal: stop });
+        const { state } = await backend.session(seen.sessionId);
+        if (fingerprint(state) !== before) return state;
+      } catch {
+        // Aborted, or the read failed (the server restarting): the next round tries again.
+      }
+    }
+    return undefined;
+  };
+
+  /**
+   * Waits for others to decide (or the run to move on) while reading lines: /cancel
+   * cancels, /exit stops; the next state, or why the chat stops.
+   */
+  const waitForOthers = async (state: ChatState): Promise<ChatState | Stop | 'cancelled'> => {
+    const stop = new AbortController();
+    try {
+      output.write('waiting> ');
+      const first = await Promise.race([
+        lines.peek().then((line) => ({ line })),
+        changeOf(state, stop.signal).then((next) => ({ next })),
+      ]);
+      if ('next' in first && first.next) {
+        output.write('\n');
+        return first.next;
+      }
+      stop.abort();
+      const line = (await lines.take())?.trim();
+      if (line === undefined) {
+        stays(state.sessionId);
+        return 'input-ended';
+      }
+      if (line === '/exit') {
+        output.write(`The approval stays pending (session ${state.sessionId}).\n`);
+        return 'exit';
+      }
+      if (line === '/cancel' && (await cancel(state.sessionId))) return 'cancelled';
+      if (line && line !== '/cancel') {
+        output.write('The session waits for a decision: /cancel, or wait.\n');
+      }
+      return (await backend.session(state.sessionId)).state;
+    } finally {
+      stop.abort();
+    }
+  };
+
+  /** Follows a run until it ends: asks what this person may decide, waits for the rest. */
+  const settle = async (first: ChatState): Promise<Stop | undefined> => {
+    let state = first;
+    let shown = '';
+    for (;;) {
+      if (printEnd(output, state)) return undefined;
+      if (state.status === 'waiting') {
+        const mine = state.approvals.filter((a) => a.canDecide);
+        if (mine.length > 0) {
+          const decisions: DecisionInput[] = [];
+          for (const { request } of mine) {
+            const decision = await ask(prompt, output, request);
+            if (!decision) {
+              stays(state.sessionId);
+              return 'input-ended';
+            }
+            decisions.push(decision);
+          }
+          try {
+            state = await backend.decide(state.sessionId, decisions);
+          } catch (error) {
+            printError(output, error);
+            state = (await backend.session(state.sessionId)).state;
+          }
+          continue;
+        }
+        if (fingerprint(state) !== shown) {
+          showWaiting(output, state, backend.me);
+          shown = fingerprint(state);
+        }
+      }
+      const next = await waitForOthers(state);
+      if (next === 'cancelled') return undefined;
+      if (typeof next === 'string') return next;
+      state = next;
+    }
+  };
+
   try {
-    if (pending && !(await settle(pending))) return;
+    if (reopened && (await settle(reopened))) return;
     for (;;) {
       const line = (await prompt('\nyou> '))?.trim();
       if (line === undefined || line === '/exit') return;
       if (!line) continue;
+      if (line === '/cancel') {
+        if (sessionId) await cancel(sessionId);
+        else output.write('Nothing to cancel yet.\n');
+        continue;
+      }
       try {
-        const outcome = await runtime.start({ query: line, app, sessionId }, caller);
-        if (!sessionId) output.write(`session ${outcome.sessionId}\n`);
-        sessionId = outcome.sessionId;
-        if (!(await settle(outcome))) return;
+        const state = await backend.start(line, app, sessionId);
+        if (!sessionId) output.write(`session ${state.sessionId}\n`);
+        sessionId = state.sessionId;
+        if (await settle(state)) return;
       } catch (error) {
-        const code = isHoldpointError(error) ? `${error.code}: ` : '';
-        output.write(`error: ${code}${error instanceof Error ? error.message : String(error)}\n`);
+        printError(output, error);
       }
     }
   } finally {
-    close();
+    lines.close();
   }
+}
+
+/** An error as the chat prints it: its stable code and message. */
+function printError(out: Writable, error: unknown): void {
+  const code = isHoldpointError(error) ? `${error.code}: ` : '';
+  out.write(`error: ${code}${error instanceof Error ? error.message : String(error)}\n`);
 }

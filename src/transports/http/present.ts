@@ -117,7 +117,10 @@ export function presentSession(view: SessionView) {
       expires_at: iso(pause.expiresAt),
       decisions: pause.decisions.map(presentDecision),
     },
-    pending_approvals: view.pendingApprovals.map(presentApproval),
+    pending_approvals: view.pendingApprovals.map((approval) => ({
+      ...presentApproval(approval),
+      can_decide: view.decidable.includes(approval.approvalId),
+    })),
   };
 }
 
@@ -129,6 +132,7 @@ export function presentPendingApproval(a: PendingApproval) {
     invocation_id: a.invocationId,
     app: a.app,
     user_id: a.userId,
+    can_decide: a.canDecide,
   };
 }
 

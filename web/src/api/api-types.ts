@@ -30,6 +30,20 @@ export interface ApiApp {
 
 export type ApprovalKind = 'confirmation' | 'input';
 
+/** Who may decide an approval (its tool's policy when it was asked). */
+export interface ApiApprovers {
+  /** The session's owner. */
+  owner: boolean;
+  /** Anyone with one of these roles. */
+  roles: string[];
+  /** Any of these people. */
+  users: string[];
+  /** How many distinct people must approve. */
+  quorum: number;
+  /** Whether the person who asked may approve their own call. */
+  requester_may_approve: boolean;
+}
+
 /** An approval request as the REST API shows it. */
 export interface ApiApproval {
   approval_id: string;
@@ -39,8 +53,20 @@ export interface ApiApproval {
   args: Record<string, unknown>;
   hint: string;
   payload?: unknown;
+  approvers?: ApiApprovers;
+  /** Whether the signed-in caller may decide it now (sessions and the inbox say). */
+  can_decide?: boolean;
   created_at: string;
   expires_at: string;
+}
+
+/** One person's recorded answer to an approval. */
+export interface ApiDecision {
+  approval_id: string;
+  approved: boolean;
+  reason?: string;
+  decided_by: string;
+  at: string;
 }
 
 /** A pending approval in the cross-session inbox. */
@@ -55,7 +81,11 @@ export interface InboxApproval extends ApiApproval {
 export interface SessionMessages {
   session_id: string;
   app: string;
+  /** The session's owner: who asked. */
+  user_id: string;
   status: 'idle' | 'running' | 'paused';
+  /** The current run's latest pause, with the decisions recorded on it. */
+  pause?: { pause_id: string; status: string; decisions: ApiDecision[] };
   messages: ChatMessage[];
   pending_approvals: ApiApproval[];
 }

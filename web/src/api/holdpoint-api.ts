@@ -1,6 +1,7 @@
 import { ApiError, UNREACHABLE } from './api-error';
 import type {
   ApiApp,
+  ApiDecision,
   ApiMe,
   DecisionBody,
   DecisionOutcome,
@@ -93,4 +94,49 @@ export function decideApproval(
     method: 'POST',
     body: JSON.stringify({ ...decision, user_id: userId }),
   });
+}
+
+/** Cancels the session's pause (`POST /api/agent/cancel`): nothing pending runs. */
+export async function cancelPause(sessionId: string, reason: string): Promise<void> {
+  await request('/api/agent/cancel', {
+    method: 'POST',
+    body: JSON.stringify({ session_id: sessionId, reason }),
+  });
+}
+
+/** An audit line of the session's log, as far as the UI reads it. */
+interface AuditLine {
+  action: string;
+  actor: string;
+  approval_id?: string;
+  approved?: boolean;
+  reason?: string;
+  at: string;
+}
+
+/**
+ * Every decision recorded in a session, from its audit log (`GET /api/audit`, all of it
+ * as NDJSON): who decided what, and when. Only the owner (or an admin) may read it.
+ */
+export async function listDecisions(sessionId: string): Promise<ApiDecision[]> {
+  let response: Response;
+  try {
+    response = await fetch(
+      `/api/audit?${new URLSearchParams({ session_id: sessionId, format: 'ndjson' })}`,
+    );
+  } catch (error) {
+    throw new ApiError(UNREACHABLE, error instanceof Error ? error.message : String(error));
+  }
+  if (!response.ok) throw new ApiError('HTTP_ERROR', `HTTP ${response.status}`, response.status);
+  const lines = (await response.text()).split('\n').filter(Boolean);
+  return lines
+    .map((line) => JSON.parse(line) as AuditLine)
+    .filter((line) => line.action === 'decided' && line.approval_id !== undefined)
+    .map((line) => ({
+      approval_id: line.approval_id ?? '',
+      approved: line.approved === true,
+      ...(line.reason === undefined ? {} : { reason: line.reason }),
+      decided_by: line.actor,
+      at: line.at,
+    }));
 }

@@ -109,10 +109,10 @@ describe('ApprovalDialog', () => {
     expect(onReject).toHaveBeenCalledWith(undefined);
   });
 
-  it('an input request shows its choices and approves with the chosen value', () => {
+  it('an input request shows its choices and submits the chosen value', () => {
     const { onApprove } = setup(pick);
     expect(screen.getByRole('dialog').textContent).toContain('Input needed');
-    const approve = screen.getByRole('button', { name: 'Approve' }) as HTMLButtonElement;
+    const approve = screen.getByRole('button', { name: 'Submit' }) as HTMLButtonElement;
     expect(approve.disabled).toBe(true);
     expect(document.activeElement).toBe(screen.getByRole('radio', { name: 'Apple' }));
     fireEvent.click(screen.getByRole('radio', { name: 'Banana' }));
@@ -131,7 +131,7 @@ describe('ApprovalDialog', () => {
       multiple: true,
     });
     expect(screen.getByRole('group', { name: 'Choose any' })).toBeTruthy();
-    const approve = screen.getByRole('button', { name: 'Approve' }) as HTMLButtonElement;
+    const approve = screen.getByRole('button', { name: 'Submit' }) as HTMLButtonElement;
     expect(approve.disabled).toBe(false);
     fireEvent.click(screen.getByRole('checkbox', { name: facts[2] }));
     fireEvent.click(screen.getByRole('checkbox', { name: facts[0] }));
@@ -148,7 +148,7 @@ describe('ApprovalDialog', () => {
       options: ['Approve', 'Cancel'],
       freeText: true,
     });
-    const approve = screen.getByRole('button', { name: 'Approve' }) as HTMLButtonElement;
+    const approve = screen.getByRole('button', { name: 'Submit' }) as HTMLButtonElement;
     expect(approve.disabled).toBe(true);
     fireEvent.change(screen.getByLabelText('Or type your answer'), {
       target: { value: '  Rust: the language  ' },
@@ -157,6 +157,39 @@ describe('ApprovalDialog', () => {
     fireEvent.click(screen.getByRole('radio', { name: 'Approve' }));
     fireEvent.click(approve);
     expect(onApprove).toHaveBeenCalledWith('Rust: the language');
+  });
+
+  it('an input is answered with Submit and Cancel, never Approve or Reject, and asks no reason', () => {
+    const { onApprove, onReject } = setup(pick);
+    const dialog = screen.getByRole('dialog', { name: 'Select item' });
+    expect(dialog.textContent).toContain('Input needed');
+    expect(dialog.textContent).toContain('Pick a fruit');
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Reject' })).toBeNull();
+    expect(screen.queryByLabelText(/Reason/)).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(onReject).toHaveBeenCalledWith(undefined);
+    fireEvent.click(screen.getByRole('radio', { name: 'Apple' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(onApprove).toHaveBeenCalledWith('Apple');
+  });
+
+  it('a yes/no input is answered Yes or No', () => {
+    const confirm: ApprovalRequest = {
+      ...pick,
+      approvalId: 'call-3',
+      toolCallId: 'call-3',
+      toolName: 'confirm_choice',
+      args: { item: 'Banana' },
+      hint: 'Confirm Banana?',
+      options: undefined,
+    };
+    const { onApprove, onReject } = setup(confirm);
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Yes' }));
+    expect(onApprove).toHaveBeenCalledTimes(1);
+    fireEvent.click(screen.getByRole('button', { name: 'No' }));
+    expect(onReject).toHaveBeenCalledTimes(1);
   });
 
   it('an expired pause cannot be decided', () => {

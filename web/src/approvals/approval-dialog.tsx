@@ -11,8 +11,12 @@ interface Props {
   request: ApprovalRequest;
   /** The example app the request comes from, shown as context. */
   app?: string;
-  /** Approve; for an input request, the chosen or typed value, or the picked values. */
+  /**
+   * Approve; for an input request, Submit with the chosen or typed value or the picked
+   * values (or Yes, for a yes/no one).
+   */
   onApprove: (choice?: InputChoice) => void;
+  /** Reject; for an input request, Cancel (declines to answer), or No for a yes/no one. */
   onReject: (reason?: string) => void;
   /** Escape or the close button: hide the dialog without deciding. */
   onClose: () => void;
@@ -33,6 +37,16 @@ function useInertBackground(): void {
       root.removeAttribute('aria-hidden');
     };
   }, []);
+}
+
+/**
+ * The labels of a request's two answers: Approve/Reject for a confirmation, Submit/Cancel
+ * for an input that takes a value, Yes/No for a yes/no input.
+ */
+export function answerLabels(request: ApprovalRequest): { yes: string; no: string } {
+  if (request.kind === 'confirmation') return { yes: 'Approve', no: 'Reject' };
+  if (request.options || request.freeText) return { yes: 'Submit', no: 'Cancel' };
+  return { yes: 'Yes', no: 'No' };
 }
 
 /** The modal where a person approves or rejects a paused tool call, or gives the input. */
@@ -56,6 +70,7 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
   const needsAnswer = !request.multiple && Boolean(request.options || request.freeText);
   const canApprove = !busy && !expired && (!needsAnswer || answer !== undefined);
   const isInput = request.kind === 'input';
+  const labels = answerLabels(request);
   const togglePicked = (option: string) =>
     setPicked((now) => (now.includes(option) ? now.filter((o) => o !== option) : [...now, option]));
 
@@ -152,30 +167,32 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
 
         <TimeLeft expiresAt={request.expiresAt} now={now} />
 
-        <div className="field">
-          <label htmlFor={reasonId} className="field__label">
-            Reason <span className="field__optional">(optional, sent with a rejection)</span>
-          </label>
-          <input
-            id={reasonId}
-            className="input"
-            value={reason}
-            disabled={busy || expired}
-            placeholder="Why not? The agent is told."
-            onChange={(event) => setReason(event.target.value)}
-          />
-        </div>
+        {isInput ? null : (
+          <div className="field">
+            <label htmlFor={reasonId} className="field__label">
+              Reason <span className="field__optional">(optional, sent with a rejection)</span>
+            </label>
+            <input
+              id={reasonId}
+              className="input"
+              value={reason}
+              disabled={busy || expired}
+              placeholder="Why not? The agent is told."
+              onChange={(event) => setReason(event.target.value)}
+            />
+          </div>
+        )}
 
         {error ? <div className="modal__error">{error}</div> : null}
 
         <footer className="modal__actions">
           <button
             type="button"
-            className="button button--danger"
+            className={isInput ? 'button button--secondary' : 'button button--danger'}
             disabled={busy || expired}
             onClick={() => onReject(reason.trim() || undefined)}
           >
-            Reject
+            {labels.no}
           </button>
           <button
             type="button"
@@ -184,7 +201,7 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
             disabled={!canApprove}
             onClick={() => onApprove(answer)}
           >
-            {busy ? 'Sending…' : 'Approve'}
+            {busy ? 'Sending…' : labels.yes}
           </button>
         </footer>
       </div>

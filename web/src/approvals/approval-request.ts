@@ -1,4 +1,4 @@
-import type { ApiApproval, ApprovalKind } from '../api/api-types';
+import type { ApiApproval, ApiApprovers, ApprovalKind } from '../api/api-types';
 
 /** One approval waiting for a person, however it reached the UI (stream part or REST). */
 export interface ApprovalRequest {
@@ -18,6 +18,13 @@ export interface ApprovalRequest {
   multiple?: boolean;
   /** An input request whose person may type an answer instead of choosing (`{ item }`). */
   freeText?: boolean;
+  /** Who may decide it, once the server said. */
+  approvers?: ApiApprovers;
+  /**
+   * Whether the signed-in person may decide it now, as the server says (`can_decide`);
+   * undefined until it has: only then does the UI offer the decision.
+   */
+  canDecide?: boolean;
 }
 
 /** The shape of an input request's answer, from its arguments (`options`, `multiple`, `free_text`). */
@@ -52,6 +59,8 @@ export function fromApi(approval: ApiApproval): ApprovalRequest {
     hint: approval.hint,
     expiresAt: approval.expires_at,
     createdAt: approval.created_at,
+    approvers: approval.approvers,
+    canDecide: approval.can_decide,
     ...(approval.kind === 'input' ? inputShape(args) : {}),
   };
 }

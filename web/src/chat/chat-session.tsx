@@ -1,8 +1,14 @@
 import { useChat } from '@ai-sdk/react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type ApiError, toApiError } from '../api/api-error';
-import type { ApiApp, ApiApproval, ChatMessage, SessionMessages } from '../api/api-types';
-import { decideApproval, getSessionMessages } from '../api/holdpoint-api';
+import type {
+  ApiApp,
+  ApiApproval,
+  ApiDecision,
+  ChatMessage,
+  SessionMessages,
+} from '../api/api-types';
+import { cancelPause, decideApproval, getSessionMessages } from '../api/holdpoint-api';
 import { ApprovalDialog } from '../approvals/approval-dialog';
 import type { ApprovalRequest } from '../approvals/approval-request';
 import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
@@ -17,7 +23,10 @@ import { EmptyState } from './empty-state';
 import { findPending, sessionIdOf } from './find-pending';
 import { MessageList } from './message-list';
 import { PendingBanner } from './pending-banner';
+import type { Waiting } from './tool-card';
+import { decisionsByApproval, useDecisionLog } from './use-decision-log';
 import { useSessionPoll } from './use-session-poll';
+import { WaitingPanel } from './waiting-panel';
 
 interface Props {
   /** The apps the server serves. */
@@ -28,6 +37,10 @@ interface Props {
   sessionId?: string;
   initialMessages: ChatMessage[];
   initialPending: ApiApproval[];
+  /** The session's owner, when it was loaded. */
+  initialOwner?: string;
+  /** The decisions recorded on its latest pause, when it was loaded. */
+  initialDecisions: ApiDecision[];
   onSessionId: (sessionId: string) => void;
 }
 
@@ -67,6 +80,13 @@ export function ChatSession(props: Props) {
   const streaming = status === 'streaming' || status === 'submitted';
 
   const [serverPending, setServerPending] = useState(props.initialPending);
+  const [owner, setOwner] = useState(props.initialOwner);
+  const [pauseDecisions, setPauseDecisions] = useState(props.initialDecisions);
+  /** Decisions made in this tab, known before the server's log says so. */
+  const [ownDecisions, setOwnDecisions] = useState<ApiDecision[]>([]);
+  const [logVersion, setLogVersion] = useState(0);
+  const [cancelling, setCancelling] = useState(false);
+  const [cancelError, setCancelError] = useState<ApiError>();
   const [decided, setDecided] = useState<ReadonlySet<string>>(new Set());
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [busy, setBusy] = useState(false);
@@ -82,7 +102,12 @@ export function ChatSession(props: Props) {
   }, [sessionId, onSessionId]);
 
   const pending = findPending(messages, serverPending).filter((p) => !decided.has(p.approvalId));
-  const current = pending.find((p) => !dismissed.has(p.approvalId));
+  // Only someone the server says may decide is asked; the others see whom it waits for.
+  const yours = pending.filter((p) => p.canDecide === true);
+  const othersDecide = pending.filter((p) => p.canDecide === false);
+  const current = yours.find((p) => !dismissed.has(p.approvalId));
+  const loggedDecisions = useDecisionLog(sessionId, logVersion);
+  const decisions = decisionsByApproval(loggedDecisions, pauseDecisions, ownDecisions);
 
   // Whatever the server says is only applied when nothing happened here since it was asked.
   const lastChange = useRef(Date.now());
@@ -90,18 +115,27 @@ export function ChatSession(props: Props) {
   messagesRef.current = messages;
   const streamingRef = useRef(streaming);
   streamingRef.current = streaming;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `status` is the trigger, not an input.
   useEffect(() => {
     lastChange.current = Date.now();
+    // A stream that ended may have carried decisions: read who made them.
+    if (status === 'ready') setLogVersion((v) => v + 1);
   }, [status]);
+
+  /** What the server says about the session beside its messages. */
+  const learn = useCallback((state: SessionMessages) => {
+    setServerPending(state.pending_approvals);
+    setOwner(state.user_id);
+    setPauseDecisions(state.pause?.decisions ?? []);
+  }, []);
 
   const adopt = useCallback(
     (state: SessionMessages) => {
       setMessages(state.messages);
-      setServerPending(state.pending_approvals);
+      learn(state);
       setDecided(new Set());
+      setLogVersion((v) => v + 1);
     },
-    [setMessages],
+    [setMessages, learn],
   );
 
   const refresh = useCallback(async () => {
@@ -109,8 +143,8 @@ export function ChatSession(props: Props) {
     adopt(await getSessionMessages(sessionRef.current));
   }, [adopt]);
 
-  useSessionPoll(sessionId, pending.length > 0 && !busy, (state, askedAt) => {
-    setServerPending(state.pending_approvals);
+  useSessionPoll(sessionId, pending.length > 0 && !busy && !cancelling, (state, askedAt) => {
+    learn(state);
     if (askedAt < lastChange.current || streamingRef.current) return;
     const local = findPending(messagesRef.current).map((p) => p.toolCallId);
     const remote = state.pending_approvals.map((a) => a.tool_call_id);
@@ -168,6 +202,11 @@ export function ChatSession(props: Props) {
       : { approved, reason };
     await decideApproval(request.approvalId, body, currentUser());
     setDecided((prev) => new Set(prev).add(request.approvalId));
+    const at = new Date().toISOString();
+    setOwnDecisions((prev) => [
+      ...prev,
+      { approval_id: request.approvalId, approved, decided_by: currentUser(), at },
+    ]);
     // An open stream carries the result; without one (reloaded, parked) read it back.
     if (!streamingRef.current) await refresh();
   };
@@ -198,6 +237,32 @@ export function ChatSession(props: Props) {
     } finally {
       lastChange.current = Date.now();
       setBusy(false);
+      setLogVersion((v) => v + 1);
+    }
+  };
+
+  /** Cancels the pause (its owner's way out when only others may decide). */
+  const cancel = async () => {
+    if (!sessionRef.current) return;
+    lastChange.current = Date.now();
+    setCancelError(undefined);
+    setNotice(undefined);
+    setCancelling(true);
+    try {
+      await cancelPause(sessionRef.current, 'cancelled by the requester in the web UI');
+      // An open stream ends with the cancellation; without one, read the session back.
+      if (!streamingRef.current) await refresh();
+    } catch (caught) {
+      const failure = toApiError(caught);
+      if (STALE.has(failure.code) || failure.code === 'NO_PENDING_APPROVAL') {
+        setNotice(failure);
+        await refresh().catch(() => undefined);
+      } else {
+        setCancelError(failure);
+      }
+    } finally {
+      lastChange.current = Date.now();
+      setCancelling(false);
     }
   };
 
@@ -211,8 +276,14 @@ export function ChatSession(props: Props) {
   };
 
   const info = appInfo(apps, app);
-  const waitingCallIds = new Set(pending.map((p) => p.toolCallId));
-  const first = pending[0];
+  const waiting = new Map<string, Waiting>(
+    pending.map((p) => [
+      p.toolCallId,
+      p.canDecide === undefined ? 'checking' : p.canDecide ? 'you' : 'others',
+    ]),
+  );
+  const first = yours[0];
+  const othersFirst = othersDecide[0];
 
   return (
     <div className="chat">
@@ -222,7 +293,8 @@ export function ChatSession(props: Props) {
         ) : (
           <MessageList
             messages={messages}
-            waitingCallIds={waitingCallIds}
+            waiting={waiting}
+            decisions={decisions}
             busy={streaming}
             onReview={(toolCallId) =>
               reopen(pending.find((p) => p.toolCallId === toolCallId)?.approvalId)
@@ -236,14 +308,32 @@ export function ChatSession(props: Props) {
           <ErrorNotice error={streamError} onRetry={retry} onDismiss={clearError} />
         ) : null}
         {first && !current ? (
-          <PendingBanner request={first} count={pending.length} onReview={() => reopen()} />
+          <PendingBanner request={first} count={yours.length} onReview={() => reopen()} />
+        ) : null}
+        {othersFirst && !first ? (
+          <WaitingPanel
+            request={othersFirst}
+            count={othersDecide.length}
+            owner={owner}
+            user={currentUser()}
+            votes={decisions.get(othersFirst.approvalId) ?? []}
+            busy={cancelling}
+            error={cancelError ? <ErrorNotice error={cancelError} /> : undefined}
+            onCancel={() => void cancel()}
+          />
         ) : null}
         <Composer
           onSend={send}
           onStop={() => void chat.stop()}
           streaming={streaming}
           disabled={streaming || pending.length > 0}
-          disabledReason={pending.length > 0 ? 'Waiting for an approval…' : 'The agent is working…'}
+          disabledReason={
+            othersFirst && !first
+              ? 'Waiting for an approver…'
+              : pending.length > 0
+                ? 'Waiting for an approval…'
+                : 'The agent is working…'
+          }
         />
       </div>
       {current ? (

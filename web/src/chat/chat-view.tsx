@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { type ApiError, toApiError } from '../api/api-error';
-import type { ApiApproval, ChatMessage } from '../api/api-types';
+import type { ApiApproval, ApiDecision, ChatMessage } from '../api/api-types';
 import { type AppCatalog, getSessionMessages } from '../api/holdpoint-api';
 import { ErrorNotice } from '../ui/error-notice';
 import { type ChatLocation, readChatLocation, writeChatLocation } from './chat-location';
@@ -11,10 +11,23 @@ import { ChatToolbar } from './chat-toolbar';
 type Loaded =
   | { state: 'loading' }
   | { state: 'failed'; error: ApiError }
-  | { state: 'ready'; key: string; messages: ChatMessage[]; pending: ApiApproval[] };
+  | {
+      state: 'ready';
+      key: string;
+      messages: ChatMessage[];
+      pending: ApiApproval[];
+      owner?: string;
+      decisions: ApiDecision[];
+    };
 
 const newKey = () => `chat-${crypto.randomUUID()}`;
-const fresh = (): Loaded => ({ state: 'ready', key: newKey(), messages: [], pending: [] });
+const fresh = (): Loaded => ({
+  state: 'ready',
+  key: newKey(),
+  messages: [],
+  pending: [],
+  decisions: [],
+});
 
 interface Props {
   /** The apps the server serves. */
@@ -49,6 +62,8 @@ export function ChatView({ catalog }: Props) {
           key: `${session}-${crypto.randomUUID()}`,
           messages: state.messages,
           pending: state.pending_approvals,
+          owner: state.user_id,
+          decisions: state.pause?.decisions ?? [],
         });
       } catch (error) {
         setLoaded({ state: 'failed', error: toApiError(error) });
@@ -114,6 +129,8 @@ export function ChatView({ catalog }: Props) {
           sessionId={location.session}
           initialMessages={loaded.messages}
           initialPending={loaded.pending}
+          initialOwner={loaded.owner}
+          initialDecisions={loaded.decisions}
           onSessionId={onSessionId}
         />
       ) : null}

@@ -126,4 +126,38 @@ describe('answersComplete (two-turn auto send)', () => {
     expect(answersComplete({ messages: [user, assistant(parts, 'paused')] })).toBe(true);
     expect(answersComplete({ messages: [user, assistant(parts, 'completed')] })).toBe(false);
   });
+
+  it('takes who may decide from the server, and nothing waits once the run ended', () => {
+    const server = {
+      approval_id: 'adk-1',
+      kind: 'confirmation' as const,
+      tool_name: 'process_payment',
+      tool_call_id: 'call-1',
+      args: {},
+      hint: 'Send 200 USD to Jiro?',
+      approvers: {
+        owner: false,
+        roles: ['approver'],
+        users: [],
+        quorum: 1,
+        requester_may_approve: false,
+      },
+      can_decide: false,
+      created_at: '2030-01-01T00:00:00.000Z',
+      expires_at: '2030-01-01T01:00:00.000Z',
+    };
+    const paused = [user, assistant([paymentAsked], 'paused')];
+    expect(findPending(paused)[0]?.canDecide).toBeUndefined();
+    expect(findPending(paused, [server])[0]).toMatchObject({
+      canDecide: false,
+      approvers: { roles: ['approver'] },
+    });
+    const cancelled: ChatMessage = {
+      id: 'a1',
+      role: 'assistant',
+      metadata: { sessionId: 's-1', invocationId: 'inv-1', app: 'payments', status: 'cancelled' },
+      parts: [paymentAsked] as ChatMessage['parts'],
+    };
+    expect(findPending([user, cancelled], [server])).toEqual([]);
+  });
 });

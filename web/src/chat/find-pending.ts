@@ -25,11 +25,15 @@ const asArgs = (input: unknown): Record<string, unknown> =>
     ? (input as Record<string, unknown>)
     : {};
 
+/** Where a run stands once nothing of it can be decided any more. */
+const ENDED = new Set(['completed', 'failed', 'cancelled', 'expired']);
+
 /**
  * The approvals the conversation waits for, from the tool parts of the latest assistant
  * message: parts in `approval-requested` (confirmations), and parts left in
  * `input-available` by a paused run (input requests). The server's pending approvals, when
- * known, add the hint and expiry the stream does not carry for inputs.
+ * known, add the hint and expiry the stream does not carry for inputs, who may decide,
+ * and whether the signed-in person may (`canDecide`).
  */
 export function findPending(
   messages: ChatMessage[],
@@ -38,6 +42,8 @@ export function findPending(
   const message = messages.findLast((m) => m.role === 'assistant');
   if (!message) return [];
   const metadata = message.metadata;
+  // A run that ended (cancelled, expired, …) waits for nobody, whatever its parts still say.
+  if (metadata?.status && ENDED.has(metadata.status)) return [];
   const byCall = new Map(server.map((a) => [a.tool_call_id, a]));
   const pending: ApprovalRequest[] = [];
   for (const part of toolPartsOf(message)) {
@@ -49,6 +55,7 @@ export function findPending(
       args,
       expiresAt: known?.expires_at ?? metadata?.expiresAt,
       createdAt: known?.created_at,
+      ...(known ? { approvers: known.approvers, canDecide: known.can_decide } : {}),
     };
     if (part.state === 'approval-requested' && part.approval) {
       pending.push({

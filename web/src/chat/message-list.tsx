@@ -1,16 +1,20 @@
 import { useEffect, useRef } from 'react';
-import type { ChatMessage } from '../api/api-types';
+import type { ApiDecision, ChatMessage } from '../api/api-types';
 import { MessageView } from './message-view';
+import type { Waiting } from './tool-card';
 
 interface Props {
   messages: ChatMessage[];
-  waitingCallIds: Set<string>;
+  /** Whom each waiting tool call waits for, by its call id. */
+  waiting: ReadonlyMap<string, Waiting>;
+  /** The decisions recorded, by approval id. */
+  decisions: ReadonlyMap<string, ApiDecision[]>;
   busy: boolean;
   onReview: (toolCallId: string) => void;
 }
 
 /** The conversation, scrolled to the newest message as it streams in. */
-export function MessageList({ messages, waitingCallIds, busy, onReview }: Props) {
+export function MessageList({ messages, waiting, decisions, busy, onReview }: Props) {
   const endRef = useRef<HTMLDivElement>(null);
   const last = messages.at(-1);
   const lastSize = last ? JSON.stringify(last.parts).length : 0;
@@ -26,7 +30,8 @@ export function MessageList({ messages, waitingCallIds, busy, onReview }: Props)
           <MessageView
             key={message.id}
             message={message}
-            waitingCallIds={waitingCallIds}
+            waiting={waiting}
+            decisions={decisions}
             onReview={onReview}
           />
         ))}

@@ -1,10 +1,13 @@
-import type { ChatMessage } from '../api/api-types';
+import type { ApiDecision, ChatMessage } from '../api/api-types';
 import { toolNameOf } from './find-pending';
-import { ToolCard, type ToolPartView } from './tool-card';
+import { ToolCard, type ToolPartView, type Waiting } from './tool-card';
 
 interface Props {
   message: ChatMessage;
-  waitingCallIds: Set<string>;
+  /** Whom each waiting tool call waits for, by its call id. */
+  waiting: ReadonlyMap<string, Waiting>;
+  /** The decisions recorded, by approval id (an input's is its tool call id). */
+  decisions: ReadonlyMap<string, ApiDecision[]>;
   onReview: (toolCallId: string) => void;
 }
 
@@ -15,7 +18,7 @@ const ENDINGS: Record<string, string> = {
 };
 
 /** One message: the user's words, or the agent's text and tool calls in order. */
-export function MessageView({ message, waitingCallIds, onReview }: Props) {
+export function MessageView({ message, waiting, decisions, onReview }: Props) {
   const isUser = message.role === 'user';
   const ending = message.metadata?.status ? ENDINGS[message.metadata.status] : undefined;
   return (
@@ -41,7 +44,9 @@ export function MessageView({ message, waitingCallIds, onReview }: Props) {
               <ToolCard
                 key={key}
                 part={view}
-                waiting={waitingCallIds.has(view.toolCallId)}
+                waiting={waiting.get(view.toolCallId)}
+                decisions={decisions.get(view.approval?.id ?? view.toolCallId) ?? []}
+                ended={ending ? message.metadata?.status : undefined}
                 onReview={() => onReview(view.toolCallId)}
               />
             );

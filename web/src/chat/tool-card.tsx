@@ -1,6 +1,8 @@
+import type { ApiDecision } from '../api/api-types';
 import { humanizeToolName } from '../approvals/approval-request';
 import { ArgumentList } from '../approvals/argument-list';
 import { ToolResult } from '../results/tool-result';
+import { formatClock } from '../ui/relative-time';
 
 export interface ToolPartView {
   toolName: string;
@@ -12,15 +14,38 @@ export interface ToolPartView {
   approval?: { id: string; approved?: boolean; reason?: string; requestReason?: string };
 }
 
+/**
+ * Whom a call waits for now: the signed-in person (`you`), someone else (`others`), or
+ * not known yet (`checking`, until the server says who may decide).
+ */
+export type Waiting = 'you' | 'others' | 'checking';
+
 interface Props {
   part: ToolPartView;
-  /** Whether this call waits for a person now. */
-  waiting: boolean;
+  /** Whom this call waits for now, if it waits. */
+  waiting?: Waiting;
+  /** The decisions recorded on its approval: who decided, and when. */
+  decisions: ApiDecision[];
+  /** How its run ended without a decision, when it did (`cancelled`, `expired`, …). */
+  ended?: string;
   onReview: () => void;
 }
 
-function statusOf(part: ToolPartView, waiting: boolean): { label: string; tone: string } {
-  if (waiting) return { label: 'Waiting for you', tone: 'waiting' };
+const WAITING_LABEL: Record<Waiting, string> = {
+  you: 'Waiting for you',
+  others: 'Waiting for an approver',
+  checking: 'Awaiting approval',
+};
+
+function statusOf(
+  part: ToolPartView,
+  waiting?: Waiting,
+  ended?: string,
+): { label: string; tone: string } {
+  if (waiting) return { label: WAITING_LABEL[waiting], tone: 'waiting' };
+  if (ended && part.state === 'approval-requested') {
+    return { label: ended === 'expired' ? 'Expired undecided' : 'Cancelled', tone: 'denied' };
+  }
   switch (part.state) {
     case 'input-streaming':
     case 'input-available':
@@ -47,9 +72,26 @@ function statusOf(part: ToolPartView, waiting: boolean): { label: string; tone: 
 const asArgs = (input: unknown): Record<string, unknown> =>
   typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
 
+/** "Approved by maria · 14:05", one line per person who decided. */
+function DecidedBy({ decisions, input }: { decisions: ApiDecision[]; input: boolean }) {
+  return (
+    <ul className="tool-card__decided" aria-label="Decided by">
+      {decisions.map((d) => (
+        <li key={`${d.decided_by}-${d.at}`}>
+          {input ? (d.approved ? 'Answered' : 'Declined') : d.approved ? 'Approved' : 'Rejected'} by{' '}
+          <strong>{d.decided_by}</strong> ·{' '}
+          <time dateTime={d.at} title={d.at}>
+            {formatClock(d.at)}
+          </time>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** One tool call in the conversation: what it asked, where it stands, what it produced. */
-export function ToolCard({ part, waiting, onReview }: Props) {
-  const status = statusOf(part, waiting);
+export function ToolCard({ part, waiting, decisions, ended, onReview }: Props) {
+  const status = statusOf(part, waiting, ended);
   const denied = part.state === 'output-denied' || part.approval?.approved === false;
   return (
     <article className={`tool-card tool-card--${status.tone}`} aria-label={`Tool ${part.toolName}`}>
@@ -61,7 +103,8 @@ export function ToolCard({ part, waiting, onReview }: Props) {
         <span className={`badge badge--${status.tone}`}>{status.label}</span>
       </header>
       <ArgumentList args={asArgs(part.input)} />
-      {waiting ? (
+      {decisions.length > 0 ? <DecidedBy decisions={decisions} input={!part.approval} /> : null}
+      {waiting === 'you' ? (
         <div className="tool-card__waiting">
           <span>
             {part.approval?.requestReason ?? 'This step needs a person before the agent goes on.'}

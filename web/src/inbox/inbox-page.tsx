@@ -24,7 +24,10 @@ function resultDetail(status: string): string {
   return `The run resumed (${status}).`;
 }
 
-/** Pending approvals of the signed-in user across sessions, decided in place. */
+/**
+ * The approvals the signed-in person can decide, across sessions (theirs, and others'
+ * that ask them: by role or by name), decided in place.
+ */
 export function InboxPage() {
   const user = useCurrentUser();
   const { approvals, loading, error, hasMore, reload, showMore } = useInbox(user);
@@ -93,9 +96,10 @@ export function InboxPage() {
     <main className="page page--inbox" id="main">
       <header className="page__header">
         <div>
-          <h1 className="page__title">Approvals</h1>
+          <h1 className="page__title">Approvals you can decide</h1>
           <p className="page__subtitle">
-            Pending approvals in conversations of <strong>{user}</strong>, oldest expiry first.
+            Waiting for <strong>{user}</strong>, in any conversation that asks you; soonest expiry
+            first.
           </p>
         </div>
         <button type="button" className="button button--secondary" onClick={() => void reload()}>
@@ -111,7 +115,7 @@ export function InboxPage() {
       {!loading && rows.length === 0 && !error ? (
         <div className="inbox-empty">
           <p className="inbox-empty__title">Nothing waits for you</p>
-          <p>When an agent pauses for a decision in one of your conversations, it shows up here.</p>
+          <p>When an agent pauses for a decision you may make, it shows up here.</p>
         </div>
       ) : null}
       {rows.length > 0 ? (

@@ -18,3 +18,11 @@ export function formatDuration(ms: number): string {
   if (hours < 48) return `${hours} h`;
   return `${Math.round(hours / 24)} d`;
 }
+
+/** "14:05" for a time today, "21 Nov, 14:05" for another day: when something happened. */
+export function formatClock(iso: string, now: number = Date.now()): string {
+  const at = new Date(iso);
+  const time = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  if (at.toDateString() === new Date(now).toDateString()) return time;
+  return `${at.toLocaleDateString([], { day: 'numeric', month: 'short' })}, ${time}`;
+}

@@ -1,0 +1,209 @@
+import { type ErrorCode, errorStatus, HoldpointError } from '../../core/errors.js';
+import type { ApprovalRequest, Decision } from '../../core/types.js';
+import type { DecisionInput } from '../../runtime/requests.js';
+import type { ChatBackend, ChatState } from './chat-backend.js';
+
+/** How the chat proves who it is to the server: a token, or (dev mode) a name and roles. */
+export type HttpCredentials = { token: string } | { user: string; roles: string[] };
+
+interface ApiApproval {
+  approval_id: string;
+  kind: ApprovalRequest['kind'];
+  tool_name: string;
+  tool_call_id: string;
+  args: Record<string, unknown>;
+  hint: string;
+  payload?: unknown;
+  approvers: {
+    owner: boolean;
+    roles: string[];
+    users: string[];
+    quorum: number;
+    requester_may_approve: boolean;
+  };
+  can_decide?: boolean;
+  created_at: string;
+  expires_at: string;
+}
+
+interface ApiDecision {
+  approval_id: string;
+  approved: boolean;
+  reason?: string;
+  payload?: unknown;
+  decided_by: string;
+  at: string;
+}
+
+interface ApiSession {
+  session_id: string;
+  app: string;
+  user_id: string;
+  status: 'idle' | 'running' | 'paused';
+  run?: { status: string; result?: string; error?: string };
+  pause?: { decisions: ApiDecision[] };
+  pending_approvals: ApiApproval[];
+}
+
+type ApiOutcome =
+  | { status: 'completed'; session_id: string; result: string; artifacts: string[] }
+  | { status: 'pending_approval'; session_id: string };
+
+/** An approval from the REST API, as the runtime models it. */
+function approvalOf(a: ApiApproval): ApprovalRequest {
+  return {
+    approvalId: a.approval_id,
+    kind: a.kind,
+    toolName: a.tool_name,
+    toolCallId: a.tool_call_id,
+    args: a.args,
+    hint: a.hint,
+    ...(a.payload === undefined ? {} : { payload: a.payload }),
+    approvers: {
+      owner: a.approvers.owner,
+      roles: a.approvers.roles,
+      users: a.approvers.users,
+      quorum: a.approvers.quorum,
+      requesterMayApprove: a.approvers.requester_may_approve,
+    },
+    createdAt: Date.parse(a.created_at),
+    expiresAt: Date.parse(a.expires_at),
+  };
+}
+
+function decisionOf(d: ApiDecision): Decision {
+  return {
+    approvalId: d.approval_id,
+    approved: d.approved,
+    ...(d.reason === undefined ? {} : { reason: d.reason }),
+    decidedBy: d.decided_by,
+    at: Date.parse(d.at),
+  };
+}
+
+/** Where a session stands, from `GET /api/sessions/:id`. */
+function stateOfSession(s: ApiSession): ChatState {
+  const sessionId = s.session_id;
+  if (s.status === 'paused' && s.pending_approvals.length > 0) {
+    return {
+      status: 'waiting',
+      sessionId,
+      owner: s.user_id,
+      approvals: s.pending_approvals.map((a) => ({
+        request: approvalOf(a),
+        canDecide: a.can_decide === true,
+      })),
+      decisions: (s.pause?.decisions ?? []).map(decisionOf),
+    };
+  }
+  if (s.status !== 'idle') return { status: 'running', sessionId };
+  const run = s.run;
+  if (run?.status === 'completed') {
+    return { status: 'completed', sessionId, result: run.result ?? '', artifacts: 0 };
+  }
+  if (run?.status === 'failed' || run?.status === 'cancelled' || run?.status === 'expired') {
+    return { status: 'ended', sessionId, how: run.status, error: run.error };
+  }
+  return { status: 'idle', sessionId };
+}
+
+/**
+ * The terminal chat on a running Holdpoint server, over its REST API (`--url`): its
+ * sessions are the server's, so they show up in its inbox and web UI like any other.
+ */
+export class HttpChatBackend implements ChatBackend {
+  private constructor(
+    private readonly baseUrl: string,
+    private readonly credentials: HttpCredentials,
+    readonly me: string,
+    readonly appNames: string[],
+  ) {}
+
+  /** Connects to the server at `url`: who it takes this caller for, and the apps it serves. */
+  static async connect(url: string, credentials: HttpCredentials): Promise<HttpChatBackend> {
+    const baseUrl = url.replace(/\/+$/, '');
+    const probe = new HttpChatBackend(baseUrl, credentials, '', []);
+    const me = await probe.request<{ principal: { id: string } }>('GET', '/api/me');
+    const { apps } = await probe.request<{ apps: { name: string }[] }>('GET', '/api/apps');
+    return new HttpChatBackend(
+      baseUrl,
+      credentials,
+      me.principal.id,
+      apps.map((app) => app.name),
+    );
+  }
+
+  async start(query: string, app: string, sessionId?: string): Promise<ChatState> {
+    const body = { query, app, ...(sessionId ? { session_id: sessionId } : {}) };
+    return this.after(await this.request<ApiOutcome>('POST', '/api/agent/start', body));
+  }
+
+  async decide(sessionId: string, decisions: DecisionInput[]): Promise<ChatState> {
+    const body = {
+      session_id: sessionId,
+      decisions: decisions.map((d) => ({
+        approval_id: d.approvalId,
+        approved: d.approved,
+        ...(d.reason === undefined ? {} : { reason: d.reason }),
+        ...(d.payload === undefined ? {} : { payload: d.payload }),
+      })),
+    };
+    return this.after(await this.request<ApiOutcome>('POST', '/api/agent/resume', body));
+  }
+
+  async cancel(sessionId: string, reason: string): Promise<void> {
+    await this.request('POST', '/api/agent/cancel', { session_id: sessionId, reason });
+  }
+
+  async session(sessionId: string): Promise<{ app: string; state: ChatState }> {
+    const session = await this.request<ApiSession>(
+      'GET',
+      `/api/sessions/${encodeURIComponent(sessionId)}`,
+    );
+    return { app: session.app, state: stateOfSession(session) };
+  }
+
+  private async after(outcome: ApiOutcome): Promise<ChatState> {
+    if (outcome.status === 'completed') {
+      return {
+        status: 'completed',
+        sessionId: outcome.session_id,
+        result: outcome.result,
+        artifacts: outcome.artifacts.length,
+      };
+    }
+    return (await this.session(outcome.session_id)).state;
+  }
+
+  /** One JSON request as this caller; a refusal is thrown as the server's coded error. */
+  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> =
+      'token' in this.credentials
+        ? { authorization: `Bearer ${this.credentials.token}` }
+        : {
+            'x-holdpoint-user': this.credentials.user,
+            ...(this.credentials.roles.length > 0
+              ? { 'x-holdpoint-roles': this.credentials.roles.join(',') }
+              : {}),
+          };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      throw new Error(
+        `Cannot reach the Holdpoint server at ${this.baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      );
+    }
+    const parsed = await response.json().catch(() => undefined);
+    if (response.ok) return parsed as T;
+    const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
+    const code = error?.code && error.code in errorStatus ? (error.code as ErrorCode) : 'INTERNAL';
+    throw new HoldpointError(code, error?.message ?? `HTTP ${response.status} from ${path}`);
+  }
+}

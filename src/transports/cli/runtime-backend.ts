@@ -1,0 +1,81 @@
+import type { Principal } from '../../core/principal.js';
+import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
+import type { SessionView } from '../../runtime/queries/session-view.js';
+import type { DecisionInput } from '../../runtime/requests.js';
+import type { RunOutcome } from '../../runtime/run-outcome.js';
+import type { ChatBackend, ChatState } from './chat-backend.js';
+
+/** Where a session stands, from its view as `caller` reads it. */
+export function stateOfView(view: SessionView): ChatState {
+  const { meta, run } = view;
+  const sessionId = meta.sessionId;
+  if (meta.status === 'paused' && view.pause && view.pendingApprovals.length > 0) {
+    return {
+      status: 'waiting',
+      sessionId,
+      owner: meta.userId,
+      approvals: view.pendingApprovals.map((request) => ({
+        request,
+        canDecide: view.decidable.includes(request.approvalId),
+      })),
+      decisions: view.pause.decisions,
+    };
+  }
+  if (meta.status !== 'idle') return { status: 'running', sessionId };
+  switch (run?.status) {
+    case 'completed':
+      return { status: 'completed', sessionId, result: run.result ?? '', artifacts: 0 };
+    case 'failed':
+    case 'cancelled':
+    case 'expired':
+      return { status: 'ended', sessionId, how: run.status, error: run.error };
+    default:
+      return { status: 'idle', sessionId };
+  }
+}
+
+/** The terminal chat on a runtime in this process, acting as `caller`. */
+export class RuntimeChatBackend implements ChatBackend {
+  constructor(
+    private readonly runtime: HoldpointRuntime,
+    private readonly caller: Principal,
+  ) {}
+
+  get me(): string {
+    return this.caller.id;
+  }
+
+  get appNames(): string[] {
+    return this.runtime.appNames;
+  }
+
+  async start(query: string, app: string, sessionId?: string): Promise<ChatState> {
+    return this.after(await this.runtime.start({ query, app, sessionId }, this.caller));
+  }
+
+  async decide(sessionId: string, decisions: DecisionInput[]): Promise<ChatState> {
+    return this.after(await this.runtime.resume({ sessionId, decisions }, this.caller));
+  }
+
+  async cancel(sessionId: string, reason: string): Promise<void> {
+    await this.runtime.cancel(sessionId, this.caller, reason);
+  }
+
+  async session(sessionId: string): Promise<{ app: string; state: ChatState }> {
+    const view = await this.runtime.getSession(sessionId, this.caller);
+    return { app: view.meta.app, state: stateOfView(view) };
+  }
+
+  /** A run's outcome as the chat's state: a pause is read back, to learn who may decide. */
+  private async after(outcome: RunOutcome): Promise<ChatState> {
+    if (outcome.status === 'completed') {
+      return {
+        status: 'completed',
+        sessionId: outcome.sessionId,
+        result: outcome.result,
+        artifacts: outcome.artifacts.length,
+      };
+    }
+    return (await this.session(outcome.sessionId)).state;
+  }
+}

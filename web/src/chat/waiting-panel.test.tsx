@@ -1,0 +1,101 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ApprovalRequest } from '../approvals/approval-request';
+import { ToolCard } from './tool-card';
+import { WaitingPanel } from './waiting-panel';
+
+const payment: ApprovalRequest = {
+  approvalId: 'adk-1',
+  kind: 'confirmation',
+  toolName: 'process_payment',
+  toolCallId: 'call-1',
+  args: { amount: 200, currency: 'USD', recipient: 'Jiro' },
+  hint: 'Send 200 USD to Jiro?',
+  expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+  approvers: {
+    owner: false,
+    roles: ['approver'],
+    users: [],
+    quorum: 2,
+    requester_may_approve: false,
+  },
+  canDecide: false,
+};
+
+const vote = {
+  approval_id: 'adk-1',
+  approved: true,
+  decided_by: 'maria',
+  at: '2026-11-21T10:42:00.000Z',
+};
+
+afterEach(cleanup);
+
+describe('WaitingPanel', () => {
+  it('tells the requester whom the payment waits for, who has been asked and the votes, and offers Cancel', () => {
+    const onCancel = vi.fn();
+    render(
+      <WaitingPanel
+        request={payment}
+        count={1}
+        owner="ann"
+        user="ann"
+        votes={[vote]}
+        busy={false}
+        onCancel={onCancel}
+      />,
+    );
+    const panel = screen.getByRole('region', { name: 'Waiting for an approver' });
+    expect(panel.textContent).toContain('Waiting for 2 approvers (role approver)');
+    expect(panel.textContent).toContain('Asked: role approver · 1 of 2 approved');
+    expect(panel.textContent).toContain('You asked for it, so someone else must approve it.');
+    expect(screen.getByRole('list', { name: 'Decided so far' }).textContent).toMatch(
+      /^Approved by maria · /,
+    );
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel request' }));
+    expect(onCancel).toHaveBeenCalledTimes(1);
+  });
+
+  it('offers no Cancel to someone who does not own the session', () => {
+    render(
+      <WaitingPanel
+        request={payment}
+        count={1}
+        owner="ann"
+        user="maria"
+        votes={[]}
+        busy={false}
+        onCancel={() => undefined}
+      />,
+    );
+    expect(screen.queryByRole('button', { name: 'Cancel request' })).toBeNull();
+    expect(screen.getByRole('region').textContent).not.toContain('You asked for it');
+  });
+});
+
+describe('ToolCard', () => {
+  const part = {
+    toolName: 'process_payment',
+    toolCallId: 'call-1',
+    state: 'output-available',
+    input: payment.args,
+    output: { status: 'completed' },
+    approval: { id: 'adk-1', approved: true },
+  };
+
+  it('a decided card names who decided, and when', () => {
+    render(<ToolCard part={part} decisions={[vote]} onReview={() => undefined} />);
+    const decided = screen.getByRole('list', { name: 'Decided by' });
+    expect(decided.textContent).toMatch(/^Approved by maria · /);
+    expect(decided.querySelector('time')?.getAttribute('datetime')).toBe(vote.at);
+  });
+
+  it('a call waiting for others says so, with no Review', () => {
+    const asked = { ...part, state: 'approval-requested', approval: { id: 'adk-1' } };
+    render(<ToolCard part={asked} waiting="others" decisions={[]} onReview={() => undefined} />);
+    expect(screen.getByText('Waiting for an approver')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Review' })).toBeNull();
+  });
+});

@@ -1,0 +1,83 @@
+import type { ReactNode } from 'react';
+import type { ApiDecision } from '../api/api-types';
+import { type ApprovalRequest, humanizeToolName } from '../approvals/approval-request';
+import { askedPeople, waitingFor } from '../approvals/approvers-text';
+import { TimeLeft } from '../approvals/time-left';
+import { formatClock } from '../ui/relative-time';
+import { useNow } from '../ui/use-now';
+
+interface Props {
+  /** The approval waiting for someone else (the signed-in person may not decide it). */
+  request: ApprovalRequest;
+  /** How many approvals wait in all. */
+  count: number;
+  /** The session's owner, when known: who asked. */
+  owner?: string;
+  /** The signed-in person. */
+  user: string;
+  /** The votes recorded on it so far (a quorum collects several). */
+  votes: ApiDecision[];
+  /** Cancels the request; offered to the session's owner. */
+  onCancel: () => void;
+  busy: boolean;
+  error?: ReactNode;
+}
+
+/**
+ * Shown instead of a decision dialog while an approval waits for others: whom it waits
+ * for, who has been asked, the votes so far, the time left, and Cancel for the one who
+ * asked.
+ */
+export function WaitingPanel({ request, count, owner, user, votes, onCancel, busy, error }: Props) {
+  const now = useNow();
+  const { approvers } = request;
+  const mine = owner === undefined || owner === user;
+  const onlyOthers = mine && approvers?.requester_may_approve === false;
+  const approvedBy = votes.filter((v) => v.approved);
+  return (
+    <section className="waiting-panel" aria-label="Waiting for an approver">
+      <span className="pulse" aria-hidden="true" />
+      <div className="waiting-panel__text">
+        <p className="waiting-panel__title" role="status">
+          <strong>Waiting for {approvers ? waitingFor(approvers, owner) : 'an approver'}</strong>
+          {count > 1 ? <span> (+{count - 1} more)</span> : null}
+        </p>
+        <p>
+          {humanizeToolName(request.toolName)}
+          {request.hint ? `: ${request.hint}` : ''}
+        </p>
+        {approvers ? (
+          <p className="waiting-panel__asked">
+            Asked: {askedPeople(approvers, owner).join(', ') || 'nobody'}
+            {approvers.quorum > 1 ? ` · ${approvedBy.length} of ${approvers.quorum} approved` : ''}
+          </p>
+        ) : null}
+        {onlyOthers ? (
+          <p>You asked for it, so someone else must approve it. You may cancel it.</p>
+        ) : null}
+        {votes.length > 0 ? (
+          <ul className="waiting-panel__votes" aria-label="Decided so far">
+            {votes.map((vote) => (
+              <li key={`${vote.decided_by}-${vote.at}`}>
+                {vote.approved ? 'Approved' : 'Rejected'} by <strong>{vote.decided_by}</strong> ·{' '}
+                <time dateTime={vote.at}>{formatClock(vote.at, now)}</time>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        <TimeLeft expiresAt={request.expiresAt} now={now} />
+        {error}
+      </div>
+      {mine ? (
+        <button
+          type="button"
+          className="button button--secondary button--small"
+          disabled={busy}
+          onClick={onCancel}
+        >
+          {busy ? 'Cancelling…' : 'Cancel request'}
+        </button>
+      ) : null}
+    </section>
+  );
+}
