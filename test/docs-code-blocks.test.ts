@@ -24,12 +24,15 @@ import { ServerProcess } from './support/server-process.js';
 
 // Every code block of README.md and docs/*.md says, in the comment before it, how it is
 // checked, and is: `runs` (a shell block, run against a real `holdpoint serve`), `same-as
-// <file>` (a region of a file that runs here or in another test), `json` (it parses), or
-// `illustrative: <why>` (it cannot run here: production sign-in, a clone from GitHub).
+// <file>` (a region of a file that runs here or in another test; ai-sdk-client.ts, React
+// hooks, only type-checks), `json` (it parses), or `illustrative: <why>` (it cannot run
+// here: production sign-in, a clone from GitHub, an interactive session).
 // The TypeScript the docs show lives in test/fixtures/docs/, type-checked by `tsc -p .`
-// and run here against the packed package installed in a new project, on rules models.
+// and run here against the packed package installed in a new project, on rules models:
+// a new program there goes in PROGRAMS or SERVERS.
 
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
+// Packing, installing and starting a dozen Node processes takes a while on a busy 2-core machine.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'docs');
@@ -99,6 +102,7 @@ describe('the docs’ code runs as written', () => {
 
   // The packed package in a new project, as docs/library.md installs it, with the fixtures.
   beforeAll(async () => {
+    if (!existsSync(join(ROOT, 'dist', 'index.js'))) throw new Error('npm run build first');
     project = mkdtempSync(join(tmpdir(), 'holdpoint-docs-'));
     const manifest = { name: 'docs-reader', private: true, type: 'module' };
     writeFileSync(join(project, 'package.json'), JSON.stringify(manifest));
