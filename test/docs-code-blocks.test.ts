@@ -46,6 +46,15 @@ const BLOCKS: CodeBlock[] = DOCS.flatMap((doc) => codeBlocks(join(ROOT, doc), do
 const name = (block: CodeBlock) => `${block.doc}:${block.line} (${block.lang || 'text'})`;
 const SHELL = new Set(['sh', 'bash', 'shell']);
 
+/** What the reader installs beside Holdpoint: ADK (its peer), zod, the servers the docs mount it in. */
+const READER_DEPENDENCIES = [
+  '@google/adk@2.0.0',
+  'zod@4.6.7',
+  'hono@4.13.19',
+  '@hono/node-server@2.1.8',
+  'express@5.3.0',
+];
+
 /** Fixtures that are programs: each exits 0 and prints what its `→` comments promise. */
 const PROGRAMS = [
   'in-process.ts',
@@ -107,9 +116,8 @@ describe('the docs’ code runs as written', () => {
     const manifest = { name: 'docs-reader', private: true, type: 'module' };
     writeFileSync(join(project, 'package.json'), JSON.stringify(manifest));
     npm(['pack', '--ignore-scripts', '--pack-destination', project], ROOT);
-    const deps = ['@google/adk@2.0.0', 'zod', 'hono', '@hono/node-server', 'express'];
     const tarball = readdirSync(project).find((file) => file.endsWith('.tgz')) ?? '';
-    npm(['install', `./${tarball}`, ...deps], project);
+    npm(['install', `./${tarball}`, ...READER_DEPENDENCIES], project);
     cpSync(FIXTURES, project, { recursive: true });
     // `npm start` after its build: the repository's example apps, from holdpoint.config.ts.
     server = await ServerProcess.start([], { HOLDPOINT_STORE: 'memory' });
