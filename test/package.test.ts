@@ -63,6 +63,7 @@ describe('the installed package', () => {
         'package/dist/bin/holdpoint.js',
         'package/bin/holdpoint.js',
         'package/web/dist/index.html',
+        'package/LICENSE',
       ]),
     );
     expect(files.filter((file) => /^package\/(src|test|examples|bench)\//.test(file))).toEqual([]);

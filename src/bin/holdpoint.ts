@@ -26,7 +26,7 @@ const USAGE = `Usage:
   holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
   holdpoint audit verify <file.ndjson | ->   (an exported audit log; exits 1 when broken)
 Apps come from --app (repeatable) or holdpoint.config.ts; settings also from PORT,
-HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (README).
+HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (docs/configuration.md).
 Settings: ${SETTING_FLAGS.join(' ')}`;
 
 /** Takes `--name value` out of argv, returning its value. */
