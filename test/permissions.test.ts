@@ -128,6 +128,20 @@ describe('reads', () => {
     expect(await inbox('admin')).not.toContain(paused.approvalId);
   });
 
+  it('reads a token in the query string on the WebSocket handshake only, never on an HTTP request', async () => {
+    const { approvalId } = await pausedPayment();
+    const token = headers.approver.authorization?.slice('Bearer '.length) ?? '';
+    const inbox = await as('none').get(`/api/approvals?access_token=${token}`);
+    expectAnswer(inbox, 401, 'GET /api/approvals?access_token=');
+    const decision = await as('none').post(`/api/approvals/${approvalId}?access_token=${token}`, {
+      approved: true,
+    });
+    expectAnswer(decision, 401, 'POST /api/approvals/:id?access_token=');
+    expect((await as('approver').get('/api/approvals')).body.approvals).toContainEqual(
+      expect.objectContaining({ approval_id: approvalId }),
+    );
+  });
+
   it('answers /api/me with the verified principal and the sign-in mode', async () => {
     expect((await as('admin').get('/api/me')).body).toEqual({
       principal: { id: 'root', roles: ['admin'] },

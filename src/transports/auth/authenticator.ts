@@ -5,6 +5,12 @@ export interface Caller {
   request: Request;
   /** The peer's address, when the transport knows it (Node's socket). */
   remoteAddress?: string;
+  /**
+   * A WebSocket handshake: the one request whose query string and subprotocol may carry
+   * credentials (browsers cannot set headers on a socket). On any other request they
+   * are not read: a credential in a URL ends up in logs, history and `Referer`.
+   */
+  handshake?: boolean;
 }
 
 /**

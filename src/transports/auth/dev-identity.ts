@@ -2,7 +2,7 @@ import { HoldpointError } from '../../core/errors.js';
 import { principalSchema } from '../../core/principal.js';
 import { isLoopbackName } from '../http/guards/index.js';
 import type { Authenticator } from './authenticator.js';
-import { cookie } from './credentials.js';
+import { cookie, handshakeQuery } from './credentials.js';
 
 /** The header (and cookie) naming who a development caller says it is. */
 export const DEV_USER_HEADER = 'x-holdpoint-user';
@@ -24,15 +24,15 @@ function namesThisMachine(request: Request): boolean {
 
 /**
  * Development identity: whoever the caller says it is (the web UI's "Signed in as"),
- * from the `x-holdpoint-user` header or cookie (or, on a WebSocket, the `user` query
- * parameter), with the roles it claims the same way. Believed only from this machine,
+ * from the `x-holdpoint-user` header or cookie (or, on a WebSocket handshake only, the
+ * `user` query parameter), with the roles it claims the same way. Believed only from this machine,
  * asked by this machine's own name: a caller from another address, one whose address is
  * not known, and a page that reached it through another name (DNS rebinding) are
  * refused, whatever they claim.
  */
 export function devIdentity(): Authenticator {
-  return async ({ request, remoteAddress }) => {
-    const query = new URL(request.url).searchParams;
+  return async ({ request, remoteAddress, handshake }) => {
+    const query = handshakeQuery({ request, handshake });
     const id =
       request.headers.get(DEV_USER_HEADER) ?? cookie(request, DEV_USER_COOKIE) ?? query.get('user');
     if (!id) return undefined;
