@@ -14,6 +14,7 @@ import { inRunSpan } from '../../telemetry/run-span.js';
 import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { ApprovedCallsStarted } from './approved-calls-started.js';
 import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
@@ -82,15 +83,7 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
   /** Why the segment stopped early: a checkpoint, or a tool's effect ledger, could not be stored. */
   let stopCause: unknown;
   try {
-    // ADK runs approved calls first thing: marked started before the segment drives
-    // anything (beside the session's load), a run recovered after a crash knows they
-    // may have had their effect.
-    const [session] = await Promise.all([
-      ctx.store.loadSession(sessionId, app.name, userId),
-      ...[...approved].map((callId) =>
-        ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
-      ),
-    ]);
+    const session = await ctx.store.loadSession(sessionId, app.name, userId);
     if (!session) {
       throw sessionNotFound(sessionId);
     }
@@ -118,6 +111,14 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
           ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
         );
     if (closing) await sessions.appendEvent({ session, event: closing });
+    const startedMarks = new ApprovedCallsStarted(approved, async (callId) => {
+      try {
+        await ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId));
+      } catch (error) {
+        stopCause ??= error;
+        throw error;
+      }
+    });
     const messages = start.messages ?? [];
     for (const content of messages.slice(0, -1)) {
       const event = createEvent({ invocationId, author: 'user', content });
@@ -134,6 +135,9 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       streaming: start.sink !== undefined,
       collector,
       memoryService: ctx.options.memoryService,
+      // Each approved call is marked started just before its tool runs (see
+      // ApprovedCallsStarted); a mark the store cannot take stops the segment.
+      plugins: approved.size === 0 ? [] : [startedMarks],
     });
     stopCause ??= sessions.storeFailure;
     append = sessions.takeAppended();
