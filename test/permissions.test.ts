@@ -227,6 +227,17 @@ describe('writes', () => {
     expect(lines.find((e: { action: string }) => e.action === 'cancelled').actor).toBe('root');
   });
 
+  it('lets the one who asked for a payment, not an approver, call it off by cancelling, not by denying', async () => {
+    const { sessionId, approvalId } = await pausedPayment();
+    const denied = await as('owner').post(`/api/approvals/${approvalId}`, { approved: false });
+    expectAnswer(denied, 403, 'ann denying her own payment');
+    expect(denied.body.error.reason).toBe('not_an_approver');
+    const cancelled = await as('owner').post('/api/agent/cancel', { session_id: sessionId });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect(await actions(sessionId)).toEqual(['started', 'requested', 'cancelled']);
+  });
+
   it('starts a run for whoever is signed in, owning its new session', async () => {
     const started = await as('other').post('/api/agent/start', {
       query: 'Send $5 to Ann',
