@@ -302,6 +302,39 @@ describe("a tool's effect ledger when the store fails", () => {
     expect(calls.effects).toHaveLength(0);
   });
 
+  it('stops before the tool when its started mark cannot be stored; recovered, it runs without asking again', async () => {
+    const memory = new MemoryStore({ sessionTtlSeconds: 600 });
+    const failing = new Proxy(memory, {
+      get(target, property) {
+        if (property === 'effects') {
+          const { effects } = memory;
+          return {
+            once: <T>(key: string, effect: () => Promise<T>) => effects.once(key, effect),
+            markStarted: async () => {
+              throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: test');
+            },
+            inspect: (key: string) => effects.inspect(key),
+            takeOver: (key: string) => effects.takeOver(key),
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const a = runtimeOn(failing, heldToolApp(calls, true), clock);
+    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
+    expect(await codeOf(a.resume({ sessionId, approved: true }, bob))).toBe('OUTCOME_UNKNOWN');
+    // The tool never ran: nothing may run unmarked.
+    expect(calls.effects).toHaveLength(0);
+    clock.advance((LEASE_SECONDS + 1) * 1000);
+    const b = runtimeOn(memory, heldToolApp(calls, true), clock);
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+      result: 'Done: held_payment',
+    });
+    expect(calls.effects).toHaveLength(1);
+  });
+
   it('answers a retry with the same Idempotency-Key with the run as it is now: asked again, then completed', async () => {
     const memory = new MemoryStore({ sessionTtlSeconds: 600 });
     const away = async () => {

@@ -69,6 +69,33 @@ describe('a large body refused before it is read leaves its connection usable', 
     });
   }
 
+  it('401 of a chunked body: the next request on the same connection gets its answer too', async () => {
+    const decision = await pendingDecision();
+    const connection = await keepAliveConnection(server.port);
+    try {
+      const chunk = LARGE_BODY.slice(0, 100_000);
+      const chunked = `${[chunk, chunk, chunk].map((c) => `${c.length.toString(16)}\r\n${c}\r\n`).join('')}0\r\n\r\n`;
+      const refused = await connection.send(
+        'POST',
+        '/api/agent/start',
+        { ...json, 'x-holdpoint-user': '', 'transfer-encoding': 'chunked' },
+        chunked,
+      );
+      expect(refused.status).toBe(401);
+      expect(refused.headers.connection).toBe('keep-alive');
+      await idle();
+      const decided = await connection.send(
+        'POST',
+        decision.path,
+        { ...json, ...TESTER },
+        decision.body,
+      );
+      expect(decided.status).toBe(200);
+    } finally {
+      connection.close();
+    }
+  });
+
   it('413: a body over the limit is answered Connection: close, and a pooling client opens a new connection for the next request', async () => {
     const decision = await pendingDecision();
     const connection = await keepAliveConnection(server.port);

@@ -2,6 +2,10 @@ import { type Logger as AdkLogger, setLogger } from '@google/adk';
 import type { Logger } from 'pino';
 
 // Indexed by ADK's LogLevel: DEBUG, INFO, WARN, ERROR.
+const OWN_PLUGIN_REGISTERED = /^Plugin 'holdpoint-[\w-]+' registered\.$/;
+const isOwnPluginRegistered = (arg: unknown) =>
+  typeof arg === 'string' && OWN_PLUGIN_REGISTERED.test(arg);
+
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /**
@@ -16,7 +20,9 @@ export function routeAdkLogs(logger: Logger): void {
   const routed: AdkLogger = {
     log: (level, ...args) => write(LEVELS[level] ?? 'info', args),
     debug: (...args) => write('debug', args),
-    info: (...args) => write('info', args),
+    // ADK announces each plugin as a Runner is made; Holdpoint makes a Runner with its
+    // own plugin for every segment that resumes approved calls: that is routine.
+    info: (...args) => write(args.some(isOwnPluginRegistered) ? 'debug' : 'info', args),
     warn: (...args) => write('warn', args),
     error: (...args) => write('error', args),
     // The level is the server's, set by --log-level.

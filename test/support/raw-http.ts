@@ -192,7 +192,10 @@ export async function keepAliveConnection(port: number): Promise<KeepAliveConnec
         Connection: 'keep-alive',
         ...SIGNED_IN,
         ...headers,
-        ...(payload.length > 0 ? { 'Content-Length': String(payload.length) } : {}),
+        // A body sent in chunks (its headers say so, and it comes encoded) has no length.
+        ...(payload.length > 0 && !('transfer-encoding' in headers)
+          ? { 'Content-Length': String(payload.length) }
+          : {}),
       };
       socket.write(
         `${method} ${path} HTTP/1.1\r\n${Object.entries(lines)

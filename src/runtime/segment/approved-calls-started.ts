@@ -24,4 +24,14 @@ export class ApprovedCallsStarted extends BasePlugin {
     if (callId !== undefined && this.approved.has(callId)) await this.mark(callId);
     return undefined;
   }
+
+  // ADK calls every plugin's hooks; its base versions of the experimental ones warn
+  // once a process that they may change. This plugin uses none of them.
+  override async beforeToolSelection(): Promise<undefined> {
+    return undefined;
+  }
+
+  override async beforeContextCompaction(): Promise<void> {}
+
+  override async afterContextCompaction(): Promise<void> {}
 }
