@@ -70,9 +70,9 @@ async function discard(body: ReadableStream<Uint8Array>, maxBytes: number): Prom
  * An answer never leaves a body unread on a connection that stays open. A request
  * answered before its body was read (refused as unauthenticated, unsupported, unknown or
  * too large) would otherwise be answered `keep-alive` while the rest of its body still
- * waits on the connection: Node's server (and @hono/node-server's cleanup, 500 ms later)
- * then closes that connection under the next request, which fails with ECONNRESET —
- * behind a pooling proxy, another user's. So the rest of a body within `maxBytes` is read
+ * waits on the connection: @hono/node-server's cleanup gives it 500 ms to arrive and be
+ * dropped, then destroys the connection, under the next request, which fails with
+ * ECONNRESET — behind a pooling proxy, another user's. So the rest of a body within `maxBytes` is read
  * and dropped before the answer goes out (the connection stays usable), and any other
  * answer says `Connection: close`, which every client honours before reusing it.
  * Outermost: it settles every answer of the app, refusals by guards included.
