@@ -79,6 +79,29 @@ describe('API keys', () => {
     }
   });
 
+  it('takes a key from the query string only on the WebSocket handshake, and never from the sign-in cookie', async () => {
+    // A key in a URL ends up in logs and history; the cookie holds the web sign-in's token.
+    const decisions = await fetch(
+      `${base}/api/approvals?access_token=${encodeURIComponent(keys.finance ?? '')}`,
+    );
+    expect(decisions.status).toBe(401);
+    expect((await decisions.json()).error.code).toBe('UNAUTHENTICATED');
+    const inCookie = await call('/api/me', { cookie: `holdpoint_session=${keys.finance}` });
+    expect(inCookie.status).toBe(401);
+    expect(inCookie.body.error.code).toBe('UNAUTHENTICATED');
+    const opened = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(
+        `ws://127.0.0.1:${server.port}/api/chat/ws?access_token=${encodeURIComponent(keys.finance ?? '')}`,
+      );
+      socket.once('open', () => {
+        resolve(socket.readyState);
+        socket.close();
+      });
+      socket.once('error', reject);
+    });
+    expect(opened).toBe(WebSocket.OPEN);
+  });
+
   it('lets a service ask for a payment and another key approve it; the audit names both', async () => {
     const asked = await call(
       '/api/agent/start',

@@ -177,6 +177,36 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     expect(results).toEqual([{ status: 'done', tool: 'held_payment' }]);
   });
 
+  it('runs an approved payment that never reached its tool without asking again: the ledger shows it did not run', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const appA = heldToolApp(passing(), true);
+    const { sessionId, invocationId } = await runtimeOn(storeA, appA, clockA).start(
+      { query: 'pay' },
+      ann,
+    );
+    // A records the approval, takes the session for the resume, and dies before ADK
+    // reaches the payment tool (while loading the session): no once() claim, no mark.
+    const dying = runtimeOn(diesAt(storeA, 'loadSession'), appA, clockA);
+    void dying.resume({ sessionId, approved: true }, bob);
+    await expect
+      .poll(async () => (await storeB.getSnapshot(sessionId))?.pause?.status)
+      .toBe('resuming');
+
+    const callsB = passing();
+    const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
+    lapse(clockB);
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+      result: 'Done: held_payment',
+    });
+    expect(callsB.effects).toHaveLength(1);
+    const { entries } = await b.audit({ sessionId }, ops);
+    expect(entries.filter((e) => e.action === 'requested')).toHaveLength(1);
+    expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
+  });
+
   it('asks again about an approved call that started and left no trace, and pays once', async () => {
     const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
     const clockA = new ManualClock();

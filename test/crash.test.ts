@@ -400,7 +400,7 @@ describe('crash recovery with real processes', () => {
           const { status, body } = await approveWithKey(api, payment);
           if (status === 200 && body.status === 'pending_approval') {
             // The run stopped inside the approved call and the ledger cannot say whether
-            // it ran: a person is asked again. The retry says so (its answer from now on)
+            // it ran: a person is asked again. The retry says so (while the run waits)
             // without answering the new question; the person's new decision does.
             expect(body, JSON.stringify(body)).toMatchObject({
               invocation_id: payment.invocationId,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
+import { ChatSocketClient } from './support/chat-socket-client.js';
 import { exampleConfig } from './support/example-apps.js';
 import { JsonClient, signedInAs, TESTER } from './support/json-client.js';
 import { ops } from './support/principals.js';
@@ -283,6 +284,27 @@ describe('sessions, approvals, cancel, audit', () => {
   it('healthz reports the store', async () => {
     const health = await api.get('/healthz');
     expect(health).toEqual({ status: 200, body: { status: 'ok', store: 'memory' } });
+  });
+});
+
+describe('dev sign-in from the query string', () => {
+  it('`?user=victim&roles=admin` on a plain GET signs nobody in; on the WebSocket handshake it does', async () => {
+    const victim = await startImages(10, { user_id: 'victim' });
+    const base = `http://127.0.0.1:${server.port}`;
+    const query = '?user=victim&roles=admin';
+    for (const path of ['/api/me', `/api/sessions/${victim.body.session_id}`, '/api/approvals']) {
+      const response = await fetch(`${base}${path}${query}`);
+      expect(response.status, path).toBe(401);
+      expect((await response.json()).error.code).toBe('UNAUTHENTICATED');
+    }
+    // Nor does it add to who a header says the caller is.
+    const eve = await fetch(`${base}/api/me${query}`, { headers: signedInAs('eve') });
+    expect((await eve.json()).principal).toEqual({ id: 'eve', roles: [] });
+    const socket = await ChatSocketClient.connect(
+      `ws://127.0.0.1:${server.port}/api/chat/ws${query}`,
+      {},
+    );
+    socket.close();
   });
 });
 

@@ -301,4 +301,110 @@ describe("a tool's effect ledger when the store fails", () => {
     );
     expect(calls.effects).toHaveLength(0);
   });
+
+  it('stops before the tool when its started mark cannot be stored; recovered, it runs without asking again', async () => {
+    const memory = new MemoryStore({ sessionTtlSeconds: 600 });
+    const failing = new Proxy(memory, {
+      get(target, property) {
+        if (property === 'effects') {
+          const { effects } = memory;
+          return {
+            once: <T>(key: string, effect: () => Promise<T>) => effects.once(key, effect),
+            markStarted: async () => {
+              throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: test');
+            },
+            inspect: (key: string) => effects.inspect(key),
+            takeOver: (key: string) => effects.takeOver(key),
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const a = runtimeOn(failing, heldToolApp(calls, true), clock);
+    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
+    expect(await codeOf(a.resume({ sessionId, approved: true }, bob))).toBe('OUTCOME_UNKNOWN');
+    // The tool never ran: nothing may run unmarked.
+    expect(calls.effects).toHaveLength(0);
+    clock.advance((LEASE_SECONDS + 1) * 1000);
+    const b = runtimeOn(memory, heldToolApp(calls, true), clock);
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+      result: 'Done: held_payment',
+    });
+    expect(calls.effects).toHaveLength(1);
+  });
+});
+
+describe('a retry of a request whose outcome was unknown', () => {
+  const onEnd: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(onEnd.splice(0).map((end) => end()));
+  });
+
+  it.each(['memory', 'redis'])(
+    'answers a retry with the same Idempotency-Key with the run as it is now: asked again, then completed (%s)',
+    async (kind) => {
+      const base =
+        kind === 'memory'
+          ? new MemoryStore({ sessionTtlSeconds: 600 })
+          : new RedisStore({
+              url: TEST_REDIS_URL,
+              keyPrefix: scratch.prefix,
+              sessionTtlSeconds: 600,
+            });
+      onEnd.push(() => base.close());
+      const away = async () => {
+        throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: test');
+      };
+      const failing = new Proxy(base, {
+        get(target, property) {
+          if (property === 'effects') {
+            const { effects } = base;
+            return {
+              once: away,
+              markStarted: (key: string) => effects.markStarted(key),
+              inspect: (key: string) => effects.inspect(key),
+              takeOver: (key: string) => effects.takeOver(key),
+            };
+          }
+          const value = Reflect.get(target, property);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const a = runtimeOn(failing, heldToolApp(calls, true), clock);
+      const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
+      /** Bob's decision, sent with Idempotency-Key `k-1` (as POST /api/agent/resume does). */
+      const decide = (runtime: HoldpointRuntime) =>
+        runtime.idempotent(
+          { operation: 'resume', caller: 'bob', key: 'k-1', fingerprint: 'approve' },
+          (requestId) => runtime.resume({ sessionId, approved: true, requestId }, bob),
+        );
+      expect(await codeOf(decide(a))).toBe('OUTCOME_UNKNOWN');
+      // Recovered, the approved call whose tool was entered is put to a person again.
+      clock.advance((LEASE_SECONDS + 1) * 1000);
+      const b = runtimeOn(base, heldToolApp(calls, true), clock);
+      const asked = await b.recover({ invocationId }, ops);
+      if (asked.status !== 'pending_approval') throw new Error('not asked again');
+      const [again] = asked.approvals;
+      expect(again?.mayHaveRun).toBe(true);
+      // The retry learns the question is asked anew (it never answers it) ...
+      expect(await decide(b)).toMatchObject({
+        status: 'pending_approval',
+        approvals: [{ approvalId: again?.approvalId, mayHaveRun: true }],
+      });
+      const decided = await b.decideApproval(
+        { approvalId: again?.approvalId ?? '', approved: true },
+        bob,
+      );
+      expect(decided).toMatchObject({ status: 'completed' });
+      // ... and, once the run completed, that it did: not the question it saw before.
+      expect(await decide(b)).toMatchObject({
+        status: 'completed',
+        invocationId,
+        result: 'Done: held_payment',
+      });
+      expect(calls.effects).toHaveLength(1);
+    },
+  );
 });

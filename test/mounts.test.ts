@@ -9,6 +9,7 @@ import { WebSocketServer } from 'ws';
 import payments from '../examples/payments/app.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
 import { JsonClient, signedInAs, TESTER } from './support/json-client.js';
+import { keepAliveConnection } from './support/raw-http.js';
 import { userMessage } from './support/ui-stream.js';
 
 let holdpoint: Holdpoint;
@@ -112,6 +113,30 @@ describe('mounting the HTTP API', () => {
     const host = await listening(server);
     await payThrough(`http://${host}`);
     await chatThrough(`ws://${host}/api/chat/ws`);
+  });
+
+  it('on plain Node http: a large body refused before it is read leaves the connection usable', async () => {
+    const server = createServer(holdpoint.handler);
+    await listening(server);
+    const connection = await keepAliveConnection((server.address() as AddressInfo).port);
+    try {
+      const body = JSON.stringify({ query: 'x'.repeat(300_000) });
+      const json = { 'content-type': 'application/json' };
+      const refused = await connection.send(
+        'POST',
+        '/api/agent/start',
+        { ...json, 'x-holdpoint-user': '' },
+        body,
+      );
+      expect(refused.status).toBe(401);
+      expect(refused.headers.connection).toBe('keep-alive');
+      // Reused a second later, past @hono/node-server's 500 ms for an unread body.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const next = await connection.send('GET', '/api/apps', TESTER);
+      expect(next.status).toBe(200);
+    } finally {
+      connection.close();
+    }
   });
 
   it('in Express, after express.json(), with other upgrades left to the host', async () => {

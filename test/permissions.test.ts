@@ -128,6 +128,20 @@ describe('reads', () => {
     expect(await inbox('admin')).not.toContain(paused.approvalId);
   });
 
+  it('reads a token in the query string on the WebSocket handshake only, never on an HTTP request', async () => {
+    const { approvalId } = await pausedPayment();
+    const token = headers.approver.authorization?.slice('Bearer '.length) ?? '';
+    const inbox = await as('none').get(`/api/approvals?access_token=${token}`);
+    expectAnswer(inbox, 401, 'GET /api/approvals?access_token=');
+    const decision = await as('none').post(`/api/approvals/${approvalId}?access_token=${token}`, {
+      approved: true,
+    });
+    expectAnswer(decision, 401, 'POST /api/approvals/:id?access_token=');
+    expect((await as('approver').get('/api/approvals')).body.approvals).toContainEqual(
+      expect.objectContaining({ approval_id: approvalId }),
+    );
+  });
+
   it('answers /api/me with the verified principal and the sign-in mode', async () => {
     expect((await as('admin').get('/api/me')).body).toEqual({
       principal: { id: 'root', roles: ['admin'] },
@@ -211,6 +225,17 @@ describe('writes', () => {
     expect(cancelled.status).toBe(200);
     const lines = (await as('admin').get(`/api/audit?session_id=${second.sessionId}`)).body.entries;
     expect(lines.find((e: { action: string }) => e.action === 'cancelled').actor).toBe('root');
+  });
+
+  it('lets the one who asked for a payment, not an approver, call it off by cancelling, not by denying', async () => {
+    const { sessionId, approvalId } = await pausedPayment();
+    const denied = await as('owner').post(`/api/approvals/${approvalId}`, { approved: false });
+    expectAnswer(denied, 403, 'ann denying her own payment');
+    expect(denied.body.error.reason).toBe('not_an_approver');
+    const cancelled = await as('owner').post('/api/agent/cancel', { session_id: sessionId });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect(await actions(sessionId)).toEqual(['started', 'requested', 'cancelled']);
   });
 
   it('starts a run for whoever is signed in, owning its new session', async () => {

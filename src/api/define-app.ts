@@ -22,7 +22,8 @@ export interface ApprovalSettings extends ApprovalPolicy {
    * when neither `roles` nor `users` are given), anyone with one of `roles`, any of
    * `users`. `quorum` distinct people must approve (default 1; one denial decides);
    * `requesterMayApprove: false` keeps the person who started the run from approving
-   * their own call (they may still deny it).
+   * their own call (if they are among the approvers they may still deny it; if not,
+   * they cancel the run as the session's owner).
    */
   approvers?: ApproverSettings;
 }

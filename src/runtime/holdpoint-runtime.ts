@@ -55,7 +55,12 @@ export interface Health {
   status: 'ok' | 'unavailable';
   store: 'memory' | 'redis';
   code?: string;
+  /** Set when the store gave no answer within the health check's bound. */
+  reason?: string;
 }
+
+/** How long the health check waits for the store's answer by default. */
+export const HEALTH_TIMEOUT_MS = 500;
 
 const newSession = z.strictObject({ app: appName.optional() });
 
@@ -265,18 +270,39 @@ export class HoldpointRuntime {
     return this.ctx.approvalPolicy(app, toolName);
   }
 
-  /** Whether the store answers. */
+  /**
+   * Whether the store answers, within `healthTimeoutMs` (HEALTH_TIMEOUT_MS): a store
+   * that does not answer by then is unavailable, so the answer never waits on the
+   * store's own (longer) connect timeout.
+   */
   async health(): Promise<Health> {
     const store = this.ctx.store.kind;
-    try {
-      await this.ctx.store.ping();
-      return { status: 'ok', store };
-    } catch (error) {
-      return {
+    const boundMs = this.ctx.options.healthTimeoutMs ?? HEALTH_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<Health>((resolve) => {
+      timer = setTimeout(
+        () =>
+          resolve({
+            status: 'unavailable',
+            store,
+            code: 'STORE_UNAVAILABLE',
+            reason: `The store did not answer within ${boundMs} ms.`,
+          }),
+        boundMs,
+      );
+    });
+    const ping = this.ctx.store.ping().then(
+      (): Health => ({ status: 'ok', store }),
+      (error: unknown): Health => ({
         status: 'unavailable',
         store,
         code: isHoldpointError(error) ? error.code : 'STORE_UNAVAILABLE',
-      };
+      }),
+    );
+    try {
+      return await Promise.race([ping, bound]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -33,6 +33,11 @@ export interface RuntimeOptions {
   rateLimits?: RateLimits;
   /** ADK's memory service, handed to every run (tools reach it through their context). */
   memoryService?: BaseMemoryService;
+  /**
+   * How long the health check waits for the store before it says unavailable (default
+   * HEALTH_TIMEOUT_MS), so a load balancer's probe gets its answer within its own timeout.
+   */
+  healthTimeoutMs?: number;
   clock?: Clock;
 }
 

@@ -128,3 +128,90 @@ export async function upgradeAnswer(
   const text = head.toString();
   return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text };
 }
+
+/** A keep-alive connection that sends requests one after another and reads their answers. */
+export interface KeepAliveConnection {
+  /**
+   * Sends one request (signed in as a tester unless its headers say otherwise) and reads
+   * its answer; rejects when the connection closes or resets before the whole answer.
+   */
+  send(
+    method: string,
+    path: string,
+    headers?: Record<string, string>,
+    body?: string | Buffer,
+  ): Promise<RawAnswer>;
+  close(): void;
+}
+
+/**
+ * Test support: one TCP connection to the server, requests sent on it by hand (with
+ * `Connection: keep-alive`), as a pooling proxy reuses a connection for the next request.
+ */
+export async function keepAliveConnection(port: number): Promise<KeepAliveConnection> {
+  const socket = connect(port, '127.0.0.1');
+  let received = Buffer.alloc(0);
+  let ended: Error | undefined;
+  let wake = () => {};
+  socket.on('data', (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    wake();
+  });
+  socket.on('error', (error) => {
+    ended ??= error;
+    wake();
+  });
+  socket.on('close', () => {
+    ended ??= new Error('the server closed the connection');
+    wake();
+  });
+  await once(socket, 'connect');
+
+  /** The first whole answer in what was received (Content-Length bodies), if there is one. */
+  const takeAnswer = (): RawAnswer | undefined => {
+    const headEnd = received.indexOf('\r\n\r\n');
+    if (headEnd < 0) return undefined;
+    const [statusLine = '', ...lines] = received.subarray(0, headEnd).toString().split('\r\n');
+    const headers: IncomingHttpHeaders = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const bodyEnd = headEnd + 4 + Number(headers['content-length'] ?? 0);
+    if (received.length < bodyEnd) return undefined;
+    const body = received.subarray(headEnd + 4, bodyEnd).toString();
+    received = received.subarray(bodyEnd);
+    return { status: Number(statusLine.split(' ')[1]), headers, body };
+  };
+
+  return {
+    async send(method, path, headers = {}, body) {
+      const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(body);
+      const lines = {
+        Host: `127.0.0.1:${port}`,
+        Connection: 'keep-alive',
+        ...SIGNED_IN,
+        ...headers,
+        // A body sent in chunks (its headers say so, and it comes encoded) has no length.
+        ...(payload.length > 0 && !('transfer-encoding' in headers)
+          ? { 'Content-Length': String(payload.length) }
+          : {}),
+      };
+      socket.write(
+        `${method} ${path} HTTP/1.1\r\n${Object.entries(lines)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')}\r\n`,
+      );
+      if (payload.length > 0) socket.write(payload);
+      for (;;) {
+        const answer = takeAnswer();
+        if (answer) return answer;
+        if (ended) throw ended;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    },
+    close: () => socket.destroy(),
+  };
+}

@@ -9,7 +9,8 @@ import {
 } from '../../core/errors.js';
 import { validate } from '../../core/validate.js';
 import type { RequestAnswer, RequestRecord } from '../../store/request-records.js';
-import type { RunOutcome } from '../run-outcome.js';
+import { runState } from '../queries/run-state.js';
+import type { PendingOutcome, RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /** How long a request's first answer is kept for its retries. */
@@ -52,6 +53,14 @@ function replay(answer: RequestAnswer | undefined): RunOutcome {
 }
 
 /**
+ * Whether the answer was a run waiting for people: a state that moves on (the run is
+ * decided, completes, is asked again after a crash), so a retry reads it as it is now.
+ */
+function isWaiting(answer: RequestAnswer): answer is { ok: PendingOutcome } {
+  return 'ok' in answer && (answer.ok as RunOutcome).status === 'pending_approval';
+}
+
+/**
  * Acts on behalf of one request: `requestId` names it across its retries, so what the
  * first attempt stored is found by the next (a start finds its run, a decision its
  * decisions) and answered from instead of done twice.
@@ -62,7 +71,9 @@ export type RequestAct = (requestId: string) => Promise<RunOutcome>;
  * Runs `act` once per idempotency key (scoped to the operation and the caller): the
  * first request claims the key, keeps it while it works, and its answer (an outcome,
  * or an error) is kept for a day; a retry with the same key gets that answer — waiting
- * while the first request still works — instead of acting again. A retry of a request
+ * while the first request still works — instead of acting again, except that an answer
+ * of a run waiting for people is given as the run's state now (`runState`): completed
+ * once it completed, its new question once it was asked again. A retry of a request
  * whose outcome was unknown, or whose first attempt stopped answering (its claim
  * lapses within two run leases), acts again under the same request id, which finds
  * what the first attempt stored and answers with the run's state. The same key with a
@@ -95,6 +106,7 @@ export async function idempotentRequest(
     }
     if (held.state === 'done' && held.answer) {
       const { answer } = held;
+      if (isWaiting(answer)) return runState(ctx, answer.ok.sessionId, answer.ok.invocationId);
       if (!('error' in answer && UNSETTLED.has(answer.error.code))) return replay(answer);
       // The first answer left the outcome unknown: this retry acts again, and finds
       // what the first attempt stored.

@@ -3,6 +3,7 @@ import { setImmediate as yieldToIo } from 'node:timers/promises';
 import {
   type BaseAgent,
   type BaseMemoryService,
+  type BasePlugin,
   determineAgentForResumption,
   type Event,
   InvocationContext,
@@ -34,6 +35,8 @@ export interface SegmentDrive {
   collector: SegmentCollector;
   /** ADK's memory service for the run's tools, if the host has one. */
   memoryService?: BaseMemoryService;
+  /** Runner plugins of the segment (Holdpoint's own). */
+  plugins?: BasePlugin[];
 }
 
 /**
@@ -48,7 +51,7 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
     agent: app.rootAgent,
     sessionService: drive.sessions,
     memoryService: drive.memoryService,
-    plugins: [new LongRunningPausePlugin()],
+    plugins: [new LongRunningPausePlugin(), ...(drive.plugins ?? [])],
   });
   const events = drive.newMessage
     ? runner.runAsync({

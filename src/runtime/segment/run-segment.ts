@@ -14,6 +14,7 @@ import { inRunSpan } from '../../telemetry/run-span.js';
 import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { ApprovedCallsStarted } from './approved-calls-started.js';
 import { answersByBranch } from './branch-answers.js';
 import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
@@ -84,15 +85,7 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
   /** Why the segment stopped early: a checkpoint, or a tool's effect ledger, could not be stored. */
   let stopCause: unknown;
   try {
-    // ADK runs approved calls first thing: marked started before the segment drives
-    // anything (beside the session's load), a run recovered after a crash knows they
-    // may have had their effect.
-    const [session] = await Promise.all([
-      ctx.store.loadSession(sessionId, app.name, userId),
-      ...[...approved].map((callId) =>
-        ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
-      ),
-    ]);
+    const session = await ctx.store.loadSession(sessionId, app.name, userId);
     if (!session) {
       throw sessionNotFound(sessionId);
     }
@@ -123,6 +116,14 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       ? (answersByBranch(session.events, [closing.content], invocationId) ?? [closing])
       : [];
     for (const event of closings) await sessions.appendEvent({ session, event });
+    const startedMarks = new ApprovedCallsStarted(approved, async (callId) => {
+      try {
+        await ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId));
+      } catch (error) {
+        stopCause ??= error;
+        throw error;
+      }
+    });
     const messages = start.messages ?? [];
     // Answers to calls in parallel branches are stored first, each in its branch, and
     // ADK goes on from them; otherwise it runs on the last message.
@@ -144,6 +145,9 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       streaming: start.sink !== undefined,
       collector,
       memoryService: ctx.options.memoryService,
+      // Each approved call is marked started just before its tool runs (see
+      // ApprovedCallsStarted); a mark the store cannot take stops the segment.
+      plugins: approved.size === 0 ? [] : [startedMarks],
     });
     stopCause ??= sessions.storeFailure;
     append = sessions.takeAppended();

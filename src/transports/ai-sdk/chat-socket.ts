@@ -422,6 +422,7 @@ export function attachChatSocket(server: Server, options: ChatSocketOptions): Ch
     const credentials = {
       request: asRequest(request),
       remoteAddress: request.socket.remoteAddress,
+      handshake: true,
     };
     const prove = () => requireIdentity(options.identity, credentials);
     try {

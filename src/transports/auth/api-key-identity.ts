@@ -29,7 +29,8 @@ export function newApiKey(principal: string, roles: string[]): { key: string; en
 
 /**
  * API keys: a static key (sent as `Authorization: Bearer <key>` or `X-Api-Key`, or on a
- * WebSocket as its subprotocol or `access_token`) maps to a principal and its roles.
+ * WebSocket handshake as its subprotocol or `access_token`) maps to a principal and its
+ * roles. Never from the web sign-in's cookie: that holds a token of the `jwt` mode.
  * Keys are kept hashed and looked up by their hash, so how long a lookup takes says
  * nothing about any key.
  */
@@ -40,8 +41,8 @@ export function apiKeyIdentity(entries: ApiKeyEntry[]): Authenticator {
     // The first entry of a key listed twice is the one that counts.
     if (!known.has(parsed.hash)) known.set(parsed.hash, parsed);
   }
-  return async ({ request }) => {
-    const key = request.headers.get('x-api-key') ?? bearerToken(request);
+  return async (caller) => {
+    const key = caller.request.headers.get('x-api-key') ?? bearerToken(caller);
     if (!key) return undefined;
     const match = known.get(hashApiKey(key));
     if (!match) throw new HoldpointError('UNAUTHENTICATED', 'This API key is not known.');

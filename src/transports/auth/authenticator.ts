@@ -10,6 +10,12 @@ export interface Caller {
    * identity asks when no header or cookie names anyone (HTTP requests with a body).
    */
   claimedUser?: () => Promise<string | undefined>;
+  /**
+   * A WebSocket handshake: the one request whose query string and subprotocol may carry
+   * credentials (browsers cannot set headers on a socket). On any other request they
+   * are not read: a credential in a URL ends up in logs, history and `Referer`.
+   */
+  handshake?: boolean;
 }
 
 /**

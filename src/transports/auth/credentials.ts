@@ -1,4 +1,5 @@
 import { parse } from 'hono/utils/cookie';
+import type { Caller } from './authenticator.js';
 
 /** The cookie the web UI's sign-in keeps its token in (HttpOnly, set by the server). */
 export const SESSION_COOKIE = 'holdpoint_session';
@@ -12,20 +13,32 @@ export function cookie(request: Request, name: string): string | undefined {
 }
 
 /**
- * The token `request` carries, from the first place that has one: `Authorization:
- * Bearer`, the sign-in cookie, a `holdpoint.bearer.<token>` WebSocket subprotocol, or
- * an `access_token` query parameter (WebSocket clients that can set neither).
+ * The credentials a request's query string may carry: those of a WebSocket handshake,
+ * none on any other request (a credential in a URL ends up in logs and history).
  */
-export function bearerToken(request: Request): string | undefined {
-  const authorization = request.headers.get('authorization');
+export function handshakeQuery({ request, handshake }: Caller): URLSearchParams {
+  return handshake ? new URL(request.url).searchParams : new URLSearchParams();
+}
+
+/**
+ * The token a caller carries: `Authorization: Bearer`, or, on a WebSocket handshake
+ * only, a `holdpoint.bearer.<token>` subprotocol or an `access_token` query parameter
+ * (clients that can set no header there). The web sign-in's cookie is `sessionToken`.
+ */
+export function bearerToken(caller: Caller): string | undefined {
+  const authorization = caller.request.headers.get('authorization');
   const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (bearer) return bearer;
-  const fromCookie = cookie(request, SESSION_COOKIE);
-  if (fromCookie) return fromCookie;
-  const protocols = (request.headers.get('sec-websocket-protocol') ?? '').split(',');
+  if (!caller.handshake) return undefined;
+  const protocols = (caller.request.headers.get('sec-websocket-protocol') ?? '').split(',');
   const carried = protocols
     .map((p) => p.trim())
     .find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX));
   if (carried) return carried.slice(TOKEN_SUBPROTOCOL_PREFIX.length);
-  return new URL(request.url).searchParams.get('access_token') ?? undefined;
+  return handshakeQuery(caller).get('access_token') ?? undefined;
+}
+
+/** The token the web UI's sign-in (OpenID Connect, `jwt` mode) keeps in its cookie. */
+export function sessionToken(request: Request): string | undefined {
+  return cookie(request, SESSION_COOKIE);
 }

@@ -2,7 +2,7 @@ import { HoldpointError } from '../../core/errors.js';
 import { principalSchema } from '../../core/principal.js';
 import { isLoopbackName } from '../http/guards/index.js';
 import type { Authenticator } from './authenticator.js';
-import { cookie } from './credentials.js';
+import { cookie, handshakeQuery } from './credentials.js';
 
 /** The header (and cookie) naming who a development caller says it is. */
 export const DEV_USER_HEADER = 'x-holdpoint-user';
@@ -24,17 +24,17 @@ function namesThisMachine(request: Request): boolean {
 
 /**
  * Development identity: whoever the caller says it is (the web UI's "Signed in as"),
- * from the `x-holdpoint-user` header or cookie (or, on a WebSocket, the `user` query
- * parameter), with the roles it claims the same way; when none of these names anyone,
- * from what the request's body names (Caller.claimedUser: seed 000's client sends
+ * from the `x-holdpoint-user` header or cookie (or, on a WebSocket handshake only, the
+ * `user` query parameter), with the roles it claims the same way; when none of these names
+ * anyone, from what the request's body names (Caller.claimedUser: seed 000's client sends
  * only `{query, user_id}`). Believed only from this machine,
  * asked by this machine's own name: a caller from another address, one whose address is
  * not known, and a page that reached it through another name (DNS rebinding) are
  * refused, whatever they claim.
  */
 export function devIdentity(): Authenticator {
-  return async ({ request, remoteAddress, claimedUser }) => {
-    const query = new URL(request.url).searchParams;
+  return async ({ request, remoteAddress, handshake, claimedUser }) => {
+    const query = handshakeQuery({ request, handshake });
     const id =
       request.headers.get(DEV_USER_HEADER) ?? cookie(request, DEV_USER_COOKIE) ?? query.get('user');
     const named = id ?? (await claimedUser?.());

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
 import { type Principal, principalSchema } from '../../core/principal.js';
 import type { Authenticator } from './authenticator.js';
-import { bearerToken } from './credentials.js';
+import { bearerToken, sessionToken } from './credentials.js';
 
 /** Where tokens come from and what in them names the principal and its roles. */
 export const jwtSettings = z.strictObject({
@@ -106,11 +106,11 @@ export function jwtVerifier(settings: JwtSettings): TokenVerifier {
 
 /**
  * Bearer tokens (JWT) checked by `verify`, read from `Authorization: Bearer`, the web
- * sign-in cookie, or a WebSocket's subprotocol or `access_token`.
+ * sign-in's cookie, or a WebSocket handshake's subprotocol or `access_token`.
  */
 export function jwtIdentity(verify: TokenVerifier): Authenticator {
-  return async ({ request }) => {
-    const token = bearerToken(request);
+  return async (caller) => {
+    const token = bearerToken(caller) ?? sessionToken(caller.request);
     return token ? verify(token) : undefined;
   };
 }

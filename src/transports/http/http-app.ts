@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createUIMessageStreamResponse } from 'ai';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { auditLine } from '../../core/audit-line.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
@@ -30,6 +29,7 @@ import {
   presentSession,
 } from './present.js';
 import { readBody, readOptionalBody } from './read-body.js';
+import { limitBodies, settleUnreadBodies } from './request-bodies.js';
 import {
   approvalDecisionBody,
   approvalsQuery,
@@ -65,18 +65,11 @@ export function createHttpApp({
 }: HttpAppOptions): Hono<WithPrincipal> {
   const app = new Hono<WithPrincipal>();
 
+  app.use(settleUnreadBodies(MAX_BODY_BYTES));
   app.use('/api/*', httpSpans());
   guardBrowsers(app, policy);
-  const limitBodies = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new HoldpointError(
-        'PAYLOAD_TOO_LARGE',
-        `Bodies are limited to ${MAX_BODY_BYTES} bytes.`,
-      );
-    },
-  });
-  app.use('/api/*', limitBodies);
+  const limited = limitBodies(MAX_BODY_BYTES);
+  app.use('/api/*', limited);
   app.use('/api/*', jsonBodies());
 
   /**
@@ -324,7 +317,7 @@ export function createHttpApp({
 
   if (identity.loginRoutes) {
     // Signing out changes state: JSON or no body, like the API (Origin: guardBrowsers).
-    app.use('/auth/*', limitBodies, jsonBodies());
+    app.use('/auth/*', limited, jsonBodies());
     app.route('/auth', identity.loginRoutes);
   }
 
@@ -355,8 +348,6 @@ export function createHttpApp({
   app.onError((error, c) => {
     if (isHoldpointError(error)) {
       if (error.status >= 500) logger.error({ err: error, code: error.code }, error.message);
-      // The rest of a body too large is never read: the connection cannot carry another request.
-      if (error.code === 'PAYLOAD_TOO_LARGE') c.header('connection', 'close');
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) c.header('retry-after', String(retryAfter));
       return c.json({ error: presentError(error) }, error.status as 400);
