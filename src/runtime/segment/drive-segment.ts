@@ -14,6 +14,8 @@ import type { AgentApp } from '../../agents/agent-app.js';
 import type { RunEventSink } from '../run-event.js';
 import type { SegmentCollector } from './segment-collector.js';
 import type { SegmentSessions } from './segment-sessions.js';
+import { StoredTurnReplay } from './stored-turn-replay.js';
+import { isToolCheckpoint } from './tool-checkpoint.js';
 
 /** What one segment runs on ADK. */
 export interface SegmentDrive {
@@ -33,12 +35,18 @@ export interface SegmentDrive {
   collector: SegmentCollector;
   /** ADK's memory service for the run's tools, if the host has one. */
   memoryService?: BaseMemoryService;
+  /** Stores what the segment appended so far: a tool-level checkpoint (`isToolCheckpoint`). */
+  checkpoint: () => Promise<void>;
 }
 
 /**
  * The ADK loop of one run segment: runs the app's agent on the segment's session
  * until it pauses, ends, fails or is stopped, and reports each event as it comes.
- * An error inside ADK is collected, not thrown: how the segment ends is decided next.
+ * A model turn that calls tools, and the tools' results, are stored before they are
+ * reported and before ADK goes on (it waits for the next event to be asked for); a
+ * model turn stored before a crash is given again instead of asking the model
+ * (`StoredTurnReplay`). An error inside ADK is collected, not thrown: how the segment
+ * ends is decided next.
  */
 export async function driveSegment(drive: SegmentDrive): Promise<void> {
   const { app, session, collector } = drive;
@@ -47,6 +55,9 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
     agent: app.rootAgent,
     sessionService: drive.sessions,
     memoryService: drive.memoryService,
+    // Only a segment going on from a checkpoint can find a model turn stored without
+    // its tools' results: its stopped predecessor was running them.
+    plugins: drive.newMessage ? [] : [new StoredTurnReplay()],
   });
   const events = drive.newMessage
     ? runner.runAsync({
@@ -58,7 +69,10 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
     : goOn(runner, app.rootAgent, session, drive.signal);
   try {
     for await (const event of events) {
-      for (const runEvent of collector.add(event, drive.denied)) drive.emit(runEvent);
+      const reported = collector.add(event, drive.denied);
+      // Not once the segment asked for a person: its pause stores everything with it.
+      if (collector.approvals.length === 0 && isToolCheckpoint(event)) await drive.checkpoint();
+      for (const runEvent of reported) drive.emit(runEvent);
       // The offline models answer synchronously: give I/O a turn so a streaming caller
       // flushes each event before the next.
       if (drive.streaming) await yieldToIo();

@@ -1,4 +1,4 @@
-import { createEvent } from '@google/adk';
+import { createEvent, type Session } from '@google/adk';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import {
@@ -18,6 +18,7 @@ import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { openToolCalls } from './open-tool-calls.js';
 import { approvedCalls, deniedCalls, type UserMessages } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
 import { SegmentSessions } from './segment-sessions.js';
@@ -94,30 +95,32 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
     if (!session) {
       throw sessionNotFound(sessionId);
     }
-    const sessions: SegmentSessions = new SegmentSessions(
-      session,
-      ctx.store.effects,
-      invocationId,
-      async () => {
-        // Not while an approved call still runs (a parallel branch can checkpoint
-        // meanwhile): past a checkpoint, a recovery takes every approved call as done.
-        if ([...approved].some((id) => !collector.hasAnswered(id))) return;
-        const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
-        const append = sessions.takeAppended();
-        try {
-          await ctx.store.checkpoint({ ...end, append, executedCallIds: collector.takeExecuted() });
-        } catch (error) {
-          stopCause = error;
-          throw error;
-        }
-      },
-    );
-    const closing = resumedFrom
-      ? undefined
-      : await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
-          ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
-        );
-    if (closing) await sessions.appendEvent({ session, event: closing });
+    /** Stores what the segment appended so far; the segment keeps its session. */
+    const checkpoint = async () => {
+      // Not while an approved call still runs (a parallel branch can checkpoint
+      // meanwhile): past a checkpoint, a recovery takes every approved call as done.
+      if ([...approved].some((id) => !collector.hasAnswered(id))) return;
+      const append = sessions.takeAppended();
+      const executedCallIds = collector.takeExecuted();
+      if (append.events.length === 0 && executedCallIds.length === 0) return;
+      const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
+      try {
+        await ctx.store.checkpoint({ ...end, append, executedCallIds });
+      } catch (error) {
+        stopCause = error;
+        throw error;
+      }
+    };
+    const sessions = new SegmentSessions(session, ctx.store.effects, invocationId, checkpoint);
+    if (!start.messages) {
+      // Going on from a checkpoint: what earlier runs left open was answered before it.
+      await takeOverOpenCalls(ctx, session, invocationId);
+    } else if (!resumedFrom) {
+      const closing = await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
+        ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
+      );
+      if (closing) await sessions.appendEvent({ session, event: closing });
+    }
     const messages = start.messages ?? [];
     for (const content of messages.slice(0, -1)) {
       const event = createEvent({ invocationId, author: 'user', content });
@@ -134,6 +137,7 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       streaming: start.sink !== undefined,
       collector,
       memoryService: ctx.options.memoryService,
+      checkpoint,
     });
     stopCause ??= sessions.storeFailure;
     append = sessions.takeAppended();
@@ -172,6 +176,23 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       throw outcomeUnknown(segment, error);
     }
     throw error;
+  }
+}
+
+/**
+ * A run going on from its last checkpoint runs again the tool calls its stopped segment
+ * left open, under the same call ids: a claim their `once()` left in the effect ledger
+ * without a result is released, so the effect runs again under the same key (a result
+ * stored is kept, and answers the call).
+ */
+async function takeOverOpenCalls(
+  ctx: RuntimeContext,
+  session: Session,
+  invocationId: string,
+): Promise<void> {
+  const open = openToolCalls(session.events.filter((e) => e.invocationId === invocationId));
+  for (const call of open) {
+    await ctx.store.effects.takeOver(toolCallEffectKey(session.id, call.id));
   }
 }
 
