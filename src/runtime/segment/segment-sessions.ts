@@ -57,8 +57,8 @@ function withPendingResponses(event: Event): Event {
 /**
  * ADK's session service for one run segment. The Runner reads the session the
  * segment loaded and appends into the segment's own log: nothing appended here is
- * stored, or seen by anyone else, until the segment's end commits it, and a refused
- * end drops it with the segment. Sessions ADK makes for itself meanwhile (an
+ * stored, or seen by anyone else, until a checkpoint or the segment's end commits it,
+ * and a refused one drops it with the segment. Sessions ADK makes for itself meanwhile (an
  * AgentTool's inner run) live in a scratch service that ends with the segment.
  */
 export class SegmentSessions extends BaseSessionService implements WithEffectLedger {
