@@ -181,6 +181,42 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     ]);
   });
 
+  it('goes on in a parallel branch: C runs again, the branch that finished does not', async () => {
+    const [storeA, storeB] = instances.open(kind);
+    const clockA = new ManualClock();
+    const outside = new Outside();
+    const heldC = new HeldCalls();
+    const a = runtimeOn(storeA, abcApp(outside, { heldC, inParallel: true }), clockA);
+    void codeOf(a.start({ query: QUERY }, ann));
+    const { sessionId } = await heldC.next();
+    const { b, invocationId } = await recoverer(storeB, outside, clockA, sessionId, {
+      inParallel: true,
+    });
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
+    expect(outside.entered).toEqual({ tool_a: 1, tool_b: 1, tool_c: 2 });
+    expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });
+    expect(outside.modelCalls).toEqual({ abc: 4, report: 1 });
+  });
+
+  it('goes on in a sub-agent the orchestrator handed over to: C runs again, nobody is asked twice', async () => {
+    const [storeA, storeB] = instances.open(kind);
+    const clockA = new ManualClock();
+    const outside = new Outside();
+    const heldC = new HeldCalls();
+    const a = runtimeOn(storeA, abcApp(outside, { heldC, behindOrchestrator: true }), clockA);
+    void codeOf(a.start({ query: QUERY }, ann));
+    const { sessionId } = await heldC.next();
+    const { b, invocationId } = await recoverer(storeB, outside, clockA, sessionId, {
+      behindOrchestrator: true,
+    });
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+      result: ABC_DONE,
+    });
+    expect(outside.entered).toEqual({ tool_a: 1, tool_b: 1, tool_c: 2 });
+    expect(outside.modelCalls).toEqual({ orchestrator: 1, abc: 4 });
+  });
+
   it("runs C again with the same call id: once() answers from the ledger when C's effect finished before the crash", async () => {
     const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();

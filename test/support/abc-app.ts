@@ -1,9 +1,10 @@
 import { type BaseAgent, FunctionTool, LlmAgent } from '@google/adk';
 import { z } from 'zod';
-import { textReply } from '../../examples/shared/llm-history.js';
+import { textReply, toolCall } from '../../examples/shared/llm-history.js';
 import type { AgentApp } from '../../src/agents/agent-app.js';
 import { RulesModel } from '../../src/agents/rules-model.js';
 import { idempotencyKey, once } from '../../src/agents/tool-effects.js';
+import { ParallelAgent } from '../../src/agents/workflows/parallel-agent.js';
 import { SequentialAgent } from '../../src/agents/workflows/sequential-agent.js';
 import { ABC_TOOLS, abcRule } from './abc-rules.js';
 import type { HeldCalls } from './held-tool-app.js';
@@ -36,6 +37,10 @@ export interface AbcOptions {
   cThroughLedger?: boolean;
   /** The agent is the first step of a sequence whose second step, `report`, says "Reported.". */
   inSequence?: boolean;
+  /** The agent is reached from an orchestrator that hands the conversation over to it. */
+  behindOrchestrator?: boolean;
+  /** The agent is one branch of a parallel agent whose other branch, `report`, says "Reported.". */
+  inParallel?: boolean;
 }
 
 /**
@@ -78,19 +83,25 @@ export function abcApp(outside: Outside, options: AbcOptions): AgentApp {
     instruction: 'Run A, B, then C.',
     tools,
   });
-  const rootAgent: BaseAgent = options.inSequence
-    ? new SequentialAgent({
-        name: 'flow',
-        subAgents: [
-          abc,
-          new LlmAgent({
-            name: 'report',
-            model: counted('report', () => textReply('Reported.')),
-            instruction: 'Report.',
-          }),
-        ],
-      })
-    : abc;
+  const orchestrator = () =>
+    new LlmAgent({
+      name: 'orchestrator',
+      model: counted('orchestrator', () => toolCall('transfer_to_agent', { agentName: 'abc' })),
+      instruction: 'Hand over to abc.',
+      subAgents: [abc],
+    });
+  const report = () =>
+    new LlmAgent({
+      name: 'report',
+      model: counted('report', () => textReply('Reported.')),
+      instruction: 'Report.',
+    });
+  let rootAgent: BaseAgent = abc;
+  if (options.behindOrchestrator) rootAgent = orchestrator();
+  if (options.inSequence)
+    rootAgent = new SequentialAgent({ name: 'flow', subAgents: [abc, report()] });
+  if (options.inParallel)
+    rootAgent = new ParallelAgent({ name: 'fan', subAgents: [abc, report()] });
   return {
     name: 'abc',
     label: 'abc',
