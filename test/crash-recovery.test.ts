@@ -145,8 +145,9 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const appA = heldToolApp(callsA, true);
     const paused = await runtimeOn(storeA, appA, clockA).start({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
-    // A approves and pays, then dies before the run's end is stored.
-    const dying = runtimeOn(diesAt(storeA, 'finishRun'), appA, clockA);
+    // A approves and pays, then dies before the payment's result is stored (its
+    // checkpoint, the first write after the effect).
+    const dying = runtimeOn(diesAt(storeA, 'checkpoint'), appA, clockA);
     void dying.resume({ sessionId, approved: true }, bob);
     await expect.poll(() => callsA.effects.length).toBe(1);
 
@@ -205,6 +206,48 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     const { entries } = await b.audit({ sessionId }, ops);
     expect(entries.filter((e) => e.action === 'requested')).toHaveLength(1);
     expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
+  });
+
+  it('goes on after an approved call whose result was stored before the crash', async () => {
+    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    const callsA = passing();
+    const appA = heldToolApp(callsA, true);
+    const paused = await runtimeOn(storeA, appA, clockA).start({ query: 'pay' }, ann);
+    const { sessionId, invocationId } = paused;
+    // A approves and pays; the payment's result is stored (a tool-level checkpoint,
+    // audited `executed`); A dies before the run's end is stored.
+    const dying = runtimeOn(diesAt(storeA, 'finishRun'), appA, clockA);
+    void dying.resume({ sessionId, approved: true }, bob);
+    await expect
+      .poll(async () => (await storeB.getSnapshot(sessionId))?.run?.checkpointed)
+      .toBe(true);
+
+    const callsB = passing();
+    const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
+    lapse(clockB);
+    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+      result: 'Done: held_payment',
+    });
+    expect(callsA.effects).toHaveLength(1);
+    expect(callsB.effects).toEqual([]);
+    const { entries } = await b.audit({ sessionId }, ops);
+    expect(entries.map((e) => e.action)).toEqual([
+      'started',
+      'requested',
+      'decided',
+      'resumed',
+      'executed',
+      'recovered',
+      'completed',
+    ]);
+    const history = await b.history(sessionId, ops);
+    const results = history.turns.flatMap((turn) =>
+      turn.events.flatMap((e) => (e.type === 'tool-result' ? [e.output] : [])),
+    );
+    expect(results).toEqual([{ status: 'done', tool: 'held_payment' }]);
   });
 
   it('asks again about an approved call that started and left no trace, and pays once', async () => {

@@ -228,6 +228,74 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     ]);
   });
 
+  it("checkpoints a running segment's events under its lease, each after the last, for any instance", async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, pause } = await pausedSession(store, 1, now);
+    await peerClaims(pause, now);
+    const held = (await store.getSnapshot(sessionId))?.meta.lease ?? lease(now);
+    const callId = pause.approvals[0]?.toolCallId ?? '';
+    const answer = userEvent(run.invocationId, 'approved', { step: 1 });
+    const result = userEvent(run.invocationId, 'paid');
+    await store.checkpoint(
+      segmentEnd(run, held, now + 2, { events: [answer], state: { step: 1 } }, [callId]),
+    );
+    // Stored at once, for any instance; the run keeps its session, marked checkpointed.
+    const read = await peer.loadSession(sessionId, APP, userId);
+    expect(read?.events.map((e) => e.id)).toEqual([answer.id]);
+    expect(read?.state).toMatchObject({ step: 1 });
+    expect(await peer.getSnapshot(sessionId)).toMatchObject({
+      meta: { status: 'running', lease: held },
+      run: { status: 'running', checkpointed: true },
+      pause: { status: 'resuming' },
+    });
+    expect(await actions(sessionId)).toEqual([
+      'started',
+      'requested',
+      'decided',
+      'resumed',
+      'executed',
+    ]);
+
+    // The next checkpoint follows the last; the end clears the mark.
+    await peer.checkpoint(
+      segmentEnd(run, held, now + 3, { events: [result], state: { step: 2 } }, []),
+    );
+    expect((await store.loadSession(sessionId, APP, userId))?.events.map((e) => e.id)).toEqual([
+      answer.id,
+      result.id,
+    ]);
+    await store.finishRun(segmentEnd(run, held, now + 4), { status: 'completed', audit: [] });
+    expect(await peer.getSnapshot(sessionId)).toMatchObject({
+      meta: { status: 'idle' },
+      run: { status: 'completed' },
+      pause: { status: 'resumed' },
+    });
+    expect((await peer.getSnapshot(sessionId))?.run?.checkpointed).toBeUndefined();
+    expect(await actions(sessionId)).toEqual([
+      'started',
+      'requested',
+      'decided',
+      'resumed',
+      'executed',
+    ]);
+  });
+
+  it('refuses a checkpoint of a segment that lost its lease, and stores nothing of it', async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const lapsedAt = now + 130_000;
+    await peer.recoverRun(sessionId, run.invocationId, lease(lapsedAt), 'ops', lapsedAt);
+    const late = segmentEnd(run, held, lapsedAt + 1, {
+      events: [userEvent(run.invocationId, 'stale')],
+      state: { stale: true },
+    });
+    expect(await codeOf(store.checkpoint(late))).toBe('LEASE_LOST');
+    const read = await peer.loadSession(sessionId, APP, userId);
+    expect(read?.events).toEqual([]);
+    expect(read?.state).not.toHaveProperty('stale');
+    expect((await peer.getSnapshot(sessionId))?.run?.checkpointed).toBeUndefined();
+  });
+
   it("shares app: state across the app and user: state across a user's sessions", async () => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);

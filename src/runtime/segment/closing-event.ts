@@ -1,7 +1,8 @@
-import { createEvent, type Event } from '@google/adk';
-import type { FunctionResponse } from '@google/genai';
+import { createEvent, type Event, getFunctionCalls } from '@google/adk';
+import type { FunctionCall, FunctionResponse } from '@google/genai';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import type { EffectRecord } from '../../core/effect-ledger.js';
+import { type MadeCall, toolCallsOf } from './open-tool-calls.js';
 import { isAwaitingConfirmation } from './segment-collector.js';
 
 /** What the ledger recorded of a tool call's effect, by call id. */
@@ -14,7 +15,8 @@ const MAY_HAVE_RUN =
  * Answers for tool calls a cancelled or expired pause left without a response, so
  * the next run's history is balanced and a later "yes" cannot approve an old call.
  * A call the ledger knows about is answered with what it recorded: its result, or
- * that it may have run — never "did not run".
+ * that it may have run — never "did not run". A tool call a stopped run left running
+ * (its run was then given up) is answered so too: it may have run.
  */
 export async function closingResponses(
   events: Event[],
@@ -42,11 +44,30 @@ export async function closingResponses(
       answer(id, name, { error: MAY_HAVE_RUN });
     else answer(id, name, { error: why });
   };
+  // A tool call a stopped run left open (stored by a tool-level checkpoint, its result
+  // never) may have run: the ledger's result, else "it may have run".
+  const answerOpen = async (call: MadeCall) => {
+    if (answered.has(call.id)) return;
+    const effect = await lookup(call.id);
+    answer(
+      call.id,
+      call.name,
+      effect.state === 'done' ? asResponse(effect.result) : { error: MAY_HAVE_RUN },
+    );
+  };
+  const confirming = new Set<string>();
+  for (const event of events) {
+    for (const call of getFunctionCalls(event)) {
+      if (call.name === CONFIRMATION_CALL) confirming.add(pinnedId(call) ?? '');
+    }
+  }
   for (const event of events) {
     const longRunning = new Set(event.longRunningToolIds ?? []);
+    const toolCalls = new Map(toolCallsOf(event).map((call) => [call.id, call]));
     for (const part of event.content?.parts ?? []) {
       const call = part.functionCall;
       if (!call?.id) continue;
+      const toolCall = toolCalls.get(call.id);
       if (call.name === CONFIRMATION_CALL) {
         const original = call.args?.originalFunctionCall as
           | { id?: string; name?: string }
@@ -55,10 +76,18 @@ export async function closingResponses(
         await answerOriginal(original?.id, original?.name);
       } else if (longRunning.has(call.id)) {
         answer(call.id, call.name, { error: why });
+      } else if (toolCall && event.author !== 'user' && !confirming.has(call.id)) {
+        await answerOpen(toolCall);
       }
     }
   }
   return responses;
+}
+
+/** The id of the call a confirmation request is about. */
+function pinnedId(call: FunctionCall): string | undefined {
+  const original = call.args?.originalFunctionCall as { id?: unknown } | undefined;
+  return typeof original?.id === 'string' ? original.id : undefined;
 }
 
 /** A stored effect result as a function response (ADK's shape: an object). */

@@ -16,6 +16,8 @@ import { LongRunningPausePlugin } from '../../agents/long-running-pause.js';
 import type { RunEventSink } from '../run-event.js';
 import type { SegmentCollector } from './segment-collector.js';
 import type { SegmentSessions } from './segment-sessions.js';
+import { StoredTurnReplay } from './stored-turn-replay.js';
+import { isToolCheckpoint } from './tool-checkpoint.js';
 
 /** What one segment runs on ADK. */
 export interface SegmentDrive {
@@ -37,12 +39,18 @@ export interface SegmentDrive {
   memoryService?: BaseMemoryService;
   /** Runner plugins of the segment (Holdpoint's own). */
   plugins?: BasePlugin[];
+  /** Stores what the segment appended so far: a tool-level checkpoint (`isToolCheckpoint`). */
+  checkpoint: () => Promise<void>;
 }
 
 /**
  * The ADK loop of one run segment: runs the app's agent on the segment's session
  * until it pauses, ends, fails or is stopped, and reports each event as it comes.
- * An error inside ADK is collected, not thrown: how the segment ends is decided next.
+ * A model turn that calls tools, and the tools' results, are stored before they are
+ * reported and before ADK goes on (it waits for the next event to be asked for); a
+ * model turn stored before a crash is given again instead of asking the model
+ * (`StoredTurnReplay`). An error inside ADK is collected, not thrown: how the segment
+ * ends is decided next.
  */
 export async function driveSegment(drive: SegmentDrive): Promise<void> {
   const { app, session, collector } = drive;
@@ -51,7 +59,13 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
     agent: app.rootAgent,
     sessionService: drive.sessions,
     memoryService: drive.memoryService,
-    plugins: [new LongRunningPausePlugin(), ...(drive.plugins ?? [])],
+    // A stored model turn whose tools' results are missing (its stopped predecessor was
+    // running them) can only be met by a segment going on without a new message.
+    plugins: [
+      new LongRunningPausePlugin(),
+      ...(drive.newMessage ? [] : [new StoredTurnReplay()]),
+      ...(drive.plugins ?? []),
+    ],
   });
   const events = drive.newMessage
     ? runner.runAsync({
@@ -63,7 +77,10 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
     : goOn(runner, app.rootAgent, session, drive.signal);
   try {
     for await (const event of events) {
-      for (const runEvent of collector.add(event, drive.denied)) drive.emit(runEvent);
+      const reported = collector.add(event, drive.denied);
+      // Not once the segment asked for a person: its pause stores everything with it.
+      if (collector.approvals.length === 0 && isToolCheckpoint(event)) await drive.checkpoint();
+      for (const runEvent of reported) drive.emit(runEvent);
       // The offline models answer synchronously: give I/O a turn so a streaming caller
       // flushes each event before the next.
       if (drive.streaming) await yieldToIo();

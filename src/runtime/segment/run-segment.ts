@@ -1,4 +1,4 @@
-import { createEvent } from '@google/adk';
+import { createEvent, type Session } from '@google/adk';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import {
@@ -20,6 +20,7 @@ import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { openToolCalls } from './open-tool-calls.js';
 import { approvedCalls, deniedCalls, type UserMessages } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
 import { SegmentSessions } from './segment-sessions.js';
@@ -89,33 +90,35 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
     if (!session) {
       throw sessionNotFound(sessionId);
     }
-    const sessions: SegmentSessions = new SegmentSessions(
-      session,
-      ctx.store.effects,
-      invocationId,
-      async () => {
-        // Not while an approved call still runs (a parallel branch can checkpoint
-        // meanwhile): past a checkpoint, a recovery takes every approved call as done.
-        if ([...approved].some((id) => !collector.hasAnswered(id))) return;
-        const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
-        const append = sessions.takeAppended();
-        try {
-          await ctx.store.checkpoint({ ...end, append, executedCallIds: collector.takeExecuted() });
-        } catch (error) {
-          stopCause = error;
-          throw error;
-        }
-      },
-    );
-    const closing = resumedFrom
-      ? undefined
-      : await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
-          ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
-        );
-    const closings = closing?.content
-      ? (answersByBranch(session.events, [closing.content], invocationId) ?? [closing])
-      : [];
-    for (const event of closings) await sessions.appendEvent({ session, event });
+    /** Stores what the segment appended so far; the segment keeps its session. */
+    const checkpoint = async () => {
+      // Not while an approved call still runs (a parallel branch can checkpoint
+      // meanwhile): past a checkpoint, a recovery takes every approved call as done.
+      if ([...approved].some((id) => !collector.hasAnswered(id))) return;
+      const append = sessions.takeAppended();
+      const executedCallIds = collector.takeExecuted();
+      if (append.events.length === 0 && executedCallIds.length === 0) return;
+      const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
+      try {
+        await ctx.store.checkpoint({ ...end, append, executedCallIds });
+      } catch (error) {
+        stopCause = error;
+        throw error;
+      }
+    };
+    const sessions = new SegmentSessions(session, ctx.store.effects, invocationId, checkpoint);
+    if (!start.messages) {
+      // Going on from a checkpoint: what earlier runs left open was answered before it.
+      await takeOverOpenCalls(ctx, session, invocationId);
+    } else if (!resumedFrom) {
+      const closing = await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
+        ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
+      );
+      const closings = closing?.content
+        ? (answersByBranch(session.events, [closing.content], invocationId) ?? [closing])
+        : [];
+      for (const event of closings) await sessions.appendEvent({ session, event });
+    }
     const startedMarks = new ApprovedCallsStarted(approved, async (callId) => {
       try {
         await ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId));
@@ -148,6 +151,7 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       // Each approved call is marked started just before its tool runs (see
       // ApprovedCallsStarted); a mark the store cannot take stops the segment.
       plugins: approved.size === 0 ? [] : [startedMarks],
+      checkpoint,
     });
     stopCause ??= sessions.storeFailure;
     append = sessions.takeAppended();
@@ -186,6 +190,23 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       throw outcomeUnknown(segment, error);
     }
     throw error;
+  }
+}
+
+/**
+ * A run going on from its last checkpoint runs again the tool calls its stopped segment
+ * left open, under the same call ids: a claim their `once()` left in the effect ledger
+ * without a result is released, so the effect runs again under the same key (a result
+ * stored is kept, and answers the call).
+ */
+async function takeOverOpenCalls(
+  ctx: RuntimeContext,
+  session: Session,
+  invocationId: string,
+): Promise<void> {
+  const open = openToolCalls(session.events.filter((e) => e.invocationId === invocationId));
+  for (const call of open) {
+    await ctx.store.effects.takeOver(toolCallEffectKey(session.id, call.id));
   }
 }
 

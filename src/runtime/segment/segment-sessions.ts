@@ -16,6 +16,7 @@ import { RUN_ID, type WithRunId } from '../../agents/workflows/agent-state.js';
 import type { EffectLedger } from '../../core/effect-ledger.js';
 import { isStoreAway } from '../../core/errors.js';
 import type { SessionAppend } from '../../store/store.js';
+import { isReplayedTurn } from './stored-turn-replay.js';
 
 /** What the response of a call waiting for confirmation says, until the real one replaces it. */
 export const AWAITING_CONFIRMATION = {
@@ -56,8 +57,8 @@ function withPendingResponses(event: Event): Event {
 /**
  * ADK's session service for one run segment. The Runner reads the session the
  * segment loaded and appends into the segment's own log: nothing appended here is
- * stored, or seen by anyone else, until the segment's end commits it, and a refused
- * end drops it with the segment. Sessions ADK makes for itself meanwhile (an
+ * stored, or seen by anyone else, until a checkpoint or the segment's end commits it,
+ * and a refused one drops it with the segment. Sessions ADK makes for itself meanwhile (an
  * AgentTool's inner run) live in a scratch service that ends with the segment.
  */
 export class SegmentSessions extends BaseSessionService implements WithEffectLedger {
@@ -149,11 +150,13 @@ export class SegmentSessions extends BaseSessionService implements WithEffectLed
 
   /**
    * Applies the event to the session (ADK's base does, and drops `temp:` keys) and logs
-   * it; refused once the store failed a tool's effect ledger.
+   * it; refused once the store failed a tool's effect ledger. A stored model turn given
+   * again (`StoredTurnReplay`) is in the session already.
    */
   override async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
     if (session !== this.session) return this.scratch.appendEvent({ session, event });
     if (this.storeFailure) throw this.storeFailure;
+    if (isReplayedTurn(event)) return event;
     if (event.partial) return this.log(event);
     const appended = await this.log(this.stamped(withPendingResponses(event)));
     const { agentState, endOfAgent } = appended.actions ?? {};
