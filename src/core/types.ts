@@ -73,6 +73,12 @@ export interface Pause {
    * answered with the run's state, never taken as a decision on the question asked anew.
    */
   supersededRequests?: string[];
+  /**
+   * The segment that waits in place for this pause's answers (a tool's
+   * `waitForApproval`), until when: a decision that settles the pause before then hands
+   * the session to that segment instead of starting a new one.
+   */
+  heldBy?: Lease;
   createdAt: number;
   expiresAt: number;
 }

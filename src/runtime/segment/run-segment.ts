@@ -1,5 +1,7 @@
 import { createEvent } from '@google/adk';
 import type { AgentApp } from '../../agents/agent-app.js';
+import type { ApprovalAnswer } from '../../agents/wait-for-approval.js';
+import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import {
   HoldpointError,
@@ -7,7 +9,7 @@ import {
   isStoreAway,
   sessionNotFound,
 } from '../../core/errors.js';
-import { settledDecisions } from '../../core/settlement.js';
+import { settledDecisions, settlingDecision } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
 import { inRunSpan } from '../../telemetry/run-span.js';
@@ -18,6 +20,8 @@ import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { type AskedAwait, answerEvent, LinearAwaits } from './linear-awaits.js';
+import { PauseHold } from './pause-hold.js';
 import { approvedCalls, deniedCalls, type UserMessages } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
 import { SegmentSessions } from './segment-sessions.js';
@@ -51,7 +55,81 @@ export function runSegment(ctx: RuntimeContext, start: SegmentStart): Promise<Ru
   return inRunSpan({ app: app.name, sessionId, invocationId }, () => runTracedSegment(ctx, start));
 }
 
-async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
+/**
+ * The segment's outcome as its caller gets it: its end, or the first pause it holds
+ * in place (a tool's `waitForApproval`), which the caller learns of as of any pause
+ * while the segment goes on waiting for the decision; what it does after that reaches
+ * whoever resumes the run (and every stream) through the relay.
+ */
+function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const answer = (outcome: RunOutcome) => {
+      answered = true;
+      resolve(outcome);
+    };
+    runWholeSegment(ctx, start, answer).then(answer, (error: unknown) => {
+      if (!answered) reject(error);
+      else ctx.log(start.sessionId, start.invocationId).warn({ err: error }, 'held run failed');
+    });
+  });
+}
+
+/**
+ * Keeps `lease` while the segment works; stops the segment (`stop`) if it is lost,
+ * unless the keeper was `retired` first (the segment stored a pause it holds in place,
+ * and a renewal still under way meets the paused session).
+ */
+function keepLease(
+  ctx: RuntimeContext,
+  start: SegmentStart,
+  lease: Lease,
+  stop: AbortController,
+  retired: WeakSet<LeaseKeeper>,
+): LeaseKeeper {
+  const keeper = new LeaseKeeper(ctx, start.sessionId, start.invocationId, lease);
+  keeper.signal.addEventListener(
+    'abort',
+    () => {
+      if (!retired.has(keeper)) stop.abort();
+    },
+    { once: true },
+  );
+  return keeper;
+}
+
+/**
+ * Until when the segment waits in place for the decision on the await just asked: the
+ * tool's approval timeout. Only a lone await is held (the model's only call, in no
+ * parallel branch, with nothing else asked): anything else stops the segment at once.
+ */
+function holdUntil(
+  ctx: RuntimeContext,
+  app: AgentApp,
+  collector: SegmentCollector,
+  asked: AskedAwait[],
+): number | undefined {
+  const [only] = asked;
+  if (asked.length !== 1 || !only?.alone || collector.approvals.length !== 1) return undefined;
+  return ctx.clock.now() + ctx.approvalPolicy(app.name, only.toolName).timeoutSeconds * 1000;
+}
+
+/** The answer a tool's await gets from the decision that settled it. */
+function heldAnswer(pause: Pause, approvalId: string): ApprovalAnswer {
+  const approval = pause.approvals.find((a) => a.approvalId === approvalId);
+  const decision = approval && settlingDecision(pause, approval);
+  const answer: ApprovalAnswer = { approved: decision?.approved === true };
+  if (decision?.reason !== undefined) answer.reason = decision.reason;
+  if (decision?.payload !== undefined) answer.payload = decision.payload;
+  if (decision) answer.decidedBy = decision.decidedBy;
+  return answer;
+}
+
+async function runWholeSegment(
+  ctx: RuntimeContext,
+  start: SegmentStart,
+  answer: (outcome: RunOutcome) => void,
+): Promise<RunOutcome> {
   const { app, sessionId, userId, invocationId, lease, resumedFrom } = start;
   const segment: EndingSegment = {
     app: app.name,
@@ -75,7 +153,16 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       decisions: settledDecisions(resumedFrom),
     });
   }
-  const keeper = new LeaseKeeper(ctx, sessionId, invocationId, lease);
+  /** Stops ADK: the lease was lost, or the segment left a tool waiting for a person. */
+  const stop = new AbortController();
+  const retired = new WeakSet<LeaseKeeper>();
+  let keeper = keepLease(ctx, start, lease, stop, retired);
+  /** A tool waits for a person: ADK is left behind, and nothing more it says is shown. */
+  let left = false;
+  const leave = () => {
+    left = true;
+    stop.abort();
+  };
   const collector = new SegmentCollector(app.hints);
   const approved = start.messages ? approvedCalls(resumedFrom) : new Set<string>();
   let append: SessionAppend = { events: [], state: {} };
@@ -94,6 +181,7 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
     if (!session) {
       throw sessionNotFound(sessionId);
     }
+    const awaits = new LinearAwaits(session);
     const sessions: SegmentSessions = new SegmentSessions(
       session,
       ctx.store.effects,
@@ -112,6 +200,7 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
         }
       },
     );
+    sessions[LINEAR_APPROVALS] = awaits;
     const closing = resumedFrom
       ? undefined
       : await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
@@ -123,18 +212,79 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       const event = createEvent({ invocationId, author: 'user', content });
       await sessions.appendEvent({ session, event });
     }
-    await driveSegment({
+    const drive = driveSegment({
       app,
       session,
       sessions,
       newMessage: messages.at(-1),
       denied: deniedCalls(resumedFrom),
-      signal: keeper.signal,
-      emit: segment.emit,
+      signal: stop.signal,
+      emit: (event) => {
+        if (!left) segment.emit(event);
+      },
       streaming: start.sink !== undefined,
       collector,
       memoryService: ctx.options.memoryService,
     });
+    for (;;) {
+      // ADK runs until it ends, or until a tool awaits a person with no answer stored.
+      const asked = await Promise.race([
+        drive.then(() => undefined),
+        awaits.whenAsked().then(() => awaits.takeAsked()),
+      ]);
+      if (!asked) break;
+      for (const { event } of asked) collector.add(await sessions.appendEvent({ session, event }));
+      const until = holdUntil(ctx, app, collector, asked);
+      if (until === undefined) {
+        // The tool call ends as a pause: entered again on resume, its answers replayed.
+        leave();
+        break;
+      }
+      // Hold the tool's await: store the pause first (the caller learns of it then),
+      // and go on in place if its decision comes before `until`.
+      keeper.stop();
+      retired.add(keeper);
+      const hold = await PauseHold.open(ctx, sessionId);
+      let paused: RunOutcome;
+      try {
+        stopCause ??= sessions.storeFailure;
+        if (stopCause) throw stopCause;
+        paused = await endSegment(ctx, segment, collector, sessions.takeAppended(), until);
+      } catch (error) {
+        leave();
+        await hold.close();
+        throw isStoreAway(error) ? outcomeUnknown(segment, error) : error;
+      }
+      answer(paused);
+      segment.emit = ctx.emitter(sessionId);
+      const settled = await hold.settle(ctx, sessionId, invocationId, lease.owner, until);
+      if (settled.state !== 'handed') {
+        // Nothing waits in memory: the stored pause is resumed as any other.
+        leave();
+        return paused;
+      }
+      keeper = keepLease(ctx, start, settled.lease, stop, retired);
+      collector.startOver();
+      segment.emit({ type: 'run-started', sessionId, invocationId, app: app.name, resumed: true });
+      segment.emit({
+        type: 'decided',
+        approvals: settled.pause.approvals,
+        decisions: settledDecisions(settled.pause),
+      });
+      const approvedNow = approvedCalls(settled.pause);
+      await Promise.all(
+        [...approvedNow].map((callId) =>
+          ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
+        ),
+      );
+      for (const callId of approvedNow) approved.add(callId);
+      for (const waiting of asked) {
+        const given = heldAnswer(settled.pause, waiting.approvalId);
+        const event = answerEvent(invocationId, waiting.approvalId, given);
+        await sessions.appendEvent({ session, event });
+        waiting.answer(given);
+      }
+    }
     stopCause ??= sessions.storeFailure;
     append = sessions.takeAppended();
   } catch (error) {

@@ -65,6 +65,16 @@ export class SegmentCollector {
 
   constructor(private readonly hints: ApprovalHints) {}
 
+  /**
+   * Forgets what was read before a pause the segment held in place and stored: what
+   * follows its decision is the run's next part, as a resumed segment's would be.
+   */
+  startOver(): void {
+    this.approvals.length = 0;
+    this.artifacts.length = 0;
+    this.texts.length = 0;
+  }
+
   /** Whether the tool call `id` got its response in this segment. */
   hasAnswered(id: string): boolean {
     return this.answered.has(id);

@@ -75,6 +75,7 @@ const pause: z.ZodType<Pause> = z.object({
   approvals: z.array(approval),
   decisions: z.array(decision),
   supersededRequests: z.array(z.string()).optional(),
+  heldBy: z.object({ owner: z.string(), until: z.number() }).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });

@@ -1,0 +1,214 @@
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveApp } from '../src/api/define-app.js';
+import { codeOf } from '../src/core/errors.test-support.js';
+import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
+import { MemoryStore } from '../src/store/memory/memory-store.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import { RedisStore } from '../src/store/redis/redis-store.js';
+import type { HoldpointStore } from '../src/store/store.js';
+import linearPayments, { counts } from './fixtures/apps/linear-payments.js';
+import { ann, as, bob } from './support/principals.js';
+import { runtimeOn } from './support/runtime-on.js';
+
+// Seed 001's decision, made durable: a tool awaits its approvals inline
+// (`await waitForApproval(toolContext, { hint, payload })`) and goes on in plain code.
+// While the process holds the call (the tool's approval timeout, 30 s by default) the
+// answer comes back to the tool's own await; past that, the stored pause is resumed as
+// any other and the tool is entered again, its earlier answers given back in order.
+const scratch = new RedisScratch();
+const opened: RedisStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+afterAll(() => scratch.cleanup());
+beforeEach(() => {
+  counts.entries.clear();
+  counts.payments.clear();
+});
+
+const stores: Record<string, () => HoldpointStore> = {
+  memory: () => new MemoryStore({ sessionTtlSeconds: 600 }),
+  redis: () => {
+    const store = new RedisStore({
+      url: TEST_REDIS_URL,
+      keyPrefix: scratch.prefix,
+      sessionTtlSeconds: 600,
+    });
+    opened.push(store);
+    return store;
+  },
+};
+
+const app = resolveApp(linearPayments, { model: 'rules' });
+/** The hold's end: the default approval timeout. */
+const HOLD_MS = 30_000;
+
+function pending(outcome: RunOutcome): PendingOutcome {
+  if (outcome.status !== 'pending_approval') {
+    throw new Error(`expected a pause, got ${JSON.stringify(outcome)}`);
+  }
+  return outcome;
+}
+
+/** How often tool bodies were entered, and payments made, in this process. */
+function totals() {
+  const sum = (map: Map<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
+  return { entries: sum(counts.entries), payments: sum(counts.payments) };
+}
+
+describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)', (kind) => {
+  let store: HoldpointStore;
+  let clock: ManualClock;
+  let runtime: HoldpointRuntime;
+  beforeEach(() => {
+    store = (stores[kind] as () => HoldpointStore)();
+    clock = new ManualClock();
+    runtime = runtimeOn(store, app, clock);
+  });
+
+  /** Lets the hold of `sessionId`'s pause end, and waits until it is released. */
+  async function outlastHold(sessionId: string): Promise<void> {
+    clock.advance(HOLD_MS);
+    await expect
+      .poll(async () => (await store.getSnapshot(sessionId))?.pause?.heldBy)
+      .toBe(undefined);
+  }
+
+  it('asks each await as a confirmation of the pause, stored before anyone sees it', async () => {
+    const paused = pending(await runtime.start({ query: 'pay 200 to Jiro' }, ann));
+    expect(paused.approvals).toEqual([
+      expect.objectContaining({
+        kind: 'confirmation',
+        toolName: 'transfer',
+        args: { amount: 200, recipient: 'Jiro' },
+        hint: 'Send 200 to Jiro?',
+        payload: { amount: 200 },
+      }),
+    ]);
+    const snapshot = await store.getSnapshot(paused.sessionId);
+    expect(snapshot?.meta.status).toBe('paused');
+    expect(snapshot?.pause).toMatchObject({ pauseId: paused.pauseId, status: 'pending' });
+    expect(snapshot?.pause?.heldBy?.until).toBe(clock.now() + HOLD_MS);
+    const view = await runtime.getSession(paused.sessionId, ann);
+    expect(view.pendingApprovals.map((a) => a.approvalId)).toEqual(
+      paused.approvals.map((a) => a.approvalId),
+    );
+  });
+
+  it('approves twice in place: the tool is entered once and pays once', async () => {
+    const first = pending(await runtime.start({ query: 'pay 200 to Jiro' }, ann));
+    const [approval] = first.approvals;
+    const second = pending(
+      await runtime.decideApproval(
+        { approvalId: approval?.approvalId ?? '', approved: true, payload: { amount: 150 } },
+        ann,
+      ),
+    );
+    expect(second).toMatchObject({
+      invocationId: first.invocationId,
+      approvals: [expect.objectContaining({ hint: 'Second sign-off: 200 to Jiro?' })],
+    });
+    expect(second.pauseId).not.toBe(first.pauseId);
+    const done = await runtime.resume(
+      { sessionId: first.sessionId, pauseId: second.pauseId, approved: true },
+      bob,
+    );
+    expect(done).toMatchObject({
+      status: 'completed',
+      invocationId: first.invocationId,
+      result:
+        'Result: {"status":"sent","amount":150,"recipient":"Jiro","approvedBy":["ann","bob"]}',
+    });
+    expect(totals()).toEqual({ entries: 1, payments: 1 });
+    const { entries } = await runtime.audit({ sessionId: first.sessionId }, bob);
+    expect(entries.map((e) => e.action)).toEqual([
+      'started',
+      'requested',
+      'decided',
+      'resumed',
+      'requested',
+      'decided',
+      'resumed',
+      'executed',
+      'completed',
+    ]);
+  });
+
+  it('hands a rejection and its reason to the tool, which goes on in plain code', async () => {
+    const first = pending(await runtime.start({ query: 'pay 200 to Jiro' }, ann));
+    const done = await runtime.resume(
+      { sessionId: first.sessionId, approved: false, reason: 'not this month' },
+      ann,
+    );
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: 'Result: {"status":"rejected","step":1,"reason":"not this month","by":"ann"}',
+    });
+    expect(totals()).toEqual({ entries: 1, payments: 0 });
+  });
+
+  it('decides a linear approval with the policy of every approval', async () => {
+    const first = pending(await runtime.start({ query: 'pay 200 to Jiro' }, ann));
+    expect(
+      await codeOf(runtime.resume({ sessionId: first.sessionId, approved: true }, as('eve'))),
+    ).toBe('FORBIDDEN');
+    expect(
+      pending(await runtime.resume({ sessionId: first.sessionId, approved: true }, ann)),
+    ).toBeTruthy();
+  });
+
+  it('past the hold, keeps the pause stored and enters the tool again on resume', async () => {
+    const first = pending(await runtime.start({ query: 'pay 200 to Jiro' }, ann));
+    await outlastHold(first.sessionId);
+    expect((await store.getSnapshot(first.sessionId))?.pause).toMatchObject({
+      pauseId: first.pauseId,
+      status: 'pending',
+    });
+    // Resumed as any pause: the tool is entered again, and asks its second question.
+    const second = pending(
+      await runtime.resume({ sessionId: first.sessionId, approved: true }, bob),
+    );
+    expect(second.approvals).toEqual([
+      expect.objectContaining({ hint: 'Second sign-off: 200 to Jiro?' }),
+    ]);
+    expect(totals()).toEqual({ entries: 2, payments: 0 });
+    await outlastHold(second.sessionId);
+    // Entered a third time: both earlier answers come back at once, in order.
+    const done = await runtime.resume({ sessionId: first.sessionId, approved: true }, ann);
+    expect(done).toMatchObject({
+      status: 'completed',
+      result:
+        'Result: {"status":"sent","amount":200,"recipient":"Jiro","approvedBy":["bob","ann"]}',
+    });
+    expect(totals()).toEqual({ entries: 3, payments: 1 });
+  });
+
+  it('rejects at the second await after a resume that replayed the first', async () => {
+    const first = pending(await runtime.start({ query: 'pay 5 to Ann' }, ann));
+    await outlastHold(first.sessionId);
+    pending(await runtime.resume({ sessionId: first.sessionId, approved: true }, ann));
+    const done = await runtime.resume(
+      { sessionId: first.sessionId, approved: false, reason: 'too late' },
+      bob,
+    );
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: 'Result: {"status":"rejected","step":2,"reason":"too late","by":"bob"}',
+    });
+    expect(totals()).toEqual({ entries: 2, payments: 0 });
+  });
+
+  it('fails the tool with its own error when it throws on a rejection (the ADR tool)', async () => {
+    const first = pending(await runtime.start({ query: 'send 200 to Jiro' }, ann));
+    const done = await runtime.resume(
+      { sessionId: first.sessionId, approved: false, reason: 'no' },
+      ann,
+    );
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: 'Result: {"error":"Error in tool \'send_money\': User denied the payment: no"}',
+    });
+  });
+});
