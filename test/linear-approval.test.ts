@@ -1,7 +1,10 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import type { UIMessage, UIMessageChunk } from 'ai';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolveApp } from '../src/api/define-app.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import { type RunningServer, startServer } from '../src/main/serve.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
@@ -9,8 +12,20 @@ import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.t
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import linearPayments, { counts } from './fixtures/apps/linear-payments.js';
+import { ChatSocketClient } from './support/chat-socket-client.js';
+import { exampleConfig } from './support/example-apps.js';
+import { JsonClient, signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { ann, as, bob } from './support/principals.js';
 import { runtimeOn } from './support/runtime-on.js';
+import {
+  finalMessage,
+  invalidChunks,
+  messageText,
+  postChat,
+  type ToolPart,
+  toolParts,
+  userMessage,
+} from './support/ui-stream.js';
 
 // Seed 001's decision, made durable: a tool awaits its approvals inline
 // (`await waitForApproval(toolContext, { hint, payload })`) and goes on in plain code.
@@ -210,5 +225,142 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
       status: 'completed',
       result: 'Result: {"error":"Error in tool \'send_money\': User denied the payment: no"}',
     });
+  });
+});
+
+describe('a tool that awaits inline, over the transports (one server)', () => {
+  const LINEAR_APP = fileURLToPath(new URL('./fixtures/apps/linear-payments.ts', import.meta.url));
+  let server: RunningServer;
+  let api: JsonClient;
+  beforeAll(async () => {
+    server = await startServer(exampleConfig('--app', LINEAR_APP));
+    api = new JsonClient(`http://127.0.0.1:${server.port}`);
+  });
+  afterAll(async () => server.close());
+
+  it('goes on in place over a WebSocket: one stream, one finish, one end', async () => {
+    const url = `ws://127.0.0.1:${server.port}/api/chat/ws`;
+    const [chatter, decider] = await Promise.all([
+      ChatSocketClient.connect(url, signedInAs('ws-ann')),
+      ChatSocketClient.connect(url, signedInAs('approver', TESTER_ROLES)),
+    ]);
+    const live: UIMessageChunk[] = [];
+    const turn = chatter.turn(
+      'r1',
+      {
+        id: 'linear-ws',
+        messages: [userMessage('pay 200 to Jiro')],
+        body: { app: 'linear-payments', userId: 'ws-ann' },
+      },
+      (chunk) => live.push(chunk),
+    );
+    const requests = () =>
+      live.filter((c) => c.type === 'tool-approval-request') as { approvalId: string }[];
+    await expect.poll(() => requests().length).toBe(1);
+    const first = await decider.decide({
+      approvalId: requests()[0]?.approvalId ?? '',
+      approved: true,
+    });
+    expect(first).toMatchObject({ type: 'decision-result', status: 'pending_approval' });
+    await expect.poll(() => requests().length).toBe(2);
+    const second = await decider.decide({
+      approvalId: requests()[1]?.approvalId ?? '',
+      approved: true,
+    });
+    expect(second).toMatchObject({ type: 'decision-result', status: 'completed' });
+    const { chunks, ended } = await turn;
+    expect(ended).toBe('end');
+    expect(await invalidChunks(chunks)).toEqual([]);
+    expect(chunks.filter((c) => c.type === 'start')).toHaveLength(1);
+    expect(chunks.filter((c) => c.type === 'finish')).toEqual([
+      expect.objectContaining({ finishReason: 'stop' }),
+    ]);
+    expect(chunks.filter((c) => c.type === 'tool-approval-response')).toHaveLength(2);
+    const message = await finalMessage(chunks);
+    expect(toolParts(message)).toEqual([
+      expect.objectContaining({
+        type: 'tool-transfer',
+        state: 'output-available',
+        output: {
+          status: 'sent',
+          amount: 200,
+          recipient: 'Jiro',
+          approvedBy: ['approver', 'approver'],
+        },
+      }),
+    ]);
+    expect(messageText(message)).toContain('"status":"sent"');
+    // Entered once: both answers came back to the tool's own awaits.
+    expect(totals()).toEqual({ entries: 1, payments: 1 });
+    chatter.close();
+    decider.close();
+  });
+
+  it('is decided over REST: POST /api/approvals/:id, then POST /api/agent/resume', async () => {
+    const started = await api.post('/api/agent/start', {
+      query: 'pay 70 to Ken',
+      app: 'linear-payments',
+      user_id: 'ann',
+    });
+    expect(started.body).toMatchObject({
+      status: 'pending_approval',
+      approvals: [expect.objectContaining({ kind: 'confirmation', hint: 'Send 70 to Ken?' })],
+    });
+    const approvalId = started.body.approvals[0].approval_id;
+    const second = await api.post(`/api/approvals/${approvalId}`, {
+      approved: true,
+      user_id: 'ann',
+    });
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({
+      status: 'pending_approval',
+      invocation_id: started.body.invocation_id,
+      approvals: [expect.objectContaining({ hint: 'Second sign-off: 70 to Ken?' })],
+    });
+    const done = await api.post('/api/agent/resume', {
+      session_id: started.body.session_id,
+      pause_id: second.body.pause_id,
+      approved: true,
+      user_id: 'ann',
+    });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      invocation_id: started.body.invocation_id,
+      result: 'Result: {"status":"sent","amount":70,"recipient":"Ken","approvedBy":["ann","ann"]}',
+    });
+    expect(totals()).toEqual({ entries: 1, payments: 1 });
+  });
+
+  it('is decided over SSE in two turns, each answer continuing the same run', async () => {
+    const chatUrl = `http://127.0.0.1:${server.port}/api/chat`;
+    const body = { id: 'linear-sse', app: 'linear-payments', userId: 'tester' };
+    const question = userMessage('send 9 to Mia');
+    const first = await postChat(chatUrl, { ...body, messages: [question] });
+    expect(first.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
+    const paused = await finalMessage(first.chunks);
+    const [part] = toolParts(paused);
+    expect(part).toMatchObject({ type: 'tool-send_money', state: 'approval-requested' });
+    const reply: UIMessage = {
+      ...paused,
+      parts: paused.parts.map((p) =>
+        (p as unknown as ToolPart).toolCallId === part?.toolCallId
+          ? ({
+              ...p,
+              state: 'approval-responded',
+              approval: { id: part?.approval?.id ?? '', approved: true },
+            } as typeof p)
+          : p,
+      ),
+    };
+    const second = await postChat(chatUrl, { ...body, messages: [question, reply] });
+    expect(await invalidChunks(second.chunks)).toEqual([]);
+    expect(second.chunks[0]).toEqual({ type: 'start', messageId: paused.id });
+    expect(second.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+    const done = await finalMessage(second.chunks, reply);
+    expect(toolParts(done)[0]).toMatchObject({
+      state: 'output-available',
+      output: { status: 'sent', amount: 9, recipient: 'Mia' },
+    });
+    expect(totals()).toEqual({ entries: 1, payments: 1 });
   });
 });

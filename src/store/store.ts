@@ -170,14 +170,15 @@ export interface HoldpointStore {
   ): Promise<DecideResult>;
   /**
    * What became of the pause the segment `owner` holds in place; at or past the hold's
-   * end, a pause still waiting is released (stored without `heldBy`), so that from then
-   * on a decision resumes it as any other.
+   * end, or with `release` (the process stops), a pause still waiting is released
+   * (stored without `heldBy`), so that from then on a decision resumes it as any other.
    */
   settleHold(
     sessionId: string,
     invocationId: string,
     owner: string,
     now: number,
+    release?: boolean,
   ): Promise<HoldState>;
   /**
    * Takes over an interrupted run (its lease lapsed) under `lease`, audited as

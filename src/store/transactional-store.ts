@@ -274,8 +274,11 @@ export abstract class TransactionalStore implements HoldpointStore {
     invocationId: string,
     owner: string,
     now: number,
+    release = false,
   ): Promise<HoldState> {
-    return this.transact(sessionId, (s) => settleHoldTransition(s, invocationId, owner, now));
+    return this.transact(sessionId, (s) =>
+      settleHoldTransition(s, invocationId, owner, now, release),
+    );
   }
 
   recoverRun(

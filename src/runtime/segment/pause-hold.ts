@@ -12,6 +12,9 @@ export function holdChannel(sessionId: string): string {
   return `hold:${sessionId}`;
 }
 
+/** How a hold ended: the pause handed to its segment, or released to wait stored. */
+type Settled = Exclude<HoldState, { state: 'waiting' }>;
+
 /**
  * A segment's wait, in place, for the decision on the pause it stored while a tool
  * awaits (`waitForApproval`). Opened before the pause is stored, so no wake-up is
@@ -22,6 +25,8 @@ export function holdChannel(sessionId: string): string {
 export class PauseHold {
   private wake?: () => void;
   private woken = false;
+  /** The process stops: the hold ends at once. */
+  private releasing = false;
 
   private constructor(private readonly unsubscribe: Unsubscribe) {}
 
@@ -42,17 +47,35 @@ export class PauseHold {
 
   /**
    * Waits until the pause was handed to `owner` (its decision arrived) or the hold
-   * ended at `until` (released, or cancelled or expired meanwhile). A store that does
-   * not answer ends the hold: a decision that handed the session over then leaves it
-   * to recovery once the lease lapses, as after a crash.
+   * ended at `until` (released, or cancelled or expired meanwhile), or at once when
+   * the process stops (`RuntimeContext.holds`). A store that does not answer ends the
+   * hold: a decision that handed the session over then leaves it to recovery once the
+   * lease lapses, as after a crash.
    */
-  async settle(
+  settle(
     ctx: RuntimeContext,
     sessionId: string,
     invocationId: string,
     owner: string,
     until: number,
-  ): Promise<Exclude<HoldState, { state: 'waiting' }>> {
+  ): Promise<Settled> {
+    const settled = this.waitAndSettle(ctx, sessionId, invocationId, owner, until);
+    const release = async () => {
+      this.releasing = true;
+      this.rouse();
+      await settled;
+    };
+    ctx.holds.add(release);
+    return settled.finally(() => ctx.holds.delete(release));
+  }
+
+  private async waitAndSettle(
+    ctx: RuntimeContext,
+    sessionId: string,
+    invocationId: string,
+    owner: string,
+    until: number,
+  ): Promise<Settled> {
     let cancelTimer: Cancel | undefined;
     try {
       for (;;) {
@@ -66,7 +89,14 @@ export class PauseHold {
           });
         });
         this.woken = false;
-        const state = await ctx.store.settleHold(sessionId, invocationId, owner, ctx.clock.now());
+        const now = ctx.clock.now();
+        const state = await ctx.store.settleHold(
+          sessionId,
+          invocationId,
+          owner,
+          now,
+          this.releasing,
+        );
         if (state.state !== 'waiting') return state;
       }
     } catch (error) {
