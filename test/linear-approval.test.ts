@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +19,7 @@ import { exampleConfig } from './support/example-apps.js';
 import { JsonClient, signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { ann, as, bob } from './support/principals.js';
 import { runtimeOn } from './support/runtime-on.js';
+import { ServerProcess } from './support/server-process.js';
 import {
   finalMessage,
   invalidChunks,
@@ -65,6 +68,11 @@ function pending(outcome: RunOutcome): PendingOutcome {
     throw new Error(`expected a pause, got ${JSON.stringify(outcome)}`);
   }
   return outcome;
+}
+
+/** A tool call's idempotency key, as `idempotencyKey(toolContext)` derives it. */
+function effectKey(sessionId: string, callId: string): string {
+  return `hp_${createHash('sha256').update(`${sessionId}\n${callId}`).digest('hex').slice(0, 40)}`;
 }
 
 /** How often tool bodies were entered, and payments made, in this process. */
@@ -362,5 +370,148 @@ describe('a tool that awaits inline, over the transports (one server)', () => {
       output: { status: 'sent', amount: 9, recipient: 'Mia' },
     });
     expect(totals()).toEqual({ entries: 1, payments: 1 });
+  });
+});
+
+describe('a tool that awaits inline, across instances (redis)', () => {
+  const twoInstances = () => {
+    const make = () => {
+      const store = new RedisStore({
+        url: TEST_REDIS_URL,
+        keyPrefix: scratch.prefix,
+        sessionTtlSeconds: 600,
+      });
+      opened.push(store);
+      return store;
+    };
+    const clock = new ManualClock();
+    return {
+      a: runtimeOn(make(), app, clock),
+      b: runtimeOn(make(), app, new ManualClock(clock.now())),
+    };
+  };
+
+  it('hands a decision made on another instance to the one holding the tool, in place', async () => {
+    const { a, b } = twoInstances();
+    const first = pending(await a.start({ query: 'pay 40 to Rin' }, ann));
+    // Decided on B: A's tool gets the answer at its own await; B answers with what A ran.
+    const second = pending(await b.resume({ sessionId: first.sessionId, approved: true }, bob));
+    expect(second.approvals).toEqual([
+      expect.objectContaining({ hint: 'Second sign-off: 40 to Rin?' }),
+    ]);
+    const done = await b.resume({ sessionId: first.sessionId, approved: true }, ann);
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: 'Result: {"status":"sent","amount":40,"recipient":"Rin","approvedBy":["bob","ann"]}',
+    });
+    expect(totals()).toEqual({ entries: 1, payments: 1 });
+  });
+
+  it('releases what a stopping instance holds: another resumes it, entering the tool again', async () => {
+    const { a, b } = twoInstances();
+    const first = pending(await a.start({ query: 'pay 41 to Rin' }, ann));
+    await a.close();
+    const second = pending(await b.resume({ sessionId: first.sessionId, approved: true }, bob));
+    expect(second.approvals[0]?.hint).toBe('Second sign-off: 41 to Rin?');
+    expect(totals()).toEqual({ entries: 2, payments: 0 });
+    const done = await b.resume({ sessionId: first.sessionId, approved: true }, ann);
+    expect(done).toMatchObject({ status: 'completed' });
+    expect(totals()).toEqual({ entries: 2, payments: 1 });
+  });
+});
+
+describe('a tool that awaits inline, across a server restart (processes on Redis)', () => {
+  const LINEAR_APP = fileURLToPath(new URL('./fixtures/apps/linear-payments.ts', import.meta.url));
+  const COUNT_KEY = `${scratch.prefix}:linear-effects`;
+  const servers: ServerProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.kill('SIGKILL')));
+  });
+  async function server(...args: string[]): Promise<ServerProcess> {
+    const started = await ServerProcess.start(
+      [
+        '--store',
+        'redis',
+        '--redis-url',
+        TEST_REDIS_URL,
+        '--redis-prefix',
+        scratch.prefix,
+        '--app',
+        LINEAR_APP,
+        ...args,
+      ],
+      { LINEAR_EFFECTS_KEY: COUNT_KEY, LINEAR_EFFECTS_REDIS_URL: TEST_REDIS_URL },
+    );
+    servers.push(started);
+    return started;
+  }
+  /** What the processes counted for `key`: the tool entered, and the payment made. */
+  async function counted(key: string) {
+    const [entries, payments] = await Promise.all([
+      scratch.redis.hget(`${COUNT_KEY}:entries`, key),
+      scratch.redis.hget(`${COUNT_KEY}:payments`, key),
+    ]);
+    return { entries: Number(entries ?? 0), payments: Number(payments ?? 0) };
+  }
+
+  it('approves once on one process and once on the next: the tool goes on, pays once', async () => {
+    const a = await server();
+    const started = await a.client.post('/api/agent/start', {
+      query: 'pay 300 to Jiro',
+      app: 'linear-payments',
+      user_id: 'ann',
+    });
+    expect(started.body).toMatchObject({ status: 'pending_approval' });
+    const [asked] = started.body.approvals;
+    const key = effectKey(started.body.session_id, asked.tool_call_id);
+    const second = await a.client.post(`/api/approvals/${asked.approval_id}`, {
+      approved: true,
+      user_id: 'ann',
+    });
+    expect(second.body).toMatchObject({
+      status: 'pending_approval',
+      approvals: [expect.objectContaining({ hint: 'Second sign-off: 300 to Jiro?' })],
+    });
+    expect(await counted(key)).toEqual({ entries: 1, payments: 0 });
+    // The process restarts while the tool waits at its second await.
+    await a.kill('SIGTERM');
+    const b = await server();
+    const done = await b.client.post('/api/agent/resume', {
+      session_id: started.body.session_id,
+      pause_id: second.body.pause_id,
+      approved: true,
+      user_id: 'bob',
+    });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      invocation_id: started.body.invocation_id,
+      result:
+        'Result: {"status":"sent","amount":300,"recipient":"Jiro","approvedBy":["ann","bob"]}',
+    });
+    // Entered again on B, the first answer given back at once; paid once.
+    expect(await counted(key)).toEqual({ entries: 2, payments: 1 });
+  });
+
+  it('keeps the pause stored once the in-process wait ends, and resumes it', async () => {
+    const a = await server('--approval-timeout', '1');
+    const started = await a.client.post('/api/agent/start', {
+      query: 'send 12 to Ken',
+      app: 'linear-payments',
+      user_id: 'ann',
+    });
+    const [asked] = started.body.approvals;
+    const key = effectKey(started.body.session_id, asked.tool_call_id);
+    await sleep(1_500);
+    const view = await a.client.get(`/api/sessions/${started.body.session_id}?user_id=ann`);
+    expect(view.body).toMatchObject({
+      status: 'paused',
+      pending_approvals: [expect.objectContaining({ approval_id: asked.approval_id })],
+    });
+    const done = await a.client.post(`/api/approvals/${asked.approval_id}`, {
+      approved: true,
+      user_id: 'ann',
+    });
+    expect(done.body).toMatchObject({ status: 'completed' });
+    expect(await counted(key)).toEqual({ entries: 2, payments: 1 });
   });
 });
