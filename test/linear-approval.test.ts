@@ -108,6 +108,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
         args: { amount: 200, recipient: 'Jiro' },
         hint: 'Send 200 to Jiro?',
         payload: { amount: 200 },
+        awaitIndex: 0,
       }),
     ]);
     const snapshot = await store.getSnapshot(paused.sessionId);
@@ -131,7 +132,9 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
     );
     expect(second).toMatchObject({
       invocationId: first.invocationId,
-      approvals: [expect.objectContaining({ hint: 'Second sign-off: 200 to Jiro?' })],
+      approvals: [
+        expect.objectContaining({ hint: 'Second sign-off: 200 to Jiro?', awaitIndex: 1 }),
+      ],
     });
     expect(second.pauseId).not.toBe(first.pauseId);
     const done = await runtime.resume(
@@ -489,6 +492,39 @@ describe('a tool that awaits inline, across a server restart (processes on Redis
         'Result: {"status":"sent","amount":300,"recipient":"Jiro","approvedBy":["ann","bob"]}',
     });
     // Entered again on B, the first answer given back at once; paid once.
+    expect(await counted(key)).toEqual({ entries: 2, payments: 1 });
+  });
+
+  it('recovers, for the decider, a run handed to a process killed while it held the tool', async () => {
+    const a = await server('--run-lease', '3');
+    const started = await a.client.post('/api/agent/start', {
+      query: 'pay 500 to Jiro',
+      app: 'linear-payments',
+      user_id: 'ann',
+    });
+    const [asked] = started.body.approvals;
+    const key = effectKey(started.body.session_id, asked.tool_call_id);
+    const second = await a.client.post(`/api/approvals/${asked.approval_id}`, {
+      approved: true,
+      user_id: 'ann',
+    });
+    expect(second.body).toMatchObject({ status: 'pending_approval' });
+    // Killed while it holds the second await: its hold is still stored, so the decision
+    // is handed to it; once the lease it was handed lapses, the decider recovers the run.
+    await a.kill('SIGKILL');
+    const b = await server('--run-lease', '3');
+    const done = await b.client.post('/api/agent/resume', {
+      session_id: started.body.session_id,
+      pause_id: second.body.pause_id,
+      approved: true,
+      user_id: 'bob',
+    });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      invocation_id: started.body.invocation_id,
+      result:
+        'Result: {"status":"sent","amount":500,"recipient":"Jiro","approvedBy":["ann","bob"]}',
+    });
     expect(await counted(key)).toEqual({ entries: 2, payments: 1 });
   });
 

@@ -16,6 +16,11 @@ export interface ApprovalRequest {
    * driving it died, and nothing recorded whether its effect happened.
    */
   mayHaveRun?: boolean;
+  /**
+   * For an approval a tool awaits inline (`waitForApproval`): which of the call's awaits
+   * it answers (0 for the first). Such a call is entered again on resume, not re-run.
+   */
+  awaitIndex?: number;
   /** Who may decide it, as the tool's policy said when it was asked (default: DEFAULT_APPROVERS). */
   approvers?: Approvers;
   createdAt: number;

@@ -1,5 +1,6 @@
 import type { Cancel } from '../../core/clock.js';
-import { type ErrorCode, HoldpointError } from '../../core/errors.js';
+import { type ErrorCode, HoldpointError, isHoldpointError } from '../../core/errors.js';
+import { SYSTEM } from '../../core/principal.js';
 import type { Unsubscribe } from '../../store/run-relay.js';
 import { isInterrupted } from '../../store/transitions.js';
 import { runState } from '../queries/run-state.js';
@@ -7,6 +8,7 @@ import type { RunEvent, RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { holdChannel } from '../segment/pause-hold.js';
+import { recoverRun } from './recover-run.js';
 
 /**
  * A decider's view of a run that a held segment goes on with (its decision was
@@ -62,8 +64,9 @@ export class HeldRunFollower {
 
   /**
    * Wakes the held segment, then waits for the outcome of what it runs. Should the
-   * segment stop without a word (its process died: the lease lapses), the run's
-   * state in the store answers instead.
+   * segment stop without a word (its process died: the lease it was handed lapses),
+   * the run is recovered here, on the decision's behalf, and its outcome answers; if
+   * someone else recovered it first, the run's state in the store answers.
    */
   async outcome(
     ctx: RuntimeContext,
@@ -74,25 +77,35 @@ export class HeldRunFollower {
     ctx.store.relay.publish(holdChannel(sessionId), { type: 'handed', invocationId });
     let cancel: Cancel | undefined;
     try {
-      const result = await new Promise<RunOutcome | HoldpointError | undefined>((resolve) => {
-        this.settle = resolve;
-        if (this.result) resolve(this.result);
-        cancel = ctx.clock.every(ctx.leaseMs, () => {
-          void ctx.store
-            .getSnapshot(sessionId)
-            .then((snapshot) => {
-              const meta = snapshot?.meta;
-              const holding =
-                meta?.status === 'running' &&
-                meta.invocationId === invocationId &&
-                meta.lease?.owner === owner &&
-                !isInterrupted(meta, ctx.clock.now());
-              if (!holding) resolve(undefined);
-            })
-            .catch(() => {});
-        });
-      });
+      const result = await new Promise<RunOutcome | HoldpointError | 'gone' | undefined>(
+        (resolve) => {
+          this.settle = resolve;
+          if (this.result) resolve(this.result);
+          cancel = ctx.clock.every(ctx.leaseMs, () => {
+            void ctx.store
+              .getSnapshot(sessionId)
+              .then((snapshot) => {
+                const meta = snapshot?.meta;
+                const ours = meta?.status === 'running' && meta.invocationId === invocationId;
+                if (ours && isInterrupted(meta, ctx.clock.now())) resolve('gone');
+                else if (!ours || meta.lease?.owner !== owner) resolve(undefined);
+              })
+              .catch(() => {});
+          });
+        },
+      );
       if (result instanceof HoldpointError) throw result;
+      if (result === 'gone') {
+        await this.stop();
+        return await recoverRun(ctx, { invocationId }, SYSTEM, this.sink).catch(
+          (error: unknown) => {
+            if (isHoldpointError(error, 'RUN_NOT_INTERRUPTED')) {
+              return runState(ctx, sessionId, invocationId);
+            }
+            throw error;
+          },
+        );
+      }
       return result ?? (await runState(ctx, sessionId, invocationId));
     } finally {
       cancel?.();

@@ -8,6 +8,7 @@ import type {
   LinearApprovals,
 } from '../../agents/wait-for-approval.js';
 import { HoldpointError } from '../../core/errors.js';
+import type { Pause } from '../../core/types.js';
 
 /** Where a confirmation request made by `waitForApproval` names its tool call and await. */
 export const AWAIT_METADATA = 'holdpointAwait';
@@ -34,7 +35,8 @@ export interface AskedAwait {
   answer(answer: ApprovalAnswer): void;
 }
 
-function awaitMark(event: Event): AwaitMark | undefined {
+/** Which tool call and await a confirmation request made by `waitForApproval` is for. */
+export function awaitMark(event: Event): AwaitMark | undefined {
   const mark = event.customMetadata?.[AWAIT_METADATA] as Partial<AwaitMark> | undefined;
   return typeof mark?.callId === 'string' && typeof mark.index === 'number'
     ? { callId: mark.callId, index: mark.index }
@@ -152,6 +154,17 @@ export class LinearAwaits implements LinearApprovals {
     this.asked = [];
     return asked;
   }
+}
+
+/**
+ * `pause` without the approvals that answer a tool's inline awaits: those calls are not
+ * "approved calls about to run" (marked started, asked about again after a crash), but
+ * tools entered again on resume, their effects in `once()`.
+ */
+export function withoutAwaits(pause: Pause | undefined): Pause | undefined {
+  return (
+    pause && { ...pause, approvals: pause.approvals.filter((a) => a.awaitIndex === undefined) }
+  );
 }
 
 /** The user's answer to an await's request, as the resume message of a pause carries it. */

@@ -20,7 +20,7 @@ import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { type AskedAwait, answerEvent, LinearAwaits } from './linear-awaits.js';
+import { type AskedAwait, answerEvent, LinearAwaits, withoutAwaits } from './linear-awaits.js';
 import { PauseHold } from './pause-hold.js';
 import { approvedCalls, deniedCalls, type UserMessages } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
@@ -165,6 +165,8 @@ async function runWholeSegment(
   };
   const collector = new SegmentCollector(app.hints);
   const approved = start.messages ? approvedCalls(resumedFrom) : new Set<string>();
+  // A tool that awaits inline was entered long before; it is entered again, not asked about.
+  const starting = start.messages ? approvedCalls(withoutAwaits(resumedFrom)) : new Set<string>();
   let append: SessionAppend = { events: [], state: {} };
   /** Why the segment stopped early: a checkpoint, or a tool's effect ledger, could not be stored. */
   let stopCause: unknown;
@@ -174,7 +176,7 @@ async function runWholeSegment(
     // may have had their effect.
     const [session] = await Promise.all([
       ctx.store.loadSession(sessionId, app.name, userId),
-      ...[...approved].map((callId) =>
+      ...[...starting].map((callId) =>
         ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
       ),
     ]);
@@ -271,13 +273,6 @@ async function runWholeSegment(
         approvals: settled.pause.approvals,
         decisions: settledDecisions(settled.pause),
       });
-      const approvedNow = approvedCalls(settled.pause);
-      await Promise.all(
-        [...approvedNow].map((callId) =>
-          ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId)),
-        ),
-      );
-      for (const callId of approvedNow) approved.add(callId);
       for (const waiting of asked) {
         const given = heldAnswer(settled.pause, waiting.approvalId);
         const event = answerEvent(invocationId, waiting.approvalId, given);

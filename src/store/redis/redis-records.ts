@@ -28,6 +28,7 @@ const approval: z.ZodType<ApprovalRequest> = z.object({
   hint: z.string(),
   payload: z.unknown().optional(),
   mayHaveRun: z.boolean().optional(),
+  awaitIndex: z.number().optional(),
   approvers: z
     .object({
       owner: z.boolean(),
