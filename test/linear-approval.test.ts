@@ -342,35 +342,41 @@ describe('a tool that awaits inline, over the transports (one server)', () => {
     expect(totals()).toEqual({ entries: 1, payments: 1 });
   });
 
-  it('is decided over SSE in two turns, each answer continuing the same run', async () => {
+  it('is decided over SSE, one turn per answer, each continuing the same run', async () => {
     const chatUrl = `http://127.0.0.1:${server.port}/api/chat`;
     const body = { id: 'linear-sse', app: 'linear-payments', userId: 'tester' };
-    const question = userMessage('send 9 to Mia');
+    const question = userMessage('pay 9 to Mia');
     const first = await postChat(chatUrl, { ...body, messages: [question] });
     expect(first.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
-    const paused = await finalMessage(first.chunks);
-    const [part] = toolParts(paused);
-    expect(part).toMatchObject({ type: 'tool-send_money', state: 'approval-requested' });
-    const reply: UIMessage = {
-      ...paused,
-      parts: paused.parts.map((p) =>
-        (p as unknown as ToolPart).toolCallId === part?.toolCallId
-          ? ({
-              ...p,
-              state: 'approval-responded',
-              approval: { id: part?.approval?.id ?? '', approved: true },
-            } as typeof p)
-          : p,
-      ),
-    };
-    const second = await postChat(chatUrl, { ...body, messages: [question, reply] });
-    expect(await invalidChunks(second.chunks)).toEqual([]);
-    expect(second.chunks[0]).toEqual({ type: 'start', messageId: paused.id });
-    expect(second.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
-    const done = await finalMessage(second.chunks, reply);
-    expect(toolParts(done)[0]).toMatchObject({
+    let message = await finalMessage(first.chunks);
+    // Each turn answers the approval the tool part waits on; the next turn goes on.
+    for (let turn = 0; turn < 2; turn++) {
+      const [part] = toolParts(message);
+      expect(part).toMatchObject({ type: 'tool-transfer', state: 'approval-requested' });
+      const reply: UIMessage = {
+        ...message,
+        parts: message.parts.map((p) =>
+          (p as unknown as ToolPart).toolCallId === part?.toolCallId
+            ? ({
+                ...p,
+                state: 'approval-responded',
+                approval: { id: part?.approval?.id ?? '', approved: true },
+              } as typeof p)
+            : p,
+        ),
+      };
+      const next = await postChat(chatUrl, { ...body, messages: [question, reply] });
+      expect(await invalidChunks(next.chunks)).toEqual([]);
+      expect(next.chunks[0]).toEqual({ type: 'start', messageId: message.id });
+      expect(next.chunks.at(-1)).toMatchObject({
+        type: 'finish',
+        finishReason: turn === 0 ? 'tool-calls' : 'stop',
+      });
+      message = await finalMessage(next.chunks, reply);
+    }
+    expect(toolParts(message)[0]).toMatchObject({
       state: 'output-available',
-      output: { status: 'sent', amount: 9, recipient: 'Mia' },
+      output: { status: 'sent', amount: 9, recipient: 'Mia', approvedBy: ['tester', 'tester'] },
     });
     expect(totals()).toEqual({ entries: 1, payments: 1 });
   });
