@@ -3,11 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHoldpoint } from '../src/api/create-holdpoint.js';
 import { resolveApp } from '../src/api/define-app.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import type { RunEvent } from '../src/runtime/run-event.js';
 import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
@@ -236,6 +238,42 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
       status: 'completed',
       result: 'Result: {"error":"Error in tool \'send_money\': User denied the payment: no"}',
     });
+  });
+});
+
+describe('a tool that awaits inline, through the public API in process', () => {
+  it('holdpoint.decide and holdpoint.resume go on in place; onEvent follows the run', async () => {
+    const holdpoint = createHoldpoint({ apps: [linearPayments], sweepIntervalSeconds: false });
+    try {
+      const first = pending(await holdpoint.start({ query: 'pay 8 to Ada', userId: 'ann' }));
+      const events: RunEvent[] = [];
+      const second = pending(
+        await holdpoint.decide(
+          { approvalId: first.approvals[0]?.approvalId ?? '', approved: true, decidedBy: 'ann' },
+          (event) => events.push(event),
+        ),
+      );
+      // What the decider's sink got: the run going on, its second question, its pause.
+      expect(events.map((e) => e.type)).toEqual([
+        'run-started',
+        'decided',
+        'approval-requested',
+        'outcome',
+      ]);
+      const done = await holdpoint.resume({
+        sessionId: first.sessionId,
+        pauseId: second.pauseId,
+        approved: true,
+        decidedBy: { id: 'ops', roles: ['admin'] },
+      });
+      expect(done).toMatchObject({
+        status: 'completed',
+        result: 'Result: {"status":"sent","amount":8,"recipient":"Ada","approvedBy":["ann","ops"]}',
+      });
+      expect(totals()).toEqual({ entries: 1, payments: 1 });
+    } finally {
+      await holdpoint.close();
+    }
   });
 });
 
