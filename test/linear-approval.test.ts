@@ -1,8 +1,20 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { FunctionTool, LlmAgent } from '@google/adk';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  functionResponsesOf,
+  lastContent,
+  textReply,
+  toolCall,
+} from '../examples/shared/llm-history.js';
+import type { AgentApp } from '../src/agents/agent-app.js';
+import { RulesModel } from '../src/agents/rules-model.js';
+import { waitForApproval } from '../src/agents/wait-for-approval.js';
+import { SequentialAgent } from '../src/agents/workflows/sequential-agent.js';
 import { createHoldpoint } from '../src/api/create-holdpoint.js';
 import { resolveApp } from '../src/api/define-app.js';
 import { codeOf } from '../src/core/errors.test-support.js';
@@ -238,6 +250,82 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
       status: 'completed',
       result: 'Result: {"error":"Error in tool \'send_money\': User denied the payment: no"}',
     });
+  });
+});
+
+/** A sequence: `pay` (a tool that awaits twice) then `notify`, which says what was paid. */
+function payThenNotify(ran: string[]): AgentApp {
+  const pay = new FunctionTool({
+    name: 'pay_step',
+    description: 'Pays after two approvals.',
+    parameters: z.object({}),
+    execute: async (_args, toolContext) => {
+      ran.push('pay entered');
+      const first = await waitForApproval(toolContext, { hint: 'Pay?' });
+      const second = first.approved ? await waitForApproval(toolContext, { hint: 'Sure?' }) : first;
+      return { paid: first.approved && second.approved };
+    },
+  });
+  const payModel = new RulesModel('pay', (request) => {
+    const response = functionResponsesOf(lastContent(request))[0];
+    return response
+      ? textReply(`paid: ${JSON.stringify(response.response)}`)
+      : toolCall('pay_step', {});
+  });
+  const notifyModel = new RulesModel('notify', () => {
+    ran.push('notify');
+    return textReply('notified');
+  });
+  return {
+    name: 'pay-then-notify',
+    label: 'pay-then-notify',
+    description: '',
+    examples: [],
+    rootAgent: new SequentialAgent({
+      name: 'flow',
+      subAgents: [
+        new LlmAgent({ name: 'payer', model: payModel, instruction: 'Pay.', tools: [pay] }),
+        new LlmAgent({ name: 'notifier', model: notifyModel, instruction: 'Notify.' }),
+      ],
+    }),
+    hints: {},
+    approvalPolicies: {},
+  };
+}
+
+describe.each(Object.keys(stores))('a tool that awaits inline in a workflow step (%s)', (kind) => {
+  it.each([
+    ['in place', false],
+    ['entered again after the hold', true],
+  ])('%s: the next step runs only after both answers', async (_label, outlast) => {
+    const store = (stores[kind] as () => HoldpointStore)();
+    const clock = new ManualClock();
+    const ran: string[] = [];
+    const runtime = runtimeOn(store, payThenNotify(ran), clock);
+    const first = pending(await runtime.start({ query: 'go' }, ann));
+    const outlastHold = async () => {
+      if (!outlast) return;
+      clock.advance(HOLD_MS);
+      await expect
+        .poll(async () => (await store.getSnapshot(first.sessionId))?.pause?.heldBy)
+        .toBe(undefined);
+    };
+    await outlastHold();
+    expect(ran).toEqual(['pay entered']);
+    const second = pending(
+      await runtime.resume({ sessionId: first.sessionId, approved: true }, ann),
+    );
+    expect(second.approvals[0]?.hint).toBe('Sure?');
+    expect(ran).not.toContain('notify');
+    await outlastHold();
+    const done = await runtime.resume({ sessionId: first.sessionId, approved: true }, ann);
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: expect.stringContaining('notified'),
+    });
+    expect(ran).toEqual(
+      outlast ? ['pay entered', 'pay entered', 'pay entered', 'notify'] : ['pay entered', 'notify'],
+    );
   });
 });
 
