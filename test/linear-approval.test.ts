@@ -17,6 +17,7 @@ import { waitForApproval } from '../src/agents/wait-for-approval.js';
 import { SequentialAgent } from '../src/agents/workflows/sequential-agent.js';
 import { createHoldpoint } from '../src/api/create-holdpoint.js';
 import { resolveApp } from '../src/api/define-app.js';
+import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
@@ -34,6 +35,7 @@ import { JsonClient, signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { ann, as, bob } from './support/principals.js';
 import { runtimeOn } from './support/runtime-on.js';
 import { ServerProcess } from './support/server-process.js';
+import { storeWith } from './support/store-with.js';
 import {
   finalMessage,
   invalidChunks,
@@ -239,6 +241,27 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
     });
     expect(totals()).toEqual({ entries: 2, payments: 0 });
   });
+
+  it.each([
+    ['STORE_UNAVAILABLE', 'OUTCOME_UNKNOWN'],
+    ['LEASE_LOST', 'LEASE_LOST'],
+  ] as const)(
+    'when the held pause cannot be stored (%s): %s, told once, no request shown',
+    async (refusal, code) => {
+      const failing = storeWith(store, 'savePause', () => async () => {
+        throw new HoldpointError(refusal, 'savePause refused');
+      });
+      const shown: RunEvent[] = [];
+      const broken = runtimeOn(failing, app, clock);
+      const error = await broken
+        .start({ query: 'pay 1 to Ann' }, ann, (event) => shown.push(event))
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code });
+      expect(shown.map((e) => e.type)).not.toContain('approval-requested');
+      expect(shown.filter((e) => e.type === 'failed')).toHaveLength(1);
+      expect(totals()).toEqual({ entries: 1, payments: 0 });
+    },
+  );
 
   it('fails the tool with its own error when it throws on a rejection (the ADR tool)', async () => {
     const first = pending(await runtime.start({ query: 'send 200 to Jiro' }, ann));

@@ -170,6 +170,8 @@ async function runWholeSegment(
   let append: SessionAppend = { events: [], state: {} };
   /** Why the segment stopped early: a checkpoint, or a tool's effect ledger, could not be stored. */
   let stopCause: unknown;
+  /** Why the pause of an await held in place could not be stored. */
+  let holdFailure: { error: unknown } | undefined;
   try {
     // ADK runs approved calls first thing: marked started before the segment drives
     // anything (beside the session's load), a run recovered after a crash knows they
@@ -236,26 +238,33 @@ async function runWholeSegment(
       ]);
       if (!asked) break;
       for (const { event } of asked) collector.add(await sessions.appendEvent({ session, event }));
-      const until = holdUntil(ctx, app, collector, asked);
+      stopCause ??= sessions.storeFailure;
+      const until = stopCause ? undefined : holdUntil(ctx, app, collector, asked);
       if (until === undefined) {
-        // The tool call ends as a pause: entered again on resume, its answers replayed.
+        // The tool call ends as a pause (entered again on resume, its answers replayed),
+        // or the segment stops as below.
         leave();
         break;
       }
       // Hold the tool's await: store the pause first (the caller learns of it then),
       // and go on in place if its decision comes before `until`.
+      const hold = await PauseHold.open(ctx, sessionId).catch(() => undefined);
+      if (!hold) {
+        // Nothing could wake it: the tool call ends as a pause, as above.
+        leave();
+        break;
+      }
       keeper.stop();
       retired.add(keeper);
-      const hold = await PauseHold.open(ctx, sessionId);
       let paused: RunOutcome;
       try {
-        stopCause ??= sessions.storeFailure;
-        if (stopCause) throw stopCause;
         paused = await endSegment(ctx, segment, collector, sessions.takeAppended(), until);
       } catch (error) {
+        // endSegment told the streams; the caller gets the error as of any segment's end.
         leave();
         await hold.close();
-        throw isStoreAway(error) ? outcomeUnknown(segment, error) : error;
+        holdFailure = { error };
+        break;
       }
       answer(paused);
       segment.emit = ctx.emitter(sessionId);
@@ -290,6 +299,10 @@ async function runWholeSegment(
     collector.error = error instanceof Error ? error.message : String(error);
   } finally {
     keeper.stop();
+  }
+  if (holdFailure) {
+    const { error } = holdFailure;
+    throw isStoreAway(error) ? outcomeUnknown(segment, error) : error;
   }
   // A segment that could not keep its lease (the store stopped answering), or could not
   // store a checkpoint or a tool's effect, stops: what was stored stays, the rest is
