@@ -164,6 +164,12 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
         'Result: {"status":"sent","amount":150,"recipient":"Jiro","approvedBy":["ann","bob"]}',
     });
     expect(totals()).toEqual({ entries: 1, payments: 1 });
+    // A client that reloads sees one call, its two questions and answers, one result.
+    const history = await runtime.history(first.sessionId, ann);
+    const shown = history.turns.flatMap((turn) => turn.events.map((e) => e.type));
+    expect(shown.filter((type) => type === 'tool-call')).toHaveLength(1);
+    expect(shown.filter((type) => type === 'approval-requested')).toHaveLength(2);
+    expect(shown.filter((type) => type === 'tool-result')).toHaveLength(1);
     const { entries } = await runtime.audit({ sessionId: first.sessionId }, bob);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
