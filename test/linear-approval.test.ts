@@ -656,6 +656,52 @@ describe('a tool that awaits inline, across a server restart (processes on Redis
     expect(await counted(key)).toEqual({ entries: 2, payments: 1 });
   });
 
+  it('goes on in place on the WebSocket of one process, decided on another', async () => {
+    const [a, b] = await Promise.all([server(), server()]);
+    const chatter = await ChatSocketClient.connect(
+      `ws://127.0.0.1:${a.port}/api/chat/ws`,
+      signedInAs('ws-ann'),
+    );
+    const live: UIMessageChunk[] = [];
+    const turn = chatter.turn(
+      'r1',
+      {
+        id: 'linear-ws-two',
+        messages: [userMessage('pay 60 to Jiro')],
+        body: { app: 'linear-payments', userId: 'ws-ann' },
+      },
+      (chunk) => live.push(chunk),
+    );
+    const requests = () =>
+      live.filter((c) => c.type === 'tool-approval-request') as { approvalId: string }[];
+    const approver = new JsonClient(b.url, { user: 'maria', roles: ['admin'] });
+    await expect.poll(() => requests().length, { timeout: 10_000 }).toBe(1);
+    const first = await approver.post(`/api/approvals/${requests()[0]?.approvalId}`, {
+      approved: true,
+    });
+    expect(first.body).toMatchObject({ status: 'pending_approval' });
+    await expect.poll(() => requests().length, { timeout: 10_000 }).toBe(2);
+    const second = await approver.post(`/api/approvals/${requests()[1]?.approvalId}`, {
+      approved: true,
+    });
+    expect(second.body).toMatchObject({ status: 'completed' });
+    const { chunks, ended } = await turn;
+    expect(ended).toBe('end');
+    expect(await invalidChunks(chunks)).toEqual([]);
+    expect(chunks.filter((c) => c.type === 'finish')).toEqual([
+      expect.objectContaining({ finishReason: 'stop' }),
+    ]);
+    const [part] = toolParts(await finalMessage(chunks));
+    expect(part).toMatchObject({ state: 'output-available', output: { status: 'sent' } });
+    const key = effectKey(
+      (second.body as { session_id: string }).session_id,
+      part?.toolCallId ?? '',
+    );
+    // Entered once, on A: both answers came back to its awaits from B's decisions.
+    expect(await counted(key)).toEqual({ entries: 1, payments: 1 });
+    chatter.close();
+  });
+
   it('recovers, for the decider, a run handed to a process killed while it held the tool', async () => {
     const a = await server('--run-lease', '3');
     const started = await a.client.post('/api/agent/start', {
