@@ -237,15 +237,25 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
     const first = pending(await runtime.start({ query: 'pay 5 to Ann' }, ann));
     await outlastHold(first.sessionId);
     pending(await runtime.resume({ sessionId: first.sessionId, approved: true }, ann));
+    await outlastHold(first.sessionId);
+    const shown: RunEvent[] = [];
     const done = await runtime.resume(
       { sessionId: first.sessionId, approved: false, reason: 'too late' },
       bob,
+      (event) => shown.push(event),
     );
+    // The tool ran on the rejection: its result is shown as its own, not as a denial.
+    expect(shown.map((e) => e.type)).toContain('tool-result');
+    expect(shown.map((e) => e.type)).not.toContain('tool-denied');
+    const history = await runtime.history(first.sessionId, ann);
+    const reloaded = history.turns.flatMap((turn) => turn.events.map((e) => e.type));
+    expect(reloaded).toContain('tool-result');
+    expect(reloaded).not.toContain('tool-denied');
     expect(done).toMatchObject({
       status: 'completed',
       result: 'Result: {"status":"rejected","step":2,"reason":"too late","by":"bob"}',
     });
-    expect(totals()).toEqual({ entries: 2, payments: 0 });
+    expect(totals()).toEqual({ entries: 3, payments: 0 });
   });
 
   it.each([
@@ -460,6 +470,49 @@ describe('a tool that awaits inline, over the transports (one server)', () => {
     expect(totals()).toEqual({ entries: 1, payments: 1 });
     chatter.close();
     decider.close();
+  });
+
+  it("denies a wait past the tool's timeout (policy deny): the tool gets it, one stream", async () => {
+    const strict = await startServer(
+      exampleConfig(
+        '--app',
+        LINEAR_APP,
+        '--approval-timeout',
+        '1',
+        '--approval-timeout-policy',
+        'deny',
+      ),
+    );
+    try {
+      const chatter = await ChatSocketClient.connect(
+        `ws://127.0.0.1:${strict.port}/api/chat/ws`,
+        signedInAs('ws-ann'),
+      );
+      const { chunks, ended } = await chatter.turn('r1', {
+        id: 'linear-ws-timeout',
+        messages: [userMessage('pay 7 to Jiro')],
+        body: { app: 'linear-payments', userId: 'ws-ann' },
+      });
+      expect(ended).toBe('end');
+      expect(chunks.filter((c) => c.type === 'finish')).toEqual([
+        expect.objectContaining({ finishReason: 'stop' }),
+      ]);
+      expect(chunks).toContainEqual(
+        expect.objectContaining({
+          type: 'tool-approval-response',
+          approved: false,
+          reason: 'timed out',
+        }),
+      );
+      const [part] = toolParts(await finalMessage(chunks));
+      expect(part).toMatchObject({
+        state: 'output-available',
+        output: { status: 'rejected', step: 1, reason: 'timed out', by: 'system' },
+      });
+      chatter.close();
+    } finally {
+      await strict.close();
+    }
   });
 
   it('is decided over REST: POST /api/approvals/:id, then POST /api/agent/resume', async () => {

@@ -221,7 +221,8 @@ async function runWholeSegment(
       session,
       sessions,
       newMessage: messages.at(-1),
-      denied: deniedCalls(resumedFrom),
+      // A tool that awaits inline ran on a rejection: its result is its own, not a denial.
+      denied: deniedCalls(withoutAwaits(resumedFrom)),
       signal: stop.signal,
       emit: (event) => {
         if (!left) segment.emit(event);
