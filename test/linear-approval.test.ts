@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { FunctionTool, LlmAgent } from '@google/adk';
 import type { UIMessage, UIMessageChunk } from 'ai';
@@ -790,6 +789,7 @@ describe('a tool that awaits inline, across a server restart (processes on Redis
 
   it('keeps the pause stored once the in-process wait ends, and resumes it', async () => {
     const a = await server('--approval-timeout', '1');
+    const released = a.waitForOutput('held pause released');
     const started = await a.client.post('/api/agent/start', {
       query: 'send 12 to Ken',
       app: 'linear-payments',
@@ -797,7 +797,7 @@ describe('a tool that awaits inline, across a server restart (processes on Redis
     });
     const [asked] = started.body.approvals;
     const key = effectKey(started.body.session_id, asked.tool_call_id);
-    await sleep(1_500);
+    await released;
     const view = await a.client.get(`/api/sessions/${started.body.session_id}?user_id=ann`);
     expect(view.body).toMatchObject({
       status: 'paused',

@@ -273,6 +273,7 @@ async function runWholeSegment(
       if (settled.state !== 'handed') {
         // Nothing waits in memory: the stored pause is resumed as any other.
         leave();
+        ctx.log(sessionId, invocationId).info('held pause released');
         return paused;
       }
       keeper = keepLease(ctx, start, settled.lease, stop, retired);
