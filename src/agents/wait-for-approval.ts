@@ -69,7 +69,8 @@ const awaitsMade = new WeakMap<Context, number>();
  * is entered again from the start and every earlier `waitForApproval` returns its
  * stored answer at once, in order. Code before an answer may therefore run again:
  * wrap effects in `once()`, and keep the questions the same for the same arguments.
- * Do not catch what this throws or swallow a promise that never settles.
+ * When the call is not held, the promise never settles (the tool is left behind and
+ * entered again on resume): do not race it against a timer of the tool's own.
  */
 export async function waitForApproval(
   toolContext: Context | undefined,
