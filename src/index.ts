@@ -7,6 +7,11 @@ export type { ApprovalHint, ApprovalPolicy } from './agents/agent-app.js';
 export { RulesModel } from './agents/rules-model.js';
 export { idempotencyKey, once } from './agents/tool-effects.js';
 export {
+  type ApprovalAnswer,
+  type ApprovalQuestion,
+  waitForApproval,
+} from './agents/wait-for-approval.js';
+export {
   agentStateEvent,
   endOfAgentEvent,
   isAgentEnded,

@@ -63,6 +63,7 @@ const PROGRAMS = [
   'run-my-model.ts',
   'traces.ts',
   'sign-in.ts',
+  'wait-for-approval.ts',
 ];
 /** Fixtures that are servers: each listens on PORT and answers a payment with a pause. */
 const SERVERS = ['hono-server.ts', 'node-server.ts', 'express-server.ts'];

@@ -1,4 +1,5 @@
-import { BasePlugin, type BaseTool, type Context } from '@google/adk';
+import type { BaseTool, Context } from '@google/adk';
+import { HoldpointPlugin } from './holdpoint-plugin.js';
 
 /**
  * Ends the agent's turn at a long-running tool's own result (`{status: 'pending'}`
@@ -10,7 +11,7 @@ import { BasePlugin, type BaseTool, type Context } from '@google/adk';
  * tool and for every agent that handed over to it). A long-running tool that returns
  * nothing makes no response event, and ADK already ends the turn at its call.
  */
-export class LongRunningPausePlugin extends BasePlugin {
+export class LongRunningPausePlugin extends HoldpointPlugin {
   constructor() {
     super('holdpoint-long-running-pause');
   }

@@ -16,6 +16,11 @@ export interface ApprovalRequest {
    * driving it died, and nothing recorded whether its effect happened.
    */
   mayHaveRun?: boolean;
+  /**
+   * For an approval a tool awaits inline (`waitForApproval`): which of the call's awaits
+   * it answers (0 for the first). Such a call is entered again on resume, not re-run.
+   */
+  awaitIndex?: number;
   /** Who may decide it, as the tool's policy said when it was asked (default: DEFAULT_APPROVERS). */
   approvers?: Approvers;
   createdAt: number;
@@ -73,6 +78,12 @@ export interface Pause {
    * answered with the run's state, never taken as a decision on the question asked anew.
    */
   supersededRequests?: string[];
+  /**
+   * The segment that waits in place for this pause's answers (a tool's
+   * `waitForApproval`), until when: a decision that settles the pause before then hands
+   * the session to that segment instead of starting a new one.
+   */
+  heldBy?: Lease;
   createdAt: number;
   expiresAt: number;
 }

@@ -306,8 +306,12 @@ export class HoldpointRuntime {
     }
   }
 
-  /** Releases the store. */
-  close(): Promise<void> {
-    return this.ctx.store.close();
+  /**
+   * Releases the pauses this process holds in place (a decision then resumes them on
+   * any instance), then the store.
+   */
+  async close(): Promise<void> {
+    await Promise.all([...this.ctx.holds].map((release) => release()));
+    await this.ctx.store.close();
   }
 }

@@ -49,6 +49,11 @@ export class RuntimeContext {
   readonly leaseMs: number;
   readonly pauseTtlMs: number;
   readonly retentionMs: number;
+  /**
+   * Pauses this process holds in place (`waitForApproval`): each entry ends its hold at
+   * once, releasing the pause to be resumed anywhere, for a process that stops.
+   */
+  readonly holds = new Set<() => Promise<void>>();
   private readonly shapes = new WeakMap<object, AppShape>();
 
   constructor(readonly options: RuntimeOptions) {

@@ -39,11 +39,23 @@ export interface DecideResult {
   pause: Pause;
   /**
    * `claimed`: every approval is decided and this caller's lease holds the session.
+   * `handed`: every approval is decided and the segment that holds the pause in place
+   * (`Pause.heldBy`) now holds the session, under the caller's lease's end; it goes on.
    * `recorded`: the same request (by `requestId`) recorded these decisions before;
    * nothing was written now.
    */
-  outcome: 'pending' | 'claimed' | 'recorded';
+  outcome: 'pending' | 'claimed' | 'handed' | 'recorded';
 }
+
+/**
+ * What became of a pause a segment holds in place: `handed` to it (decided; the
+ * session is the segment's under `lease`), still `waiting` for people, or `released`
+ * (its hold ended, or the pause was decided without it, cancelled or expired).
+ */
+export type HoldState =
+  | { state: 'handed'; pause: Pause; lease: Lease }
+  | { state: 'waiting' }
+  | { state: 'released' };
 
 /** How a run ended, written atomically with the session going idle. */
 export interface RunEnding {
@@ -156,6 +168,18 @@ export interface HoldpointStore {
     lease: Lease,
     by: Principal,
   ): Promise<DecideResult>;
+  /**
+   * What became of the pause the segment `owner` holds in place; at or past the hold's
+   * end, or with `release` (the process stops), a pause still waiting is released
+   * (stored without `heldBy`), so that from then on a decision resumes it as any other.
+   */
+  settleHold(
+    sessionId: string,
+    invocationId: string,
+    owner: string,
+    now: number,
+    release?: boolean,
+  ): Promise<HoldState>;
   /**
    * Takes over an interrupted run (its lease lapsed) under `lease`, audited as
    * `recovered` by `actor`; returns the session as it now stands. RUN_NOT_INTERRUPTED

@@ -17,6 +17,7 @@ import type {
   DecideResult,
   DecisionBatch,
   HoldpointStore,
+  HoldState,
   NewSession,
   Page,
   PageCursor,
@@ -38,6 +39,7 @@ import {
   renewLeaseTransition,
   type SessionWrites,
   savePauseTransition,
+  settleHoldTransition,
   type Transition,
 } from './transitions.js';
 import type { UserMemories } from './user-memories.js';
@@ -265,6 +267,18 @@ export abstract class TransactionalStore implements HoldpointStore {
     by: Principal,
   ): Promise<DecideResult> {
     return this.transact(sessionId, (s) => decideTransition(s, batch, now, lease, by));
+  }
+
+  settleHold(
+    sessionId: string,
+    invocationId: string,
+    owner: string,
+    now: number,
+    release = false,
+  ): Promise<HoldState> {
+    return this.transact(sessionId, (s) =>
+      settleHoldTransition(s, invocationId, owner, now, release),
+    );
   }
 
   recoverRun(

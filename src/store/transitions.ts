@@ -18,6 +18,7 @@ import { decisionConflict } from './check-decisions.js';
 import type {
   DecideResult,
   DecisionBatch,
+  HoldState,
   NewSession,
   RunEnding,
   SegmentEnd,
@@ -440,15 +441,19 @@ export function decideTransition(
   const complete = pause.approvals.every((a) =>
     settlingDecision({ ...pause, decisions: allDecisions }, a),
   );
+  // A segment holding the pause in place (`waitForApproval`) goes on itself.
+  const holder = complete && pause.heldBy && now < pause.heldBy.until ? pause.heldBy : undefined;
+  const { heldBy: _held, ...unheld } = pause;
   const next: Pause = {
-    ...pause,
+    ...(complete ? unheld : pause),
     decisions: allDecisions,
     status: complete ? 'resuming' : 'pending',
   };
+  const claimed = holder ? { owner: holder.owner, until: lease.until } : lease;
   return {
     writes: {
       meta: complete
-        ? touch(snapshot.meta, { status: 'running', lease }, now)
+        ? touch(snapshot.meta, { status: 'running', lease: claimed }, now)
         : touch(snapshot.meta, {}, now),
       pauses: [next],
       runs:
@@ -457,7 +462,39 @@ export function decideTransition(
           : undefined,
       audit: complete ? [...decided, resumedAudit(pause, decisions, now)] : decided,
     },
-    value: { pause: next, outcome: complete ? 'claimed' : 'pending' },
+    value: { pause: next, outcome: complete ? (holder ? 'handed' : 'claimed') : 'pending' },
+  };
+}
+
+/**
+ * What became of the pause that the segment `owner` holds in place: handed to it by the
+ * decision that settled it, still waiting, or released. At or past the hold's end (at
+ * once with `release`: its process stops) a waiting pause is stored without its holder,
+ * in a commit a racing decision must read:
+ * it then resumes the run as for any pause, and never hands it to a segment that left.
+ */
+export function settleHoldTransition(
+  snapshot: SessionSnapshot,
+  invocationId: string,
+  owner: string,
+  now: number,
+  release = false,
+): Transition<HoldState> {
+  const { meta, pause } = snapshot;
+  if (pause?.invocationId !== invocationId || meta.invocationId !== invocationId) {
+    return { value: { state: 'released' } };
+  }
+  if (pause.status === 'resuming' && meta.status === 'running' && meta.lease?.owner === owner) {
+    return { value: { state: 'handed', pause, lease: meta.lease } };
+  }
+  if (pause.status !== 'pending' || pause.heldBy?.owner !== owner) {
+    return { value: { state: 'released' } };
+  }
+  if (now < pause.heldBy.until && !release) return { value: { state: 'waiting' } };
+  const { heldBy: _held, ...released } = pause;
+  return {
+    writes: { meta: touch(meta, {}, now), pauses: [released], audit: [] },
+    value: { state: 'released' },
   };
 }
 

@@ -50,7 +50,13 @@ async function approvedCallsLeft(
     const effect = await ctx.store.effects.inspect(key);
     const idempotent = app.idempotentTools?.has(approval.toolName) ?? false;
     if (effect.state === 'claimed') left.claimed.push(key);
-    else if (effect.started && effect.state === 'none' && !idempotent) {
+    // A tool that awaits inline is entered again (its effects in `once()`), never asked about.
+    else if (
+      effect.started &&
+      effect.state === 'none' &&
+      !idempotent &&
+      approval.awaitIndex === undefined
+    ) {
       left.uncertain.add(approval.approvalId);
     }
   }

@@ -14,8 +14,10 @@ import {
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { holdChannel } from '../segment/pause-hold.js';
 import { resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
+import { HeldRunFollower } from './follow-held-run.js';
 
 /**
  * Records decisions on a session's pause. The one caller whose decision completes
@@ -45,11 +47,24 @@ export async function resumeRun(
     ? { decisions: decisions.map((d) => ({ ...d, ...base })), pauseId }
     : { all: { approved: approved as boolean, reason, ...base }, pauseId };
   const lease = ctx.newLease(now);
+  // A segment waits in place for this pause (a tool's `waitForApproval`): the decision
+  // that settles it hands the run to that segment, whose events are then followed here.
+  const follower = snapshot.pause?.heldBy
+    ? await HeldRunFollower.listen(ctx, sessionId, sink)
+    : undefined;
   const { outcome, pause } = await ctx.store
     .decide(sessionId, batch, now, lease, by)
-    .catch((error: unknown) => {
+    .catch(async (error: unknown) => {
+      await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);
     });
+  if (outcome === 'handed') {
+    const owner = snapshot.pause?.heldBy?.owner ?? '';
+    if (follower) return follower.outcome(ctx, sessionId, pause.invocationId, owner);
+    ctx.store.relay.publish(holdChannel(sessionId), { type: 'handed' });
+    return runState(ctx, sessionId, pause.invocationId);
+  }
+  await follower?.stop();
   if (outcome === 'recorded') return runState(ctx, sessionId, pause.invocationId);
   ctx
     .log(sessionId, pause.invocationId)

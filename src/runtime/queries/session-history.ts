@@ -84,7 +84,8 @@ function answers(
       const approval = confirmations.get(response.id);
       if (!approval) continue;
       const approved = answer.confirmed === true;
-      if (!approved) denied.add(approval.toolCallId);
+      // A tool that awaits inline (`awaitIndex`) runs on a rejection: its result is its own.
+      if (!approved && approval.awaitIndex === undefined) denied.add(approval.toolCallId);
       out.push({
         type: 'decided',
         approvals: [approval],

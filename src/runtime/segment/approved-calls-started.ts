@@ -1,4 +1,5 @@
-import { BasePlugin, type Context } from '@google/adk';
+import type { Context } from '@google/adk';
+import { HoldpointPlugin } from '../../agents/holdpoint-plugin.js';
 
 /**
  * Marks an approved tool call started in the effect ledger the moment ADK is about to
@@ -7,7 +8,7 @@ import { BasePlugin, type Context } from '@google/adk';
  * that cannot be stored stops the call (`mark` throws, and ADK's run with it): the
  * tool never runs unmarked.
  */
-export class ApprovedCallsStarted extends BasePlugin {
+export class ApprovedCallsStarted extends HoldpointPlugin {
   constructor(
     private readonly approved: ReadonlySet<string>,
     private readonly mark: (callId: string) => Promise<void>,
@@ -24,14 +25,4 @@ export class ApprovedCallsStarted extends BasePlugin {
     if (callId !== undefined && this.approved.has(callId)) await this.mark(callId);
     return undefined;
   }
-
-  // ADK calls every plugin's hooks; its base versions of the experimental ones warn
-  // once a process that they may change. This plugin uses none of them.
-  override async beforeToolSelection(): Promise<undefined> {
-    return undefined;
-  }
-
-  override async beforeContextCompaction(): Promise<void> {}
-
-  override async afterContextCompaction(): Promise<void> {}
 }

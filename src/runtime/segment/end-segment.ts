@@ -34,13 +34,15 @@ function endAudit(segment: EndingSegment, action: 'completed' | 'failed', at: nu
  * Stores how a segment ended — a pause, the run's completion, or its failure —
  * with everything it appended, and only then tells the caller and the streams.
  * A segment whose lease was lost is refused (LEASE_LOST) and what it appended is
- * dropped with it.
+ * dropped with it. With `holdUntil`, the segment waits in place for the pause's
+ * decision until then (a tool's `waitForApproval`): the pause records it as its holder.
  */
 export async function endSegment(
   ctx: RuntimeContext,
   segment: EndingSegment,
   collector: SegmentCollector,
   append: SessionAppend,
+  holdUntil?: number,
 ): Promise<RunOutcome> {
   const now = ctx.clock.now();
   const end: SegmentEnd = {
@@ -58,7 +60,7 @@ export async function endSegment(
       const why = `The agent asked for ${asked} approvals at once; at most ${LIMITS.approvalsPerPause} are allowed.`;
       return await failRun(ctx, segment, end, why, 'TOO_MANY_APPROVALS');
     }
-    if (asked > 0) return await pauseRun(ctx, segment, end, collector);
+    if (asked > 0) return await pauseRun(ctx, segment, end, collector, holdUntil);
     return await completeRun(ctx, segment, end, collector);
   } catch (error) {
     failed(segment, error);
@@ -105,6 +107,7 @@ async function pauseRun(
   segment: EndingSegment,
   end: SegmentEnd,
   collector: SegmentCollector,
+  holdUntil: number | undefined,
 ): Promise<RunOutcome> {
   const expiresAt = end.now + ctx.pauseTtlMs;
   const pause: Pause = {
@@ -121,6 +124,9 @@ async function pauseRun(
       expiresAt,
     })),
     decisions: [],
+    ...(holdUntil === undefined
+      ? {}
+      : { heldBy: { owner: segment.lease.owner, until: holdUntil } }),
     createdAt: end.now,
     expiresAt,
   };

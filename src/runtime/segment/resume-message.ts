@@ -11,13 +11,12 @@ export type UserMessages = [Content, ...Content[]];
 function answerPart(approval: ApprovalRequest, decision: Decision | undefined): Part {
   const approved = decision?.approved === true;
   if (approval.kind === 'confirmation') {
-    return {
-      functionResponse: {
-        id: approval.approvalId,
-        name: CONFIRMATION_CALL,
-        response: { confirmed: approved, payload: decision?.payload },
-      },
-    };
+    // ADK reads `confirmed` and `payload`; who decided and why are for a tool's
+    // `waitForApproval`, which reads its earlier answers from these messages.
+    const response: Record<string, unknown> = { confirmed: approved, payload: decision?.payload };
+    if (decision?.reason !== undefined) response.reason = decision.reason;
+    if (decision) response.decidedBy = decision.decidedBy;
+    return { functionResponse: { id: approval.approvalId, name: CONFIRMATION_CALL, response } };
   }
   const value = decision?.payload;
   const response: Record<string, unknown> = approved

@@ -1,5 +1,7 @@
 import { createEvent, type Session } from '@google/adk';
 import type { AgentApp } from '../../agents/agent-app.js';
+import type { ApprovalAnswer } from '../../agents/wait-for-approval.js';
+import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import {
   HoldpointError,
@@ -7,7 +9,7 @@ import {
   isStoreAway,
   sessionNotFound,
 } from '../../core/errors.js';
-import { settledDecisions } from '../../core/settlement.js';
+import { settledDecisions, settlingDecision } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
 import { inRunSpan } from '../../telemetry/run-span.js';
@@ -20,7 +22,9 @@ import { closingEvent } from './closing-event.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { type AskedAwait, answerEvent, LinearAwaits, withoutAwaits } from './linear-awaits.js';
 import { openToolCalls } from './open-tool-calls.js';
+import { PauseHold } from './pause-hold.js';
 import { approvedCalls, deniedCalls, type UserMessages } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
 import { SegmentSessions } from './segment-sessions.js';
@@ -55,7 +59,81 @@ export function runSegment(ctx: RuntimeContext, start: SegmentStart): Promise<Ru
   return inRunSpan({ app: app.name, sessionId, invocationId }, () => runTracedSegment(ctx, start));
 }
 
-async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
+/**
+ * The segment's outcome as its caller gets it: its end, or the first pause it holds
+ * in place (a tool's `waitForApproval`), which the caller learns of as of any pause
+ * while the segment goes on waiting for the decision; what it does after that reaches
+ * whoever resumes the run (and every stream) through the relay.
+ */
+function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const answer = (outcome: RunOutcome) => {
+      answered = true;
+      resolve(outcome);
+    };
+    runWholeSegment(ctx, start, answer).then(answer, (error: unknown) => {
+      if (!answered) reject(error);
+      else ctx.log(start.sessionId, start.invocationId).warn({ err: error }, 'held run failed');
+    });
+  });
+}
+
+/**
+ * Keeps `lease` while the segment works; stops the segment (`stop`) if it is lost,
+ * unless the keeper was `retired` first (the segment stored a pause it holds in place,
+ * and a renewal still under way meets the paused session).
+ */
+function keepLease(
+  ctx: RuntimeContext,
+  start: SegmentStart,
+  lease: Lease,
+  stop: AbortController,
+  retired: WeakSet<LeaseKeeper>,
+): LeaseKeeper {
+  const keeper = new LeaseKeeper(ctx, start.sessionId, start.invocationId, lease);
+  keeper.signal.addEventListener(
+    'abort',
+    () => {
+      if (!retired.has(keeper)) stop.abort();
+    },
+    { once: true },
+  );
+  return keeper;
+}
+
+/**
+ * Until when the segment waits in place for the decision on the await just asked: the
+ * tool's approval timeout. Only a lone await is held (the model's only call, in no
+ * parallel branch, with nothing else asked): anything else stops the segment at once.
+ */
+function holdUntil(
+  ctx: RuntimeContext,
+  app: AgentApp,
+  collector: SegmentCollector,
+  asked: AskedAwait[],
+): number | undefined {
+  const [only] = asked;
+  if (asked.length !== 1 || !only?.alone || collector.approvals.length !== 1) return undefined;
+  return ctx.clock.now() + ctx.approvalPolicy(app.name, only.toolName).timeoutSeconds * 1000;
+}
+
+/** The answer a tool's await gets from the decision that settled it. */
+function heldAnswer(pause: Pause, approvalId: string): ApprovalAnswer {
+  const approval = pause.approvals.find((a) => a.approvalId === approvalId);
+  const decision = approval && settlingDecision(pause, approval);
+  const answer: ApprovalAnswer = { approved: decision?.approved === true };
+  if (decision?.reason !== undefined) answer.reason = decision.reason;
+  if (decision?.payload !== undefined) answer.payload = decision.payload;
+  if (decision) answer.decidedBy = decision.decidedBy;
+  return answer;
+}
+
+async function runWholeSegment(
+  ctx: RuntimeContext,
+  start: SegmentStart,
+  answer: (outcome: RunOutcome) => void,
+): Promise<RunOutcome> {
   const { app, sessionId, userId, invocationId, lease, resumedFrom } = start;
   const segment: EndingSegment = {
     app: app.name,
@@ -79,17 +157,31 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       decisions: settledDecisions(resumedFrom),
     });
   }
-  const keeper = new LeaseKeeper(ctx, sessionId, invocationId, lease);
+  /** Stops ADK: the lease was lost, or the segment left a tool waiting for a person. */
+  const stop = new AbortController();
+  const retired = new WeakSet<LeaseKeeper>();
+  let keeper = keepLease(ctx, start, lease, stop, retired);
+  /** A tool waits for a person: ADK is left behind, and nothing more it says is shown. */
+  let left = false;
+  const leave = () => {
+    left = true;
+    stop.abort();
+  };
   const collector = new SegmentCollector(app.hints);
   const approved = start.messages ? approvedCalls(resumedFrom) : new Set<string>();
+  // A tool that awaits inline was entered long before; it is entered again, not asked about.
+  const starting = start.messages ? approvedCalls(withoutAwaits(resumedFrom)) : new Set<string>();
   let append: SessionAppend = { events: [], state: {} };
   /** Why the segment stopped early: a checkpoint, or a tool's effect ledger, could not be stored. */
   let stopCause: unknown;
+  /** Why the pause of an await held in place could not be stored. */
+  let holdFailure: { error: unknown } | undefined;
   try {
     const session = await ctx.store.loadSession(sessionId, app.name, userId);
     if (!session) {
       throw sessionNotFound(sessionId);
     }
+    const awaits = new LinearAwaits(session);
     /** Stores what the segment appended so far; the segment keeps its session. */
     const checkpoint = async () => {
       // Not while an approved call still runs (a parallel branch can checkpoint
@@ -107,6 +199,7 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
       }
     };
     const sessions = new SegmentSessions(session, ctx.store.effects, invocationId, checkpoint);
+    sessions[LINEAR_APPROVALS] = awaits;
     if (!start.messages) {
       // Going on from a checkpoint: what earlier runs left open was answered before it.
       await takeOverOpenCalls(ctx, session, invocationId);
@@ -119,7 +212,8 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
         : [];
       for (const event of closings) await sessions.appendEvent({ session, event });
     }
-    const startedMarks = new ApprovedCallsStarted(approved, async (callId) => {
+    // A tool that awaits inline is entered again, not asked about: it is not marked started.
+    const startedMarks = new ApprovedCallsStarted(starting, async (callId) => {
       try {
         await ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId));
       } catch (error) {
@@ -137,22 +231,85 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
         .slice(0, -1)
         .map((content) => createEvent({ invocationId, author: 'user', content }));
     for (const event of stored) await sessions.appendEvent({ session, event });
-    await driveSegment({
+    const drive = driveSegment({
       app,
       session,
       sessions,
       newMessage: branched ? undefined : messages.at(-1),
-      denied: deniedCalls(resumedFrom),
-      signal: keeper.signal,
-      emit: segment.emit,
+      // A tool that awaits inline ran on a rejection: its result is its own, not a denial.
+      denied: deniedCalls(withoutAwaits(resumedFrom)),
+      signal: stop.signal,
+      emit: (event) => {
+        if (!left) segment.emit(event);
+      },
       streaming: start.sink !== undefined,
       collector,
       memoryService: ctx.options.memoryService,
       // Each approved call is marked started just before its tool runs (see
       // ApprovedCallsStarted); a mark the store cannot take stops the segment.
-      plugins: approved.size === 0 ? [] : [startedMarks],
+      plugins: starting.size === 0 ? [] : [startedMarks],
       checkpoint,
     });
+    for (;;) {
+      // ADK runs until it ends, or until a tool awaits a person with no answer stored.
+      const asked = await Promise.race([
+        drive.then(() => undefined),
+        awaits.whenAsked().then(() => awaits.takeAsked()),
+      ]);
+      if (!asked) break;
+      for (const { event } of asked) collector.add(await sessions.appendEvent({ session, event }));
+      stopCause ??= sessions.storeFailure;
+      const until = stopCause ? undefined : holdUntil(ctx, app, collector, asked);
+      if (until === undefined) {
+        // The tool call ends as a pause (entered again on resume, its answers replayed),
+        // or the segment stops as below.
+        leave();
+        break;
+      }
+      // Hold the tool's await: store the pause first (the caller learns of it then),
+      // and go on in place if its decision comes before `until`.
+      const hold = await PauseHold.open(ctx, sessionId).catch(() => undefined);
+      if (!hold) {
+        // Nothing could wake it: the tool call ends as a pause, as above.
+        leave();
+        break;
+      }
+      keeper.stop();
+      retired.add(keeper);
+      let paused: RunOutcome;
+      try {
+        paused = await endSegment(ctx, segment, collector, sessions.takeAppended(), until);
+      } catch (error) {
+        // endSegment told the streams; the caller gets the error as of any segment's end.
+        leave();
+        await hold.close();
+        holdFailure = { error };
+        break;
+      }
+      answer(paused);
+      segment.emit = ctx.emitter(sessionId);
+      const settled = await hold.settle(ctx, sessionId, invocationId, lease.owner, until);
+      if (settled.state !== 'handed') {
+        // Nothing waits in memory: the stored pause is resumed as any other.
+        leave();
+        ctx.log(sessionId, invocationId).info('held pause released');
+        return paused;
+      }
+      keeper = keepLease(ctx, start, settled.lease, stop, retired);
+      collector.startOver();
+      segment.emit({ type: 'run-started', sessionId, invocationId, app: app.name, resumed: true });
+      segment.emit({
+        type: 'decided',
+        approvals: settled.pause.approvals,
+        decisions: settledDecisions(settled.pause),
+      });
+      for (const waiting of asked) {
+        const given = heldAnswer(settled.pause, waiting.approvalId);
+        const event = answerEvent(invocationId, waiting.approvalId, given);
+        await sessions.appendEvent({ session, event });
+        waiting.answer(given);
+      }
+    }
     stopCause ??= sessions.storeFailure;
     append = sessions.takeAppended();
   } catch (error) {
@@ -163,6 +320,10 @@ async function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promi
     collector.error = error instanceof Error ? error.message : String(error);
   } finally {
     keeper.stop();
+  }
+  if (holdFailure) {
+    const { error } = holdFailure;
+    throw isStoreAway(error) ? outcomeUnknown(segment, error) : error;
   }
   // A segment that could not keep its lease (the store stopped answering), or could not
   // store a checkpoint or a tool's effect, stops: what was stored stays, the rest is

@@ -5,6 +5,7 @@ import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { LIMITS } from '../../core/limits.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
+import { awaitMark } from './linear-awaits.js';
 
 /** ADK's own plumbing tools: not shown to people as tool calls. */
 const INTERNAL_TOOLS = new Set(['transfer_to_agent']);
@@ -65,6 +66,16 @@ export class SegmentCollector {
 
   constructor(private readonly hints: ApprovalHints) {}
 
+  /**
+   * Forgets what was read before a pause the segment held in place and stored: what
+   * follows its decision is the run's next part, as a resumed segment's would be.
+   */
+  startOver(): void {
+    this.approvals.length = 0;
+    this.artifacts.length = 0;
+    this.texts.length = 0;
+  }
+
   /** Whether the tool call `id` got its response in this segment. */
   hasAnswered(id: string): boolean {
     return this.answered.has(id);
@@ -90,7 +101,7 @@ export class SegmentCollector {
     for (const [index, part] of (event.content?.parts ?? []).entries()) {
       const call = part.functionCall;
       if (call?.id && call.name) {
-        this.addCall(call, longRunning);
+        this.addCall(call, longRunning, awaitMark(event)?.index);
         if (call.name !== CONFIRMATION_CALL && !INTERNAL_TOOLS.has(call.name)) {
           out.push({
             type: 'tool-call',
@@ -137,7 +148,7 @@ export class SegmentCollector {
     return [{ type: 'tool-result', toolCallId: id, toolName: name, output: response }];
   }
 
-  private addCall(call: FunctionCall, longRunning: Set<string>): void {
+  private addCall(call: FunctionCall, longRunning: Set<string>, awaitIndex?: number): void {
     if (!call.id) return;
     if (call.name === CONFIRMATION_CALL) {
       const original = pinnedCall(call);
@@ -154,6 +165,7 @@ export class SegmentCollector {
           this.appHint(original.name, original.args) ??
           `Run ${original.name}?`,
         payload: confirmation.payload,
+        ...(awaitIndex === undefined ? {} : { awaitIndex }),
       });
     } else if (longRunning.has(call.id) && call.name) {
       const args = call.args ?? {};

@@ -12,6 +12,11 @@ import {
 } from '@google/adk';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { EFFECT_LEDGER, type WithEffectLedger } from '../../agents/tool-effects.js';
+import {
+  LINEAR_APPROVALS,
+  type LinearApprovals,
+  type WithLinearApprovals,
+} from '../../agents/wait-for-approval.js';
 import { RUN_ID, type WithRunId } from '../../agents/workflows/agent-state.js';
 import type { EffectLedger } from '../../core/effect-ledger.js';
 import { isStoreAway } from '../../core/errors.js';
@@ -61,12 +66,17 @@ function withPendingResponses(event: Event): Event {
  * and a refused one drops it with the segment. Sessions ADK makes for itself meanwhile (an
  * AgentTool's inner run) live in a scratch service that ends with the segment.
  */
-export class SegmentSessions extends BaseSessionService implements WithEffectLedger {
+export class SegmentSessions
+  extends BaseSessionService
+  implements WithEffectLedger, WithLinearApprovals
+{
   private readonly events: Event[] = [];
   private readonly changedKeys = new Set<string>();
   private readonly scratch = new InMemorySessionService();
   /** What `once(toolContext, effect)` finds from inside a tool of this segment. */
   readonly [EFFECT_LEDGER]: EffectLedger;
+  /** What `waitForApproval(toolContext, …)` finds from inside a tool of this segment. */
+  [LINEAR_APPROVALS]?: LinearApprovals;
   /** Why the store failed a tool's effect ledger: the segment stops at its next event. */
   storeFailure: unknown;
 

@@ -1,11 +1,11 @@
 import {
-  BasePlugin,
   type Context,
   type Event,
   getFunctionCalls,
   type InvocationContext,
   type LlmResponse,
 } from '@google/adk';
+import { HoldpointPlugin } from '../../agents/holdpoint-plugin.js';
 import { runEvents } from '../../agents/workflows/agent-state.js';
 import { answeredCallIds, toolCallsOf } from './open-tool-calls.js';
 
@@ -43,7 +43,7 @@ export function isReplayedTurn(event: Event): boolean {
  * just made them. The event ADK makes of it is marked (`isReplayedTurn`): the segment
  * does not store it twice.
  */
-export class StoredTurnReplay extends BasePlugin {
+export class StoredTurnReplay extends HoldpointPlugin {
   constructor() {
     super('holdpoint-stored-turn-replay');
   }

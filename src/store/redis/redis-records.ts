@@ -28,6 +28,7 @@ const approval: z.ZodType<ApprovalRequest> = z.object({
   hint: z.string(),
   payload: z.unknown().optional(),
   mayHaveRun: z.boolean().optional(),
+  awaitIndex: z.number().optional(),
   approvers: z
     .object({
       owner: z.boolean(),
@@ -75,6 +76,7 @@ const pause: z.ZodType<Pause> = z.object({
   approvals: z.array(approval),
   decisions: z.array(decision),
   supersededRequests: z.array(z.string()).optional(),
+  heldBy: z.object({ owner: z.string(), until: z.number() }).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
