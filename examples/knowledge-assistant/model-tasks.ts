@@ -2,7 +2,7 @@ import type { BaseLlm } from '@google/adk';
 import { z } from 'zod';
 import { askModel } from './ask-model.js';
 import type { Domain, DomainDraft } from './domains.js';
-import { type Fact, MAX_FACT_CHARS, MAX_FACTS_PER_DOMAIN, type Relevance } from './relevance.js';
+import { addFacts, type Fact, MAX_FACTS_PER_DOMAIN, type Relevance } from './relevance.js';
 
 /**
  * Seed 003's three model tasks (prettify a draft, rate a text's relevance to a domain,
@@ -123,14 +123,7 @@ export async function factsWithModel(
       signal,
     );
     const found = answer.facts.map((f) => f.fact.trim()).filter(Boolean);
-    for (const fact of found.slice(0, MAX_FACTS_PER_DOMAIN)) {
-      facts.push({
-        fact_id: `f${facts.length + 1}`,
-        domain_id: domain.domain_id,
-        domain_name: domain.name,
-        fact: fact.slice(0, MAX_FACT_CHARS),
-      });
-    }
+    addFacts(facts, domain, found);
   }
   return facts;
 }

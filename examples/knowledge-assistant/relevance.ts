@@ -56,6 +56,21 @@ export const MAX_FACTS_PER_DOMAIN = 5;
 export const MAX_FACT_CHARS = 300;
 
 /**
+ * Adds a domain's facts to `facts`, at most five and each cut to 300 characters,
+ * numbered on from the facts already there (`f1`, `f2`, … across domains).
+ */
+export function addFacts(facts: Fact[], domain: Domain, found: string[]): void {
+  for (const fact of found.slice(0, MAX_FACTS_PER_DOMAIN)) {
+    facts.push({
+      fact_id: `f${facts.length + 1}`,
+      domain_id: domain.domain_id,
+      domain_name: domain.name,
+      fact: fact.slice(0, MAX_FACT_CHARS),
+    });
+  }
+}
+
+/**
  * The sentences of `text` that mention a term of each domain, at most five per
  * domain, numbered `f1`, `f2`, … across domains.
  */
@@ -72,14 +87,7 @@ export function extractFacts(text: string, domains: Domain[]): Fact[] {
       const words = new Set(significantWords(sentence));
       return terms.some((term) => mentions(words, lower, term));
     });
-    for (const sentence of found.slice(0, MAX_FACTS_PER_DOMAIN)) {
-      facts.push({
-        fact_id: `f${facts.length + 1}`,
-        domain_id: domain.domain_id,
-        domain_name: domain.name,
-        fact: sentence.slice(0, MAX_FACT_CHARS),
-      });
-    }
+    addFacts(facts, domain, found);
   }
   return facts;
 }
