@@ -10,9 +10,9 @@ import { closingEvent } from './closing-event.js';
 import { LinearAwaits, withoutAwaits } from './linear-awaits.js';
 import { openToolCalls } from './open-tool-calls.js';
 import { approvedCalls } from './resume-message.js';
-import type { SegmentStart } from './run-segment.js';
 import type { SegmentCollector } from './segment-collector.js';
 import { SegmentSessions } from './segment-sessions.js';
+import type { SegmentStart } from './segment-start.js';
 
 /**
  * Why a segment stops early: a checkpoint, a tool's effect ledger, or an approved call's

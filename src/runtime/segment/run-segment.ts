@@ -1,9 +1,6 @@
-import type { AgentApp } from '../../agents/agent-app.js';
 import { HoldpointError, isHoldpointError, isStoreAway } from '../../core/errors.js';
-import type { Lease, Pause } from '../../core/types.js';
 import type { SessionAppend } from '../../store/store.js';
 import { inRunSpan } from '../../telemetry/run-span.js';
-import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { announceRun } from './announce-run.js';
@@ -12,27 +9,10 @@ import { type EndingSegment, endSegment } from './end-segment.js';
 import { type HoldEnd, holdAwaitsInPlace } from './hold-in-place.js';
 import { withoutAwaits } from './linear-awaits.js';
 import { prepareSegment, type StopCause } from './prepare-segment.js';
-import { deniedCalls, type UserMessages } from './resume-message.js';
+import { deniedCalls } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
 import { SegmentLease } from './segment-lease.js';
-
-/** A segment about to run: its session is already held under `lease`. */
-export interface SegmentStart {
-  app: AgentApp;
-  sessionId: string;
-  userId: string;
-  invocationId: string;
-  lease: Lease;
-  /**
-   * What the user sends, in order: all but the last are stored before ADK runs on the
-   * last (answers to calls in parallel branches: all, each in its branch, and ADK goes
-   * on from them). None when a recovered run goes on from its last checkpoint.
-   */
-  messages?: UserMessages;
-  /** The pause this segment resumes; a new run instead closes what earlier pauses left open. */
-  resumedFrom?: Pause;
-  sink?: RunEventSink;
-}
+import type { SegmentStart } from './segment-start.js';
 
 /**
  * One run segment, from the session held to its end stored: load the session, run
