@@ -1,53 +1,18 @@
-import { createEvent, type Session } from '@google/adk';
-import type { AgentApp } from '../../agents/agent-app.js';
-import type { ApprovalAnswer } from '../../agents/wait-for-approval.js';
-import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
-import { toolCallEffectKey } from '../../core/effect-ledger.js';
-import {
-  HoldpointError,
-  isHoldpointError,
-  isStoreAway,
-  sessionNotFound,
-} from '../../core/errors.js';
-import { settledDecisions, settlingDecision } from '../../core/settlement.js';
-import type { Lease, Pause } from '../../core/types.js';
+import { HoldpointError, isHoldpointError, isStoreAway } from '../../core/errors.js';
 import type { SessionAppend } from '../../store/store.js';
 import { inRunSpan } from '../../telemetry/run-span.js';
-import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { ApprovedCallsStarted } from './approved-calls-started.js';
-import { answersByBranch } from './branch-answers.js';
-import { closingEvent } from './closing-event.js';
+import { announceRun } from './announce-run.js';
 import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
-import { LeaseKeeper } from './lease-keeper.js';
-import { type AskedAwait, answerEvent, LinearAwaits, withoutAwaits } from './linear-awaits.js';
-import { openToolCalls } from './open-tool-calls.js';
-import { PauseHold } from './pause-hold.js';
-import { approvedCalls, deniedCalls, type UserMessages } from './resume-message.js';
+import { type HoldEnd, holdAwaitsInPlace } from './hold-in-place.js';
+import { withoutAwaits } from './linear-awaits.js';
+import { prepareSegment, type StopCause } from './prepare-segment.js';
+import { deniedCalls } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
-import { SegmentSessions } from './segment-sessions.js';
-
-/** A segment about to run: its session is already held under `lease`. */
-export interface SegmentStart {
-  app: AgentApp;
-  sessionId: string;
-  userId: string;
-  invocationId: string;
-  lease: Lease;
-  /**
-   * What the user sends, in order: all but the last are stored before ADK runs on the
-   * last (answers to calls in parallel branches: all, each in its branch, and ADK goes
-   * on from them). None when a recovered run goes on from its last checkpoint.
-   */
-  messages?: UserMessages;
-  /** The pause this segment resumes; a new run instead closes what earlier pauses left open. */
-  resumedFrom?: Pause;
-  sink?: RunEventSink;
-}
-
-const NOT_RUN = 'The approval request ended without a decision; the tool did not run.';
+import { SegmentLease } from './segment-lease.js';
+import type { SegmentStart } from './segment-start.js';
 
 /**
  * One run segment, from the session held to its end stored: load the session, run
@@ -80,87 +45,29 @@ function runTracedSegment(ctx: RuntimeContext, start: SegmentStart): Promise<Run
 }
 
 /**
- * Keeps `lease` while the segment works; stops the segment (`stop`) if it is lost,
- * unless the keeper was `retired` first (the segment stored a pause it holds in place,
- * and a renewal still under way meets the paused session).
+ * The segment's steps: announce it, prepare its session (`prepareSegment`), drive ADK
+ * on it (`driveSegment`) while holding a lone await in place (`holdAwaitsInPlace`),
+ * then store its end (`endSegment`), or stop it early if the lease, a checkpoint or a
+ * tool's effect could not be kept.
  */
-function keepLease(
-  ctx: RuntimeContext,
-  start: SegmentStart,
-  lease: Lease,
-  stop: AbortController,
-  retired: WeakSet<LeaseKeeper>,
-): LeaseKeeper {
-  const keeper = new LeaseKeeper(ctx, start.sessionId, start.invocationId, lease);
-  keeper.signal.addEventListener(
-    'abort',
-    () => {
-      if (!retired.has(keeper)) stop.abort();
-    },
-    { once: true },
-  );
-  return keeper;
-}
-
-/**
- * Until when the segment waits in place for the decision on the await just asked: the
- * tool's approval timeout. Only a lone await is held (the model's only call, in no
- * parallel branch, with nothing else asked): anything else stops the segment at once.
- */
-function holdUntil(
-  ctx: RuntimeContext,
-  app: AgentApp,
-  collector: SegmentCollector,
-  asked: AskedAwait[],
-): number | undefined {
-  const [only] = asked;
-  if (asked.length !== 1 || !only?.alone || collector.approvals.length !== 1) return undefined;
-  return ctx.clock.now() + ctx.approvalPolicy(app.name, only.toolName).timeoutSeconds * 1000;
-}
-
-/** The answer a tool's await gets from the decision that settled it. */
-function heldAnswer(pause: Pause, approvalId: string): ApprovalAnswer {
-  const approval = pause.approvals.find((a) => a.approvalId === approvalId);
-  const decision = approval && settlingDecision(pause, approval);
-  const answer: ApprovalAnswer = { approved: decision?.approved === true };
-  if (decision?.reason !== undefined) answer.reason = decision.reason;
-  if (decision?.payload !== undefined) answer.payload = decision.payload;
-  if (decision) answer.decidedBy = decision.decidedBy;
-  return answer;
-}
-
 async function runWholeSegment(
   ctx: RuntimeContext,
   start: SegmentStart,
   answer: (outcome: RunOutcome) => void,
 ): Promise<RunOutcome> {
-  const { app, sessionId, userId, invocationId, lease, resumedFrom } = start;
+  const { app, sessionId, userId, invocationId } = start;
   const segment: EndingSegment = {
     app: app.name,
     sessionId,
     userId,
     invocationId,
-    lease,
+    lease: start.lease,
     emit: ctx.emitter(sessionId, start.sink),
   };
-  segment.emit({
-    type: 'run-started',
-    sessionId,
-    invocationId,
-    app: app.name,
-    resumed: !!resumedFrom,
-  });
-  if (resumedFrom) {
-    segment.emit({
-      type: 'decided',
-      approvals: resumedFrom.approvals,
-      decisions: settledDecisions(resumedFrom),
-    });
-  }
+  announceRun(segment, start.resumedFrom);
   /** Stops ADK: the lease was lost, or the segment left a tool waiting for a person. */
   const stop = new AbortController();
-  const retired = new WeakSet<LeaseKeeper>();
-  let keeper = keepLease(ctx, start, lease, stop, retired);
+  const lease = new SegmentLease(ctx, sessionId, invocationId, start.lease, stop);
   /** A tool waits for a person: ADK is left behind, and nothing more it says is shown. */
   let left = false;
   const leave = () => {
@@ -168,76 +75,19 @@ async function runWholeSegment(
     stop.abort();
   };
   const collector = new SegmentCollector(app.hints);
-  const approved = start.messages ? approvedCalls(resumedFrom) : new Set<string>();
-  // A tool that awaits inline was entered long before; it is entered again, not asked about.
-  const starting = start.messages ? approvedCalls(withoutAwaits(resumedFrom)) : new Set<string>();
+  const stopCause: StopCause = {};
   let append: SessionAppend = { events: [], state: {} };
-  /** Why the segment stopped early: a checkpoint, or a tool's effect ledger, could not be stored. */
-  let stopCause: unknown;
-  /** Why the pause of an await held in place could not be stored. */
-  let holdFailure: { error: unknown } | undefined;
+  // A segment that cannot run at all ends as any other: its failure is stored.
+  let held: HoldEnd = { ended: 'ran' };
   try {
-    const session = await ctx.store.loadSession(sessionId, app.name, userId);
-    if (!session) {
-      throw sessionNotFound(sessionId);
-    }
-    const awaits = new LinearAwaits(session);
-    /** Stores what the segment appended so far; the segment keeps its session. */
-    const checkpoint = async () => {
-      // Not while an approved call still runs (a parallel branch can checkpoint
-      // meanwhile): past a checkpoint, a recovery takes every approved call as done.
-      if ([...approved].some((id) => !collector.hasAnswered(id))) return;
-      const append = sessions.takeAppended();
-      const executedCallIds = collector.takeExecuted();
-      if (append.events.length === 0 && executedCallIds.length === 0) return;
-      const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
-      try {
-        await ctx.store.checkpoint({ ...end, append, executedCallIds });
-      } catch (error) {
-        stopCause = error;
-        throw error;
-      }
-    };
-    const sessions = new SegmentSessions(session, ctx.store.effects, invocationId, checkpoint);
-    sessions[LINEAR_APPROVALS] = awaits;
-    if (!start.messages) {
-      // Going on from a checkpoint: what earlier runs left open was answered before it.
-      await takeOverOpenCalls(ctx, session, invocationId);
-    } else if (!resumedFrom) {
-      const closing = await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
-        ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
-      );
-      const closings = closing?.content
-        ? (answersByBranch(session.events, [closing.content], invocationId) ?? [closing])
-        : [];
-      for (const event of closings) await sessions.appendEvent({ session, event });
-    }
-    // A tool that awaits inline is entered again, not asked about: it is not marked started.
-    const startedMarks = new ApprovedCallsStarted(starting, async (callId) => {
-      try {
-        await ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId));
-      } catch (error) {
-        stopCause ??= error;
-        throw error;
-      }
-    });
-    const messages = start.messages ?? [];
-    // Answers to calls in parallel branches are stored first, each in its branch, and
-    // ADK goes on from them; otherwise it runs on the last message.
-    const branched = answersByBranch(session.events, messages, invocationId);
-    const stored =
-      branched ??
-      messages
-        .slice(0, -1)
-        .map((content) => createEvent({ invocationId, author: 'user', content }));
-    for (const event of stored) await sessions.appendEvent({ session, event });
+    const prepared = await prepareSegment(ctx, start, collector, stopCause);
     const drive = driveSegment({
       app,
-      session,
-      sessions,
-      newMessage: branched ? undefined : messages.at(-1),
+      session: prepared.session,
+      sessions: prepared.sessions,
+      newMessage: prepared.newMessage,
       // A tool that awaits inline ran on a rejection: its result is its own, not a denial.
-      denied: deniedCalls(withoutAwaits(resumedFrom)),
+      denied: deniedCalls(withoutAwaits(start.resumedFrom)),
       signal: stop.signal,
       emit: (event) => {
         if (!left) segment.emit(event);
@@ -245,73 +95,14 @@ async function runWholeSegment(
       streaming: start.sink !== undefined,
       collector,
       memoryService: ctx.options.memoryService,
-      // Each approved call is marked started just before its tool runs (see
-      // ApprovedCallsStarted); a mark the store cannot take stops the segment.
-      plugins: starting.size === 0 ? [] : [startedMarks],
-      checkpoint,
+      plugins: prepared.plugins,
+      checkpoint: prepared.checkpoint,
     });
-    for (;;) {
-      // ADK runs until it ends, or until a tool awaits a person with no answer stored.
-      const asked = await Promise.race([
-        drive.then(() => undefined),
-        awaits.whenAsked().then(() => awaits.takeAsked()),
-      ]);
-      if (!asked) break;
-      for (const { event } of asked) collector.add(await sessions.appendEvent({ session, event }));
-      stopCause ??= sessions.storeFailure;
-      const until = stopCause ? undefined : holdUntil(ctx, app, collector, asked);
-      if (until === undefined) {
-        // The tool call ends as a pause (entered again on resume, its answers replayed),
-        // or the segment stops as below.
-        leave();
-        break;
-      }
-      // Hold the tool's await: store the pause first (the caller learns of it then),
-      // and go on in place if its decision comes before `until`.
-      const hold = await PauseHold.open(ctx, sessionId).catch(() => undefined);
-      if (!hold) {
-        // Nothing could wake it: the tool call ends as a pause, as above.
-        leave();
-        break;
-      }
-      keeper.stop();
-      retired.add(keeper);
-      let paused: RunOutcome;
-      try {
-        paused = await endSegment(ctx, segment, collector, sessions.takeAppended(), until);
-      } catch (error) {
-        // endSegment told the streams; the caller gets the error as of any segment's end.
-        leave();
-        await hold.close();
-        holdFailure = { error };
-        break;
-      }
-      answer(paused);
-      segment.emit = ctx.emitter(sessionId);
-      const settled = await hold.settle(ctx, sessionId, invocationId, lease.owner, until);
-      if (settled.state !== 'handed') {
-        // Nothing waits in memory: the stored pause is resumed as any other.
-        leave();
-        ctx.log(sessionId, invocationId).info('held pause released');
-        return paused;
-      }
-      keeper = keepLease(ctx, start, settled.lease, stop, retired);
-      collector.startOver();
-      segment.emit({ type: 'run-started', sessionId, invocationId, app: app.name, resumed: true });
-      segment.emit({
-        type: 'decided',
-        approvals: settled.pause.approvals,
-        decisions: settledDecisions(settled.pause),
-      });
-      for (const waiting of asked) {
-        const given = heldAnswer(settled.pause, waiting.approvalId);
-        const event = answerEvent(invocationId, waiting.approvalId, given);
-        await sessions.appendEvent({ session, event });
-        waiting.answer(given);
-      }
-    }
-    stopCause ??= sessions.storeFailure;
-    append = sessions.takeAppended();
+    const run = { segment, prepared, collector, lease, stopCause, drive, leave, answer };
+    held = await holdAwaitsInPlace(ctx, run);
+    if (held.ended === 'released') return held.paused;
+    stopCause.error ??= prepared.sessions.storeFailure;
+    append = prepared.sessions.takeAppended();
   } catch (error) {
     if (isStoreAway(error)) {
       throw outcomeUnknown(segment, error);
@@ -319,22 +110,14 @@ async function runWholeSegment(
     // The segment could not run at all: record the run failed, if the store lets us.
     collector.error = error instanceof Error ? error.message : String(error);
   } finally {
-    keeper.stop();
+    lease.release();
   }
-  if (holdFailure) {
-    const { error } = holdFailure;
-    throw isStoreAway(error) ? outcomeUnknown(segment, error) : error;
+  if (held.ended === 'failed') {
+    throw storeAwayAsUnknown(segment, held.error);
   }
-  // A segment that could not keep its lease (the store stopped answering), or could not
-  // store a checkpoint or a tool's effect, stops: what was stored stays, the rest is
-  // dropped and the run is left to recovery.
-  const unconfirmed =
-    keeper.stopped === 'unconfirmed'
-      ? new HoldpointError('STORE_UNAVAILABLE', 'its lease could not be renewed in time')
-      : undefined;
-  if (unconfirmed || isStoreAway(stopCause) || isHoldpointError(stopCause, 'LEASE_LOST')) {
-    const cause = unconfirmed ?? stopCause;
-    const failure = isStoreAway(cause) ? outcomeUnknown(segment, cause) : cause;
+  const stopped = earlyStop(lease, stopCause);
+  if (stopped) {
+    const failure = storeAwayAsUnknown(segment, stopped);
     segment.emit({
       type: 'failed',
       sessionId,
@@ -347,28 +130,26 @@ async function runWholeSegment(
   try {
     return await endSegment(ctx, segment, collector, append);
   } catch (error) {
-    if (isStoreAway(error)) {
-      throw outcomeUnknown(segment, error);
-    }
-    throw error;
+    throw storeAwayAsUnknown(segment, error);
   }
 }
 
 /**
- * A run going on from its last checkpoint runs again the tool calls its stopped segment
- * left open, under the same call ids: a claim their `once()` left in the effect ledger
- * without a result is released, so the effect runs again under the same key (a result
- * stored is kept, and answers the call).
+ * Why the segment stops instead of storing its end: it could not keep its lease (the
+ * store stopped answering), or could not store a checkpoint or a tool's effect. What
+ * was stored stays, the rest is dropped and the run is left to recovery.
  */
-async function takeOverOpenCalls(
-  ctx: RuntimeContext,
-  session: Session,
-  invocationId: string,
-): Promise<void> {
-  const open = openToolCalls(session.events.filter((e) => e.invocationId === invocationId));
-  for (const call of open) {
-    await ctx.store.effects.takeOver(toolCallEffectKey(session.id, call.id));
+function earlyStop(lease: SegmentLease, stopCause: StopCause): HoldpointError | undefined {
+  if (lease.unconfirmed) {
+    return new HoldpointError('STORE_UNAVAILABLE', 'its lease could not be renewed in time');
   }
+  const { error } = stopCause;
+  return isStoreAway(error) || isHoldpointError(error, 'LEASE_LOST') ? error : undefined;
+}
+
+/** `error`, or `outcomeUnknown` for a store that stopped answering. */
+function storeAwayAsUnknown(segment: EndingSegment, error: unknown): unknown {
+  return isStoreAway(error) ? outcomeUnknown(segment, error) : error;
 }
 
 /**

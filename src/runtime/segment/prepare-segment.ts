@@ -1,0 +1,151 @@
+import { type BasePlugin, createEvent, type Session } from '@google/adk';
+import type { Content } from '@google/genai';
+import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
+import { toolCallEffectKey } from '../../core/effect-ledger.js';
+import { sessionNotFound } from '../../core/errors.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import { ApprovedCallsStarted } from './approved-calls-started.js';
+import { answersByBranch } from './branch-answers.js';
+import { closingEvent } from './closing-event.js';
+import { LinearAwaits, withoutAwaits } from './linear-awaits.js';
+import { openToolCalls } from './open-tool-calls.js';
+import { approvedCalls } from './resume-message.js';
+import type { SegmentCollector } from './segment-collector.js';
+import { SegmentSessions } from './segment-sessions.js';
+import type { SegmentStart } from './segment-start.js';
+
+/**
+ * Why a segment stops early: a checkpoint, a tool's effect ledger, or an approved call's
+ * start mark could not be stored. Set by whatever failed; read when the segment ends.
+ */
+export interface StopCause {
+  error?: unknown;
+}
+
+/** A segment's session, ready for ADK to run on. */
+export interface PreparedSegment {
+  session: Session;
+  /** ADK's session service for the segment: it keeps what the segment appends. */
+  sessions: SegmentSessions;
+  /** The tools' `waitForApproval` awaits asked in this segment. */
+  awaits: LinearAwaits;
+  /** Stores what the segment appended so far: a tool-level checkpoint. */
+  checkpoint: () => Promise<void>;
+  /** The message ADK runs on; none when it goes on from what is stored (a checkpoint, answers in branches). */
+  newMessage?: Content;
+  /** The segment's Runner plugins. */
+  plugins: BasePlugin[];
+}
+
+const NOT_RUN = 'The approval request ended without a decision; the tool did not run.';
+
+/**
+ * Loads the segment's session and readies it for ADK: what earlier runs left open is
+ * taken over (going on from a checkpoint) or closed (a new run), and the user's messages
+ * are appended but for the one ADK runs on. A failure to store a checkpoint or a start
+ * mark is recorded in `stopCause`, and the segment stops.
+ */
+export async function prepareSegment(
+  ctx: RuntimeContext,
+  start: SegmentStart,
+  collector: SegmentCollector,
+  stopCause: StopCause,
+): Promise<PreparedSegment> {
+  const { app, sessionId, userId, invocationId, lease, resumedFrom } = start;
+  const approved = start.messages ? approvedCalls(resumedFrom) : new Set<string>();
+  // A tool that awaits inline was entered long before; it is entered again, not asked about.
+  const starting = start.messages ? approvedCalls(withoutAwaits(resumedFrom)) : new Set<string>();
+  const session = await ctx.store.loadSession(sessionId, app.name, userId);
+  if (!session) {
+    throw sessionNotFound(sessionId);
+  }
+  const awaits = new LinearAwaits(session);
+  /** Stores what the segment appended so far; the segment keeps its session. */
+  const checkpoint = async () => {
+    // Not while an approved call still runs (a parallel branch can checkpoint
+    // meanwhile): past a checkpoint, a recovery takes every approved call as done.
+    if ([...approved].some((id) => !collector.hasAnswered(id))) return;
+    const append = sessions.takeAppended();
+    const executedCallIds = collector.takeExecuted();
+    if (append.events.length === 0 && executedCallIds.length === 0) return;
+    const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
+    try {
+      await ctx.store.checkpoint({ ...end, append, executedCallIds });
+    } catch (error) {
+      stopCause.error = error;
+      throw error;
+    }
+  };
+  const sessions = new SegmentSessions(session, ctx.store.effects, invocationId, checkpoint);
+  sessions[LINEAR_APPROVALS] = awaits;
+  if (!start.messages) {
+    // Going on from a checkpoint: what earlier runs left open was answered before it.
+    await takeOverOpenCalls(ctx, session, invocationId);
+  } else if (!resumedFrom) {
+    await closeOpenCalls(ctx, sessions, session, sessionId, invocationId);
+  }
+  // A tool that awaits inline is entered again, not asked about: it is not marked started.
+  const startedMarks = new ApprovedCallsStarted(starting, async (callId) => {
+    try {
+      await ctx.store.effects.markStarted(toolCallEffectKey(sessionId, callId));
+    } catch (error) {
+      stopCause.error ??= error;
+      throw error;
+    }
+  });
+  const messages = start.messages ?? [];
+  // Answers to calls in parallel branches are stored first, each in its branch, and
+  // ADK goes on from them; otherwise it runs on the last message.
+  const branched = answersByBranch(session.events, messages, invocationId);
+  const stored =
+    branched ??
+    messages.slice(0, -1).map((content) => createEvent({ invocationId, author: 'user', content }));
+  for (const event of stored) await sessions.appendEvent({ session, event });
+  return {
+    session,
+    sessions,
+    awaits,
+    checkpoint,
+    newMessage: branched ? undefined : messages.at(-1),
+    // Each approved call is marked started just before its tool runs (see
+    // ApprovedCallsStarted); a mark the store cannot take stops the segment.
+    plugins: starting.size === 0 ? [] : [startedMarks],
+  };
+}
+
+/**
+ * A run going on from its last checkpoint runs again the tool calls its stopped segment
+ * left open, under the same call ids: a claim their `once()` left in the effect ledger
+ * without a result is released, so the effect runs again under the same key (a result
+ * stored is kept, and answers the call).
+ */
+async function takeOverOpenCalls(
+  ctx: RuntimeContext,
+  session: Session,
+  invocationId: string,
+): Promise<void> {
+  const open = openToolCalls(session.events.filter((e) => e.invocationId === invocationId));
+  for (const call of open) {
+    await ctx.store.effects.takeOver(toolCallEffectKey(session.id, call.id));
+  }
+}
+
+/**
+ * A new run first answers the calls earlier runs left open (`closingEvent`), each
+ * answer in the branch of its call, so the history it goes on from is balanced.
+ */
+async function closeOpenCalls(
+  ctx: RuntimeContext,
+  sessions: SegmentSessions,
+  session: Session,
+  sessionId: string,
+  invocationId: string,
+): Promise<void> {
+  const closing = await closingEvent(session.events, invocationId, NOT_RUN, (callId) =>
+    ctx.store.effects.inspect(toolCallEffectKey(sessionId, callId)),
+  );
+  const closings = closing?.content
+    ? (answersByBranch(session.events, [closing.content], invocationId) ?? [closing])
+    : [];
+  for (const event of closings) await sessions.appendEvent({ session, event });
+}
