@@ -14,10 +14,8 @@ import { SequentialAgent } from '../src/agents/workflows/sequential-agent.js';
 import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import { MemoryStore } from '../src/store/memory/memory-store.js';
-import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
-import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
+import { TestStores } from '../src/store/test-stores.test-support.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
@@ -27,31 +25,17 @@ import { storeWith } from './support/store-with.js';
 // instance (B) resumes it by its invocation id once the lease lapsed. Instance A
 // "dies" by never being heard from again: its clock stands still (it renews nothing)
 // and, where the test says so, its store never answers the segment's end.
-const scratch = new RedisScratch();
-const opened: RedisStore[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
-afterAll(() => scratch.cleanup());
+const testStores = new TestStores();
+afterEach(() => testStores.close());
+afterAll(() => testStores.cleanup());
 
 /** Two handles on one store: two server instances. */
 const stores: Record<string, () => [HoldpointStore, HoldpointStore]> = {
   memory: () => {
-    const store = new MemoryStore({ sessionTtlSeconds: 600 });
+    const store = testStores.memory();
     return [store, store];
   },
-  redis: () => {
-    const make = () => {
-      const store = new RedisStore({
-        url: TEST_REDIS_URL,
-        keyPrefix: scratch.prefix,
-        sessionTtlSeconds: 600,
-      });
-      opened.push(store);
-      return store;
-    };
-    return [make(), make()];
-  },
+  redis: () => [testStores.redis(), testStores.redis()],
 };
 
 /** `store` as seen by a process that dies when it calls `method`: the call never arrives. */

@@ -23,10 +23,9 @@ import { type RunningServer, startServer } from '../src/main/serve.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { RunEvent } from '../src/runtime/run-event.js';
 import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
-import { MemoryStore } from '../src/store/memory/memory-store.js';
-import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
-import { RedisStore } from '../src/store/redis/redis-store.js';
+import { TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
+import { TestStores } from '../src/store/test-stores.test-support.js';
 import linearPayments, { counts } from './fixtures/apps/linear-payments.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
 import { exampleConfig } from './support/example-apps.js';
@@ -50,29 +49,16 @@ import {
 // While the process holds the call (the tool's approval timeout, 30 s by default) the
 // answer comes back to the tool's own await; past that, the stored pause is resumed as
 // any other and the tool is entered again, its earlier answers given back in order.
-const scratch = new RedisScratch();
-const opened: RedisStore[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
-afterAll(() => scratch.cleanup());
+const testStores = new TestStores();
+const { scratch } = testStores;
+afterEach(() => testStores.close());
+afterAll(() => testStores.cleanup());
 beforeEach(() => {
   counts.entries.clear();
   counts.payments.clear();
 });
 
-const stores: Record<string, () => HoldpointStore> = {
-  memory: () => new MemoryStore({ sessionTtlSeconds: 600 }),
-  redis: () => {
-    const store = new RedisStore({
-      url: TEST_REDIS_URL,
-      keyPrefix: scratch.prefix,
-      sessionTtlSeconds: 600,
-    });
-    opened.push(store);
-    return store;
-  },
-};
+const stores = testStores.byKind;
 
 const app = resolveApp(linearPayments, { model: 'rules' });
 /** The hold's end: the default approval timeout. */
@@ -591,15 +577,7 @@ describe('a tool that awaits inline, over the transports (one server)', () => {
 
 describe('a tool that awaits inline, across instances (redis)', () => {
   const twoInstances = () => {
-    const make = () => {
-      const store = new RedisStore({
-        url: TEST_REDIS_URL,
-        keyPrefix: scratch.prefix,
-        sessionTtlSeconds: 600,
-      });
-      opened.push(store);
-      return store;
-    };
+    const make = () => testStores.redis();
     const clock = new ManualClock();
     return {
       a: runtimeOn(make(), app, clock),

@@ -7,30 +7,23 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { RunEvent } from '../src/runtime/run-event.js';
-import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
-import { RedisStore } from '../src/store/redis/redis-store.js';
+import { TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import type { RedisStore } from '../src/store/redis/redis-store.js';
+import { TestStores } from '../src/store/test-stores.test-support.js';
 import { holdNextAnswer } from './support/held-answers.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, as, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 
 // Two RedisStore handles on one Redis stand for two server instances (A and B).
-const scratch = new RedisScratch();
-const opened: RedisStore[] = [];
+const testStores = new TestStores();
+const { scratch } = testStores;
 
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
-afterAll(() => scratch.cleanup());
+afterEach(() => testStores.close());
+afterAll(() => testStores.cleanup());
 
 function instance(): RedisStore {
-  const store = new RedisStore({
-    url: TEST_REDIS_URL,
-    keyPrefix: scratch.prefix,
-    sessionTtlSeconds: 600,
-  });
-  opened.push(store);
-  return store;
+  return testStores.redis();
 }
 
 /** What a stored history says, one line per part: texts, calls and responses. */

@@ -5,10 +5,8 @@ import { storyRule } from '../examples/story-flow/story-rules.js';
 import type { AgentApp } from '../src/agents/agent-app.js';
 import { RulesModel } from '../src/agents/rules-model.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import { MemoryStore } from '../src/store/memory/memory-store.js';
-import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
-import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
+import { TestStores } from '../src/store/test-stores.test-support.js';
 import { ann, as, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 import { storeWith } from './support/store-with.js';
@@ -17,25 +15,10 @@ import { storeWith } from './support/store-with.js';
 // after the checkpoint is stored. Another instance resumes the run by its invocation id;
 // it must go on at the next step, with no LLM call made twice and the same outcome.
 const QUERY = 'Write a story about a brave kitten';
-const scratch = new RedisScratch();
-const opened: RedisStore[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((s) => s.close()));
-  await scratch.cleanup();
-});
+const testStores = new TestStores();
+afterAll(() => testStores.cleanup());
 
-const stores: Record<string, () => HoldpointStore> = {
-  memory: () => new MemoryStore({ sessionTtlSeconds: 600 }),
-  redis: () => {
-    const store = new RedisStore({
-      url: TEST_REDIS_URL,
-      keyPrefix: scratch.prefix,
-      sessionTtlSeconds: 600,
-    });
-    opened.push(store);
-    return store;
-  },
-};
+const stores = testStores.byKind;
 
 /** The story flow on the offline rules, counting the LLM calls of each agent in `calls`. */
 function storyApp(calls: Map<string, number>): AgentApp {

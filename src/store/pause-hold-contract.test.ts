@@ -1,7 +1,4 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemoryStore } from './memory/memory-store.js';
-import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
-import { RedisStore } from './redis/redis-store.js';
 import type { HoldpointStore } from './store.js';
 import {
   DECIDER,
@@ -13,30 +10,15 @@ import {
   runningSession,
   segmentEnd,
 } from './store-fixtures.test-support.js';
+import { TestStores } from './test-stores.test-support.js';
 
 // A pause a segment holds in place (a tool's `waitForApproval`): the decision that
 // settles it before the hold's end hands the session to that segment; from the hold's
 // end on (or once released) it resumes as any pause — one or the other, never both.
-const scratch = new RedisScratch();
-afterAll(() => scratch.cleanup());
+const testStores = new TestStores();
+afterAll(() => testStores.cleanup());
 
-const opened: HoldpointStore[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((store) => store.close()));
-});
-
-const stores: Record<string, () => HoldpointStore> = {
-  memory: () => new MemoryStore({ sessionTtlSeconds: 600 }),
-  redis: () => {
-    const store = new RedisStore({
-      url: TEST_REDIS_URL,
-      keyPrefix: scratch.prefix,
-      sessionTtlSeconds: 600,
-    });
-    opened.push(store);
-    return store;
-  },
-};
+const stores = testStores.byKind;
 
 const HOLD_MS = 30_000;
 
