@@ -1,31 +1,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHoldpoint, defineApp, type Holdpoint } from 'holdpoint';
+import { createHoldpoint, type Holdpoint } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import approvalTools, { effectRuns } from './support/approval-tools-app.js';
+import { effectRuns } from './support/approval-tools-app.js';
 import { JsonClient } from './support/json-client.js';
+import { quorumApp } from './support/quorum-app.js';
 
 // A tool whose approvals need two people with the approver role, neither the one who
 // asked: over HTTP, one approval leaves the pause pending (in the second approver's
 // inbox, no longer in the first's), the same person twice is refused, and the second
 // person's approval runs the tool, once.
-const quorum = defineApp({
-  name: 'quorum',
-  agent: approvalTools.agent,
-  approvals: {
-    always_confirm: {
-      hint: (args) => `Move ${String(args.amount)} credits?`,
-      approvers: { roles: ['approver'], quorum: 2, requesterMayApprove: false },
-    },
-  },
-});
 
 let holdpoint: Holdpoint;
 let server: Server;
 let base: string;
 
 beforeAll(async () => {
-  holdpoint = createHoldpoint({ apps: [quorum], sweepIntervalSeconds: false });
+  holdpoint = createHoldpoint({ apps: [quorumApp], sweepIntervalSeconds: false });
   server = createServer(holdpoint.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

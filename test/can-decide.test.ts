@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHoldpoint, defineApp, type Holdpoint, memoryStore, redisStore } from 'holdpoint';
+import { createHoldpoint, type Holdpoint, memoryStore, redisStore } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
-import approvalTools from './support/approval-tools-app.js';
 import { exampleConfig } from './support/example-apps.js';
 import { JsonClient } from './support/json-client.js';
+import { quorumApp } from './support/quorum-app.js';
 
 // Every approval a person reads says whether they may decide it now (`can_decide`),
 // by the same policy code that refuses them: the payments demo's requester is told
@@ -22,18 +22,6 @@ const STORES = {
   },
 };
 
-// Two approvers, neither the one who asked: one vote leaves it pending.
-const quorum = defineApp({
-  name: 'quorum',
-  agent: approvalTools.agent,
-  approvals: {
-    always_confirm: {
-      hint: (args) => `Move ${String(args.amount)} credits?`,
-      approvers: { roles: ['approver'], quorum: 2, requesterMayApprove: false },
-    },
-  },
-});
-
 describe.each(Object.entries(STORES))('can_decide on the %s store', (_, { flags, store }) => {
   let server: RunningServer;
   let base: string;
@@ -44,7 +32,7 @@ describe.each(Object.entries(STORES))('can_decide on the %s store', (_, { flags,
   beforeAll(async () => {
     server = await startServer(exampleConfig(...flags));
     base = `http://127.0.0.1:${server.port}`;
-    holdpoint = createHoldpoint({ apps: [quorum], store: store(), sweepIntervalSeconds: false });
+    holdpoint = createHoldpoint({ apps: [quorumApp], store: store(), sweepIntervalSeconds: false });
     host = createServer(holdpoint.handler);
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     hostBase = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
