@@ -1,9 +1,9 @@
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { TestRedis } from './support/redis-server.js';
+import { testRuntimeOptions } from './support/runtime-on.js';
 
 // `/healthz` is what a load balancer probes: while the store is down it must say so
 // within the probe's timeout, not after the store's own connect timeout (2 s).
@@ -26,15 +26,7 @@ afterAll(async () => {
 /** A runtime on the test's Redis whose health check waits `healthTimeoutMs` at most. */
 function runtime(healthTimeoutMs?: number): HoldpointRuntime {
   const app = heldToolApp(new HeldCalls());
-  return new HoldpointRuntime({
-    store,
-    apps: new Map([[app.name, app]]),
-    defaultApp: app.name,
-    pauseTtlSeconds: 3600,
-    retentionSeconds: 600,
-    logger: pino({ level: 'silent' }),
-    healthTimeoutMs,
-  });
+  return new HoldpointRuntime({ ...testRuntimeOptions(store, app), healthTimeoutMs });
 }
 
 describe('the health check', () => {

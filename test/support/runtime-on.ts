@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import type { AgentApp } from '../../src/agents/agent-app.js';
 import type { ManualClock } from '../../src/core/manual-clock.test-support.js';
 import { HoldpointRuntime } from '../../src/runtime/holdpoint-runtime.js';
+import type { RuntimeOptions } from '../../src/runtime/runtime-context.js';
 import type { HoldpointStore } from '../../src/store/store.js';
 
 /** The run lease of the instances tests make with `runtimeOn`. */
@@ -18,13 +19,23 @@ export function runtimeOn(
   clock: ManualClock,
 ): HoldpointRuntime {
   return new HoldpointRuntime({
+    ...testRuntimeOptions(store, app),
+    runLeaseSeconds: LEASE_SECONDS,
+    clock,
+  });
+}
+
+/**
+ * Test support: the options every test runtime starts from — `app` as the only (and so the
+ * default) app on `store`, an hour to decide a pause, and no log output.
+ */
+export function testRuntimeOptions(store: HoldpointStore, app: AgentApp): RuntimeOptions {
+  return {
     store,
     apps: new Map([[app.name, app]]),
     defaultApp: app.name,
     pauseTtlSeconds: 3600,
     retentionSeconds: 600,
-    runLeaseSeconds: LEASE_SECONDS,
     logger: pino({ level: 'silent' }),
-    clock,
-  });
+  };
 }
