@@ -3,18 +3,11 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApprovalDialog } from './approval-dialog';
 import type { ApprovalRequest } from './approval-request';
+import { paymentRequest } from './payment-request.test-support';
 
 const NOW = Date.parse('2026-11-21T23:50:00.000Z');
 
-const payment: ApprovalRequest = {
-  approvalId: 'adk-1',
-  kind: 'confirmation',
-  toolName: 'process_payment',
-  toolCallId: 'call-1',
-  args: { amount: 200, currency: 'USD', recipient: 'Jiro' },
-  hint: 'Send 200 USD to Jiro?',
-  expiresAt: new Date(NOW + 4 * 60_000 + 5_000).toISOString(),
-};
+const payment = paymentRequest(new Date(NOW + 4 * 60_000 + 5_000).toISOString());
 
 const pick: ApprovalRequest = {
   approvalId: 'call-2',

@@ -2,17 +2,12 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest } from '../approvals/approval-request';
+import { paymentRequest } from '../approvals/payment-request.test-support';
 import { ToolCard } from './tool-card';
 import { WaitingPanel } from './waiting-panel';
 
 const payment: ApprovalRequest = {
-  approvalId: 'adk-1',
-  kind: 'confirmation',
-  toolName: 'process_payment',
-  toolCallId: 'call-1',
-  args: { amount: 200, currency: 'USD', recipient: 'Jiro' },
-  hint: 'Send 200 USD to Jiro?',
-  expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+  ...paymentRequest(new Date(Date.now() + 3_600_000).toISOString()),
   approvers: {
     owner: false,
     roles: ['approver'],
