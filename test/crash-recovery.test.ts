@@ -15,28 +15,19 @@ import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
-import { TestStores } from '../src/store/test-stores.test-support.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 import { storeWith } from './support/store-with.js';
+import { STORE_KINDS, TwoInstances } from './support/two-instances.js';
 
 // A run whose process stops between a person's approval and the run's end: another
 // instance (B) resumes it by its invocation id once the lease lapsed. Instance A
 // "dies" by never being heard from again: its clock stands still (it renews nothing)
 // and, where the test says so, its store never answers the segment's end.
-const testStores = new TestStores();
-afterEach(() => testStores.close());
-afterAll(() => testStores.cleanup());
-
-/** Two handles on one store: two server instances. */
-const stores: Record<string, () => [HoldpointStore, HoldpointStore]> = {
-  memory: () => {
-    const store = testStores.memory();
-    return [store, store];
-  },
-  redis: () => [testStores.redis(), testStores.redis()],
-};
+const instances = new TwoInstances();
+afterEach(() => instances.close());
+afterAll(() => instances.cleanup());
 
 /** `store` as seen by a process that dies when it calls `method`: the call never arrives. */
 function diesAt(store: HoldpointStore, method: keyof HoldpointStore): HoldpointStore {
@@ -118,11 +109,11 @@ function fanOutApp(calls: HeldCalls): AgentApp {
   };
 }
 
-describe.each(Object.keys(stores))('a run recovered after its process stopped (%s)', (kind) => {
+describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (kind) => {
   const lapse = (clock: ManualClock) => clock.advance(LEASE_SECONDS * 1000 + 1_000);
 
   it('answers an approved call from the ledger when its effect ran before the crash', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = passing();
@@ -163,7 +154,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('runs an approved payment that never reached its tool without asking again: the ledger shows it did not run', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const appA = heldToolApp(passing(), true);
@@ -193,7 +184,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('goes on after an approved call whose result was stored before the crash', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = passing();
@@ -235,7 +226,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('asks again about an approved call that started and left no trace, and pays once', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
@@ -284,7 +275,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('runs an approved call of a tool declared idempotent again without asking', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
@@ -307,7 +298,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('resumes the run again when the recovering process stops too', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
@@ -343,7 +334,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
     // Regression: a sibling branch's checkpoint marked the run checkpointed while the
     // approved payment was still running; the recovery went on without asking, and ADK
     // ran the payment a second time.
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
@@ -374,7 +365,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   it('does not run again a parallel branch that finished before the crash', async () => {
     // Regression: a parallel agent recorded its finished branches only once all had
     // ended, so a crash while one branch still worked ran the finished ones again.
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const quickRuns: string[] = [];
@@ -449,7 +440,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   it('stops a segment that cannot renew its lease once the lease it holds has passed', async () => {
     // Regression: a segment cut off from the store ran on past its lease beside the
     // instance that recovered the run, and could have had an effect twice.
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const cutOff = unreachableAt(storeA, 'renewLease');
     const callsA = new HeldCalls();
@@ -468,7 +459,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('gives up an interrupted run, and the next run says the approved call may have run', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
@@ -506,7 +497,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('answers a retry of a request whose outcome was unknown with the run as it is now', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clock = new ManualClock();
     const outage = unreachableAt(storeA, 'finishRun');
     const a = runtimeOn(outage, heldToolApp(passing()), clock);
@@ -533,7 +524,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('frees an Idempotency-Key after a refusal that says try again, and keeps it while the first request works', async () => {
-    const [store] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [store] = instances.open(kind);
     const clock = new ManualClock();
     const runtime = runtimeOn(store, heldToolApp(passing()), clock);
     const request = {
@@ -572,7 +563,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('refuses to go on with a run whose app changed, unless the app declares it compatible', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clock = new ManualClock();
     const v1 = heldToolApp(passing());
     const paused = await runtimeOn(storeA, v1, clock).start({ query: 'pay' }, ann);
@@ -608,7 +599,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('refuses to resume an interrupted run whose app changed', async () => {
-    const [storeA, storeB] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
@@ -625,7 +616,7 @@ describe.each(Object.keys(stores))('a run recovered after its process stopped (%
   });
 
   it('refuses to resume a run that does not exist or already ended', async () => {
-    const [store] = (stores[kind] as () => [HoldpointStore, HoldpointStore])();
+    const [store] = instances.open(kind);
     const clock = new ManualClock();
     const runtime = runtimeOn(store, heldToolApp(passing()), clock);
     expect(await codeOf(runtime.recover({ invocationId: 'inv-nope' }, ops))).toBe('RUN_NOT_FOUND');

@@ -1,7 +1,5 @@
-import { MemoryStore } from '../../src/store/memory/memory-store.js';
-import { RedisScratch, TEST_REDIS_URL } from '../../src/store/redis/redis-scratch.test-support.js';
-import { RedisStore } from '../../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../../src/store/store.js';
+import { TestStores } from '../../src/store/test-stores.test-support.js';
 
 /** The stores tests run on. */
 export const STORE_KINDS = ['memory', 'redis'] as const;
@@ -13,31 +11,21 @@ export type StoreKind = (typeof STORE_KINDS)[number];
  * after each test and `cleanup` after the file.
  */
 export class TwoInstances {
-  private readonly scratch = new RedisScratch();
-  private readonly opened: RedisStore[] = [];
+  private readonly stores = new TestStores();
 
   open(kind: StoreKind): [HoldpointStore, HoldpointStore] {
     if (kind === 'memory') {
-      const store = new MemoryStore({ sessionTtlSeconds: 600 });
+      const store = this.stores.memory();
       return [store, store];
     }
-    const make = () => {
-      const store = new RedisStore({
-        url: TEST_REDIS_URL,
-        keyPrefix: this.scratch.prefix,
-        sessionTtlSeconds: 600,
-      });
-      this.opened.push(store);
-      return store;
-    };
-    return [make(), make()];
+    return [this.stores.redis(), this.stores.redis()];
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.opened.splice(0).map((store) => store.close()));
+  close(): Promise<void> {
+    return this.stores.close();
   }
 
   cleanup(): Promise<void> {
-    return this.scratch.cleanup();
+    return this.stores.cleanup();
   }
 }
