@@ -1,33 +1,23 @@
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { BrowserContext, Page, Route } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 // Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
 // by these limits, not timed by them.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 import { signedInAs, TESTER } from '../support/json-client.js';
-import { ARTIFACTS, launchChromium } from './browser.js';
+import { ARTIFACTS } from './browser.js';
 import { countOf, focusOf, hidden, textOf, visible } from './wait.js';
-import { startWebUi, type WebUi } from './web-ui.js';
+import { webUiInChromium } from './web-ui-in-chromium.js';
 
-let ui: WebUi;
-let browser: Browser;
+const web = webUiInChromium();
 let context: BrowserContext;
 let page: Page;
 /** Browsers of other people a test opened, closed after it. */
 const contexts: BrowserContext[] = [];
 
-beforeAll(async () => {
-  ui = await startWebUi();
-  browser = await launchChromium();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await ui?.close();
-});
-
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+  context = await web.browser.newContext({ viewport: { width: 1200, height: 860 } });
   page = await context.newPage();
 });
 afterEach(async () => {
@@ -39,7 +29,7 @@ const shot = (target: Page, name: string) =>
 
 /** Opens `query` signed in (the dev mode's "Signed in as") as `user` with `roles`. */
 async function open(target: Page, query: string, user = 'tester', roles = ''): Promise<void> {
-  await target.goto(`${ui.baseUrl}/`);
+  await target.goto(`${web.ui.baseUrl}/`);
   await target.evaluate(
     ([name, typed]) => {
       localStorage.setItem('holdpoint.user', name ?? '');
@@ -47,12 +37,12 @@ async function open(target: Page, query: string, user = 'tester', roles = ''): P
     },
     [user, roles],
   );
-  await target.goto(`${ui.baseUrl}/${query}`);
+  await target.goto(`${web.ui.baseUrl}/${query}`);
 }
 
 /** A page of a browser of its own (its own sign-in), signed in as an approver: maria. */
 async function approverPage(query: string): Promise<Page> {
-  const other = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+  const other = await web.browser.newContext({ viewport: { width: 1200, height: 860 } });
   contexts.push(other);
   const target = await other.newPage();
   await open(target, query, 'maria', 'approver');
@@ -69,7 +59,9 @@ const dialogOf = (target: Page) => target.getByRole('dialog');
 
 describe('web UI', () => {
   it('lists exactly the apps the server serves, starting with its default app', async () => {
-    const served = (await (await fetch(`${ui.baseUrl}/api/apps`, { headers: TESTER })).json()) as {
+    const served = (await (
+      await fetch(`${web.ui.baseUrl}/api/apps`, { headers: TESTER })
+    ).json()) as {
       apps: { name: string; label: string; examples: string[] }[];
       default_app: string;
     };
@@ -139,7 +131,7 @@ describe('web UI', () => {
     expect(await dialogOf(page).count()).toBe(0);
     // Maria, an approver, opens the same conversation and approves with the keyboard.
     await page.waitForURL(/session=/);
-    const maria = await approverPage(page.url().slice(ui.baseUrl.length + 1));
+    const maria = await approverPage(page.url().slice(web.ui.baseUrl.length + 1));
     const hers = dialogOf(maria);
     await visible(hers);
     await textOf(hers).toContain('Send 200 USD to Jiro?');
@@ -247,7 +239,7 @@ describe('web UI', () => {
   it('inbox: a long list comes a page at a time, the rest on "Show more"', async () => {
     const user = `pages-${Date.now()}`;
     for (let i = 0; i < 52; i++) {
-      const started = await fetch(`${ui.baseUrl}/api/agent/start`, {
+      const started = await fetch(`${web.ui.baseUrl}/api/agent/start`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...signedInAs(user) },
         body: JSON.stringify({ query: 'Generate 2 images', user_id: user, app: 'image-studio' }),

@@ -1,30 +1,21 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 // Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
 // by these limits, not timed by them.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 import { signedInAs } from '../support/json-client.js';
-import { ARTIFACTS, launchChromium } from './browser.js';
+import { ARTIFACTS } from './browser.js';
 import { countOf, hidden, textOf, visible } from './wait.js';
-import { startWebUi, type WebUi } from './web-ui.js';
+import { webUiInChromium } from './web-ui-in-chromium.js';
 
 // Every screen knows who may decide (issue 21): the payments demo's requester is shown
 // whom the payment waits for and may cancel it, never an Approve that cannot work; an
 // approver in a browser of her own decides, and the requester's page follows.
-let ui: WebUi;
-let browser: Browser;
+const web = webUiInChromium();
 const contexts: BrowserContext[] = [];
 
-beforeAll(async () => {
-  ui = await startWebUi();
-  browser = await launchChromium();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await ui?.close();
-});
 afterEach(async () => {
   await Promise.all(contexts.splice(0).map((c) => c.close()));
 });
@@ -38,10 +29,10 @@ async function personAt(
   roles = '',
   viewport = DESKTOP,
 ): Promise<Page> {
-  const context = await browser.newContext({ viewport });
+  const context = await web.browser.newContext({ viewport });
   contexts.push(context);
   const page = await context.newPage();
-  await page.goto(`${ui.baseUrl}/`);
+  await page.goto(`${web.ui.baseUrl}/`);
   await page.evaluate(
     ([name, typed]) => {
       localStorage.setItem('holdpoint.user', name ?? '');
@@ -49,7 +40,7 @@ async function personAt(
     },
     [user, roles],
   );
-  await page.goto(`${ui.baseUrl}/${query}`);
+  await page.goto(`${web.ui.baseUrl}/${query}`);
   return page;
 }
 
@@ -106,7 +97,7 @@ describe('who may decide, in the web UI', () => {
       }
 
       // Maria, an approver, opens the conversation in her own browser and approves.
-      const maria = await personAt(ann.url().slice(ui.baseUrl.length + 1), 'maria', 'approver');
+      const maria = await personAt(ann.url().slice(web.ui.baseUrl.length + 1), 'maria', 'approver');
       const dialog = maria.getByRole('dialog');
       await visible(dialog);
       await textOf(dialog).toContain('Send 200 USD to Jiro?');
@@ -180,7 +171,7 @@ describe('who may decide, in the web UI', () => {
   it('390 px wide: the header, the chat and the inbox fit, with no horizontal overflow', async () => {
     const phone = { width: 390, height: 844 };
     // Someone else's payment, so the phone's inbox lists one.
-    const asked = await fetch(`${ui.baseUrl}/api/agent/start`, {
+    const asked = await fetch(`${web.ui.baseUrl}/api/agent/start`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...signedInAs('bo-phone') },
       body: JSON.stringify({ app: 'payments', query: 'Send 30 EUR to Ana' }),
