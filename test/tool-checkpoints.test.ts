@@ -65,6 +65,22 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     return { b, invocationId };
   }
 
+  /**
+   * Instance A, driving the app built with `options`, stops inside C and is never heard
+   * from again; instance B is ready to recover its run.
+   */
+  async function diesInC(options: Partial<Parameters<typeof abcApp>[1]> = {}) {
+    const [storeA, storeB] = instances.open(kind);
+    const clockA = new ManualClock();
+    const outside = new Outside();
+    const heldC = new HeldCalls();
+    const a = runtimeOn(storeA, abcApp(outside, { heldC, ...options }), clockA);
+    void codeOf(a.start({ query: QUERY }, ann));
+    const inC = await heldC.next();
+    const { b, invocationId } = await recoverer(storeB, outside, clockA, inC.sessionId, options);
+    return { storeB, outside, inC, sessionId: inC.sessionId, b, invocationId };
+  }
+
   it('tells nobody of a model turn or a tool result before it is stored, and runs no tool before its turn is', async () => {
     const [store] = instances.open(kind);
     const outside = new Outside();
@@ -153,16 +169,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
   });
 
   it('goes on inside a workflow step: C runs again, A and B do not, the next step runs once', async () => {
-    const [storeA, storeB] = instances.open(kind);
-    const clockA = new ManualClock();
-    const outside = new Outside();
-    const heldC = new HeldCalls();
-    const a = runtimeOn(storeA, abcApp(outside, { heldC, inSequence: true }), clockA);
-    void codeOf(a.start({ query: QUERY }, ann));
-    const { sessionId } = await heldC.next();
-    const { b, invocationId } = await recoverer(storeB, outside, clockA, sessionId, {
-      inSequence: true,
-    });
+    const { storeB, outside, b, invocationId, sessionId } = await diesInC({ inSequence: true });
     expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
     expect(outside.entered).toEqual({ tool_a: 1, tool_b: 1, tool_c: 2 });
     expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });
@@ -182,16 +189,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
   });
 
   it('goes on in a parallel branch: C runs again, the branch that finished does not', async () => {
-    const [storeA, storeB] = instances.open(kind);
-    const clockA = new ManualClock();
-    const outside = new Outside();
-    const heldC = new HeldCalls();
-    const a = runtimeOn(storeA, abcApp(outside, { heldC, inParallel: true }), clockA);
-    void codeOf(a.start({ query: QUERY }, ann));
-    const { sessionId } = await heldC.next();
-    const { b, invocationId } = await recoverer(storeB, outside, clockA, sessionId, {
-      inParallel: true,
-    });
+    const { outside, b, invocationId } = await diesInC({ inParallel: true });
     expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
     expect(outside.entered).toEqual({ tool_a: 1, tool_b: 1, tool_c: 2 });
     expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });
@@ -199,14 +197,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
   });
 
   it('goes on in a sub-agent the orchestrator handed over to: C runs again, nobody is asked twice', async () => {
-    const [storeA, storeB] = instances.open(kind);
-    const clockA = new ManualClock();
-    const outside = new Outside();
-    const heldC = new HeldCalls();
-    const a = runtimeOn(storeA, abcApp(outside, { heldC, behindOrchestrator: true }), clockA);
-    void codeOf(a.start({ query: QUERY }, ann));
-    const { sessionId } = await heldC.next();
-    const { b, invocationId } = await recoverer(storeB, outside, clockA, sessionId, {
+    const { outside, b, invocationId } = await diesInC({
       behindOrchestrator: true,
     });
     expect(await b.recover({ invocationId }, ops)).toMatchObject({
@@ -246,17 +237,8 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
   });
 
   it("runs C's effect again under the same idempotency key when the crash came inside it", async () => {
-    const [storeA, storeB] = instances.open(kind);
-    const clockA = new ManualClock();
-    const outside = new Outside();
-    const heldC = new HeldCalls();
-    const a = runtimeOn(storeA, abcApp(outside, { heldC, cThroughLedger: true }), clockA);
-    void codeOf(a.start({ query: QUERY }, ann));
     // A claimed C's effect in the ledger and dies inside it.
-    const inC = await heldC.next();
-    const { b, invocationId } = await recoverer(storeB, outside, clockA, inC.sessionId, {
-      cThroughLedger: true,
-    });
+    const { outside, b, invocationId, inC } = await diesInC({ cThroughLedger: true });
     expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
     expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });
     // The process thought dead wakes up: its effect runs under the same key, its end is refused.
@@ -266,14 +248,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
   });
 
   it('answers C "it may have run" in the next run when the interrupted run is given up', async () => {
-    const [storeA, storeB] = instances.open(kind);
-    const clockA = new ManualClock();
-    const outside = new Outside();
-    const heldC = new HeldCalls();
-    const a = runtimeOn(storeA, abcApp(outside, { heldC }), clockA);
-    void codeOf(a.start({ query: QUERY }, ann));
-    const { sessionId } = await heldC.next();
-    const { b, invocationId } = await recoverer(storeB, outside, clockA, sessionId);
+    const { storeB, b, invocationId, sessionId } = await diesInC();
     await b.cancelInterrupted({ invocationId }, ops);
     expect(await b.start({ sessionId, query: QUERY }, ann)).toMatchObject({
       status: 'completed',
