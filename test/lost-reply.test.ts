@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EffectLedger } from '../src/core/effect-ledger.js';
 import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
@@ -6,6 +7,7 @@ import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
+import type { HoldpointStore } from '../src/store/store.js';
 import {
   APP,
   lease,
@@ -59,6 +61,32 @@ async function paused(): Promise<string> {
 async function actions(sessionId: string): Promise<string[]> {
   const { entries } = await runtime.audit({ sessionId }, ops);
   return entries.map((e) => e.action);
+}
+
+/**
+ * `store` as a process sees it whose effect ledger cannot reach the store at `method`:
+ * that call fails STORE_UNAVAILABLE, the rest of the ledger (and the store) is its own.
+ */
+function ledgerFailingAt(store: HoldpointStore, method: 'once' | 'markStarted'): HoldpointStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'effects') {
+        const { effects } = store;
+        const ledger: EffectLedger = {
+          once: (key, effect) => effects.once(key, effect),
+          markStarted: (key) => effects.markStarted(key),
+          inspect: (key) => effects.inspect(key),
+          takeOver: (key) => effects.takeOver(key),
+        };
+        ledger[method] = async () => {
+          throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: test');
+        };
+        return ledger;
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 describe('a write whose reply is lost', () => {
@@ -263,24 +291,7 @@ describe("a tool's effect ledger when the store fails", () => {
 
   it('stops the run instead of handing the model the outage as the tool’s answer', async () => {
     const memory = new MemoryStore({ sessionTtlSeconds: 600 });
-    const away = async () => {
-      throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: test');
-    };
-    const failing = new Proxy(memory, {
-      get(target, property) {
-        const value = Reflect.get(target, property);
-        if (property === 'effects') {
-          const { effects } = memory;
-          return {
-            once: away,
-            markStarted: (key: string) => effects.markStarted(key),
-            inspect: (key: string) => effects.inspect(key),
-            takeOver: (key: string) => effects.takeOver(key),
-          };
-        }
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const failing = ledgerFailingAt(memory, 'once');
     const a = runtimeOn(failing, heldToolApp(calls, true), clock);
     const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
     const answer = await a.resume({ sessionId, approved: true }, bob).catch((e) => e);
@@ -304,23 +315,7 @@ describe("a tool's effect ledger when the store fails", () => {
 
   it('stops before the tool when its started mark cannot be stored; recovered, it runs without asking again', async () => {
     const memory = new MemoryStore({ sessionTtlSeconds: 600 });
-    const failing = new Proxy(memory, {
-      get(target, property) {
-        if (property === 'effects') {
-          const { effects } = memory;
-          return {
-            once: <T>(key: string, effect: () => Promise<T>) => effects.once(key, effect),
-            markStarted: async () => {
-              throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: test');
-            },
-            inspect: (key: string) => effects.inspect(key),
-            takeOver: (key: string) => effects.takeOver(key),
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const failing = ledgerFailingAt(memory, 'markStarted');
     const a = runtimeOn(failing, heldToolApp(calls, true), clock);
     const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
     expect(await codeOf(a.resume({ sessionId, approved: true }, bob))).toBe('OUTCOME_UNKNOWN');
@@ -354,24 +349,7 @@ describe('a retry of a request whose outcome was unknown', () => {
               sessionTtlSeconds: 600,
             });
       onEnd.push(() => base.close());
-      const away = async () => {
-        throw new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: test');
-      };
-      const failing = new Proxy(base, {
-        get(target, property) {
-          if (property === 'effects') {
-            const { effects } = base;
-            return {
-              once: away,
-              markStarted: (key: string) => effects.markStarted(key),
-              inspect: (key: string) => effects.inspect(key),
-              takeOver: (key: string) => effects.takeOver(key),
-            };
-          }
-          const value = Reflect.get(target, property);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
+      const failing = ledgerFailingAt(base, 'once');
       const a = runtimeOn(failing, heldToolApp(calls, true), clock);
       const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
       /** Bob's decision, sent with Idempotency-Key `k-1` (as POST /api/agent/resume does). */
