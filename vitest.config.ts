@@ -1,10 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/** The absolute path of a module under src/. */
+function source(file: string): string {
+  return fileURLToPath(new URL(`./src/${file}`, import.meta.url));
+}
+
 export default defineConfig({
   resolve: {
     // Examples import the package by name, as users do; in tests that is this source.
-    alias: { holdpoint: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+    // Exact matches: a bare `holdpoint` alias would also rewrite `holdpoint/workflows`.
+    alias: [
+      { find: /^holdpoint$/, replacement: source('index.ts') },
+      { find: /^holdpoint\/workflows$/, replacement: source('workflows.ts') },
+    ],
   },
   test: {
     include: [

@@ -1,6 +1,7 @@
 /**
- * Holdpoint's public API: everything a program imports from `holdpoint`. Nothing
- * else in the package is importable (the `exports` map says so).
+ * Holdpoint's public API: everything a program imports from `holdpoint`. The resumable
+ * workflow agents and the building blocks of custom ones are `holdpoint/workflows`
+ * (src/workflows.ts); nothing else in the package is importable (the `exports` map says so).
  */
 
 export type { ApprovalHint, ApprovalPolicy } from './agents/agent-app.js';
@@ -12,24 +13,7 @@ export {
   waitForApproval,
 } from './agents/wait-for-approval.js';
 export {
-  agentStateEvent,
-  endOfAgentEvent,
-  isAgentEnded,
-  loadAgentState,
-  runIdOf,
-} from './agents/workflows/agent-state.js';
-export {
-  LoopAgent,
-  type LoopAgentConfig,
-  type LoopAgentState,
-} from './agents/workflows/loop-agent.js';
-export { ParallelAgent, type ParallelAgentState } from './agents/workflows/parallel-agent.js';
-export { runStep, type StepEnd } from './agents/workflows/run-step.js';
-export {
-  SequentialAgent,
-  type SequentialAgentState,
-} from './agents/workflows/sequential-agent.js';
-export {
+  type Actor,
   type AttachedWebSocket,
   type CancelRequest,
   createHoldpoint,
@@ -37,6 +21,8 @@ export {
   type Holdpoint,
   type HoldpointOptions,
   type RecoverRunRequest,
+  type ResumeRunRequest,
+  type StartRunRequest,
   type WebSocketOptions,
 } from './api/create-holdpoint.js';
 export {

@@ -7,24 +7,26 @@ import {
   LongRunningFunctionTool,
 } from '@google/adk';
 import {
-  agentStateEvent,
   createHoldpoint,
   defineApp,
-  endOfAgentEvent,
   type Holdpoint,
-  LoopAgent,
-  loadAgentState,
   memoryStore,
-  ParallelAgent,
   type PendingOutcome,
   RulesModel,
   type RunOutcome,
   redisStore,
+  type Store,
+} from 'holdpoint';
+import {
+  agentStateEvent,
+  endOfAgentEvent,
+  LoopAgent,
+  loadAgentState,
+  ParallelAgent,
   runStep,
   SequentialAgent,
   type StepEnd,
-  type Store,
-} from 'holdpoint';
+} from 'holdpoint/workflows';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {

@@ -8,18 +8,16 @@ import {
   type InvocationContext,
   LlmAgent,
 } from '@google/adk';
+import { defineApp, idempotencyKey, once } from 'holdpoint';
 import {
   agentStateEvent,
-  defineApp,
   endOfAgentEvent,
-  idempotencyKey,
   LoopAgent,
   loadAgentState,
-  once,
   runStep,
   SequentialAgent,
   type StepEnd,
-} from 'holdpoint';
+} from 'holdpoint/workflows';
 import { z } from 'zod';
 import { selectModel } from '../shared/select-model.js';
 import { storyRule } from './story-rules.js';

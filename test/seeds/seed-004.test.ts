@@ -7,17 +7,15 @@ import {
   createHoldpoint,
   defineApp,
   type Holdpoint,
-  LoopAgent,
   memoryStore,
-  ParallelAgent,
   type PendingOutcome,
   RulesModel,
   type RunEvent,
   type RunOutcome,
   redisStore,
-  SequentialAgent,
   type Store,
 } from 'holdpoint';
+import { LoopAgent, ParallelAgent, SequentialAgent } from 'holdpoint/workflows';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {

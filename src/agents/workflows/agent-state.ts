@@ -20,7 +20,7 @@ export interface WithRunId {
 }
 
 /** The id the events of the current run carry: Holdpoint's run id, else ADK's invocation id. */
-export function runIdOf(ctx: InvocationContext): string {
+function runIdOf(ctx: InvocationContext): string {
   return (ctx.session as WithRunId)[RUN_ID] ?? ctx.invocationId;
 }
 

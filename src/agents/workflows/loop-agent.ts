@@ -9,11 +9,12 @@ import {
 import { runStep, type StepEnd } from './run-step.js';
 
 /** What a loop checkpoints: the step it is in, and how many rounds it finished. */
-export interface LoopAgentState extends Record<string, unknown> {
+interface LoopAgentState extends Record<string, unknown> {
   currentSubAgent: string;
   timesLooped: number;
 }
 
+/** `LoopAgent`'s options: ADK's `LoopAgentConfig`, the same fields. */
 export interface LoopAgentConfig extends BaseAgentConfig {
   /** At most this many rounds; unbounded (until a step escalates) when not given. */
   maxIterations?: number;

@@ -3,7 +3,7 @@ import { agentStateEvent, endOfAgentEvent, isAgentEnded, loadAgentState } from '
 import { runStep, type StepEnd } from './run-step.js';
 
 /** What a parallel agent checkpoints: the branches that finished. */
-export interface ParallelAgentState extends Record<string, unknown> {
+interface ParallelAgentState extends Record<string, unknown> {
   finished: string[];
 }
 

@@ -3,7 +3,7 @@ import { agentStateEvent, endOfAgentEvent, isAgentEnded, loadAgentState } from '
 import { runStep, type StepEnd } from './run-step.js';
 
 /** What a sequence checkpoints: the step it is in. */
-export interface SequentialAgentState extends Record<string, unknown> {
+interface SequentialAgentState extends Record<string, unknown> {
   currentSubAgent: string;
 }
 
