@@ -163,7 +163,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       ann,
     );
     // A records the approval, takes the session for the resume, and dies before ADK
-    // reaches the payment tool (while loading the session): no once() claim, no mark.
+    // reaches the payment tool (while loading the session): no once() lock, no mark.
     const dying = runtimeOn(diesAt(storeA, 'loadSession'), appA, clockA);
     void dying.resume({ sessionId, approved: true }, bob);
     await expect

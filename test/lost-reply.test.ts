@@ -242,7 +242,7 @@ describe('a lost reply followed by another write', () => {
         lease(now),
         jiro,
       );
-      expect(his.outcome).toBe('claimed');
+      expect(his.outcome).toBe('resumes');
       proxy.refusing = false;
       expect((await hers).outcome).toBe('pending');
       const stored = await direct.getSnapshot(sessionId);
@@ -271,7 +271,7 @@ describe('the work that follows a commit whose reply was lost', () => {
 });
 
 describe("a tool's effect ledger when the store fails", () => {
-  it('finds a claim whose reply was lost its own: the effect runs once, and the tool answers', async () => {
+  it('finds a lock whose reply was lost its own: the effect runs once, and the tool answers', async () => {
     runtime = runtimeOn(store, heldToolApp(calls, true), clock);
     const sessionId = await paused();
     const cut = proxy.cutAfter('{"claim":');

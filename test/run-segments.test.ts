@@ -90,7 +90,7 @@ describe('run segments across instances', () => {
   });
 
   it('shows nothing of a decision in flight to the rest of its process', async () => {
-    // Regression: a decision claimed from a stale copy of the session started the run
+    // Regression: a decision taken from a stale copy of the session started the run
     // before Redis confirmed; its phantom {confirmed:true} showed in /messages and in a
     // start's history, whose closing event then left the cancelled call unanswered.
     const clock = new ManualClock();
@@ -122,7 +122,7 @@ describe('run segments across instances', () => {
   });
 
   it('pays once when the losing decider dies before it hears back', async () => {
-    // Regression: both deciders claimed the payment's effect key; the loser's claim
+    // Regression: both deciders locked the payment's effect key; the loser's lock
     // landed first and was released only once the loser saw its commit refused, so a
     // loser that died left the winner's payment blocked (EFFECT_IN_PROGRESS) for 5 min.
     const clock = new ManualClock();

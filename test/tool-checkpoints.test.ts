@@ -237,7 +237,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
   });
 
   it("runs C's effect again under the same idempotency key when the crash came inside it", async () => {
-    // A claimed C's effect in the ledger and dies inside it.
+    // A locked C's effect in the ledger and dies inside it.
     const { outside, b, invocationId, inC } = await diesInC({ cThroughLedger: true });
     expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
     expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });

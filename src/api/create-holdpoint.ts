@@ -227,7 +227,7 @@ function isStore(value: unknown): value is Store {
   return (
     typeof store?.getSnapshot === 'function' &&
     typeof store.beginRun === 'function' &&
-    typeof store.claimSweep === 'function'
+    typeof store.takeSweepTurn === 'function'
   );
 }
 

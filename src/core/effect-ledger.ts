@@ -2,8 +2,11 @@
 export interface EffectRecord {
   /** A tool call marked this key before it ran (`markStarted`). */
   started: boolean;
-  /** `done`: the result is stored; `claimed`: an effect holds the key and has no result yet. */
-  state: 'none' | 'claimed' | 'done';
+  /**
+   * `done`: the result is stored; `locked`: an effect locked the key and has no result yet
+   * (it runs, or its process stopped inside it).
+   */
+  state: 'none' | 'locked' | 'done';
   result?: unknown;
 }
 
@@ -26,8 +29,8 @@ export interface EffectLedger {
   /** What is recorded for `key`. */
   inspect(key: string): Promise<EffectRecord>;
   /**
-   * Drops a claim that has no result, so the effect can run again: for a run
-   * recovered after the process that held the claim stopped. The effect then runs
+   * Drops a lock that has no result, so the effect can run again: for a run
+   * recovered after the process that held the lock stopped. The effect then runs
    * again with the same key (pass `idempotencyKey` to the outside API so it happens
    * once there); a result stored meanwhile is kept.
    */

@@ -40,9 +40,9 @@ export class JsonClient {
     readonly identity: TestIdentity = { roles: TESTER_ROLES },
   ) {}
 
-  /** The sign-in headers for a request that names `claimed` (if anyone). */
-  headersFor(claimed: unknown): Record<string, string> {
-    const user = this.identity.user ?? (typeof claimed === 'string' ? claimed : 'tester');
+  /** The sign-in headers for a request that names `named` (if anyone). */
+  headersFor(named: unknown): Record<string, string> {
+    const user = this.identity.user ?? (typeof named === 'string' ? named : 'tester');
     return signedInAs(user, this.identity.roles);
   }
 
@@ -52,19 +52,19 @@ export class JsonClient {
     body: unknown,
     headers: Record<string, string> = {},
   ): Promise<JsonResponse> {
-    const claimed = (body as { user_id?: unknown } | null)?.user_id;
+    const named = (body as { user_id?: unknown } | null)?.user_id;
     const response = await fetch(`${this.baseUrl}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...this.headersFor(claimed), ...headers },
+      headers: { 'content-type': 'application/json', ...this.headersFor(named), ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: response.status, body: await response.json() };
   }
 
   async get(path: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
-    const claimed = new URL(path, this.baseUrl).searchParams.get('user_id') ?? undefined;
+    const named = new URL(path, this.baseUrl).searchParams.get('user_id') ?? undefined;
     const response = await fetch(`${this.baseUrl}${path}`, {
-      headers: { ...this.headersFor(claimed), ...headers },
+      headers: { ...this.headersFor(named), ...headers },
     });
     return { status: response.status, body: await response.json() };
   }

@@ -69,13 +69,13 @@ export type RequestAct = (requestId: string) => Promise<RunOutcome>;
 
 /**
  * Runs `act` once per idempotency key (scoped to the operation and the caller): the
- * first request claims the key, keeps it while it works, and its answer (an outcome,
+ * first request reserves the key, keeps it while it works, and its answer (an outcome,
  * or an error) is kept for a day; a retry with the same key gets that answer — waiting
  * while the first request still works — instead of acting again, except that an answer
  * of a run waiting for people is given as the run's state now (`runState`): completed
  * once it completed, its new question once it was asked again. A retry of a request
- * whose outcome was unknown, or whose first attempt stopped answering (its claim
- * lapses within two run leases), acts again under the same request id, which finds
+ * whose outcome was unknown, or whose first attempt stopped answering (its
+ * reservation lapses within two run leases), acts again under the same request id, which finds
  * what the first attempt stored and answers with the run's state. The same key with a
  * different request is IDEMPOTENCY_KEY_REUSED. A refusal that changed nothing and says
  * "try again" frees the key.
@@ -86,7 +86,7 @@ export async function idempotentRequest(
   act: RequestAct,
 ): Promise<RunOutcome> {
   const key = `${request.operation}\n${request.caller}\n${validate(idempotencyKeyText, request.key)}`;
-  const claim: Claim = {
+  const reservation: Reservation = {
     key,
     pendingMs: 2 * ctx.leaseMs,
     record: () => ({
@@ -96,7 +96,7 @@ export async function idempotentRequest(
     }),
   };
   const attempt = () => act(createHash('sha256').update(key).digest('hex').slice(0, 40));
-  let held = await ctx.store.requests.claim(key, claim.record(), claim.pendingMs);
+  let held = await ctx.store.requests.reserve(key, reservation.record(), reservation.pendingMs);
   while (held) {
     if (held.fingerprint !== request.fingerprint) {
       throw new HoldpointError(
@@ -110,35 +110,36 @@ export async function idempotentRequest(
       if (!('error' in answer && UNSETTLED.has(answer.error.code))) return replay(answer);
       // The first answer left the outcome unknown: this retry acts again, and finds
       // what the first attempt stored.
-      await ctx.store.requests.finish(key, claim.record(), claim.pendingMs);
-      return actOnce(ctx, claim, attempt);
+      await ctx.store.requests.finish(key, reservation.record(), reservation.pendingMs);
+      return actOnce(ctx, reservation, attempt);
     }
     await sleep(POLL_MS);
     held = await ctx.store.requests.get(key);
-    // The first request stopped before answering and its claim lapsed: this one acts.
-    if (!held) held = await ctx.store.requests.claim(key, claim.record(), claim.pendingMs);
+    // The first request stopped before answering and its reservation lapsed: this one acts.
+    if (!held)
+      held = await ctx.store.requests.reserve(key, reservation.record(), reservation.pendingMs);
   }
-  return actOnce(ctx, claim, attempt);
+  return actOnce(ctx, reservation, attempt);
 }
 
 /** The key a request holds, and the pending record it holds it with. */
-interface Claim {
+interface Reservation {
   key: string;
   pendingMs: number;
   record: () => RequestRecord;
 }
 
-/** Acts while holding the claim, then stores the answer for the retries. */
+/** Acts while holding the reservation, then stores the answer for the retries. */
 async function actOnce(
   ctx: RuntimeContext,
-  claim: Claim,
+  reservation: Reservation,
   act: () => Promise<RunOutcome>,
 ): Promise<RunOutcome> {
-  const { key, pendingMs } = claim;
-  // The claim is kept while the request works, so retries wait for its answer.
+  const { key, pendingMs } = reservation;
+  // The reservation is kept while the request works, so retries wait for its answer.
   let beat: Promise<unknown> = Promise.resolve();
   const stopBeats = ctx.clock.every(ctx.leaseMs / 3, () => {
-    beat = ctx.store.requests.finish(key, claim.record(), pendingMs).catch(() => undefined);
+    beat = ctx.store.requests.finish(key, reservation.record(), pendingMs).catch(() => undefined);
   });
   // No renewal may land after the answer.
   const keep = () => {
@@ -157,7 +158,7 @@ async function actOnce(
     answer = { error: { code: error.code, message: error.message, details: error.details } };
   }
   await keep();
-  const done: RequestRecord = { ...claim.record(), state: 'done', answer };
+  const done: RequestRecord = { ...reservation.record(), state: 'done', answer };
   await ctx.store.requests.finish(key, done, KEEP_MS).catch(() => undefined);
   return replay(answer);
 }

@@ -27,12 +27,12 @@ interface ApprovedCallsLeft {
   /** Approvals whose call started and left nothing in the ledger: it may have run. */
   uncertain: Set<string>;
   /** Ledger keys of effects that started and have no result: they run again through it. */
-  claimed: string[];
+  locked: string[];
 }
 
 /**
  * Reads the ledger for each approved call of `pause`. A call whose effect the ledger
- * holds a result for is answered by it on the re-run. A call whose effect was claimed
+ * holds a result for is answered by it on the re-run. A call whose effect is locked
  * and has no result runs again through the ledger, under the same key. A call that
  * started and left nothing may have had its effect and nothing says so: unless the
  * app declares the tool idempotent, a person is asked again.
@@ -43,13 +43,13 @@ async function approvedCallsLeft(
   pause: Pause,
 ): Promise<ApprovedCallsLeft> {
   const approved = approvedCalls(pause);
-  const left: ApprovedCallsLeft = { uncertain: new Set(), claimed: [] };
+  const left: ApprovedCallsLeft = { uncertain: new Set(), locked: [] };
   for (const approval of pause.approvals) {
     if (!approved.has(approval.toolCallId)) continue;
     const key = toolCallEffectKey(pause.sessionId, approval.toolCallId);
     const effect = await ctx.store.effects.inspect(key);
     const idempotent = app.idempotentTools?.has(approval.toolName) ?? false;
-    if (effect.state === 'claimed') left.claimed.push(key);
+    if (effect.state === 'locked') left.locked.push(key);
     // A tool that awaits inline is entered again (its effects in `once()`), never asked about.
     else if (
       effect.started &&
@@ -95,12 +95,12 @@ export async function recoverRun(
   // Read once the run is ours, so nothing the stopped segment stored can come after.
   // Past a checkpoint the approved calls had run (none is checkpointed while one
   // runs), and their results are stored with it.
-  const { uncertain, claimed } =
+  const { uncertain, locked } =
     pause && !run.checkpointed
       ? await approvedCallsLeft(ctx, app, pause)
-      : { uncertain: new Set<string>(), claimed: [] };
-  // Claims the stopped process left without a result are released.
-  for (const key of claimed) await ctx.store.effects.takeOver(key);
+      : { uncertain: new Set<string>(), locked: [] };
+  // Locks the stopped process left without a result are released.
+  for (const key of locked) await ctx.store.effects.takeOver(key);
   if (pause && uncertain.size > 0) {
     return askAgain(ctx, { sessionId, invocationId, lease, pause, uncertain, sink, app });
   }

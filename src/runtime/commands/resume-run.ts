@@ -22,8 +22,8 @@ import { HeldRunFollower } from './follow-held-run.js';
 /**
  * Records decisions on a session's pause. The one caller whose decision completes
  * the pause holds the session and resumes the same run (same invocation id);
- * everyone else gets 409. Nothing of the resumed run happens before that claim is
- * stored.
+ * everyone else gets 409. Nothing of the resumed run happens before that decision (and
+ * the session it takes) is stored.
  */
 export async function resumeRun(
   ctx: RuntimeContext,
@@ -37,7 +37,7 @@ export async function resumeRun(
   );
   const decidedBy = by.id;
   tagSession(sessionId);
-  // Refused before anything is recorded: a run this instance cannot drive is not claimed.
+  // Refused before anything is recorded: a run this instance cannot drive is not taken.
   const snapshot = await ctx.requireSnapshot(sessionId);
   const app = ctx.requireApp(snapshot.meta.app);
   if (snapshot.pause?.status === 'pending') ctx.requireUnchangedApp(app, snapshot.run);

@@ -7,7 +7,7 @@ import { expireDue } from './expire-due.js';
 /**
  * Records pauses that pass their time even when nobody asks about them and, with
  * `recover`, resumes runs whose process stopped. Each beat reads only what is due;
- * instances sharing a store take turns (the store's sweep claim), and a beat is
+ * instances sharing a store take turns (the store's sweep turn, `takeSweepTurn`), and a beat is
  * skipped while the previous sweep still runs.
  */
 export class ExpirySweeper {
@@ -40,7 +40,7 @@ export class ExpirySweeper {
     this.running = true;
     try {
       // Held for two beats, so the holder keeps it from one beat to the next.
-      if (await this.ctx.store.claimSweep(this.owner, 2 * this.intervalMs)) {
+      if (await this.ctx.store.takeSweepTurn(this.owner, 2 * this.intervalMs)) {
         await expireDue(this.ctx);
         if (this.recover) await recoverInterrupted(this.ctx, this.recovering, this.notBefore);
       }

@@ -35,7 +35,7 @@ export async function recoverInterrupted(
     started += 1;
     recoverRun(ctx, { invocationId }, SYSTEM)
       .catch((error: unknown) => {
-        // One that cannot go on (its app changed, an effect still claimed) waits its
+        // One that cannot go on (its app changed, an effect still locked) waits its
         // turn instead of holding up the others every beat.
         notBefore.set(invocationId, ctx.clock.now() + RETRY_AFTER_MS);
         ctx.log(meta.sessionId, invocationId).warn({ err: error }, 'interrupted run not recovered');

@@ -40,8 +40,7 @@ export async function closingResponses(
     if (!id || !name || answered.has(id)) return;
     const effect = await lookup(id);
     if (effect.state === 'done') answer(id, name, asResponse(effect.result));
-    else if (effect.started || effect.state === 'claimed')
-      answer(id, name, { error: MAY_HAVE_RUN });
+    else if (effect.started || effect.state === 'locked') answer(id, name, { error: MAY_HAVE_RUN });
     else answer(id, name, { error: why });
   };
   // A tool call a stopped run left open (stored by a tool-level checkpoint, its result

@@ -115,7 +115,7 @@ export async function prepareSegment(
 
 /**
  * A run going on from its last checkpoint runs again the tool calls its stopped segment
- * left open, under the same call ids: a claim their `once()` left in the effect ledger
+ * left open, under the same call ids: a lock their `once()` left in the effect ledger
  * without a result is released, so the effect runs again under the same key (a result
  * stored is kept, and answers the call).
  */

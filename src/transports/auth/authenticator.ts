@@ -9,7 +9,7 @@ export interface Caller {
    * Who the request's body says sends it, read only when asked: the development
    * identity asks when no header or cookie names anyone (HTTP requests with a body).
    */
-  claimedUser?: () => Promise<string | undefined>;
+  bodyUser?: () => Promise<string | undefined>;
   /**
    * A WebSocket handshake: the one request whose query string and subprotocol may carry
    * credentials (browsers cannot set headers on a socket). On any other request they

@@ -39,11 +39,11 @@ describe('the development identity', () => {
 
 describe('the development identity and a body that names its user', () => {
   const identity = devIdentity();
-  const claimed = (id?: string) => {
+  const namedInBody = (id?: string) => {
     const asked = { times: 0 };
     return {
       asked,
-      claimedUser: async () => {
+      bodyUser: async () => {
         asked.times++;
         return id;
       },
@@ -51,26 +51,26 @@ describe('the development identity and a body that names its user', () => {
   };
 
   it('asks the body only when no header or cookie names anyone', async () => {
-    const body = claimed('fabricio');
+    const body = namedInBody('fabricio');
     const request = new Request('http://127.0.0.1:3000/api/agent/start', { method: 'POST' });
     expect(await identity({ request, remoteAddress: '127.0.0.1', ...body })).toEqual({
       id: 'fabricio',
       roles: [],
     });
-    const unread = claimed('fabricio');
+    const unread = namedInBody('fabricio');
     const withHeader = named('http://127.0.0.1/');
     expect(
       await identity({ request: withHeader, remoteAddress: '127.0.0.1', ...unread }),
     ).toMatchObject({ id: 'ann' });
     expect(unread.asked.times).toBe(0);
-    const nobody = claimed(undefined);
+    const nobody = namedInBody(undefined);
     expect(await identity({ request, remoteAddress: '127.0.0.1', ...nobody })).toBeUndefined();
   });
 
   it('believes a body no more than a header: from another machine it is refused', async () => {
     const request = new Request('http://127.0.0.1:3000/api/agent/start', { method: 'POST' });
     expect(
-      await codeOf(identity({ request, remoteAddress: '10.0.0.7', ...claimed('fabricio') })),
+      await codeOf(identity({ request, remoteAddress: '10.0.0.7', ...namedInBody('fabricio') })),
     ).toBe('UNAUTHENTICATED');
   });
 });

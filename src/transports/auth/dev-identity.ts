@@ -26,18 +26,18 @@ function namesThisMachine(request: Request): boolean {
  * Development identity: whoever the caller says it is (the web UI's "Signed in as"),
  * from the `x-holdpoint-user` header or cookie (or, on a WebSocket handshake only, the
  * `user` query parameter), with the roles it claims the same way; when none of these names
- * anyone, from what the request's body names (Caller.claimedUser: seed 000's client sends
+ * anyone, from what the request's body names (Caller.bodyUser: seed 000's client sends
  * only `{query, user_id}`). Believed only from this machine,
  * asked by this machine's own name: a caller from another address, one whose address is
  * not known, and a page that reached it through another name (DNS rebinding) are
  * refused, whatever they claim.
  */
 export function devIdentity(): Authenticator {
-  return async ({ request, remoteAddress, handshake, claimedUser }) => {
+  return async ({ request, remoteAddress, handshake, bodyUser }) => {
     const query = handshakeQuery({ request, handshake });
     const id =
       request.headers.get(DEV_USER_HEADER) ?? cookie(request, DEV_USER_COOKIE) ?? query.get('user');
-    const named = id ?? (await claimedUser?.());
+    const named = id ?? (await bodyUser?.());
     if (!named) return undefined;
     if (!isLoopback(remoteAddress) || !namesThisMachine(request)) {
       throw new HoldpointError(
