@@ -25,12 +25,12 @@ function namesThisMachine(request: Request): boolean {
 /**
  * Development identity: whoever the caller says it is (the web UI's "Signed in as"),
  * from the `x-holdpoint-user` header or cookie (or, on a WebSocket handshake only, the
- * `user` query parameter), with the roles it claims the same way; when none of these names
+ * `user` query parameter), with the roles it names the same way; when none of these names
  * anyone, from what the request's body names (Caller.bodyUser: seed 000's client sends
  * only `{query, user_id}`). Believed only from this machine,
  * asked by this machine's own name: a caller from another address, one whose address is
  * not known, and a page that reached it through another name (DNS rebinding) are
- * refused, whatever they claim.
+ * refused, whatever they say.
  */
 export function devIdentity(): Authenticator {
   return async ({ request, remoteAddress, handshake, bodyUser }) => {
