@@ -62,7 +62,7 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
     ).toMatchObject({ state: 'handed', lease: { owner: held.owner } });
   });
 
-  it('releases the pause at the hold end: a later decision claims it as any other', async () => {
+  it('releases the pause at the hold end: a later decision resumes it as any other', async () => {
     const store = (stores[kind] as () => HoldpointStore)();
     const now = Date.now();
     const { run, held, approvalId } = await heldPause(store, now);
@@ -73,17 +73,17 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
     const snapshot = await store.getSnapshot(run.sessionId);
     expect(snapshot?.pause).toMatchObject({ status: 'pending' });
     expect(snapshot?.pause?.heldBy).toBeUndefined();
-    // A decision computed before the hold's end but committed after the release claims.
-    const claimer = lease(now);
+    // A decision computed before the hold's end but committed after the release resumes.
+    const resumer = lease(now);
     const result = await store.decide(
       run.sessionId,
       { decisions: [decision(approvalId, now + 1)] },
       now + 1,
-      claimer,
+      resumer,
       DECIDER,
     );
-    expect(result.outcome).toBe('claimed');
-    expect((await store.getSnapshot(run.sessionId))?.meta.lease).toEqual(claimer);
+    expect(result.outcome).toBe('resumes');
+    expect((await store.getSnapshot(run.sessionId))?.meta.lease).toEqual(resumer);
   });
 
   it('releases at once for a process that stops, and only its own hold', async () => {
@@ -112,7 +112,7 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
       lease(at),
       DECIDER,
     );
-    expect(result.outcome).toBe('claimed');
+    expect(result.outcome).toBe('resumes');
     expect(await store.settleHold(run.sessionId, run.invocationId, held.owner, at)).toEqual({
       state: 'released',
     });

@@ -6,7 +6,7 @@ export type RequestAnswer =
 /**
  * What is kept of a request made with an idempotency key: what the request was (its
  * fingerprint), and its answer once it has one. A `pending` record holds the key for
- * the request that claimed it until `until`.
+ * the request that reserved it until `until`.
  */
 export interface RequestRecord {
   fingerprint: string;
@@ -17,14 +17,14 @@ export interface RequestRecord {
 
 /**
  * Requests made with an idempotency key, shared by every instance: the first request
- * claims the key, later ones with the same key read its answer instead of acting again.
+ * reserves the key, later ones with the same key read its answer instead of acting again.
  */
 export interface RequestRecords {
-  /** Claims `key` with `record` unless it is taken; returns the record that holds it then. */
-  claim(key: string, record: RequestRecord, keepMs: number): Promise<RequestRecord | undefined>;
+  /** Reserves `key` with `record` unless it is taken; returns the record that holds it then. */
+  reserve(key: string, record: RequestRecord, keepMs: number): Promise<RequestRecord | undefined>;
   /** The record of `key`, if any. */
   get(key: string): Promise<RequestRecord | undefined>;
-  /** Stores the answer of the request that claimed `key`. */
+  /** Stores the answer of the request that reserved `key`. */
   finish(key: string, record: RequestRecord, keepMs: number): Promise<void>;
   /** Frees `key` (its request changed nothing, so a retry may act). */
   release(key: string): Promise<void>;

@@ -77,8 +77,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   });
   afterAll(() => subject.close());
 
-  /** The peer approves the only approval of `pause`, claiming its resume. */
-  function peerClaims(pause: Pause, now: number) {
+  /** The peer approves the only approval of `pause`, so it resumes the run. */
+  function peerResumes(pause: Pause, now: number) {
     const approvalId = pause.approvals[0]?.approvalId as string;
     return peer.decide(
       pause.sessionId,
@@ -118,7 +118,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(await peer.loadSession(held, APP, 'someone-else')).toBeUndefined();
   });
 
-  it('runs, pauses, collects every decision, claims once and finishes', async () => {
+  it('runs, pauses, collects every decision, resumes once and finishes', async () => {
     const now = Date.now();
     const { sessionId, run, pause } = await pausedSession(store, 2, now);
     const [first, second] = pause.approvals.map((a) => a.approvalId) as [string, string];
@@ -148,7 +148,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       held,
       DECIDER,
     );
-    expect(last.outcome).toBe('claimed');
+    expect(last.outcome).toBe('resumes');
     expect(last.pause.status).toBe('resuming');
     expect((await peer.getSnapshot(sessionId))?.meta).toMatchObject({
       status: 'running',
@@ -211,7 +211,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(read?.lastUpdateTime).toBe(said.timestamp);
 
     // The resumed segment's events follow, in order; an event appended again replaces itself.
-    await peerClaims(pause, now);
+    await peerResumes(pause, now);
     const resumedLease = (await peer.getSnapshot(sessionId))?.meta.lease ?? lease(now);
     const answer = userEvent(run.invocationId, 'yes');
     await peer.finishRun(
@@ -231,7 +231,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   it("checkpoints a running segment's events under its lease, each after the last, for any instance", async () => {
     const now = Date.now();
     const { sessionId, userId, run, pause } = await pausedSession(store, 1, now);
-    await peerClaims(pause, now);
+    await peerResumes(pause, now);
     const held = (await store.getSnapshot(sessionId))?.meta.lease ?? lease(now);
     const callId = pause.approvals[0]?.toolCallId ?? '';
     const answer = userEvent(run.invocationId, 'approved', { step: 1 });
@@ -411,7 +411,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const valued = { ...decision(approvalId, now), payload: { item: 'Banana' } };
     expect(
       (await store.decide(sessionId, { decisions: [valued] }, now, lease(now), DECIDER)).outcome,
-    ).toBe('claimed');
+    ).toBe('resumes');
   });
 
   it('expires a pause decided too late, and says so every time, cancel included', async () => {
@@ -462,8 +462,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   it('answers a resume of a resumed pause ALREADY_DECIDED, and of a newer run NO_PENDING_APPROVAL', async () => {
     const now = Date.now();
     const { sessionId, userId, run, pause } = await pausedSession(store, 1, now);
-    const claimed = await peerClaims(pause, now);
-    expect(claimed.outcome).toBe('claimed');
+    const resumed = await peerResumes(pause, now);
+    expect(resumed.outcome).toBe('resumes');
     const held = (await store.getSnapshot(sessionId))?.meta.lease ?? lease(now);
     await store.finishRun(segmentEnd(run, held, now + 2), { status: 'completed', audit: [] });
     const all = { all: { approved: true, decidedBy: 'bob', at: now + 3 } };
@@ -499,7 +499,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     );
   });
 
-  it('lets exactly one of 20 concurrent deciders claim the resume', async () => {
+  it('lets exactly one of 20 concurrent deciders resume the run', async () => {
     const now = Date.now();
     const { sessionId, pause } = await pausedSession(store, 1, now);
     const approvalId = pause.approvals[0]?.approvalId ?? '';
@@ -515,7 +515,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
               DECIDER,
             )
             .then((result) => {
-              if (result.outcome !== 'claimed') throw new Error(`unexpected ${result.outcome}`);
+              if (result.outcome !== 'resumes') throw new Error(`unexpected ${result.outcome}`);
             }),
         ),
       ),
@@ -568,7 +568,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       () => new Promise<{ txn: string }>((resolve) => (finish = () => resolve({ txn: 'T1' }))),
     );
     await vi.waitFor(() => expect(finish).toBeTypeOf('function'));
-    expect((await peer.effects.inspect(key)).state).toBe('claimed');
+    expect((await peer.effects.inspect(key)).state).toBe('locked');
     finish?.();
     await running;
     expect(await peer.effects.inspect(key)).toEqual({
@@ -581,8 +581,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   it('keeps a request key for its first request, and that request’s answer for any instance', async () => {
     const key = unique('request');
     const pending = { fingerprint: 'f1', state: 'pending' as const, until: 1 };
-    expect(await store.requests.claim(key, pending, HOUR)).toBeUndefined();
-    expect(await peer.requests.claim(key, { ...pending, fingerprint: 'f2' }, HOUR)).toEqual(
+    expect(await store.requests.reserve(key, pending, HOUR)).toBeUndefined();
+    expect(await peer.requests.reserve(key, { ...pending, fingerprint: 'f2' }, HOUR)).toEqual(
       pending,
     );
     const done = { ...pending, state: 'done' as const, answer: { ok: { status: 'completed' } } };
@@ -590,7 +590,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(await peer.requests.get(key)).toEqual(done);
     await peer.requests.release(key);
     expect(await store.requests.get(key)).toBeUndefined();
-    expect(await store.requests.claim(key, pending, HOUR)).toBeUndefined();
+    expect(await store.requests.reserve(key, pending, HOUR)).toBeUndefined();
   });
 
   it('lists due pauses only once they are due', async () => {
@@ -633,7 +633,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
 
     // Ended pauses drop out; another owner's never show.
     const [resumed, cancelled] = pauses as [Pause, Pause];
-    await peerClaims(resumed, now);
+    await peerResumes(resumed, now);
     await store.cancel(cancelled.sessionId, 'bob', undefined, now);
     const listed = await peer.listPaused({ audiences: [`user:${userId}`], limit: 100 }, now);
     expect(listed.items.map((s) => s.meta.sessionId)).toEqual(
@@ -693,7 +693,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
         lease(now),
         jiro,
       );
-      expect(second.outcome).toBe('claimed');
+      expect(second.outcome).toBe('resumes');
       expect(second.pause.decisions.map((d) => d.decidedBy)).toEqual(['maria', 'jiro']);
       expect(second.pause.decisions[0]?.argsHash).toBe(
         hashArgs({ amount: 200, recipient: 'Jiro' }),
@@ -710,7 +710,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
         lease(now),
         maria,
       );
-      expect(denied.outcome).toBe('claimed');
+      expect(denied.outcome).toBe('resumes');
     });
 
     it('lets only those the policy names decide, and keeps the requester from approving', async () => {
@@ -751,7 +751,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
             { id: userId, roles: ['approver'] },
           )
         ).outcome,
-      ).toBe('claimed');
+      ).toBe('resumes');
     });
 
     it('binds a decision to the pause and the arguments the person saw', async () => {

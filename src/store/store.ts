@@ -34,17 +34,18 @@ export interface SessionAppend {
   state: Record<string, unknown>;
 }
 
-/** What `decide` did: decisions recorded, and whether the caller now holds the resume. */
+/** What `decide` did: decisions recorded, and whether the caller now resumes the run. */
 export interface DecideResult {
   pause: Pause;
   /**
-   * `claimed`: every approval is decided and this caller's lease holds the session.
+   * `resumes`: every approval is decided and this caller's lease holds the session: it
+   * resumes the run.
    * `handed`: every approval is decided and the segment that holds the pause in place
    * (`Pause.heldBy`) now holds the session, under the caller's lease's end; it goes on.
    * `recorded`: the same request (by `requestId`) recorded these decisions before;
    * nothing was written now.
    */
-  outcome: 'pending' | 'claimed' | 'handed' | 'recorded';
+  outcome: 'pending' | 'resumes' | 'handed' | 'recorded';
 }
 
 /**
@@ -159,7 +160,7 @@ export interface HoldpointStore {
    * APPROVAL_EXPIRED (the pause becomes expired and audited), PAUSE_CANCELLED,
    * NO_PENDING_APPROVAL. When the last approval is decided the pause becomes
    * `resuming` and the session running under `lease`: only one caller ever gets
-   * `claimed`. Decisions carrying a `requestId` the pause already holds are `recorded`.
+   * `resumes` (or `handed`). Decisions carrying a `requestId` the pause already holds are `recorded`.
    */
   decide(
     sessionId: string,
@@ -239,7 +240,7 @@ export interface HoldpointStore {
    * Takes the expiry sweep for `ms` unless another instance holds it, so instances
    * sharing the store take turns instead of each sweeping everything.
    */
-  claimSweep(owner: string, ms: number): Promise<boolean>;
+  takeSweepTurn(owner: string, ms: number): Promise<boolean>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

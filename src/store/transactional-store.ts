@@ -149,7 +149,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     now: number,
   ): Promise<Page<SessionSnapshot>>;
   abstract listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
-  abstract claimSweep(owner: string, ms: number): Promise<boolean>;
+  abstract takeSweepTurn(owner: string, ms: number): Promise<boolean>;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
 

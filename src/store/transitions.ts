@@ -372,7 +372,8 @@ function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision
 /**
  * Records `by`'s decisions, bound to the pause they name and the arguments they saw
  * (each records its approval's arguments hash); the one that settles the last
- * approval claims the resume under `lease`.
+ * approval takes the session under `lease` and resumes the run (`resumes`), or hands it
+ * to the segment holding the pause in place (`handed`).
  */
 export function decideTransition(
   snapshot: SessionSnapshot,
@@ -449,11 +450,11 @@ export function decideTransition(
     decisions: allDecisions,
     status: complete ? 'resuming' : 'pending',
   };
-  const claimed = holder ? { owner: holder.owner, until: lease.until } : lease;
+  const resumeLease = holder ? { owner: holder.owner, until: lease.until } : lease;
   return {
     writes: {
       meta: complete
-        ? touch(snapshot.meta, { status: 'running', lease: claimed }, now)
+        ? touch(snapshot.meta, { status: 'running', lease: resumeLease }, now)
         : touch(snapshot.meta, {}, now),
       pauses: [next],
       runs:
@@ -462,7 +463,7 @@ export function decideTransition(
           : undefined,
       audit: complete ? [...decided, resumedAudit(pause, decisions, now)] : decided,
     },
-    value: { pause: next, outcome: complete ? (holder ? 'handed' : 'claimed') : 'pending' },
+    value: { pause: next, outcome: complete ? (holder ? 'handed' : 'resumes') : 'pending' },
   };
 }
 

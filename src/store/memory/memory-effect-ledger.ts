@@ -36,7 +36,7 @@ export class MemoryEffectLedger implements EffectLedger {
     if (known) return known as Promise<T>;
     const running: Promise<T> = effect().then(
       (result) => {
-        // A claim taken over meanwhile belongs to the newer call: its result counts.
+        // A lock taken over meanwhile belongs to the newer call: its result counts.
         if (effects.running.get(key) !== running) return result;
         effects.done.set(key, result);
         effects.running.delete(key);
@@ -59,7 +59,7 @@ export class MemoryEffectLedger implements EffectLedger {
     const effects = this.sessions.get(sessionOf(key));
     const started = effects?.started.has(key) ?? false;
     if (effects?.done.has(key)) return { started, state: 'done', result: effects.done.get(key) };
-    return { started, state: effects?.running.has(key) ? 'claimed' : 'none' };
+    return { started, state: effects?.running.has(key) ? 'locked' : 'none' };
   }
 
   async takeOver(key: string): Promise<void> {

@@ -24,7 +24,7 @@ export class MemoryRequestRecords implements RequestRecords {
     }
   }
 
-  async claim(key: string, record: RequestRecord, keepMs: number) {
+  async reserve(key: string, record: RequestRecord, keepMs: number) {
     const held = this.live(key);
     if (held) return structuredClone(held);
     this.put(key, record, keepMs);

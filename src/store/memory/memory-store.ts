@@ -218,7 +218,7 @@ export class MemoryStore extends TransactionalStore {
     return structuredClone(this.live(sessionId)?.audit.slice(offset, offset + limit) ?? []);
   }
 
-  async claimSweep(): Promise<boolean> {
+  async takeSweepTurn(): Promise<boolean> {
     return true;
   }
 

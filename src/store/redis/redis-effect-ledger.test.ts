@@ -9,7 +9,7 @@ const conn = new RedisConnection(TEST_REDIS_URL);
 const keys = new RedisKeys(scratch.prefix);
 const ledger = new RedisEffectLedger(conn, keys, {
   resultTtlMs: 60_000,
-  claimTtlMs: 60_000,
+  lockTtlMs: 60_000,
   waitMs: 200,
 });
 

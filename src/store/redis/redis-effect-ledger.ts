@@ -5,14 +5,14 @@ import { HoldpointError, isHoldpointError, isStoreAway } from '../../core/errors
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
-// Both scripts act only while the key still holds this caller's claim, so a caller
-// whose claim lapsed cannot overwrite or release a claim another caller took since.
+// Both scripts act only while the key still holds this caller's lock, so a caller
+// whose lock lapsed cannot overwrite or release a lock another caller took since.
 const STORE_RESULT_LUA = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 `;
-// Drops a claim without a result, whoever holds it; a stored result stays.
+// Drops a lock without a result, whoever holds it; a stored result stays.
 const TAKE_OVER_LUA = `
 local entry = redis.call('GET', KEYS[1])
 if entry and not string.find(entry, '"done":true', 1, true) then redis.call('DEL', KEYS[1]) end
@@ -27,6 +27,7 @@ const POLL_MS = 20;
 const DEFAULT_WAIT_MS = 5_000;
 
 interface LedgerEntry {
+  /** The lock's id while the effect runs (stored as `claim`: the stored shape stays). */
   claim?: string;
   done?: boolean;
   result?: unknown;
@@ -37,19 +38,19 @@ export interface RedisEffectLedgerOptions {
   /** How long a finished effect's result is kept. */
   resultTtlMs: number;
   /**
-   * How long a claim holds when its holder never finishes (it crashed); after that
+   * How long a lock holds when its holder never finishes (it crashed); after that
    * another caller may run the effect.
    */
-  claimTtlMs: number;
+  lockTtlMs: number;
   /** How long a caller waits for another caller's result before EFFECT_IN_PROGRESS. */
   waitMs?: number;
 }
 
 /**
  * The effect ledger on Redis, shared by every process: the caller about to run the
- * effect claims the key with SET NX, runs it and stores its JSON result before
- * answering; the others wait for that result. A failed effect releases its claim so
- * a retry can run it. Only the tool that runs the effect ever claims its key.
+ * effect locks the key with SET NX, runs it and stores its JSON result before
+ * answering; the others wait for that result. A failed effect releases its lock so
+ * a retry can run it. Only the tool that runs the effect ever locks its key.
  */
 export class RedisEffectLedger implements EffectLedger {
   private readonly storeResult: RedisScript;
@@ -72,7 +73,7 @@ export class RedisEffectLedger implements EffectLedger {
 
   async once<T>(key: string, effect: () => Promise<T>): Promise<T> {
     const redisKey = this.keys.effect(key);
-    const claim = JSON.stringify({ claim: randomUUID() });
+    const lock = JSON.stringify({ claim: randomUUID() });
     const deadline = Date.now() + (this.options.waitMs ?? DEFAULT_WAIT_MS);
     /** Keeps trying while the store is away, until the deadline. */
     const untilDeadline = async <R>(operation: () => Promise<R>): Promise<R> => {
@@ -87,19 +88,19 @@ export class RedisEffectLedger implements EffectLedger {
       }
     };
     for (;;) {
-      // A claim whose reply was lost may have been stored: the next read finds it ours.
-      const claimed = await untilDeadline(() =>
+      // A lock whose reply was lost may have been stored: the next read finds it ours.
+      const locked = await untilDeadline(() =>
         this.conn
-          .write((redis) => redis.set(redisKey, claim, 'PX', this.options.claimTtlMs, 'NX'))
+          .write((redis) => redis.set(redisKey, lock, 'PX', this.options.lockTtlMs, 'NX'))
           .catch((error: unknown) =>
             isHoldpointError(error, 'OUTCOME_UNKNOWN') ? null : Promise.reject(error),
           ),
       );
-      if (claimed) return this.runClaimed(redisKey, claim, effect);
-      // Another caller holds the key: wait for its result; claim again if it released.
+      if (locked) return this.runLocked(redisKey, lock, effect);
+      // Another caller holds the key: wait for its result; lock again if it released.
       for (;;) {
         const json = await untilDeadline(() => this.conn.run((redis) => redis.get(redisKey)));
-        if (json === claim) return this.runClaimed(redisKey, claim, effect);
+        if (json === lock) return this.runLocked(redisKey, lock, effect);
         if (json === null) break;
         const entry = JSON.parse(json) as LedgerEntry;
         if (entry.done) return entry.result as T;
@@ -129,31 +130,27 @@ export class RedisEffectLedger implements EffectLedger {
         redis.get(this.keys.effectStarted(key)),
       ]);
       const entry = json ? (JSON.parse(json) as LedgerEntry) : undefined;
-      const state = !entry ? 'none' : entry.done ? 'done' : 'claimed';
+      const state = !entry ? 'none' : entry.done ? 'done' : 'locked';
       return { started: started !== null, state, result: entry?.result };
     });
   }
 
-  private async runClaimed<T>(
-    redisKey: string,
-    claim: string,
-    effect: () => Promise<T>,
-  ): Promise<T> {
+  private async runLocked<T>(redisKey: string, lock: string, effect: () => Promise<T>): Promise<T> {
     let result: T;
     try {
       result = await effect();
     } catch (error) {
-      // The effect's own failure is what the caller must see; an unreleased claim
+      // The effect's own failure is what the caller must see; an unreleased lock
       // only delays a retry until it lapses.
-      await this.conn.run(() => this.release([redisKey], [claim])).catch(() => undefined);
+      await this.conn.run(() => this.release([redisKey], [lock])).catch(() => undefined);
       throw error;
     }
     const entry: LedgerEntry = { done: true, result };
     // The effect happened whether or not its result can be stored: the caller learns
-    // the truth, and the claim keeps a second run off until it lapses.
+    // the truth, and the lock keeps a second run off until it lapses.
     await this.conn
       .run(() =>
-        this.storeResult([redisKey], [claim, JSON.stringify(entry), this.options.resultTtlMs]),
+        this.storeResult([redisKey], [lock, JSON.stringify(entry), this.options.resultTtlMs]),
       )
       .catch(() => undefined);
     return result;

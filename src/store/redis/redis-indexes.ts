@@ -90,7 +90,7 @@ end
 return 1
 `;
 // The sweep belongs to ARGV[1] for ARGV[2] ms if it holds it already or nobody does.
-const CLAIM_SWEEP_LUA = `
+const TAKE_SWEEP_TURN_LUA = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
@@ -124,7 +124,7 @@ export class RedisIndexes {
   private readonly addScript: RedisScript;
   private readonly removeScript: RedisScript;
   private readonly pageScript: RedisScript;
-  private readonly claimScript: RedisScript;
+  private readonly sweepTurnScript: RedisScript;
   private readonly addRunningScript: RedisScript;
   private readonly removeRunningScript: RedisScript;
 
@@ -135,7 +135,7 @@ export class RedisIndexes {
     this.addScript = conn.script('holdpointIndexPause', ADD_LUA);
     this.removeScript = conn.script('holdpointUnindexPause', REMOVE_LUA);
     this.pageScript = conn.script('holdpointIndexPage', PAGE_LUA);
-    this.claimScript = conn.script('holdpointClaimSweep', CLAIM_SWEEP_LUA);
+    this.sweepTurnScript = conn.script('holdpointTakeSweepTurn', TAKE_SWEEP_TURN_LUA);
     this.addRunningScript = conn.script('holdpointIndexRunning', ADD_RUNNING_LUA);
     this.removeRunningScript = conn.script('holdpointUnindexRunning', REMOVE_RUNNING_LUA);
   }
@@ -242,7 +242,7 @@ export class RedisIndexes {
   }
 
   /** Takes or keeps the sweep for `ms`; false while another instance holds it. */
-  async claimSweep(owner: string, ms: number): Promise<boolean> {
-    return (await this.claimScript([this.keys.sweeper()], [owner, ms])) === 1;
+  async takeSweepTurn(owner: string, ms: number): Promise<boolean> {
+    return (await this.sweepTurnScript([this.keys.sweeper()], [owner, ms])) === 1;
   }
 }

@@ -23,21 +23,21 @@ const requestRecord = z.object({
     .optional(),
 });
 
-// Claims the key, or returns what holds it, in one step.
-const CLAIM_LUA = `
+// Reserves the key, or returns what holds it, in one step.
+const RESERVE_LUA = `
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return false end
 return redis.call('GET', KEYS[1])
 `;
 
 /** Request records in Redis, one key each (hashed), kept as long as asked. */
 export class RedisRequestRecords implements RequestRecords {
-  private readonly claimScript: RedisScript;
+  private readonly reserveScript: RedisScript;
 
   constructor(
     private readonly conn: RedisConnection,
     private readonly prefix: string,
   ) {
-    this.claimScript = conn.script('holdpointClaimRequest', CLAIM_LUA);
+    this.reserveScript = conn.script('holdpointReserveRequest', RESERVE_LUA);
   }
 
   private key(key: string): string {
@@ -58,10 +58,10 @@ export class RedisRequestRecords implements RequestRecords {
     return record as RequestRecord;
   }
 
-  claim(key: string, record: RequestRecord, keepMs: number) {
+  reserve(key: string, record: RequestRecord, keepMs: number) {
     return this.conn.run(async () => {
       const json = JSON.stringify({ v: 1, ...record });
-      const held = (await this.claimScript([this.key(key)], [json, keepMs])) as string | null;
+      const held = (await this.reserveScript([this.key(key)], [json, keepMs])) as string | null;
       return this.decode(held);
     });
   }

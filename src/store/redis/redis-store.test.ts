@@ -169,17 +169,17 @@ describe('RedisStore', () => {
       [],
       now + HOUR,
     );
-    const claimed = lease(now);
+    const taken = lease(now);
     await store.decide(
       sessionId,
       { all: { approved: true, decidedBy: 'bob', at: now } },
       now,
-      claimed,
+      taken,
       DECIDER,
     );
     const c = userEvent(run.invocationId, 'c');
     await store.finishRun(
-      segmentEnd(run, claimed, now, {
+      segmentEnd(run, taken, now, {
         events: [{ ...b, content: { role: 'user', parts: [{ text: 'b2' }] } }, c],
         state: {},
       }),
@@ -305,11 +305,11 @@ describe('RedisStore', () => {
   });
 
   it('gives the sweep to one instance at a time, until its holder stops renewing', async () => {
-    expect(await store.claimSweep('instance-a', 200)).toBe(true);
-    expect(await peer.claimSweep('instance-b', 200)).toBe(false);
-    expect(await store.claimSweep('instance-a', 200)).toBe(true);
-    await expect.poll(() => peer.claimSweep('instance-b', 200), { timeout: 2000 }).toBe(true);
-    expect(await store.claimSweep('instance-a', 200)).toBe(false);
+    expect(await store.takeSweepTurn('instance-a', 200)).toBe(true);
+    expect(await peer.takeSweepTurn('instance-b', 200)).toBe(false);
+    expect(await store.takeSweepTurn('instance-a', 200)).toBe(true);
+    await expect.poll(() => peer.takeSweepTurn('instance-b', 200), { timeout: 2000 }).toBe(true);
+    expect(await store.takeSweepTurn('instance-a', 200)).toBe(false);
   });
 });
 
@@ -326,7 +326,7 @@ describe('RedisStore when Redis is unreachable', () => {
         codeOf(down.listDuePauses(now, 10)),
         codeOf(down.decide('s', { decisions: [] }, now, lease(now), DECIDER)),
         codeOf(down.createSession({ sessionId: 's', app: APP, userId: 'u', createdAt: now })),
-        codeOf(down.claimSweep('me', 1000)),
+        codeOf(down.takeSweepTurn('me', 1000)),
         codeOf(down.effects.once('k', async () => 1)),
       ]);
       expect(codes).toEqual(Array(codes.length).fill('STORE_UNAVAILABLE'));

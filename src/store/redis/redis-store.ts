@@ -20,7 +20,7 @@ import { pauseField, RedisSessionWriter, runField, splitState } from './redis-se
 import { pairs, RedisSharedState } from './redis-shared-state.js';
 import { RedisUserMemories } from './redis-user-memories.js';
 
-const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
+const DEFAULT_EFFECT_LOCK_MS = 5 * 60_000;
 
 // The meta names the latest pause and run; their records are fields of the same hash.
 const READ_SNAPSHOT_LUA = `
@@ -46,8 +46,8 @@ export interface RedisStoreOptions {
   keyPrefix?: string;
   /** A session's keys expire this long after its last commit (or its pause's retention). */
   sessionTtlSeconds: number;
-  /** How long an effect claimed by a process that then died blocks a retry. Default 5 min. */
-  effectClaimMs?: number;
+  /** How long an effect locked by a process that then died blocks a retry. Default 5 min. */
+  effectLockMs?: number;
 }
 
 function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
@@ -110,7 +110,7 @@ export class RedisStore extends TransactionalStore {
     this.readSessionScript = this.conn.script('holdpointReadSession', READ_SESSION_LUA);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: this.sessionTtlMs,
-      claimTtlMs: options.effectClaimMs ?? DEFAULT_EFFECT_CLAIM_MS,
+      lockTtlMs: options.effectLockMs ?? DEFAULT_EFFECT_LOCK_MS,
     });
   }
 
@@ -460,8 +460,8 @@ export class RedisStore extends TransactionalStore {
     });
   }
 
-  claimSweep(owner: string, ms: number): Promise<boolean> {
-    return this.conn.run(() => this.indexes.claimSweep(owner, ms));
+  takeSweepTurn(owner: string, ms: number): Promise<boolean> {
+    return this.conn.run(() => this.indexes.takeSweepTurn(owner, ms));
   }
 
   async ping(): Promise<void> {

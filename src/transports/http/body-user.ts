@@ -20,7 +20,7 @@ function idIn(body: Record<string, unknown>, keys: string[]): string | undefined
  * Undefined for a request without a JSON object body, or naming neither (or an unknown
  * session). The body is read once; the route reads it again from Hono's cache.
  */
-export function bodyClaimant(
+export function bodyUserOf(
   c: Context,
   runtime: HoldpointRuntime,
 ): () => Promise<string | undefined> {

@@ -16,23 +16,23 @@ export function callerOf(c: Context<WithPrincipal>): Principal {
  */
 export function requireActingAs(
   principal: Principal,
-  claimedUserId: string | undefined,
+  namedUserId: string | undefined,
   on: 'request' | 'socket' = 'request',
 ): void {
-  if (claimedUserId === undefined || claimedUserId === principal.id) return;
+  if (namedUserId === undefined || namedUserId === principal.id) return;
   throw new HoldpointError(
     'FORBIDDEN',
-    `This ${on} is signed in as ${principal.id}; it cannot act as ${claimedUserId}.`,
+    `This ${on} is signed in as ${principal.id}; it cannot act as ${namedUserId}.`,
     { principal: principal.id },
   );
 }
 
 /** Who sends this request; a `user_id` its body still names must be that principal. */
-export function claimedCaller(
+export function callerActingAs(
   c: Context<WithPrincipal>,
-  claimedUserId: string | undefined,
+  namedUserId: string | undefined,
 ): Principal {
   const principal = callerOf(c);
-  requireActingAs(principal, claimedUserId);
+  requireActingAs(principal, namedUserId);
   return principal;
 }

@@ -17,8 +17,8 @@ import { chatStream } from '../ai-sdk/chat-stream.js';
 import { historyMessages } from '../ai-sdk/history-messages.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
 import { auditNdjson } from './audit-export.js';
-import { bodyClaimant } from './body-claimant.js';
-import { callerOf, claimedCaller, type WithPrincipal } from './caller.js';
+import { bodyUserOf } from './body-user.js';
+import { callerActingAs, callerOf, type WithPrincipal } from './caller.js';
 import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
 import { retryAfterOf } from './limits/index.js';
 import {
@@ -78,7 +78,7 @@ export function createHttpApp({
    */
   const mountOf = (c: Context, pattern: string) => c.req.routePath.slice(0, -pattern.length);
 
-  // Every API request says who sends it, in every mode: what it claims in a body must match.
+  // Every API request says who sends it, in every mode: the user its body names must match.
   app.use('/api/*', async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     c.set(
@@ -89,7 +89,7 @@ export function createHttpApp({
           request: c.req.raw,
           remoteAddress: incoming?.socket?.remoteAddress,
           // Only the development identity believes a body (seed 000's client names its user there).
-          ...(identity.mode === 'dev' ? { claimedUser: bodyClaimant(c, runtime) } : {}),
+          ...(identity.mode === 'dev' ? { bodyUser: bodyUserOf(c, runtime) } : {}),
         },
         identity.loginRoutes ? `${mountOf(c, '/api/*')}/auth/login` : undefined,
       ),
@@ -141,7 +141,7 @@ export function createHttpApp({
   ): Promise<RunOutcome> => {
     const key = c.req.header('idempotency-key');
     if (key === undefined) return act();
-    const caller = claimedCaller(c, (body as { user_id?: string }).user_id).id;
+    const caller = callerActingAs(c, (body as { user_id?: string }).user_id).id;
     const fingerprint = createHash('sha256')
       .update(JSON.stringify([c.req.param(), body]))
       .digest('hex');
@@ -154,7 +154,7 @@ export function createHttpApp({
     const outcome = await oncePerKey(c, 'start', body, (requestId) =>
       runtime.start(
         { query: body.query, app: body.app, sessionId: body.session_id, requestId },
-        claimedCaller(c, body.user_id),
+        callerActingAs(c, body.user_id),
       ),
     );
     return c.json(presentOutcome(outcome));
@@ -179,7 +179,7 @@ export function createHttpApp({
             argsHash: d.args_hash,
           })),
         },
-        claimedCaller(c, body.user_id),
+        callerActingAs(c, body.user_id),
       ),
     );
     return c.json(presentOutcome(outcome));
@@ -189,7 +189,7 @@ export function createHttpApp({
     const body = await readBody(c, cancelBody);
     const pause = await runtime.cancel(
       body.session_id,
-      claimedCaller(c, body.user_id),
+      callerActingAs(c, body.user_id),
       body.reason,
     );
     return c.json({
@@ -218,7 +218,7 @@ export function createHttpApp({
     const outcome = await oncePerKey(c, 'recover', body, () =>
       runtime.recover(
         { invocationId: c.req.param('invocationId') },
-        claimedCaller(c, body.user_id),
+        callerActingAs(c, body.user_id),
       ),
     );
     return c.json(presentOutcome(outcome));
@@ -228,7 +228,7 @@ export function createHttpApp({
     const body = await readOptionalBody(c, cancelRunBody);
     const run = await runtime.cancelInterrupted(
       { invocationId: c.req.param('invocationId'), reason: body.reason },
-      claimedCaller(c, body.user_id),
+      callerActingAs(c, body.user_id),
     );
     return c.json(presentRun(run));
   });
@@ -269,7 +269,7 @@ export function createHttpApp({
           payload: body.payload,
           argsHash: body.args_hash,
         },
-        claimedCaller(c, body.user_id),
+        callerActingAs(c, body.user_id),
         undefined,
         requestId,
       ),
@@ -308,7 +308,7 @@ export function createHttpApp({
         'The last message must be a user message with text, or a message (assistant or user) answering approvals of a known session.',
       );
     }
-    const caller = claimedCaller(c, body.userId);
+    const caller = callerActingAs(c, body.userId);
     await countRun(c);
     return createUIMessageStreamResponse({
       stream: chatStream({ runtime, body, intent, caller, mode: 'two-turn' }),
