@@ -98,7 +98,7 @@ export class RedisStore extends TransactionalStore {
     if (!target)
       throw new HoldpointError('VALIDATION_FAILED', 'A Redis store needs a url or a client.');
     this.conn = new RedisConnection(target);
-    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULTS.redisKeyPrefix);
+    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULTS.redisPrefix);
     this.writer = new RedisSessionWriter(this.conn, this.keys, this.sessionTtlMs);
     this.shared = new RedisSharedState(this.conn, this.keys, this.sessionTtlMs);
     this.indexes = new RedisIndexes(this.conn, this.keys);

@@ -1,0 +1,42 @@
+import type { Setting, SettingGroup } from '../core/settings/setting.js';
+import { SETTINGS } from '../core/settings/settings.js';
+
+/** The groups' headings, in the order `--help` lists them. */
+const GROUPS: Record<SettingGroup, string> = {
+  server: 'Serving',
+  store: 'Store',
+  runs: 'Runs and approvals',
+  'sign-in': 'Sign-in',
+  browsers: 'Browsers',
+  limits: 'Limits (0 turns one off)',
+};
+
+/** How `--help` shows a default: nothing for none or an empty list. */
+function shownDefault(entry: Setting): string {
+  const value = entry.default;
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) return '';
+  return `  (default ${String(value)})`;
+}
+
+/** One setting's line: its flag and what it takes, its environment variable, its default. */
+function helpLine(entry: Setting): string {
+  const flag = `  --${entry.flag} ${entry.placeholder}${entry.multiple ? ' …' : ''}`;
+  const env = entry.multiple ? `${entry.env}=a,b` : entry.env;
+  return `${flag.padEnd(40)} ${env}${shownDefault(entry)}`;
+}
+
+/**
+ * Every setting for `holdpoint --help`, by group: its flag, environment variable and
+ * default (docs/configuration.md says what each does).
+ */
+export function settingsHelp(): string {
+  const entries = Object.values(SETTINGS) as Setting[];
+  return (Object.keys(GROUPS) as SettingGroup[])
+    .map((group) =>
+      [
+        `${GROUPS[group]}:`,
+        ...entries.filter((entry) => entry.group === group).map(helpLine),
+      ].join('\n'),
+    )
+    .join('\n');
+}
