@@ -33,10 +33,9 @@ export function settingsHelp(): string {
   const entries = Object.values(SETTINGS) as Setting[];
   return (Object.keys(GROUPS) as SettingGroup[])
     .map((group) =>
-      [
-        `${GROUPS[group]}:`,
-        ...entries.filter((entry) => entry.group === group).map(helpLine),
-      ].join('\n'),
+      [`${GROUPS[group]}:`, ...entries.filter((entry) => entry.group === group).map(helpLine)].join(
+        '\n',
+      ),
     )
     .join('\n');
 }

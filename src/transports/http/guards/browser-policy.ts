@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { validate } from '../../../core/validate.js';
 import { hostName, hostNameOf } from '../../../core/host-names.js';
 import { originOf, webOrigin } from '../../../core/origins.js';
+import { validate } from '../../../core/validate.js';
 
 /** What a host may configure about browsers; `createHoldpoint` takes the same options. */
 export const browserOptions = z.strictObject({
