@@ -1,15 +1,5 @@
-import type { Setting, SettingGroup } from '../core/settings/setting.js';
-import { SETTINGS } from '../core/settings/settings.js';
-
-/** The groups' headings, in the order `--help` lists them. */
-const GROUPS: Record<SettingGroup, string> = {
-  server: 'Serving',
-  store: 'Store',
-  runs: 'Runs and approvals',
-  'sign-in': 'Sign-in',
-  browsers: 'Browsers',
-  limits: 'Limits (0 turns one off)',
-};
+import type { Setting } from '../core/settings/setting.js';
+import { SETTING_GROUPS } from '../core/settings/settings.js';
 
 /** How `--help` shows a default: nothing for none or an empty list. */
 function shownDefault(entry: Setting): string {
@@ -30,12 +20,7 @@ function helpLine(entry: Setting): string {
  * default (docs/configuration.md says what each does).
  */
 export function settingsHelp(): string {
-  const entries = Object.values(SETTINGS) as Setting[];
-  return (Object.keys(GROUPS) as SettingGroup[])
-    .map((group) =>
-      [`${GROUPS[group]}:`, ...entries.filter((entry) => entry.group === group).map(helpLine)].join(
-        '\n',
-      ),
-    )
-    .join('\n');
+  return SETTING_GROUPS.map(({ heading, settings }) =>
+    [`${heading}:`, ...(Object.values(settings) as Setting[]).map(helpLine)].join('\n'),
+  ).join('\n');
 }

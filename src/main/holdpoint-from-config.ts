@@ -6,7 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import type { Identity } from '../transports/auth/index.js';
 import type { BrowserPolicy } from '../transports/http/guards/index.js';
-import { LIMIT_SETTINGS, type SocketLimits } from '../transports/http/limits/index.js';
+import { LIMIT_SETTING_NAMES, type SocketLimits } from '../transports/http/limits/index.js';
 import { allowedHostsFor } from './allowed-hosts.js';
 import { identityFromConfig } from './identity-from-config.js';
 import { loadApps } from './load-apps.js';
@@ -76,7 +76,7 @@ export async function holdpointFromConfig(
       clock: wiring.clock,
       identity: identityFromConfig(config),
       limits: Object.fromEntries(
-        Object.entries(LIMIT_SETTINGS).map(([limit, setting]) => [limit, config[setting]]),
+        Object.entries(LIMIT_SETTING_NAMES).map(([limit, setting]) => [limit, config[setting]]),
       ),
     },
     wiring.webRoot,

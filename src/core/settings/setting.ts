@@ -1,11 +1,8 @@
 import type { z } from 'zod';
 
-/** Where a setting is listed in `holdpoint --help`. */
-export type SettingGroup = 'server' | 'store' | 'runs' | 'sign-in' | 'browsers' | 'limits';
-
 /**
  * One setting of Holdpoint, declared once: everything that reads, checks, documents or
- * defaults it (the config file's key is its name in `SETTINGS`) derives from this.
+ * defaults it (the config file.s key is its name in `SETTINGS`) derives from this.
  */
 export interface Setting<S extends z.ZodType = z.ZodType, D = unknown> {
   /** Its value as a config file gives it; flags' and variables' text becomes a number first where the value is one. */
@@ -18,7 +15,6 @@ export interface Setting<S extends z.ZodType = z.ZodType, D = unknown> {
   readonly env: string;
   /** The flag repeats, and the variable separates values with commas. */
   readonly multiple?: true;
-  readonly group: SettingGroup;
   /** What the flag takes, in `--help`: `SECONDS`, `URL`, `memory|redis`. */
   readonly placeholder: string;
   /** What it does, in Markdown: the settings table's meaning. */

@@ -1,5 +1,5 @@
 export {
-  LIMIT_SETTINGS,
+  LIMIT_SETTING_NAMES,
   type Limits,
   type LimitsOptions,
   limitsOptions,

@@ -5,7 +5,7 @@ import type { RateLimits } from '../../../runtime/limits/count-request.js';
 import type { SocketLimitSettings } from './socket-limits.js';
 
 /** Each limit a host may set, and the setting (`SETTINGS`) it is: its check and default. */
-export const LIMIT_SETTINGS = {
+export const LIMIT_SETTING_NAMES = {
   requestsPerMinute: 'requestsPerMinute',
   runsPerMinute: 'runsPerMinute',
   streamsPerSocket: 'streamsPerSocket',
@@ -14,11 +14,11 @@ export const LIMIT_SETTINGS = {
   idleSeconds: 'socketIdleSeconds',
 } as const;
 
-type LimitName = keyof typeof LIMIT_SETTINGS;
+type LimitName = keyof typeof LIMIT_SETTING_NAMES;
 
 /** A limit as the setting takes it (`0` is off), or `false` for off. */
 const orOff = (name: LimitName) =>
-  z.union([SETTINGS[LIMIT_SETTINGS[name]].schema, z.literal(false)]).optional();
+  z.union([SETTINGS[LIMIT_SETTING_NAMES[name]].schema, z.literal(false)]).optional();
 
 /** The limits a host may set; `createHoldpoint` takes them as `limits`. */
 export const limitsOptions = z.strictObject({
@@ -50,7 +50,7 @@ export interface Limits {
 
 /** `options[name]`, else its setting's default; `0` and `false` both turn it off. */
 function on(options: LimitsOptions, name: LimitName): number | false {
-  const given = options[name] ?? DEFAULTS[LIMIT_SETTINGS[name]];
+  const given = options[name] ?? DEFAULTS[LIMIT_SETTING_NAMES[name]];
   return given === 0 ? false : given;
 }
 
