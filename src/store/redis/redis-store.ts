@@ -20,8 +20,7 @@ import { pairs, RedisSharedState } from './redis-shared-state.js';
 import type { RedisStoreOptions } from './redis-store-options.js';
 import { RedisUserMemories } from './redis-user-memories.js';
 
-/** How long an effect claimed by a process that then died blocks a retry. */
-const EFFECT_CLAIM_MS = 5 * 60_000;
+const DEFAULT_EFFECT_CLAIM_MS = 5 * 60_000;
 
 // The meta names the latest pause and run; their records are fields of the same hash.
 const READ_SNAPSHOT_LUA = `
@@ -97,7 +96,7 @@ export class RedisStore extends TransactionalStore {
     this.readSessionScript = this.conn.script('holdpointReadSession', READ_SESSION_LUA);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: this.sessionTtlMs,
-      claimTtlMs: EFFECT_CLAIM_MS,
+      claimTtlMs: DEFAULT_EFFECT_CLAIM_MS,
     });
   }
 
