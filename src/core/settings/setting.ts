@@ -2,10 +2,13 @@ import type { z } from 'zod';
 
 /**
  * One setting of Holdpoint, declared once: everything that reads, checks, documents or
- * defaults it (the config file.s key is its name in `SETTINGS`) derives from this.
+ * defaults it (the config file's key is its name in `SETTINGS`) derives from this.
  */
 export interface Setting<S extends z.ZodType = z.ZodType, D = unknown> {
-  /** Its value as a config file gives it; flags' and variables' text becomes a number first where the value is one. */
+  /**
+   * Its value as a config file (or `createHoldpoint`) gives it; the text of a flag or an
+   * environment variable becomes a number first where the value is one.
+   */
   readonly schema: S;
   /** What it is when nothing sets it; none for a setting that may stay unset. */
   readonly default?: D;
