@@ -9,6 +9,8 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
+import type { SettingValue } from '../core/settings/setting-types.js';
+import { SETTINGS } from '../core/settings/settings.js';
 import type { Pause } from '../core/types.js';
 import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
@@ -58,7 +60,7 @@ export interface HoldpointOptions {
   /** Continuous streams: how long to wait for an approval before `approvalTimeoutPolicy`. Default 30. */
   approvalTimeoutSeconds?: number;
   /** Continuous streams: what a timed-out approval becomes. Default `park`. */
-  approvalTimeoutPolicy?: 'deny' | 'park';
+  approvalTimeoutPolicy?: SettingValue<'approvalTimeoutPolicy'>;
   /**
    * How often expired pauses are recorded in the audit log (and, with `recover:
    * 'auto'`, interrupted runs resumed); `false` turns it off. Default 5.
@@ -69,7 +71,7 @@ export interface HoldpointOptions {
    * from the sweeper, one instance at a time; `manual` leaves them to
    * `runs.resume(...)` / `POST /api/runs/:invocationId/resume`. Default `manual`.
    */
-  recover?: 'auto' | 'manual';
+  recover?: SettingValue<'recover'>;
   /**
    * ADK's memory service, handed to every run as ADK's Runner does (tools reach it as
    * `toolContext.invocationContext.memoryService`, agents search it). Default: one on
@@ -237,14 +239,17 @@ const holdpointOptions = z
     apps: z.array(z.unknown()),
     store: z.custom<Store>(isStore, 'a store from memoryStore() or redisStore()').optional(),
     defaultApp: z.string().min(1).optional(),
-    model: z.string().min(1).optional(),
+    model: SETTINGS.model.schema.optional(),
+    // Unlike the command's whole seconds, code may give any positive number.
     pauseTtlSeconds: positiveNumber.optional(),
     retentionSeconds: positiveNumber.optional(),
-    runLeaseSeconds: z.number().min(3).finite().optional(),
-    approvalTimeoutSeconds: positiveNumber.optional(),
-    approvalTimeoutPolicy: z.enum(['deny', 'park']).optional(),
-    sweepIntervalSeconds: z.union([positiveNumber, z.literal(false)]).optional(),
-    recover: z.enum(['auto', 'manual']).optional(),
+    runLeaseSeconds: SETTINGS.runLeaseSeconds.schema.optional(),
+    approvalTimeoutSeconds: SETTINGS.approvalTimeoutSeconds.schema.optional(),
+    approvalTimeoutPolicy: SETTINGS.approvalTimeoutPolicy.schema.optional(),
+    sweepIntervalSeconds: z
+      .union([SETTINGS.sweepIntervalSeconds.schema, z.literal(false)])
+      .optional(),
+    recover: SETTINGS.recover.schema.optional(),
     memoryService: z
       .custom<BaseMemoryService>(
         (value) =>

@@ -1,4 +1,4 @@
-import { type HoldpointConfig, loadConfig, SETTING_FLAGS } from '../config/config.js';
+import { type HoldpointConfig, loadConfig } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
 import { ADMIN_ROLE, type Principal } from '../core/principal.js';
 import { idText, validate } from '../core/validate.js';
@@ -13,21 +13,7 @@ import { runChat } from '../transports/cli/chat.js';
 import type { ChatBackend } from '../transports/cli/chat-backend.js';
 import { HttpChatBackend } from '../transports/cli/http-backend.js';
 import { RuntimeChatBackend } from '../transports/cli/runtime-backend.js';
-
-const USAGE = `Usage:
-  holdpoint serve [--app ./agents/my-app.ts]… [--config holdpoint.config.ts] [--port 3000]
-                  [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
-  holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--session ID] [--user NAME]
-                 [--roles a,b] [--token TOKEN] [--store memory|redis] …
-  holdpoint chat --url http://127.0.0.1:3000 [--app NAME] [--session ID]
-                 [--user NAME --roles a,b | --token TOKEN]   (a running server's sessions)
-  holdpoint resume <invocation-id> [--user NAME] [--token TOKEN] [--store redis] …
-                                                                    (an interrupted run)
-  holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
-  holdpoint audit verify <file.ndjson | ->   (an exported audit log; exits 1 when broken)
-Apps come from --app (repeatable) or holdpoint.config.ts; settings also from PORT,
-HOLDPOINT_STORE, REDIS_URL, HOLDPOINT_APPS, … (docs/configuration.md).
-Settings: ${SETTING_FLAGS.join(' ')}`;
+import { USAGE } from './usage.js';
 
 /** Takes `--name value` out of argv, returning its value. */
 function takeFlag(argv: string[], name: string): string | undefined {

@@ -6,7 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import type { Identity } from '../transports/auth/index.js';
 import type { BrowserPolicy } from '../transports/http/guards/index.js';
-import type { SocketLimits } from '../transports/http/limits/index.js';
+import { LIMIT_SETTING_NAMES, type SocketLimits } from '../transports/http/limits/index.js';
 import { allowedHostsFor } from './allowed-hosts.js';
 import { identityFromConfig } from './identity-from-config.js';
 import { loadApps } from './load-apps.js';
@@ -75,14 +75,9 @@ export async function holdpointFromConfig(
       logger,
       clock: wiring.clock,
       identity: identityFromConfig(config),
-      limits: {
-        requestsPerMinute: config.requestsPerMinute,
-        runsPerMinute: config.runsPerMinute,
-        streamsPerSocket: config.streamsPerSocket,
-        socketsPerPrincipal: config.socketsPerPrincipal,
-        pingSeconds: config.socketPingSeconds,
-        idleSeconds: config.socketIdleSeconds,
-      },
+      limits: Object.fromEntries(
+        Object.entries(LIMIT_SETTING_NAMES).map(([limit, setting]) => [limit, config[setting]]),
+      ),
     },
     wiring.webRoot,
   );

@@ -79,7 +79,7 @@ describe('MemoryStore', () => {
   });
 
   it('bounds the bytes it holds as well as the sessions', async () => {
-    const store = new MemoryStore({ sessionTtlSeconds: 600, maxBytes: 40_000 });
+    const store = new MemoryStore({ sessionTtlSeconds: 600, maxMb: 40_000 / 2 ** 20 });
     const sessions = [];
     for (let i = 0; i < 10; i++)
       sessions.push(await idleSession(store, undefined, 'x'.repeat(9_000)));

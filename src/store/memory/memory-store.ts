@@ -6,6 +6,7 @@ import {
   State,
 } from '@google/adk';
 import { pauseAudiences } from '../../core/approvers.js';
+import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
@@ -16,18 +17,9 @@ import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
 import { MemoryRequestRecords } from './memory-request-records.js';
+import type { MemoryStoreOptions } from './memory-store-options.js';
 import { MemoryUserMemories } from './memory-user-memories.js';
 import { SortedIndex } from './sorted-index.js';
-
-/** Bounds of the embedded store, which holds everything in this process's memory. */
-export interface MemoryStoreOptions {
-  /** A session is forgotten this long after its last change (or its pause's retention). */
-  sessionTtlSeconds: number;
-  /** At most this many sessions; the least recently changed idle ones make room. */
-  maxSessions?: number;
-  /** At most about this many bytes of sessions (as JSON); idle ones make room as above. */
-  maxBytes?: number;
-}
 
 interface StoredSession {
   meta: SessionMeta;
@@ -46,9 +38,6 @@ interface StoredSession {
   logBytes: number;
   bytes: number;
 }
-
-const DEFAULT_MAX_SESSIONS = 10_000;
-const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 
 function jsonBytes(value: unknown): number {
   return JSON.stringify(value)?.length ?? 0;
@@ -92,11 +81,11 @@ export class MemoryStore extends TransactionalStore {
   private readonly maxBytes: number;
   private bytes = 0;
 
-  constructor(options: MemoryStoreOptions) {
+  constructor(options: MemoryStoreOptions = {}) {
     super();
-    this.ttlMs = options.sessionTtlSeconds * 1000;
-    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.ttlMs = (options.sessionTtlSeconds ?? DEFAULTS.sessionTtlSeconds) * 1000;
+    this.maxSessions = options.maxSessions ?? DEFAULTS.memoryMaxSessions;
+    this.maxBytes = (options.maxMb ?? DEFAULTS.memoryMaxMb) * 1024 * 1024;
   }
 
   /** An in-process write is never of unknown outcome, so no commit ids are kept. */

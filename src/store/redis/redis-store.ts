@@ -1,5 +1,4 @@
 import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
-import type { Redis } from 'ioredis';
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
@@ -18,6 +17,7 @@ import { RedisRelay } from './redis-relay.js';
 import { RedisRequestRecords } from './redis-request-records.js';
 import { pauseField, RedisSessionWriter, runField, splitState } from './redis-session-writer.js';
 import { pairs, RedisSharedState } from './redis-shared-state.js';
+import type { RedisStoreOptions } from './redis-store-options.js';
 import { RedisUserMemories } from './redis-user-memories.js';
 
 const DEFAULT_EFFECT_LOCK_MS = 5 * 60_000;
@@ -35,20 +35,6 @@ return {
   redis.call('LRANGE', KEYS[3], 0, -1)
 }
 `;
-
-/** How to reach Redis and how long to keep what is stored there. */
-export interface RedisStoreOptions {
-  /** e.g. `redis://127.0.0.1:6379/0`; or hand over `client` instead. */
-  url?: string;
-  /** An existing ioredis client: its settings are reused on connections of the store's own. */
-  client?: Redis;
-  /** Prefix of every key; lets several deployments or tests share one Redis. Default `hp`. */
-  keyPrefix?: string;
-  /** A session's keys expire this long after its last commit (or its pause's retention). */
-  sessionTtlSeconds: number;
-  /** How long an effect locked by a process that then died blocks a retry. Default 5 min. */
-  effectLockMs?: number;
-}
 
 function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
   const state: Record<string, unknown> = {};
@@ -93,12 +79,12 @@ export class RedisStore extends TransactionalStore {
 
   constructor(options: RedisStoreOptions) {
     super();
-    this.sessionTtlMs = options.sessionTtlSeconds * 1000;
+    this.sessionTtlMs = (options.sessionTtlSeconds ?? DEFAULTS.sessionTtlSeconds) * 1000;
     const target = options.client ?? options.url;
     if (!target)
       throw new HoldpointError('VALIDATION_FAILED', 'A Redis store needs a url or a client.');
     this.conn = new RedisConnection(target);
-    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULTS.redisKeyPrefix);
+    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULTS.redisPrefix);
     this.writer = new RedisSessionWriter(this.conn, this.keys, this.sessionTtlMs);
     this.shared = new RedisSharedState(this.conn, this.keys, this.sessionTtlMs);
     this.indexes = new RedisIndexes(this.conn, this.keys);
@@ -110,7 +96,7 @@ export class RedisStore extends TransactionalStore {
     this.readSessionScript = this.conn.script('holdpointReadSession', READ_SESSION_LUA);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: this.sessionTtlMs,
-      lockTtlMs: options.effectLockMs ?? DEFAULT_EFFECT_LOCK_MS,
+      lockTtlMs: DEFAULT_EFFECT_LOCK_MS,
     });
   }
 

@@ -1,16 +1,17 @@
 import { z } from 'zod';
+import { hostNameOf } from '../../../core/host-names.js';
+import { originOf } from '../../../core/origins.js';
+import { SETTINGS } from '../../../core/settings/settings.js';
 import { validate } from '../../../core/validate.js';
-import { hostName, hostNameOf } from './host-names.js';
-import { originOf, webOrigin } from './origins.js';
 
 /** What a host may configure about browsers; `createHoldpoint` takes the same options. */
 export const browserOptions = z.strictObject({
   /** Origins beside the server's own that may change state and open the chat socket. */
-  allowedOrigins: z.array(webOrigin).optional(),
+  allowedOrigins: SETTINGS.allowedOrigins.schema.optional(),
   /** When given, the only host names requests may name in `Host` (DNS rebinding). */
-  allowedHosts: z.array(hostName).optional(),
+  allowedHosts: SETTINGS.allowedHosts.schema.optional(),
   /** Origins that get CORS answers (preflights, `Access-Control-Allow-Origin`); allowed too. */
-  corsOrigins: z.array(webOrigin).optional(),
+  corsOrigins: SETTINGS.corsOrigins.schema.optional(),
 });
 
 /** The browser options as given (before normalization). */

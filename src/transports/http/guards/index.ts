@@ -5,10 +5,10 @@ import { hostCheck } from './host-check.js';
 import { originCheck } from './origin-check.js';
 import { securityHeaders } from './security-headers.js';
 
+export { hostName, isLoopbackName } from '../../../core/host-names.js';
+export { webOrigin } from '../../../core/origins.js';
 export { type BrowserOptions, BrowserPolicy, browserOptions } from './browser-policy.js';
-export { hostName, isLoopbackName } from './host-names.js';
 export { jsonBodies } from './json-bodies.js';
-export { webOrigin } from './origins.js';
 export { admitUpgrade } from './upgrade-check.js';
 
 /**

@@ -1,0 +1,29 @@
+import { BROWSER_SETTINGS } from './browser-settings.js';
+import { LIMIT_SETTINGS } from './limit-settings.js';
+import { RUN_SETTINGS } from './run-settings.js';
+import { SERVING_SETTINGS } from './serving-settings.js';
+import { SIGN_IN_SETTINGS } from './sign-in-settings.js';
+import { STORE_SETTINGS } from './store-settings.js';
+
+/** The settings by group, in the order `--help` and the settings table list them. */
+export const SETTING_GROUPS = [
+  { heading: 'Serving', settings: SERVING_SETTINGS },
+  { heading: 'Store', settings: STORE_SETTINGS },
+  { heading: 'Runs and approvals', settings: RUN_SETTINGS },
+  { heading: 'Sign-in', settings: SIGN_IN_SETTINGS },
+  { heading: 'Browsers', settings: BROWSER_SETTINGS },
+  { heading: 'Limits (0 turns one off)', settings: LIMIT_SETTINGS },
+] as const;
+
+/**
+ * Every setting of `holdpoint serve` (and the other commands), by its long name: the
+ * config file's key.
+ */
+export const SETTINGS = {
+  ...SERVING_SETTINGS,
+  ...STORE_SETTINGS,
+  ...RUN_SETTINGS,
+  ...SIGN_IN_SETTINGS,
+  ...BROWSER_SETTINGS,
+  ...LIMIT_SETTINGS,
+};
