@@ -40,7 +40,7 @@ import {
   resumeBody,
   runsQuery,
   startBody,
-} from './schemas.js';
+} from './wire/requests.js';
 
 export interface HttpAppOptions {
   runtime: HoldpointRuntime;
