@@ -1,3 +1,4 @@
+import type { Principal } from '../../../core/principal.js';
 import type { OperationCall } from '../operations/index.js';
 
 /** Runs an operation's act: directly, or once per idempotency key (`idempotency`). */
@@ -6,7 +7,7 @@ export type RunAct = (act: (requestId?: string) => Promise<unknown>) => Promise<
 /** The Hono context of an operation's route: the caller, the call as read, how it runs. */
 export type OperationEnv = {
   Variables: {
-    principal: OperationCall<object, object>['by'];
+    principal: Principal;
     call: OperationCall<object, object>;
     runAct: RunAct;
   };

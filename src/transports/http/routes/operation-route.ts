@@ -63,10 +63,12 @@ function perform(operation: Operation): MiddlewareHandler<OperationEnv> {
 export function operationHandlers(
   operation: Operation,
   deps: RouteDeps,
-): MiddlewareHandler<OperationEnv>[] {
-  const handlers = [readCall(operation, deps)];
-  if (operation.countsAsRun) handlers.push(countRuns(deps.runtime));
-  if (operation.idempotent) handlers.push(idempotency(operation.idempotent, deps.runtime));
-  handlers.push(perform(operation));
-  return handlers;
+): [MiddlewareHandler<OperationEnv>, ...MiddlewareHandler<OperationEnv>[]] {
+  const { countsAsRun, idempotent } = operation;
+  return [
+    readCall(operation, deps),
+    ...(countsAsRun ? [countRuns<OperationEnv>(deps.runtime)] : []),
+    ...(idempotent ? [idempotency(idempotent, deps.runtime)] : []),
+    perform(operation),
+  ];
 }

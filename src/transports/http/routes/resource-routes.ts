@@ -11,7 +11,7 @@ export function resourceRoutes(
   const app = new Hono<OperationEnv>();
   for (const operation of operations) {
     const [first, ...rest] = operationHandlers(operation, deps);
-    if (first) app.on(operation.method.toUpperCase(), operation.path, first, ...rest);
+    app.on(operation.method.toUpperCase(), operation.path, first, ...rest);
   }
   return app;
 }
