@@ -154,14 +154,21 @@ export function openApiDocument() {
         'Durable pause, approve and resume for ADK agents. Identity, browser rules, limits, streams, idempotency and errors: docs/http-api.md.',
     },
     tags: Object.keys(OPERATIONS_BY_RESOURCE).map((name) => ({ name })),
-    security: [{ bearer: [] }, {}],
+    // One of them, by the server's identity mode (a host's own hook: whatever it reads).
+    security: [{ bearer: [] }, { devUser: [] }],
     components: {
       securitySchemes: {
         bearer: {
           type: 'http',
           scheme: 'bearer',
+          description: 'An API key (`api-keys` mode) or a JWT (`jwt` mode).',
+        },
+        devUser: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-holdpoint-user',
           description:
-            'An API key (`api-keys` mode) or a JWT (`jwt` mode). In `dev` mode, `X-Holdpoint-User` names the caller instead.',
+            'The `dev` mode (loopback only): who the caller is; `x-holdpoint-roles` gives roles.',
         },
       },
       schemas: componentSchemas(),

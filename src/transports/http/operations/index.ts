@@ -21,7 +21,4 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   chat: chatOperations,
 };
 
-/** Every operation of the REST API. */
-export const OPERATIONS: readonly Operation[] = Object.values(OPERATIONS_BY_RESOURCE).flat();
-
-export { defineOperation, type Operation, type OperationCall, type Resource } from './operation.js';
+export type { Operation, OperationCall } from './operation.js';
