@@ -32,6 +32,7 @@ export const chatOperations = [
       createUIMessageStreamResponse({
         stream: chatStream({ runtime, body, intent, caller: by, mode: 'two-turn' }),
       }),
+    // No JSON answer: `act` always answers with the stream.
     answer: z.never(),
     present: (never: never) => never,
     alsoAnswers: {
