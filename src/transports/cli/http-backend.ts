@@ -1,56 +1,14 @@
 import { type ErrorCode, errorStatus, HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
+import type * as wire from '../http/wire/index.js';
 import type { ChatBackend, ChatState } from './chat-backend.js';
 
 /** How the chat proves who it is to the server: a token, or (dev mode) a name and roles. */
 export type HttpCredentials = { token: string } | { user: string; roles: string[] };
 
-interface ApiApproval {
-  approval_id: string;
-  kind: ApprovalRequest['kind'];
-  tool_name: string;
-  tool_call_id: string;
-  args: Record<string, unknown>;
-  hint: string;
-  payload?: unknown;
-  approvers: {
-    owner: boolean;
-    roles: string[];
-    users: string[];
-    quorum: number;
-    requester_may_approve: boolean;
-  };
-  can_decide?: boolean;
-  created_at: string;
-  expires_at: string;
-}
-
-interface ApiDecision {
-  approval_id: string;
-  approved: boolean;
-  reason?: string;
-  payload?: unknown;
-  decided_by: string;
-  at: string;
-}
-
-interface ApiSession {
-  session_id: string;
-  app: string;
-  user_id: string;
-  status: 'idle' | 'running' | 'paused';
-  run?: { status: string; result?: string; error?: string };
-  pause?: { decisions: ApiDecision[] };
-  pending_approvals: ApiApproval[];
-}
-
-type ApiOutcome =
-  | { status: 'completed'; session_id: string; result: string; artifacts: string[] }
-  | { status: 'pending_approval'; session_id: string };
-
 /** An approval from the REST API, as the runtime models it. */
-function approvalOf(a: ApiApproval): ApprovalRequest {
+function approvalOf(a: wire.SessionApproval): ApprovalRequest {
   return {
     approvalId: a.approval_id,
     kind: a.kind,
@@ -71,7 +29,7 @@ function approvalOf(a: ApiApproval): ApprovalRequest {
   };
 }
 
-function decisionOf(d: ApiDecision): Decision {
+function decisionOf(d: wire.Decision): Decision {
   return {
     approvalId: d.approval_id,
     approved: d.approved,
@@ -82,7 +40,7 @@ function decisionOf(d: ApiDecision): Decision {
 }
 
 /** Where a session stands, from `GET /api/sessions/:id`. */
-function stateOfSession(s: ApiSession): ChatState {
+function stateOfSession(s: wire.Session): ChatState {
   const sessionId = s.session_id;
   if (s.status === 'paused' && s.pending_approvals.length > 0) {
     return {
@@ -135,7 +93,7 @@ export class HttpChatBackend implements ChatBackend {
 
   async start(query: string, app: string, sessionId?: string): Promise<ChatState> {
     const body = { query, app, ...(sessionId ? { session_id: sessionId } : {}) };
-    return this.after(await this.request<ApiOutcome>('POST', '/api/agent/start', body));
+    return this.after(await this.request<wire.Outcome>('POST', '/api/agent/start', body));
   }
 
   async decide(sessionId: string, decisions: DecisionInput[]): Promise<ChatState> {
@@ -148,7 +106,7 @@ export class HttpChatBackend implements ChatBackend {
         ...(d.payload === undefined ? {} : { payload: d.payload }),
       })),
     };
-    return this.after(await this.request<ApiOutcome>('POST', '/api/agent/resume', body));
+    return this.after(await this.request<wire.Outcome>('POST', '/api/agent/resume', body));
   }
 
   async cancel(sessionId: string, reason: string): Promise<void> {
@@ -156,14 +114,14 @@ export class HttpChatBackend implements ChatBackend {
   }
 
   async session(sessionId: string): Promise<{ app: string; state: ChatState }> {
-    const session = await this.request<ApiSession>(
+    const session = await this.request<wire.Session>(
       'GET',
       `/api/sessions/${encodeURIComponent(sessionId)}`,
     );
     return { app: session.app, state: stateOfSession(session) };
   }
 
-  private async after(outcome: ApiOutcome): Promise<ChatState> {
+  private async after(outcome: wire.Outcome): Promise<ChatState> {
     if (outcome.status === 'completed') {
       return {
         status: 'completed',

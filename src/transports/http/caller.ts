@@ -1,14 +1,8 @@
-import type { Context } from 'hono';
 import { HoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 
 /** The Hono context of an API request: the principal its identity proved. */
 export type WithPrincipal = { Variables: { principal: Principal } };
-
-/** Who sends this request, as its identity proved (set for every /api request). */
-export function callerOf(c: Context<WithPrincipal>): Principal {
-  return c.get('principal');
-}
 
 /**
  * Refuses a user id a request (or a socket's frame, `on` says which) still names unless
@@ -25,14 +19,4 @@ export function requireActingAs(
     `This ${on} is signed in as ${principal.id}; it cannot act as ${namedUserId}.`,
     { principal: principal.id },
   );
-}
-
-/** Who sends this request; a `user_id` its body still names must be that principal. */
-export function callerActingAs(
-  c: Context<WithPrincipal>,
-  namedUserId: string | undefined,
-): Principal {
-  const principal = callerOf(c);
-  requireActingAs(principal, namedUserId);
-  return principal;
 }

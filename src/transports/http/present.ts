@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { approversOf } from '../../core/approvers.js';
 import type { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
@@ -6,11 +7,12 @@ import type { PendingApproval } from '../../runtime/queries/pending-approvals.js
 import type { RunView } from '../../runtime/queries/runs.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
+import type * as wire from './wire/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** An approval request as the API shows it. */
-export function presentApproval(a: ApprovalRequest) {
+export function presentApproval(a: ApprovalRequest): z.input<typeof wire.approval> {
   return {
     approval_id: a.approvalId,
     kind: a.kind,
@@ -28,7 +30,7 @@ export function presentApproval(a: ApprovalRequest) {
 }
 
 /** Who may decide an approval, as the API shows it. */
-function presentApprovers(a: Approvers) {
+function presentApprovers(a: Approvers): z.input<typeof wire.approvers> {
   return {
     owner: a.owner,
     roles: a.roles,
@@ -39,7 +41,7 @@ function presentApprovers(a: Approvers) {
 }
 
 /** A recorded decision as the API shows it. */
-export function presentDecision(d: Decision) {
+export function presentDecision(d: Decision): z.input<typeof wire.decision> {
   return {
     approval_id: d.approvalId,
     approved: d.approved,
@@ -52,17 +54,22 @@ export function presentDecision(d: Decision) {
 }
 
 /** The answer of start and resume. */
-export function presentOutcome(outcome: RunOutcome) {
+export function presentOutcome(outcome: RunOutcome): z.input<typeof wire.outcome> {
   const base = {
-    status: outcome.status,
     session_id: outcome.sessionId,
     invocation_id: outcome.invocationId,
     app: outcome.app,
   };
   if (outcome.status === 'completed') {
-    return { ...base, result: outcome.result, artifacts: outcome.artifacts };
+    return {
+      status: outcome.status,
+      ...base,
+      result: outcome.result,
+      artifacts: outcome.artifacts,
+    };
   }
   return {
+    status: outcome.status,
     ...base,
     pause_id: outcome.pauseId,
     message: outcome.message,
@@ -73,7 +80,7 @@ export function presentOutcome(outcome: RunOutcome) {
 }
 
 /** A run as the API shows it. */
-export function presentRun(run: RunView) {
+export function presentRun(run: RunView): z.input<typeof wire.run> {
   return {
     invocation_id: run.invocationId,
     session_id: run.sessionId,
@@ -91,7 +98,7 @@ export function presentRun(run: RunView) {
 }
 
 /** A session with its current run and pending approvals. */
-export function presentSession(view: SessionView) {
+export function presentSession(view: SessionView): z.input<typeof wire.session> {
   const { meta, run, pause } = view;
   return {
     session_id: meta.sessionId,
@@ -125,7 +132,7 @@ export function presentSession(view: SessionView) {
 }
 
 /** A pending approval in the cross-session list. */
-export function presentPendingApproval(a: PendingApproval) {
+export function presentPendingApproval(a: PendingApproval): z.input<typeof wire.pendingApproval> {
   return {
     ...presentApproval(a),
     session_id: a.sessionId,
@@ -140,7 +147,7 @@ export function presentPendingApproval(a: PendingApproval) {
  * An error as every transport shows it: `{code, message, …details}`, with approvals
  * in details (`SESSION_PAUSED`'s `pending_approvals`) in the same shape as elsewhere.
  */
-export function presentError(error: HoldpointError) {
+export function presentError(error: HoldpointError): z.input<typeof wire.error>['error'] {
   const details = { ...(error.details ?? {}) };
   const pending = details.pending_approvals;
   if (Array.isArray(pending)) {

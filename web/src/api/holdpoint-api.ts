@@ -1,6 +1,9 @@
 import { ApiError, UNREACHABLE } from './api-error';
 import type {
   ApiApp,
+  ApiApprovalsPage,
+  ApiApps,
+  ApiAuditLine,
   ApiDecision,
   ApiMe,
   DecisionBody,
@@ -60,8 +63,8 @@ export interface AppCatalog {
 
 /** The apps the server serves (`GET /api/apps`), its default first. */
 export async function listApps(): Promise<AppCatalog> {
-  const body = await request<{ apps: ApiApp[]; default_app: string }>('/api/apps');
-  return { apps: body.apps, defaultApp: body.default_app };
+  const body = await request<ApiApps>('/api/apps');
+  return { apps: body.apps, defaultApp: body.default_app ?? body.apps[0]?.name ?? '' };
 }
 
 /** A session's conversation as UI messages, with its pending approvals. */
@@ -78,9 +81,7 @@ export interface ApprovalPage {
 /** One page of the pending approvals across sessions owned by the user, from `cursor`. */
 export async function listApprovals(userId: string, cursor?: string): Promise<ApprovalPage> {
   const query = new URLSearchParams({ user_id: userId, ...(cursor ? { cursor } : {}) });
-  const body = await request<{ approvals: InboxApproval[]; next_cursor?: string }>(
-    `/api/approvals?${query}`,
-  );
+  const body = await request<ApiApprovalsPage>(`/api/approvals?${query}`);
   return { approvals: body.approvals, nextCursor: body.next_cursor };
 }
 
@@ -104,16 +105,6 @@ export async function cancelPause(sessionId: string, reason: string): Promise<vo
   });
 }
 
-/** An audit line of the session's log, as far as the UI reads it. */
-interface AuditLine {
-  action: string;
-  actor: string;
-  approval_id?: string;
-  approved?: boolean;
-  reason?: string;
-  at: string;
-}
-
 /**
  * Every decision recorded in a session, from its audit log (`GET /api/audit`, all of it
  * as NDJSON): who decided what, and when. Only the owner (or an admin) may read it.
@@ -130,7 +121,7 @@ export async function listDecisions(sessionId: string): Promise<ApiDecision[]> {
   if (!response.ok) throw new ApiError('HTTP_ERROR', `HTTP ${response.status}`, response.status);
   const lines = (await response.text()).split('\n').filter(Boolean);
   return lines
-    .map((line) => JSON.parse(line) as AuditLine)
+    .map((line) => JSON.parse(line) as ApiAuditLine)
     .filter((line) => line.action === 'decided' && line.approval_id !== undefined)
     .map((line) => ({
       approval_id: line.approval_id ?? '',

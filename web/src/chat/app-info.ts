@@ -1,7 +1,10 @@
 import type { ApiApp } from '../api/api-types';
 
+/** What the UI shows of an app. */
+export type AppInfo = Pick<ApiApp, 'name' | 'label' | 'description' | 'examples'>;
+
 /** The app named `name` among `apps`; one the server does not serve shows as its bare name. */
-export function appInfo(apps: ApiApp[], name: string): ApiApp {
+export function appInfo(apps: ApiApp[], name: string): AppInfo {
   return (
     apps.find((app) => app.name === name) ?? { name, label: name, description: '', examples: [] }
   );

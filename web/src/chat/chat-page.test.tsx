@@ -11,12 +11,14 @@ const APPS: ApiApp[] = [
     label: 'Travel Desk',
     description: 'Books trips. Anything over budget waits for a manager.',
     examples: ['Book a flight to Oslo', 'Find a hotel in Rome'],
+    fingerprint: 'sha256:travel-desk',
   },
   {
     name: 'refunds',
     label: 'Refunds',
     description: 'Refunds orders after a person approves.',
     examples: ['Refund order 42'],
+    fingerprint: 'sha256:refunds',
   },
 ];
 

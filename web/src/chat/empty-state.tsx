@@ -1,7 +1,7 @@
-import type { ApiApp } from '../api/api-types';
+import type { AppInfo } from './app-info';
 
 interface Props {
-  app: ApiApp;
+  app: AppInfo;
   disabled: boolean;
   onPick: (text: string) => void;
 }

@@ -86,6 +86,14 @@ describe('findPending', () => {
           tool_call_id: 'call-3',
           args: { item: 'Banana' },
           hint: 'Confirm Banana?',
+          args_hash: 'sha256:banana',
+          approvers: {
+            owner: true,
+            roles: ['admin'],
+            users: [],
+            quorum: 1,
+            requester_may_approve: true,
+          },
           created_at: '2029-12-31T23:00:00.000Z',
           expires_at: '2030-01-01T00:00:00.000Z',
         },
@@ -135,6 +143,7 @@ describe('answersComplete (two-turn auto send)', () => {
       tool_call_id: 'call-1',
       args: {},
       hint: 'Send 200 USD to Jiro?',
+      args_hash: 'sha256:payment',
       approvers: {
         owner: false,
         roles: ['approver'],

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { LIMITS } from '../../core/limits.js';
-import { appName, boundedJson, idText, messageText, reasonText } from '../../core/validate.js';
+import { LIMITS } from '../../../core/limits.js';
+import { appName, boundedJson, idText, messageText, reasonText } from '../../../core/validate.js';
 
+// The REST API's request bodies and queries (snake_case), as its routes validate them.
 // Every body and query is strict: a field the API does not know is a 400, never
 // silently dropped (a misspelt `aproved` must not read as "no decision").
 

@@ -1,0 +1,68 @@
+import { presentOutcome } from '../present.js';
+import * as wire from '../wire/index.js';
+import { defineOperation } from './operation.js';
+
+/** `POST /api/agent/start`, `/resume` and `/cancel`: a run's life by its session. */
+export const agentOperations = [
+  defineOperation({
+    name: 'startRun',
+    method: 'post',
+    path: '/api/agent/start',
+    summary:
+      "Starts a run for the caller's message, on a new session unless `session_id` names one.",
+    body: wire.startBody,
+    countsAsRun: true,
+    idempotent: 'start',
+    act: ({ body, by, runtime, requestId }) =>
+      runtime.start(
+        { query: body.query, app: body.app, sessionId: body.session_id, requestId },
+        by,
+      ),
+    answer: wire.outcome,
+    present: presentOutcome,
+  }),
+  defineOperation({
+    name: 'resumeRun',
+    method: 'post',
+    path: '/api/agent/resume',
+    summary:
+      "Decides a session's pause (all at once, or per approval); resumes once all are decided.",
+    body: wire.resumeBody,
+    countsAsRun: true,
+    idempotent: 'resume',
+    act: ({ body, by, runtime, requestId }) =>
+      runtime.resume(
+        {
+          requestId,
+          sessionId: body.session_id,
+          pauseId: body.pause_id,
+          approved: body.approved,
+          reason: body.reason,
+          decisions: body.decisions?.map((d) => ({
+            approvalId: d.approval_id,
+            approved: d.approved,
+            reason: d.reason,
+            payload: d.payload,
+            argsHash: d.args_hash,
+          })),
+        },
+        by,
+      ),
+    answer: wire.outcome,
+    present: presentOutcome,
+  }),
+  defineOperation({
+    name: 'cancelPause',
+    method: 'post',
+    path: '/api/agent/cancel',
+    summary: "Cancels a session's pause: nothing pending runs, the run is recorded cancelled.",
+    body: wire.cancelBody,
+    act: ({ body, by, runtime }) => runtime.cancel(body.session_id, by, body.reason),
+    answer: wire.cancelled,
+    present: (pause) => ({
+      status: 'cancelled' as const,
+      session_id: pause.sessionId,
+      invocation_id: pause.invocationId,
+    }),
+  }),
+];

@@ -1,0 +1,24 @@
+import { agentOperations } from './agent.js';
+import { approvalOperations } from './approvals.js';
+import { auditOperations } from './audit.js';
+import { chatOperations } from './chat.js';
+import type { Operation, Resource } from './operation.js';
+import { runOperations } from './runs.js';
+import { serverOperations } from './server.js';
+import { sessionOperations } from './sessions.js';
+
+/**
+ * Every operation of the REST API, by resource: each group is one Hono sub-app and
+ * one OpenAPI tag. Adding an operation is adding its definition to its group.
+ */
+export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operation[]>> = {
+  server: serverOperations,
+  agent: agentOperations,
+  runs: runOperations,
+  sessions: sessionOperations,
+  approvals: approvalOperations,
+  audit: auditOperations,
+  chat: chatOperations,
+};
+
+export type { Operation, OperationCall } from './operation.js';

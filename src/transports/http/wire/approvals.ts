@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { isoTime, page } from './common.js';
+
+/** Who may decide an approval (its tool's policy when it was asked). */
+export const approvers = z.object({
+  /** The session's owner. */
+  owner: z.boolean(),
+  /** Anyone with one of these roles. */
+  roles: z.array(z.string()),
+  /** Any of these people. */
+  users: z.array(z.string()),
+  /** How many distinct people must approve. */
+  quorum: z.number().int().min(1),
+  /** Whether the person who asked may approve their own call. */
+  requester_may_approve: z.boolean(),
+});
+
+/** An approval request: a yes/no on a tool call (`confirmation`) or a value (`input`). */
+export const approval = z.object({
+  approval_id: z.string(),
+  kind: z.enum(['confirmation', 'input']),
+  tool_name: z.string(),
+  tool_call_id: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  hint: z.string(),
+  payload: z.unknown().optional(),
+  /** Asked again after a crash: the approved call had started, its effect unknown. */
+  may_have_run: z.literal(true).optional(),
+  /** What a decision names in `args_hash` to bind itself to these arguments. */
+  args_hash: z.string(),
+  approvers,
+  created_at: isoTime,
+  expires_at: isoTime,
+});
+
+/** An approval as a session's reader sees it: whether they may decide it now. */
+export const sessionApproval = approval.extend({ can_decide: z.boolean() });
+
+/** One person's recorded answer to an approval. */
+export const decision = z.object({
+  approval_id: z.string(),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  payload: z.unknown().optional(),
+  decided_by: z.string(),
+  args_hash: z.string().optional(),
+  at: isoTime,
+});
+
+/** A pending approval in the cross-session inbox (`GET /api/approvals`). */
+export const pendingApproval = sessionApproval.extend({
+  session_id: z.string(),
+  invocation_id: z.string(),
+  app: z.string(),
+  user_id: z.string(),
+});
+
+/** A page of the inbox. */
+export const approvalsPage = page({ approvals: z.array(pendingApproval) });
+
+export type Approvers = z.output<typeof approvers>;
+export type Approval = z.output<typeof approval>;
+export type SessionApproval = z.output<typeof sessionApproval>;
+export type Decision = z.output<typeof decision>;
+export type PendingApproval = z.output<typeof pendingApproval>;
+export type ApprovalsPage = z.output<typeof approvalsPage>;

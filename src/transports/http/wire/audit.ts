@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { isoTime, page } from './common.js';
+
+/**
+ * An audit line as the API shows and exports it (and as its hash covers it, see
+ * core/audit-line.ts): absent fields left out.
+ */
+export const auditLine = z.object({
+  at: isoTime,
+  action: z.enum([
+    'started',
+    'requested',
+    'decided',
+    'expired',
+    'cancelled',
+    'resumed',
+    'completed',
+    'failed',
+    'executed',
+    'recovered',
+  ]),
+  session_id: z.string(),
+  invocation_id: z.string(),
+  actor: z.string(),
+  approval_id: z.string().optional(),
+  tool_name: z.string().optional(),
+  args_hash: z.string().optional(),
+  payload_hash: z.string().optional(),
+  approved: z.boolean().optional(),
+  reason: z.string().optional(),
+  unnamed_pause: z.literal(true).optional(),
+  prev_hash: z.string().optional(),
+  hash: z.string().optional(),
+});
+
+/** A page of a session's audit log (`GET /api/audit`), oldest first. */
+export const auditPage = page({ session_id: z.string(), entries: z.array(auditLine) });
+
+export type AuditLine = z.output<typeof auditLine>;
+export type AuditPage = z.output<typeof auditPage>;

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { decision, sessionApproval } from './approvals.js';
+import { isoTime } from './common.js';
+import { runStatus } from './runs.js';
+
+/** A session with its current run, its latest pause and its pending approvals. */
+export const session = z.object({
+  session_id: z.string(),
+  app: z.string(),
+  /** The session's owner: who asked. */
+  user_id: z.string(),
+  status: z.enum(['idle', 'running', 'paused']),
+  state: z.record(z.string(), z.unknown()),
+  created_at: isoTime,
+  updated_at: isoTime,
+  run: z
+    .object({
+      invocation_id: z.string(),
+      status: runStatus,
+      query: z.string(),
+      result: z.string().optional(),
+      error: z.string().optional(),
+      started_at: isoTime,
+      updated_at: isoTime,
+    })
+    .optional(),
+  /** The current run's latest pause, with the decisions recorded on it. */
+  pause: z
+    .object({
+      pause_id: z.string(),
+      invocation_id: z.string(),
+      status: z.enum(['pending', 'resuming', 'resumed', 'expired', 'cancelled']),
+      expires_at: isoTime,
+      decisions: z.array(decision),
+    })
+    .optional(),
+  pending_approvals: z.array(sessionApproval),
+});
+
+/** An AI SDK UI message (`id`, `role`, `parts`, `metadata`), as the chat streams show them. */
+export const uiMessage = z.looseObject({
+  id: z.string(),
+  role: z.enum(['system', 'user', 'assistant']),
+  parts: z.array(z.looseObject({ type: z.string() })),
+  metadata: z.unknown().optional(),
+});
+
+/** `GET /api/sessions/:id/messages`: the session and its conversation as UI messages. */
+export const sessionMessages = session.extend({ messages: z.array(uiMessage) });
+
+export type Session = z.output<typeof session>;
+export type SessionMessages = z.output<typeof sessionMessages>;
