@@ -27,6 +27,7 @@ import {
   presentPendingApproval,
   presentRun,
   presentSession,
+  presentSessionSummary,
 } from './present.js';
 import { readBody, readOptionalBody } from './read-body.js';
 import { limitBodies, settleUnreadBodies } from './request-bodies.js';
@@ -39,6 +40,7 @@ import {
   recoverBody,
   resumeBody,
   runsQuery,
+  sessionsQuery,
   startBody,
 } from './schemas.js';
 
@@ -231,6 +233,18 @@ export function createHttpApp({
       claimedCaller(c, body.user_id),
     );
     return c.json(presentRun(run));
+  });
+
+  app.get('/api/sessions', async (c) => {
+    const query = validate(sessionsQuery, c.req.query());
+    const page = await runtime.listSessions(
+      { userId: query.user_id, limit: query.limit, cursor: query.cursor },
+      callerOf(c),
+    );
+    return c.json({
+      sessions: page.sessions.map(presentSessionSummary),
+      ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+    });
   });
 
   app.get('/api/sessions/:id', async (c) => {
