@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { createHoldpoint } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeOf } from '../src/core/errors.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import approvalTools from './support/approval-tools-app.js';
 import { exampleConfig } from './support/example-apps.js';
 import { JsonClient, signedInAs } from './support/json-client.js';
 
@@ -122,5 +125,33 @@ describe.each(stores)('GET /api/sessions on the $kind store', ({ flags }) => {
     const refused = await listAs(unique('eve'), query);
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('sessions.list in process', () => {
+  it("lists the named user's sessions, and needs a user", async () => {
+    const holdpoint = createHoldpoint({ apps: [approvalTools], sweepIntervalSeconds: false });
+    try {
+      const ann = unique('ann');
+      const paused = await holdpoint.start({ userId: ann, query: 'asks 9' });
+      const page = await holdpoint.sessions.list({ userId: ann });
+      expect(page).toEqual({
+        sessions: [
+          expect.objectContaining({
+            sessionId: paused.sessionId,
+            userId: ann,
+            title: 'asks 9',
+            status: 'paused',
+            run: { invocationId: paused.invocationId, status: 'paused' },
+            waitingForApproval: true,
+          }),
+        ],
+      });
+      expect(await codeOf(holdpoint.sessions.list({} as { userId: string }))).toBe(
+        'VALIDATION_FAILED',
+      );
+    } finally {
+      await holdpoint.close();
+    }
   });
 });

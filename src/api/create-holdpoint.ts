@@ -413,7 +413,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       create: ({ userId, ...request }) => runtime.createSession(request, principalOf(userId ?? '')),
       get: (sessionId) => runtime.getSession(sessionId, SYSTEM),
       history: (sessionId) => runtime.history(sessionId, SYSTEM),
-      list: ({ userId, ...query }) =>
+      list: async ({ userId, ...query }) =>
         runtime.listSessions({ ...query, userId: validate(idText, userId) }, SYSTEM),
     },
     approvals: { list: (query) => runtime.listPendingApprovals(query ?? {}, SYSTEM) },
