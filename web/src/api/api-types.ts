@@ -19,6 +19,20 @@ export interface ApiMe {
   logout_url?: string;
 }
 
+/** One of the user's sessions, as `GET /api/sessions` lists it. */
+export interface ApiSessionSummary {
+  session_id: string;
+  app: string;
+  user_id: string;
+  /** The start of its first message; absent on sessions stored before titles. */
+  title?: string;
+  status: 'idle' | 'running' | 'paused';
+  created_at: string;
+  updated_at: string;
+  run?: { invocation_id: string; status: string };
+  waiting_for_approval: boolean;
+}
+
 /** An app the server serves, as `GET /api/apps` lists it. */
 export interface ApiApp {
   name: string;
