@@ -14,9 +14,11 @@ import { encodeRecord } from './redis-records.js';
 //
 // The same script keeps the owner's list of sessions (KEYS[6]), so an entry is there
 // exactly when a commit made it true: the session's entry is scored by when it leaves
-// the list (its meta's updatedAt + session TTL, ARGV[10]); entries whose time came by
-// this commit's updatedAt (ARGV[11]) are trimmed here, and the key expires with its
-// latest entry, so readers neither repair nor filter more than `score > now`.
+// the list (its meta's updatedAt + session TTL, ARGV[10]); the key expires with its
+// latest entry, so readers neither repair nor filter more than `score > now`. Only a
+// new session adds an entry, so that is when entries whose time came by its updatedAt
+// (ARGV[11]) are trimmed: the set holds the owner's listed sessions and those that
+// left since the owner's last new one.
 //
 // KEYS: the session's keys (RedisKeys.sessionKeys: meta, state, events, event
 // index, audit), then the owner's list (RedisKeys.sessionsOf; not in the session's
@@ -79,9 +81,9 @@ if events > 0 then
   a = a + 2 * events
 end
 call('HSET', KEYS[2], ARGV, a, a + 2 * statePairs - 1)
-for i = 1, 5 do redis.call('PEXPIREAT', KEYS[i], expireAt) end
+for i = 1, #KEYS - 1 do redis.call('PEXPIREAT', KEYS[i], expireAt) end
 redis.call('ZADD', KEYS[6], ARGV[10], ARGV[9])
-redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', ARGV[11])
+if ARGV[1] == 'new' then redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', ARGV[11]) end
 local latest = redis.call('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')
 if latest[2] then redis.call('PEXPIREAT', KEYS[6], latest[2]) end
 return version
