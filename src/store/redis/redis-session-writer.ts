@@ -8,7 +8,7 @@ import { encodeRecord } from './redis-records.js';
 // One script, so a transition and the events of the run segment it ends are written
 // together or not at all. The script does little on purpose: each call into Redis
 // costs as much as the data it moves, so fields, list items and hash entries go in
-// one variadic call each. Every declared key (Redis Cluster rule) gets the same
+// one variadic call each. Every key of the session gets the same
 // expiry: max(now + session TTL, latest pause retention), which never shrinks, so a
 // pause never outlives or predeceases its session.
 //
