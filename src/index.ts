@@ -68,6 +68,11 @@ export type {
 export type { RunsPage, RunsQuery, RunView } from './runtime/queries/runs.js';
 export type { HistoryTurn } from './runtime/queries/session-history.js';
 export type { SessionView } from './runtime/queries/session-view.js';
+export type {
+  SessionSummary,
+  SessionsPage,
+  SessionsQuery,
+} from './runtime/queries/sessions.js';
 export type { DecisionInput, ResumeRequest, StartRequest } from './runtime/requests.js';
 export type { RunEvent, RunEventSink } from './runtime/run-event.js';
 export type { CompletedOutcome, PendingOutcome, RunOutcome } from './runtime/run-outcome.js';

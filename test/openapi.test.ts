@@ -65,6 +65,10 @@ const CALLS: Record<string, () => Call[]> = {
     { path: '/api/agent/start', body: { query: '' }, status: 400, code: 'VALIDATION_FAILED' },
     { path: '/api/agent/start', body: '{not json', status: 400, code: 'INVALID_JSON' },
   ],
+  listSessions: () => [
+    { path: '/api/sessions?limit=5', status: 200 },
+    { path: '/api/sessions?limit=0', status: 400, code: 'VALIDATION_FAILED' },
+  ],
   getSession: () => [
     { path: `/api/sessions/${seen.session}`, status: 200 },
     { path: '/api/sessions/nobody-knows', status: 404, code: 'SESSION_NOT_FOUND' },
@@ -131,6 +135,7 @@ const ORDER = [
   'listApps',
   'health',
   'startRun',
+  'listSessions',
   'getSession',
   'getSessionMessages',
   'listApprovals',

@@ -20,6 +20,7 @@ import type { PendingPage, PendingQuery } from '../runtime/queries/pending-appro
 import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
 import type { HistoryTurn } from '../runtime/queries/session-history.js';
 import type { SessionView } from '../runtime/queries/session-view.js';
+import type { SessionsPage, SessionsQuery } from '../runtime/queries/sessions.js';
 import type { DecisionInput, ResumeRequest, StartRequest } from '../runtime/requests.js';
 import type { RunEvent, RunEventSink } from '../runtime/run-event.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
@@ -184,6 +185,8 @@ export interface Holdpoint {
     get(sessionId: string): Promise<SessionView>;
     /** The conversation as turns of run events. */
     history(sessionId: string): Promise<{ view: SessionView; turns: HistoryTurn[] }>;
+    /** `userId`'s sessions, most recently updated first, a page at a time. */
+    list(query: SessionsQuery & { userId: string }): Promise<SessionsPage>;
   };
   readonly approvals: {
     /** Pending approvals, for one user or all, a page at a time. */
@@ -415,6 +418,8 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       create: ({ userId, ...request }) => runtime.createSession(request, principalOf(userId ?? '')),
       get: (sessionId) => runtime.getSession(sessionId, SYSTEM),
       history: (sessionId) => runtime.history(sessionId, SYSTEM),
+      list: async ({ userId, ...query }) =>
+        runtime.listSessions({ ...query, userId: validate(idText, userId) }, SYSTEM),
     },
     approvals: { list: (query) => runtime.listPendingApprovals(query ?? {}, SYSTEM) },
     runs: {

@@ -152,6 +152,11 @@ export interface SessionMeta {
    * next line links to it. Absent on sessions stored before the audit chain.
    */
   auditHead?: string;
+  /**
+   * What a list of sessions calls it: the start of its first message. Absent on
+   * sessions stored before titles, until their next run.
+   */
+  title?: string;
   createdAt: number;
   updatedAt: number;
 }

@@ -28,6 +28,7 @@ import {
 import { getRun, listRuns, type RunsPage, type RunsQuery, type RunView } from './queries/runs.js';
 import { type HistoryTurn, sessionHistory } from './queries/session-history.js';
 import { requireSessionReader, type SessionView, sessionView } from './queries/session-view.js';
+import { listSessions, type SessionsPage, type SessionsQuery } from './queries/sessions.js';
 import { recoverInterrupted } from './recovery/recover-interrupted.js';
 import type {
   CancelRunRequest,
@@ -178,6 +179,14 @@ export class HoldpointRuntime {
     const { view, session } = await sessionView(this.ctx, sessionId, checked(by));
     const app = this.ctx.options.apps.get(view.meta.app);
     return { view, turns: sessionHistory(session.events, app?.hints ?? {}, view.pendingApprovals) };
+  }
+
+  /**
+   * `by`'s own sessions (an admin's: anyone's, naming `userId`), most recently updated
+   * first, a page at a time.
+   */
+  listSessions(query: SessionsQuery, by: Principal): Promise<SessionsPage> {
+    return listSessions(this.ctx, query, checked(by));
   }
 
   /** Pending approvals `by` may decide across sessions, a page at a time. */

@@ -10,7 +10,7 @@ import { verifyAuditChain } from '../core/verify-audit-chain.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
 import { RedisStore } from './redis/redis-store.js';
-import type { HoldpointStore } from './store.js';
+import type { HoldpointStore, PageCursor } from './store.js';
 import {
   APP,
   DECIDER,
@@ -28,6 +28,7 @@ import {
   userEvent,
   vote,
 } from './store-fixtures.test-support.js';
+import { TITLE_LENGTH } from './transitions.js';
 
 /** A store, and a second handle on the same data (another process for Redis). */
 interface Subject {
@@ -37,6 +38,8 @@ interface Subject {
 }
 
 const scratch = new RedisScratch();
+/** The subjects' session lifetime, in ms. */
+const TTL_MS = 600_000;
 
 const subjects: { kind: string; open: () => Subject }[] = [
   {
@@ -818,6 +821,122 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       expect(await listed([`user:${named}`])).toEqual([sessionId]);
       expect(await listed([`user:${named}`, `role:${role}`])).toEqual([sessionId]);
       expect(await listed([`user:${userId}`])).toEqual([]);
+    });
+  });
+
+  describe("an owner's sessions", () => {
+    /** Who `userId`'s listed sessions are at `now`, a page of `limit` after `after`. */
+    async function listed(userId: string, now: number, limit = 100, after?: PageCursor) {
+      const page = await peer.listUserSessions(userId, { limit, after }, now);
+      return { ids: page.items.map((s) => s.meta.sessionId), next: page.next };
+    }
+
+    /** `count` idle sessions of `userId`, made (and so last updated) at now + 0, 1, … */
+    async function idleSessions(userId: string, now: number, count: number) {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const sessionId = unique('session');
+        await store.createSession({ sessionId, app: APP, userId, createdAt: now + i });
+        ids.push(sessionId);
+      }
+      return ids;
+    }
+
+    it('lists them most recently updated first, a page at a time, across writes, only theirs', async () => {
+      const now = Date.now();
+      const userId = unique('owner');
+      const [s0, s1, s2, s3, s4] = (await idleSessions(userId, now, 5)) as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      await runningSession(store, now + 9);
+      const first = await listed(userId, now, 2);
+      expect(first.ids).toEqual([s4, s3]);
+      // s0 is updated between pages: it goes to the top, and the next pages go on
+      // from where the first stopped, repeating and skipping nothing.
+      await store.beginRun(newRun(s0, userId, now + 20), lease(now + 20));
+      const second = await listed(userId, now, 2, first.next);
+      expect(second.ids).toEqual([s2, s1]);
+      expect(await listed(userId, now, 2, second.next)).toEqual({ ids: [], next: undefined });
+      expect((await listed(userId, now)).ids).toEqual([s0, s4, s3, s2, s1]);
+      const [top] = (await peer.listUserSessions(userId, { limit: 1 }, now)).items;
+      expect(top).toMatchObject({
+        meta: { sessionId: s0, userId, status: 'running', title: 'send $200 to Jiro' },
+        run: { status: 'running' },
+      });
+      expect((await listed(unique('nobody'), now)).ids).toEqual([]);
+    });
+
+    it('pages through sessions updated in the same millisecond one by one', async () => {
+      const now = Date.now();
+      const userId = unique('owner');
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const sessionId = unique('session');
+        await store.createSession({ sessionId, app: APP, userId, createdAt: now });
+        ids.push(sessionId);
+      }
+      const seen: string[] = [];
+      let page = await listed(userId, now, 1);
+      for (let pages = 0; pages < 6 && page.ids.length > 0; pages++) {
+        seen.push(...page.ids);
+        if (!page.next) break;
+        page = await listed(userId, now, 1, page.next);
+      }
+      expect(seen).toEqual([...ids].sort().reverse());
+    });
+
+    it('titles a session by the start of its first message, kept through later runs', async () => {
+      const now = Date.now();
+      const userId = unique('owner');
+      const sessionId = unique('session');
+      const run = {
+        ...newRun(sessionId, userId, now),
+        query: `  Plan   a trip ${'x'.repeat(200)}`,
+      };
+      const held = lease(now);
+      await store.createSession(
+        { sessionId, app: APP, userId, createdAt: now },
+        { run, lease: held },
+      );
+      const title = (await peer.getSnapshot(sessionId))?.meta.title ?? '';
+      expect([...title]).toHaveLength(TITLE_LENGTH);
+      expect(title.startsWith('Plan a trip xxx')).toBe(true);
+      expect(title.endsWith('…')).toBe(true);
+      await store.finishRun(segmentEnd(run, held, now + 1), { status: 'completed', audit: [] });
+      await store.beginRun({ ...newRun(sessionId, userId, now + 2), query: 'again' }, lease(now));
+      expect((await peer.getSnapshot(sessionId))?.meta.title).toBe(title);
+    });
+
+    it('leaves a session out a session TTL after its last update', async () => {
+      const now = Date.now();
+      const userId = unique('owner');
+      const [older, newer] = (await idleSessions(userId, now, 2)) as [string, string];
+      expect((await listed(userId, now + TTL_MS - 1)).ids).toEqual([newer, older]);
+      expect((await listed(userId, now + TTL_MS)).ids).toEqual([newer]);
+      expect((await listed(userId, now + TTL_MS + 1)).ids).toEqual([]);
+    });
+
+    it('lists nothing a refused write would have changed', async () => {
+      const now = Date.now();
+      const { sessionId, userId } = await runningSession(store, now);
+      const [idle] = (await idleSessions(userId, now + 1, 1)) as [string];
+      // The id is taken: the would-be owner gets no entry.
+      const other = unique('owner');
+      expect(
+        await codeOf(
+          store.createSession({ sessionId, app: APP, userId: other, createdAt: now + 5 }),
+        ),
+      ).toBe('SESSION_EXISTS');
+      expect((await listed(other, now)).ids).toEqual([]);
+      // A run refused while another holds the session does not move it up.
+      expect(await codeOf(store.beginRun(newRun(sessionId, userId, now + 9), lease(now + 9)))).toBe(
+        'SESSION_BUSY',
+      );
+      expect((await listed(userId, now)).ids).toEqual([idle, sessionId]);
     });
   });
 

@@ -234,6 +234,17 @@ export interface HoldpointStore {
     query: { audiences?: string[]; limit: number; after?: PageCursor },
     now: number,
   ): Promise<Page<SessionSnapshot>>;
+  /**
+   * `userId`'s sessions (of every app), most recently updated first, as snapshots: a
+   * page from the index of the owner's sessions, each entry written in the commit that
+   * updated its session. A session leaves the list a session TTL after its last update
+   * (as of `now`), whatever keeps its records longer (a pause's retention).
+   */
+  listUserSessions(
+    userId: string,
+    query: { limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>>;
   /** A page of the audit log, oldest first. */
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
   /**

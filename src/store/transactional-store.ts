@@ -148,6 +148,11 @@ export abstract class TransactionalStore implements HoldpointStore {
     query: { audiences?: string[]; limit: number; after?: PageCursor },
     now: number,
   ): Promise<Page<SessionSnapshot>>;
+  abstract listUserSessions(
+    userId: string,
+    query: { limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>>;
   abstract listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
   abstract takeSweepTurn(owner: string, ms: number): Promise<boolean>;
   abstract ping(): Promise<void>;

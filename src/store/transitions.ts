@@ -117,6 +117,16 @@ function runInterrupted(meta: SessionMeta): HoldpointError {
   );
 }
 
+/** How long a session's title (the start of its first message) may be, in characters. */
+export const TITLE_LENGTH = 80;
+
+/** A session's title from its first message: whitespace collapsed, cut at TITLE_LENGTH. */
+function sessionTitle(query: string): string {
+  const text = query.replace(/\s+/g, ' ').trim();
+  const chars = [...text];
+  return chars.length <= TITLE_LENGTH ? text : `${chars.slice(0, TITLE_LENGTH - 1).join('')}…`;
+}
+
 /** The `started` line of a run: who sent the message that began it. */
 function startedAudit(run: RunRecord): AuditEntry {
   return {
@@ -161,7 +171,12 @@ export function beginRunTransition(
     writes: {
       meta: touch(
         meta,
-        { status: 'running', invocationId: run.invocationId, lease },
+        {
+          status: 'running',
+          invocationId: run.invocationId,
+          lease,
+          title: meta.title ?? sessionTitle(run.query),
+        },
         run.startedAt,
       ),
       runs: [run],

@@ -64,6 +64,21 @@ describe('MemoryStore', () => {
     }
   });
 
+  it("takes a session it drops to make room out of its owner's list", async () => {
+    const store = new MemoryStore({ sessionTtlSeconds: 600, maxSessions: 2 });
+    const userId = unique('user');
+    const oldest = await idleSession(store, userId);
+    const recent = await idleSession(store, userId);
+    // Which, not in what order: sessions made in the same millisecond tie.
+    const listed = async () =>
+      (await store.listUserSessions(userId, { limit: 10 }, Date.now())).items
+        .map((s) => s.meta.sessionId)
+        .sort();
+    expect(await listed()).toEqual([recent.sessionId, oldest.sessionId].sort());
+    const newest = await idleSession(store, userId);
+    expect(await listed()).toEqual([newest.sessionId, recent.sessionId].sort());
+  });
+
   it('refuses a new session rather than drop what people are deciding', async () => {
     const store = new MemoryStore({ sessionTtlSeconds: 600, maxSessions: 2 });
     const first = await pausedSession(store);

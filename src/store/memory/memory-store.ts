@@ -68,6 +68,8 @@ export class MemoryStore extends TransactionalStore {
   /** Paused sessions by who may decide them (`user:<id>`, `role:<name>`). */
   private readonly pausedFor = new Map<string, SortedIndex>();
   private readonly approvals = new Map<string, string>();
+  /** Each owner's sessions, scored by when they leave the list (last update + TTL). */
+  private readonly byOwner = new Map<string, SortedIndex>();
   /** Sessions with a running segment, scored by the end of its lease. */
   private readonly running = new SortedIndex();
   /** Invocation id → session id. */
@@ -203,6 +205,21 @@ export class MemoryStore extends TransactionalStore {
     return { items, next: more && last ? last : undefined };
   }
 
+  async listUserSessions(
+    userId: string,
+    { limit, after }: { limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>> {
+    const entries =
+      this.byOwner.get(userId)?.rangeDown({ min: now + 1, before: after, limit }) ?? [];
+    const items = entries.flatMap((entry) => {
+      const stored = this.live(entry.member);
+      return stored ? [structuredClone(this.snapshotOf(stored))] : [];
+    });
+    const last = entries.at(-1);
+    return { items, next: entries.length === limit && last ? last : undefined };
+  }
+
   async listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
     return structuredClone(this.live(sessionId)?.audit.slice(offset, offset + limit) ?? []);
   }
@@ -244,6 +261,9 @@ export class MemoryStore extends TransactionalStore {
     stored.expiresAt = Math.max(Date.now() + this.ttlMs, stored.keepUntil);
     this.expiries.set(sessionId, stored.expiresAt);
     this.index(stored);
+    const owned = this.byOwner.get(writes.meta.userId) ?? new SortedIndex();
+    owned.set(sessionId, writes.meta.updatedAt + this.ttlMs);
+    this.byOwner.set(writes.meta.userId, owned);
     this.bytes -= stored.bytes;
     stored.bytes =
       stored.logBytes +
@@ -353,6 +373,9 @@ export class MemoryStore extends TransactionalStore {
     this.expiries.delete(sessionId);
     this.paused.delete(sessionId);
     this.running.delete(sessionId);
+    const owned = this.byOwner.get(userId);
+    owned?.delete(sessionId);
+    if (owned?.size === 0) this.byOwner.delete(userId);
     for (const invocationId of stored.runs.keys()) this.runs.delete(invocationId);
     this.unindexAudiences(stored);
     for (const pause of stored.pauses.values()) {

@@ -45,4 +45,29 @@ describe('SortedIndex', () => {
       index.range({ after: { score: 2, member: 's3' }, limit: 10 }).map((e) => e.member),
     ).toEqual(['s4', 's5']);
   });
+
+  it('pages from the highest score down, before an entry, ties included', () => {
+    const index = new SortedIndex();
+    for (const [member, score] of [
+      ['s1', 1],
+      ['s2', 2],
+      ['s3', 2],
+      ['s4', 2],
+      ['s5', 3],
+    ] as const) {
+      index.set(member, score);
+    }
+    expect(index.rangeDown({ limit: 3 }).map((e) => e.member)).toEqual(['s5', 's4', 's3']);
+    expect(index.rangeDown({ min: 2, limit: 10 }).map((e) => e.member)).toEqual([
+      's5',
+      's4',
+      's3',
+      's2',
+    ]);
+    const before = { score: 2, member: 's3' };
+    expect(index.rangeDown({ before, limit: 10 }).map((e) => e.member)).toEqual(['s2', 's1']);
+    // A cursor whose entry moved or went still pages from where it was.
+    index.set('s3', 9);
+    expect(index.rangeDown({ before, limit: 10 }).map((e) => e.member)).toEqual(['s2', 's1']);
+  });
 });

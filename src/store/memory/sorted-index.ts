@@ -65,6 +65,29 @@ export class SortedIndex {
     return found;
   }
 
+  /**
+   * Entries scored from `min` (inclusive) up, from the highest down: before `before`
+   * (exclusive) when given, at most `limit`.
+   */
+  rangeDown({
+    min = Number.NEGATIVE_INFINITY,
+    before,
+    limit,
+  }: {
+    min?: number;
+    before?: Scored;
+    limit: number;
+  }): Scored[] {
+    const found: Scored[] = [];
+    const end = before ? this.position(before) : this.entries.length;
+    for (let i = end - 1; i >= 0 && found.length < limit; i--) {
+      const entry = this.entries[i] as Scored;
+      if (entry.score < min) break;
+      found.push({ ...entry });
+    }
+    return found;
+  }
+
   /** The index of the first entry not before `entry`. */
   private position(entry: Scored): number {
     let low = 0;

@@ -74,6 +74,29 @@ for i = 1, #found, 2 do
 end
 return page
 `;
+// A page of an owner's sessions (KEYS[1], RedisKeys.sessionsOf), highest score first,
+// scored above ARGV[1] (now: lower ones have left the list): from the top, or after the
+// cursor entry (member ARGV[2] scored ARGV[3]) in (score, member) order, wherever that
+// entry went since. ARGV[4]: how many. Replies member, score, member, ...
+const OWNED_PAGE_LUA = `
+local limit = tonumber(ARGV[4])
+local top = ARGV[2] == '' and '+inf' or ARGV[3]
+local page, offset = {}, 0
+while #page < 2 * limit do
+  local chunk = redis.call('ZRANGE', KEYS[1], top, '(' .. ARGV[1], 'BYSCORE', 'REV', 'LIMIT',
+    offset, limit, 'WITHSCORES')
+  for i = 1, #chunk, 2 do
+    local after = ARGV[2] == '' or tonumber(chunk[i + 1]) < tonumber(ARGV[3]) or chunk[i] < ARGV[2]
+    if after and #page < 2 * limit then
+      page[#page + 1] = chunk[i]
+      page[#page + 1] = chunk[i + 1]
+    end
+  end
+  if #chunk < 2 * limit then break end
+  offset = offset + limit
+end
+return page
+`;
 // KEYS: the running index, the run's key. ARGV: session id, its lease's end, until
 // when the run's key is kept.
 const ADD_RUNNING_LUA = `
@@ -124,6 +147,7 @@ export class RedisIndexes {
   private readonly addScript: RedisScript;
   private readonly removeScript: RedisScript;
   private readonly pageScript: RedisScript;
+  private readonly ownedPageScript: RedisScript;
   private readonly sweepTurnScript: RedisScript;
   private readonly addRunningScript: RedisScript;
   private readonly removeRunningScript: RedisScript;
@@ -135,6 +159,7 @@ export class RedisIndexes {
     this.addScript = conn.script('holdpointIndexPause', ADD_LUA);
     this.removeScript = conn.script('holdpointUnindexPause', REMOVE_LUA);
     this.pageScript = conn.script('holdpointIndexPage', PAGE_LUA);
+    this.ownedPageScript = conn.script('holdpointOwnedPage', OWNED_PAGE_LUA);
     this.sweepTurnScript = conn.script('holdpointTakeSweepTurn', TAKE_SWEEP_TURN_LUA);
     this.addRunningScript = conn.script('holdpointIndexRunning', ADD_RUNNING_LUA);
     this.removeRunningScript = conn.script('holdpointUnindexRunning', REMOVE_RUNNING_LUA);
@@ -232,6 +257,23 @@ export class RedisIndexes {
     const flat = (await this.pageScript(
       [key],
       [min, after?.member ?? '', after?.score ?? '', limit, ''],
+    )) as string[];
+    return entries(flat);
+  }
+
+  /**
+   * A page of `userId`'s sessions, most recently updated first, still listed at `now`,
+   * after `after` when given; each entry's `expiresAt` is when it leaves the list.
+   */
+  async owned(
+    userId: string,
+    now: number,
+    after: PageCursor | undefined,
+    limit: number,
+  ): Promise<IndexEntry[]> {
+    const flat = (await this.ownedPageScript(
+      [this.keys.sessionsOf(userId)],
+      [now, after?.member ?? '', after?.score ?? '', limit],
     )) as string[];
     return entries(flat);
   }

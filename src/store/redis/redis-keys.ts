@@ -5,7 +5,9 @@
  * sessions share carries `{a:<app>}`. The indexes that find paused sessions and
  * approvals share `{index}`, so one script writes them together. None of those is
  * ever part of a session's atomic change: an index entry is a hint that readers
- * check against the session.
+ * check against the session. The exception is each owner's list of sessions
+ * (`sessionsOf`), which the session's own write script keeps: that script then spans
+ * two slots, valid on one Redis (what the store connects to), not on Redis Cluster.
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {
@@ -72,6 +74,15 @@ export class RedisKeys {
    */
   pausedFor(audience: string): string {
     return `${this.prefix}:{index}:paused-for:${audience}`;
+  }
+
+  /**
+   * Zset of one owner's session ids, scored by when each leaves the list (its last
+   * update + session TTL), written by the session's write script; expires with its
+   * latest entry.
+   */
+  sessionsOf(userId: string): string {
+    return `${this.prefix}:{index}:sessions-of:${userId}`;
   }
 
   /** String: the session an approval id belongs to. */

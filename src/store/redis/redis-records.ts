@@ -62,6 +62,7 @@ const meta: z.ZodType<SessionMeta> = z.object({
   pauseId: z.string().optional(),
   lease: z.object({ owner: z.string(), until: z.number() }).optional(),
   auditHead: z.string().optional(),
+  title: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });

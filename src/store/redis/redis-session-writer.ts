@@ -8,14 +8,24 @@ import { encodeRecord } from './redis-records.js';
 // One script, so a transition and the events of the run segment it ends are written
 // together or not at all. The script does little on purpose: each call into Redis
 // costs as much as the data it moves, so fields, list items and hash entries go in
-// one variadic call each. Every declared key (Redis Cluster rule) gets the same
+// one variadic call each. Every key of the session gets the same
 // expiry: max(now + session TTL, latest pause retention), which never shrinks, so a
 // pause never outlives or predeceases its session.
 //
+// The same script keeps the owner's list of sessions (KEYS[6]), so an entry is there
+// exactly when a commit made it true: the session's entry is scored by when it leaves
+// the list (its meta's updatedAt + session TTL, ARGV[10]); the key expires with its
+// latest entry, so readers neither repair nor filter more than `score > now`. Only a
+// new session adds an entry, so that is when entries whose time came by its updatedAt
+// (ARGV[11]) are trimmed: the set holds the owner's listed sessions and those that
+// left since the owner's last new one.
+//
 // KEYS: the session's keys (RedisKeys.sessionKeys: meta, state, events, event
-// index, audit). ARGV: version ('new' creates), now, session TTL, pause retention
-// ('' for none), then how many meta field/value pairs, audit lines, events (id,
-// JSON) and state pairs follow, then those.
+// index, audit), then the owner's list (RedisKeys.sessionsOf; not in the session's
+// slot). ARGV: version ('new' creates), now, session TTL, pause retention ('' for
+// none), then how many meta field/value pairs, audit lines, events (id, JSON) and
+// state pairs follow, then the session id, its list score and the trim bound
+// (ARGV[9..11]), then the counted items.
 const WRITE_LUA = `
 local function call(command, key, list, first, last)
   for i = first, last, 4000 do
@@ -36,7 +46,7 @@ if ARGV[4] ~= '' and tonumber(ARGV[4]) > keep then keep = tonumber(ARGV[4]) end
 local expireAt = math.max(tonumber(ARGV[2]) + tonumber(ARGV[3]), keep)
 local metaPairs, auditLines, events, statePairs =
   tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local a = 9
+local a = 12
 redis.call('HSET', KEYS[1], 'version', version, 'keepUntil', keep)
 call('HSET', KEYS[1], ARGV, a, a + 2 * metaPairs - 1)
 a = a + 2 * metaPairs
@@ -71,7 +81,11 @@ if events > 0 then
   a = a + 2 * events
 end
 call('HSET', KEYS[2], ARGV, a, a + 2 * statePairs - 1)
-for _, key in ipairs(KEYS) do redis.call('PEXPIREAT', key, expireAt) end
+for i = 1, #KEYS - 1 do redis.call('PEXPIREAT', KEYS[i], expireAt) end
+redis.call('ZADD', KEYS[6], ARGV[10], ARGV[9])
+if ARGV[1] == 'new' then redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', ARGV[11]) end
+local latest = redis.call('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')
+if latest[2] then redis.call('PEXPIREAT', KEYS[6], latest[2]) end
 return version
 `;
 
@@ -113,7 +127,8 @@ export function splitState(state: Record<string, unknown>): SplitState {
 
 /**
  * Writes one session atomically: a compare-and-set transition (meta, pauses, runs,
- * audit) with the ADK events and session state of the segment it ends.
+ * audit) with the ADK events and session state of the segment it ends, and the
+ * session's entry in its owner's list.
  */
 export class RedisSessionWriter {
   private readonly script: RedisScript;
@@ -172,12 +187,16 @@ export class RedisSessionWriter {
       audit.length,
       append.events.length,
       stateFields.length / 2,
+      sessionId,
+      meta.updatedAt + this.sessionTtlMs,
+      meta.updatedAt,
       ...metaFields,
       ...audit,
       ...append.events.flatMap((event) => [event.id, encodeRecord('event', event)]),
       ...stateFields,
     ];
-    const reply = (await this.script(this.keys.sessionKeys(sessionId), args)) as number | null;
+    const keys = [...this.keys.sessionKeys(sessionId), this.keys.sessionsOf(meta.userId)];
+    const reply = (await this.script(keys, args)) as number | null;
     return reply ?? undefined;
   }
 }

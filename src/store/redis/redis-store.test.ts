@@ -14,6 +14,7 @@ import {
   requested,
   runningSession,
   segmentEnd,
+  unique,
   userEvent,
 } from '../store-fixtures.test-support.js';
 import { RECORD_VERSION } from './redis-records.js';
@@ -65,6 +66,29 @@ describe('RedisStore', () => {
     );
     expect(await scratch.redis.hget(key(`{a:${APP}}:state`), 'a')).toBe('1');
     expect(await scratch.redis.hget(key(`{a:${APP}}:user:${userId}:state`), 'u')).toBe('2');
+  });
+
+  it("keeps an owner's list in the session's write: entries trimmed when due, the key as long as its latest", async () => {
+    const now = Date.now();
+    const ttl = options.sessionTtlSeconds * 1000;
+    const userId = unique('owner');
+    const list = key(`{index}:sessions-of:${userId}`);
+    const stale = unique('session');
+    await store.createSession({
+      sessionId: stale,
+      app: APP,
+      userId,
+      createdAt: now - ttl + 60_000,
+    });
+    expect(await scratch.redis.zscore(list, stale)).toBe(String(now + 60_000));
+    const later = now + 60_000;
+    const { sessionId } = await runningSession(store, later, userId);
+    // The commit made at `later` trimmed the entry whose time came by then.
+    expect(await scratch.redis.zrange(list, '0', '-1', 'WITHSCORES')).toEqual([
+      sessionId,
+      String(later + ttl),
+    ]);
+    expect(await scratch.redis.pexpiretime(list)).toBe(later + ttl);
   });
 
   it('keeps a paused session, its pause included, until the pause retention', async () => {

@@ -439,6 +439,29 @@ export class RedisStore extends TransactionalStore {
     return live;
   }
 
+  listUserSessions(
+    userId: string,
+    { limit, after }: { limit: number; after?: PageCursor },
+    now: number,
+  ): Promise<Page<SessionSnapshot>> {
+    return this.conn.run(async () => {
+      const entries = await this.indexes.owned(userId, now, after, limit);
+      // Entries are written with their commits: one whose session is gone expired with
+      // it (on Redis's clock) or cannot be read, and is left out, not repaired.
+      const items = (await this.readEntries(entries)).flatMap(({ snapshot }) =>
+        snapshot?.meta.userId === userId ? [snapshot] : [],
+      );
+      const last = entries.at(-1);
+      return {
+        items,
+        next:
+          entries.length === limit && last
+            ? { score: last.expiresAt, member: last.sessionId }
+            : undefined,
+      };
+    });
+  }
+
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
     return this.conn.run(async (redis) => {
       const lines = await redis.lrange(this.keys.audit(sessionId), offset, offset + limit - 1);

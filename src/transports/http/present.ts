@@ -6,6 +6,7 @@ import type { ApprovalRequest, Approvers, Decision } from '../../core/types.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
 import type { RunView } from '../../runtime/queries/runs.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
+import type { SessionSummary } from '../../runtime/queries/sessions.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
 import type * as wire from './wire/index.js';
 
@@ -128,6 +129,21 @@ export function presentSession(view: SessionView): z.input<typeof wire.session> 
       ...presentApproval(approval),
       can_decide: view.decidable.includes(approval.approvalId),
     })),
+  };
+}
+
+/** A session in the list of a user's sessions. */
+export function presentSessionSummary(s: SessionSummary): z.input<typeof wire.sessionSummary> {
+  return {
+    session_id: s.sessionId,
+    app: s.app,
+    user_id: s.userId,
+    ...(s.title === undefined ? {} : { title: s.title }),
+    status: s.status,
+    created_at: iso(s.createdAt),
+    updated_at: iso(s.updatedAt),
+    ...(s.run ? { run: { invocation_id: s.run.invocationId, status: s.run.status } } : {}),
+    waiting_for_approval: s.waitingForApproval,
   };
 }
 

@@ -14,6 +14,12 @@ export type ChatMessage = UIMessage<ChatMetadata>;
 /** `GET /api/me`: who is signed in, how, and where they sign out (OpenID Connect sign-in). */
 export type ApiMe = wire.Me;
 
+/** One of the user's sessions, as `GET /api/sessions` lists it. */
+export type ApiSessionSummary = wire.SessionSummary;
+
+/** `GET /api/sessions`. */
+export type ApiSessionsPage = wire.SessionsPage;
+
 /** An app the server serves, as `GET /api/apps` lists it. */
 export type ApiApp = wire.App;
 

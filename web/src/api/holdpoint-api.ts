@@ -6,6 +6,8 @@ import type {
   ApiAuditLine,
   ApiDecision,
   ApiMe,
+  ApiSessionSummary,
+  ApiSessionsPage,
   DecisionBody,
   DecisionOutcome,
   InboxApproval,
@@ -70,6 +72,19 @@ export async function listApps(): Promise<AppCatalog> {
 /** A session's conversation as UI messages, with its pending approvals. */
 export function getSessionMessages(sessionId: string): Promise<SessionMessages> {
   return request(`/api/sessions/${encodeURIComponent(sessionId)}/messages`);
+}
+
+/** A page of the user's sessions, and where the next one starts when there is more. */
+export interface SessionPage {
+  sessions: ApiSessionSummary[];
+  nextCursor?: string;
+}
+
+/** One page of the signed-in user's sessions, most recently updated first, from `cursor`. */
+export async function listSessions(cursor?: string): Promise<SessionPage> {
+  const query = cursor ? `?${new URLSearchParams({ cursor })}` : '';
+  const body = await request<ApiSessionsPage>(`/api/sessions${query}`);
+  return { sessions: body.sessions, nextCursor: body.next_cursor };
 }
 
 /** A page of pending approvals, and where the next one starts when there is more. */

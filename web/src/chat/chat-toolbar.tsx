@@ -11,10 +11,23 @@ interface Props {
   onApp: (app: string) => void;
   onMode: (mode: ConnectionMode) => void;
   onNewChat: () => void;
+  /** Whether the list of the user's conversations is shown. */
+  conversationsOpen: boolean;
+  onConversations: () => void;
 }
 
 /** Which app to talk to, over which connection, and a fresh start. */
-export function ChatToolbar({ apps, app, mode, appLocked, onApp, onMode, onNewChat }: Props) {
+export function ChatToolbar({
+  apps,
+  app,
+  mode,
+  appLocked,
+  onApp,
+  onMode,
+  onNewChat,
+  conversationsOpen,
+  onConversations,
+}: Props) {
   return (
     <div className="toolbar">
       <fieldset className="segmented" disabled={appLocked}>
@@ -47,6 +60,14 @@ export function ChatToolbar({ apps, app, mode, appLocked, onApp, onMode, onNewCh
           </label>
         ))}
       </fieldset>
+      <button
+        type="button"
+        className="button button--ghost toolbar__conversations"
+        aria-expanded={conversationsOpen}
+        onClick={onConversations}
+      >
+        Conversations
+      </button>
       <button type="button" className="button button--secondary toolbar__new" onClick={onNewChat}>
         New chat
       </button>

@@ -7,6 +7,7 @@ import { type ChatLocation, readChatLocation, writeChatLocation } from './chat-l
 import { ChatSession } from './chat-session';
 import type { ConnectionMode } from './chat-settings';
 import { ChatToolbar } from './chat-toolbar';
+import { ConversationList } from './conversation-list';
 
 type Loaded =
   | { state: 'loading' }
@@ -92,6 +93,15 @@ export function ChatView({ catalog }: Props) {
 
   const onSessionId = useCallback((session: string) => update({ session }), [update]);
 
+  // The list is read when it opens, so a chat that never shows it costs no request.
+  const [listOpen, setListOpen] = useState(false);
+  const openSession = (session: string) => {
+    setListOpen(false);
+    if (session === location.session) return;
+    update({ session });
+    void restore(session);
+  };
+
   return (
     <>
       <ChatToolbar
@@ -102,7 +112,12 @@ export function ChatView({ catalog }: Props) {
         onApp={(app) => newChat(app)}
         onMode={changeMode}
         onNewChat={() => newChat()}
+        conversationsOpen={listOpen}
+        onConversations={() => setListOpen((open) => !open)}
       />
+      {listOpen ? (
+        <ConversationList apps={catalog.apps} current={location.session} onOpen={openSession} />
+      ) : null}
       {loaded.state === 'loading' ? (
         <p className="loading" role="status">
           Loading conversation…

@@ -1,10 +1,25 @@
 import { historyMessages } from '../../ai-sdk/history-messages.js';
-import { presentSession } from '../present.js';
+import { presentSession, presentSessionSummary } from '../present.js';
 import * as wire from '../wire/index.js';
 import { defineOperation } from './operation.js';
 
-/** `/api/sessions/:id`: a session, and its conversation as UI messages. */
+/** `/api/sessions`: the caller's sessions; a session, and its conversation as UI messages. */
 export const sessionOperations = [
+  defineOperation({
+    name: 'listSessions',
+    method: 'get',
+    path: '/api/sessions',
+    summary:
+      "The caller's sessions (an admin's: anyone's), most recently updated first, a page at a time.",
+    query: wire.sessionsQuery,
+    act: ({ query, by, runtime }) =>
+      runtime.listSessions({ userId: query.user_id, limit: query.limit, cursor: query.cursor }, by),
+    answer: wire.sessionsPage,
+    present: (page) => ({
+      sessions: page.sessions.map(presentSessionSummary),
+      ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+    }),
+  }),
   defineOperation({
     name: 'getSession',
     method: 'get',

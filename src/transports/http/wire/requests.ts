@@ -56,6 +56,12 @@ export const approvalsQuery = z.strictObject({
   cursor: cursor.optional(),
 });
 
+export const sessionsQuery = z.strictObject({
+  user_id: idText.optional(),
+  limit: pageLimit.optional(),
+  cursor: cursor.optional(),
+});
+
 export const auditQuery = z
   .strictObject({
     session_id: idText,

@@ -48,5 +48,30 @@ export const uiMessage = z.looseObject({
 /** `GET /api/sessions/:id/messages`: the session and its conversation as UI messages. */
 export const sessionMessages = session.extend({ messages: z.array(uiMessage) });
 
+/** One of a user's sessions, as `GET /api/sessions` lists it. */
+export const sessionSummary = z.object({
+  session_id: z.string(),
+  app: z.string(),
+  /** The session's owner. */
+  user_id: z.string(),
+  /** The start of its first message; absent on sessions stored before titles. */
+  title: z.string().optional(),
+  status: z.enum(['idle', 'running', 'paused']),
+  created_at: isoTime,
+  updated_at: isoTime,
+  /** Its current run: `interrupted` when the process running it stopped. */
+  run: z.object({ invocation_id: z.string(), status: runStatus }).optional(),
+  /** Whether its run waits for people. */
+  waiting_for_approval: z.boolean(),
+});
+
+/** `GET /api/sessions`: a page of the caller's sessions, most recently updated first. */
+export const sessionsPage = z.object({
+  sessions: z.array(sessionSummary),
+  next_cursor: z.string().optional(),
+});
+
 export type Session = z.output<typeof session>;
+export type SessionSummary = z.output<typeof sessionSummary>;
+export type SessionsPage = z.output<typeof sessionsPage>;
 export type SessionMessages = z.output<typeof sessionMessages>;
