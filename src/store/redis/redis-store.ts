@@ -310,20 +310,8 @@ export class RedisStore extends TransactionalStore {
 
   listDuePauses(now: number, limit: number): Promise<string[]> {
     return this.conn.run(async () => {
-      const due: string[] = [];
-      // Due entries of sessions that aged out (or, written beside the commit by an
-      // earlier release, are no longer paused on that pause) are dropped here.
-      for (const { entry, snapshot, unreadable } of await this.readEntries(
-        await this.indexes.due(now, limit),
-      )) {
-        if (unreadable) continue;
-        if (isPausedAt(snapshot, entry)) due.push(entry.sessionId);
-        else {
-          const audiences = snapshot?.pause ? pauseAudiences(snapshot.pause) : [];
-          await this.indexes.dropStale(entry, { audiences });
-        }
-      }
-      return due;
+      const live = await this.stillPaused(await this.indexes.due(now, limit));
+      return live.map(({ meta }) => meta.sessionId);
     });
   }
 
@@ -335,16 +323,14 @@ export class RedisStore extends TransactionalStore {
       const items: SessionSnapshot[] = [];
       let cursor = after;
       // Every entry is written with the commit that pauses its session and dropped with
-      // the one that ends the pause; an entry an earlier release left beside a commit
-      // that failed is skipped (the sweep drops it once due): read on until the page is full.
+      // the one that ends the pause, so entries are dropped here only when their session
+      // aged out or an earlier release left them: read on until the page is full.
       for (;;) {
         const wanted = limit - items.length;
         const { entries, more } = await this.pausedPage(audiences, now + 1, cursor, wanted);
         // Pauses that came due since the page before are the sweep's, not the list's.
-        const read = await this.readEntries(entries.filter((entry) => entry.expiresAt > now));
-        for (const { entry, snapshot } of read) {
-          if (snapshot && isPausedAt(snapshot, entry)) items.push(snapshot);
-        }
+        const live = entries.filter((entry) => entry.expiresAt > now);
+        items.push(...(await this.stillPaused(live, audiences)));
         const last = entries.at(-1);
         if (!last || !more) return { items };
         cursor = { score: last.expiresAt, member: last.sessionId };
@@ -375,6 +361,30 @@ export class RedisStore extends TransactionalStore {
       entries: merged.entries.map((e) => ({ sessionId: e.member, expiresAt: e.score })),
       more: merged.more,
     };
+  }
+
+  /**
+   * The snapshots of the entries' sessions that still wait on the pause they were indexed
+   * for. The others, whose session aged out (its keys expired) or which a release that
+   * indexed beside the commit left behind, are dropped from the indexes (`audiences`'
+   * and their pause's). One unreadable session is left out, never failing the list.
+   */
+  private async stillPaused(
+    entries: IndexEntry[],
+    audiences: string[] = [],
+  ): Promise<SessionSnapshot[]> {
+    const live: SessionSnapshot[] = [];
+    for (const { entry, snapshot, unreadable } of await this.readEntries(entries)) {
+      if (unreadable) continue;
+      if (snapshot && isPausedAt(snapshot, entry)) {
+        live.push(snapshot);
+        continue;
+      }
+      const pause = snapshot?.pause;
+      const all = new Set([...audiences, ...(pause ? pauseAudiences(pause) : [])]);
+      await this.indexes.dropStale(entry, { audiences: [...all] });
+    }
+    return live;
   }
 
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
