@@ -1,21 +1,27 @@
 import type { InFlightSample } from './in-flight.js';
 import type { Sample } from './measure.js';
+import type { PausedFootprint } from './paused-footprint.js';
+import type { RedisProfile } from './redis-profile.js';
 
-/** One floor a simple design is reported against: a measured ratio and its bound. */
+/** How a floor's figures read: a ratio (0.5×), a count, or bytes. */
+export type FloorUnit = 'ratio' | 'count' | 'bytes';
+
+/** One floor a simple design is reported against: a measured figure and its bound. */
 export interface Floor {
   label: string;
   measured: number;
   bound: 'at least' | 'at most';
   value: number;
   met: boolean;
+  unit: FloorUnit;
 }
 
-function atLeast(label: string, measured: number, value: number): Floor {
-  return { label, measured, bound: 'at least', value, met: measured >= value };
+function atLeast(label: string, measured: number, value: number, unit: FloorUnit = 'ratio'): Floor {
+  return { label, measured, bound: 'at least', value, met: measured >= value, unit };
 }
 
-function atMost(label: string, measured: number, value: number): Floor {
-  return { label, measured, bound: 'at most', value, met: measured <= value };
+function atMost(label: string, measured: number, value: number, unit: FloorUnit = 'ratio'): Floor {
+  return { label, measured, bound: 'at most', value, met: measured <= value, unit };
 }
 
 /** The scenarios the floors compare, each when it ran. */
@@ -25,13 +31,18 @@ export interface FloorInputs {
   redisInFlight?: InFlightSample;
   redisSequential?: Sample;
   durableFloorSequential?: Sample;
+  /** Redis work of one in-process cycle (MONITOR). */
+  redisProfile?: RedisProfile;
+  pausedFootprint?: PausedFootprint;
 }
 
 /**
- * The floors the issue sets for a simple design, to report against rather than
+ * The floors the issues set for a simple design, to report against rather than
  * chase: with cycles in flight Redis keeps ≥ 0.3× and memory ≥ 0.5× of bare ADK's
- * cycles/s, and one Redis cycle alone takes ≤ 2× the durable floor's p50. A floor
- * whose scenarios did not run is left out.
+ * cycles/s, and Redis ≥ 0.5× of memory's; one Redis cycle alone takes ≤ 2× the
+ * durable floor's p50; a cycle costs ≤ 12 client round trips and ≤ 50 Redis commands;
+ * a paused run ≤ 5 KB of Redis memory. A floor whose figures were not measured is
+ * left out.
  */
 export function simpleDesignFloors(inputs: FloorInputs): Floor[] {
   const { adkInFlight: adk, memoryInFlight: memory, redisInFlight: redis } = inputs;
@@ -44,10 +55,23 @@ export function simpleDesignFloors(inputs: FloorInputs): Floor[] {
     const label = `memory / bare ADK, cycles/s at ${memory.concurrency} in flight`;
     floors.push(atLeast(label, memory.cyclesPerSecond / adk.cyclesPerSecond, 0.5));
   }
-  const { redisSequential, durableFloorSequential } = inputs;
+  if (redis && memory) {
+    const label = `redis / memory, cycles/s at ${redis.concurrency} in flight`;
+    floors.push(atLeast(label, redis.cyclesPerSecond / memory.cyclesPerSecond, 0.5));
+  }
+  const { redisSequential, durableFloorSequential, redisProfile, pausedFootprint } = inputs;
   if (redisSequential && durableFloorSequential) {
     const label = 'redis / durable floor, sequential p50';
     floors.push(atMost(label, redisSequential.p50Ms / durableFloorSequential.p50Ms, 2));
+  }
+  if (redisProfile) {
+    const { roundTrips, total } = redisProfile;
+    floors.push(atMost('redis client round trips per in-process cycle', roundTrips, 12, 'count'));
+    floors.push(atMost('redis commands per in-process cycle', total, 50, 'count'));
+  }
+  if (pausedFootprint) {
+    const { bytesPerRun } = pausedFootprint;
+    floors.push(atMost('redis memory per paused run', bytesPerRun, 5_000, 'bytes'));
   }
   return floors;
 }

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { simpleDesignFloors } from './floors.js';
 import { type InFlightSample, measureInFlight } from './in-flight.js';
 import { measure, measureInterleaved, type Sample } from './measure.js';
+import { measurePausedFootprint, type PausedFootprint } from './paused-footprint.js';
 import { RedisInfo } from './redis-info.js';
 import { RedisCounters, type RedisProfile } from './redis-profile.js';
 import { acquireRedis } from './redis-target.js';
@@ -43,6 +44,8 @@ const info = new RedisInfo(redis.url);
 const samples = new Map<string, Sample>();
 const inFlight = new Map<string, InFlightSample>();
 let redisProfile: RedisProfile | undefined;
+let httpRedisProfile: RedisProfile | undefined;
+let pausedFootprint: PausedFootprint | undefined;
 const streams: StreamSample[] = [];
 let scale: ScaleReport | undefined;
 
@@ -61,8 +64,15 @@ async function stream(transport: keyof typeof STREAMS, choice: StoreChoice): Pro
   );
 }
 
-/** Times one scenario and releases it, whatever happens. */
-async function run(scenario: Scenario, cycles: number): Promise<void> {
+/**
+ * Times one scenario and releases it, whatever happens; with `profile`, then counts
+ * Redis's commands on a few more of its cycles.
+ */
+async function run(
+  scenario: Scenario,
+  cycles: number,
+  profile?: (profiled: RedisProfile) => void,
+): Promise<void> {
   process.stderr.write(`bench: ${scenario.name} …\n`);
   try {
     const sample = await measure(scenario.name, scenario.cycle, {
@@ -72,6 +82,9 @@ async function run(scenario: Scenario, cycles: number): Promise<void> {
       budgetMs: settings.measureBudgetMs,
     });
     samples.set(scenario.name, sample);
+    if (profile && settings.monitorCycles > 0) {
+      profile(await counters.profile(scenario.cycle, settings.monitorCycles));
+    }
   } finally {
     await scenario.close();
   }
@@ -131,7 +144,15 @@ try {
   await run(
     await overHttp(NAMES.httpRedis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
     settings.httpCycles,
+    (profiled) => {
+      httpRedisProfile = profiled;
+    },
   );
+  // Memory growth is the bench's own only on a Redis it has to itself.
+  if (redis.exclusive && settings.pausedRuns > 0) {
+    process.stderr.write(`bench: Redis per paused run, ${settings.pausedRuns} runs …\n`);
+    pausedFootprint = await measurePausedFootprint(redis, info, settings.pausedRuns);
+  }
 
   if (settings.streamConcurrency > 0) {
     await stream('sse', { store: 'memory' });
@@ -199,8 +220,12 @@ const report: BenchReport = {
     redisInFlight: inFlight.get(NAMES.redis),
     redisSequential: samples.get(NAMES.redis),
     durableFloorSequential: samples.get(NAMES.floor),
+    redisProfile,
+    pausedFootprint,
   }),
   redisProfile,
+  httpRedisProfile,
+  pausedFootprint,
   streams,
   scale,
   seconds: (performance.now() - began) / 1000,

@@ -14,6 +14,11 @@ export interface RedisProfile {
   clientCommands: number;
   /** Commands Lua scripts ran inside EVALSHA, per cycle. */
   luaCommands: number;
+  /**
+   * Client round trips per cycle: each command a client sent, a MULTI … EXEC block as
+   * one (the store pipelines nothing else on a cycle's path).
+   */
+  roundTrips: number;
 }
 
 /** Watches what a Redis executes, on connections of its own. */
@@ -35,11 +40,20 @@ export class RedisCounters {
     const counts: CommandCounts = {};
     let client = 0;
     let lua = 0;
+    let roundTrips = 0;
+    /** Clients (by address) inside a MULTI block: its commands go as one round trip. */
+    const inTransaction = new Set<string>();
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       const name = (args[0] ?? '').toLowerCase();
       counts[name] = (counts[name] ?? 0) + 1;
-      if (source === 'lua') lua += 1;
-      else client += 1;
+      if (source === 'lua') {
+        lua += 1;
+        return;
+      }
+      client += 1;
+      if (name === 'multi') inTransaction.add(source);
+      else if (name === 'exec' || name === 'discard') inTransaction.delete(source);
+      if (!inTransaction.has(source) && name !== 'multi') roundTrips += 1;
     });
     try {
       for (let i = 0; i < cycles; i++) await cycle();
@@ -54,6 +68,7 @@ export class RedisCounters {
       total: per(client + lua),
       clientCommands: per(client),
       luaCommands: per(lua),
+      roundTrips: per(roundTrips),
     };
   }
 

@@ -1,6 +1,7 @@
-import type { Floor } from './floors.js';
+import type { Floor, FloorUnit } from './floors.js';
 import type { InFlightSample } from './in-flight.js';
 import type { Sample } from './measure.js';
+import type { PausedFootprint } from './paused-footprint.js';
 import type { RedisProfile } from './redis-profile.js';
 import type { ScaleReport } from './scale.js';
 import { formatScale } from './scale-report.js';
@@ -21,7 +22,12 @@ export interface BenchReport {
   floors: Floor[];
   /** What the durable floor scenario is, printed under the ratios when it ran. */
   floorNote?: string;
+  /** Redis work of one in-process cycle. */
   redisProfile?: RedisProfile;
+  /** Redis work of one cycle over HTTP (`holdpoint serve`): the edge's rate counting too. */
+  httpRedisProfile?: RedisProfile;
+  /** What one paused run keeps in Redis. */
+  pausedFootprint?: PausedFootprint;
   /** AI SDK streaming chats, many in flight at once. */
   streams: StreamSample[];
   scale?: ScaleReport;
@@ -77,20 +83,44 @@ export function formatReport(report: BenchReport): string {
   if (report.floorNote) out.push(report.floorNote);
   if (report.inFlight.length > 0) out.push('', formatInFlight(report.inFlight));
   if (report.floors.length > 0) out.push('', formatFloors(report.floors));
-  const profile = report.redisProfile;
-  if (profile) {
-    const byCount = Object.entries(profile.perCycle).sort((a, b) => b[1] - a[1]);
+  const profiles = [
+    { over: 'in-process', profile: report.redisProfile },
+    { over: 'HTTP', profile: report.httpRedisProfile },
+  ];
+  for (const { over, profile } of profiles) {
+    if (profile) out.push('', formatProfile(over, profile));
+  }
+  const footprint = report.pausedFootprint;
+  if (footprint) {
     out.push(
       '',
-      `Redis commands per in-process cycle: ${profile.total.toFixed(1)} in all` +
-        ` (${profile.clientCommands.toFixed(1)} sent by clients, ` +
-        `${profile.luaCommands.toFixed(1)} run inside Lua)`,
-      `  ${byCount.map(([name, n]) => `${name} ${n.toFixed(1)}`).join(', ')}`,
+      `Redis per paused run: ${Math.round(footprint.bytesPerRun).toLocaleString('en-US')} bytes` +
+        ` and ${footprint.keysPerRun.toFixed(2)} keys (used_memory and key count growth over` +
+        ` ${footprint.runs} runs paused)`,
     );
   }
   if (report.streams.length > 0) out.push('', formatStreams(report.streams));
   if (report.scale) out.push('', formatScale(report.scale));
   return out.join('\n');
+}
+
+/** Redis commands and client round trips per cycle, by command. */
+function formatProfile(over: string, profile: RedisProfile): string {
+  const byCount = Object.entries(profile.perCycle).sort((a, b) => b[1] - a[1]);
+  return [
+    `Redis per ${over} cycle: ${profile.roundTrips.toFixed(1)} client round trips,` +
+      ` ${profile.total.toFixed(1)} commands in all` +
+      ` (${profile.clientCommands.toFixed(1)} sent by clients, ` +
+      `${profile.luaCommands.toFixed(1)} run inside Lua)`,
+    `  ${byCount.map(([name, n]) => `${name} ${n.toFixed(1)}`).join(', ')}`,
+  ].join('\n');
+}
+
+/** A floor's figure as it reads. */
+function figure(value: number, unit: FloorUnit): string {
+  if (unit === 'ratio') return times(value);
+  if (unit === 'bytes') return `${Math.round(value).toLocaleString('en-US')} B`;
+  return value.toFixed(1);
 }
 
 /** The in-flight table: throughput and latency of each scenario under load. */
@@ -119,8 +149,8 @@ function formatFloors(floors: Floor[]): string {
     ['floor for a simple design', 'measured', 'floor', 'result'],
     floors.map((f) => [
       f.label,
-      times(f.measured),
-      `${f.bound === 'at least' ? '≥' : '≤'} ${times(f.value)}`,
+      figure(f.measured, f.unit),
+      `${f.bound === 'at least' ? '≥' : '≤'} ${figure(f.value, f.unit)}`,
       f.met ? 'met' : 'missed',
     ]),
   );

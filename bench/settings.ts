@@ -10,6 +10,8 @@ export interface BenchSettings {
   measureBudgetMs: number;
   /** Cycles watched with MONITOR to count the Redis commands of one cycle (0: none). */
   monitorCycles: number;
+  /** Runs paused to measure what one keeps in Redis (0: not measured). */
+  pausedRuns: number;
   /** An external Redis to use instead of a private redis-server. */
   redisUrl?: string;
   /** Streaming scenarios: chats in flight at once, rounds of them, and their bounds. */
@@ -51,7 +53,8 @@ const LEAST_SCALE_SESSIONS = 100;
 
 /**
  * Bench settings from the environment: BENCH_CYCLES, BENCH_ROUND_CYCLES, BENCH_HTTP_CYCLES,
- * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES, BENCH_REDIS_URL; for
+ * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES, BENCH_PAUSED_RUNS,
+ * BENCH_REDIS_URL; for
  * the streaming scenarios BENCH_STREAM_CHATS, BENCH_STREAM_ROUNDS, BENCH_STREAM_SECONDS and
  * BENCH_STREAM_REDIS (0 to stream over the memory store only); for cycles in flight
  * BENCH_IN_FLIGHT (how many at once, 0 to skip) and BENCH_IN_FLIGHT_SECONDS; for the scale
@@ -77,6 +80,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     warmupBudgetMs: 8_000,
     measureBudgetMs: seconds * 1000,
     monitorCycles: count(env.BENCH_MONITOR_CYCLES, 20, 'BENCH_MONITOR_CYCLES'),
+    pausedRuns: count(env.BENCH_PAUSED_RUNS, 1000, 'BENCH_PAUSED_RUNS'),
     redisUrl: env.BENCH_REDIS_URL || undefined,
     streamConcurrency: count(env.BENCH_STREAM_CHATS, 100, 'BENCH_STREAM_CHATS'),
     streamWarmupRounds: 1,

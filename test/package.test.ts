@@ -64,10 +64,17 @@ describe('the installed package', () => {
         'package/bin/holdpoint.js',
         'package/web/dist/index.html',
         'package/LICENSE',
+        // The Redis store reads its Lua scripts from files beside its modules.
+        'package/dist/store/redis/lua/commit-session.lua',
+        'package/dist/store/redis/lua/read-snapshot.lua',
       ]),
     );
     expect(files.filter((file) => /^package\/(src|test|examples|bench)\//.test(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith('.test.js'))).toEqual([]);
+  });
+
+  it('runs on the Redis store, whose Lua scripts ship in the package', () => {
+    expect(run('on-redis.js')).toEqual({ paused: 'pending_approval', done: 'completed' });
   });
 
   it('runs a project’s own agent to a pause and an approval, from plain JavaScript', () => {

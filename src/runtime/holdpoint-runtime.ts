@@ -222,12 +222,13 @@ export class HoldpointRuntime {
   }
 
   /**
-   * Counts a request of `kind` by `by` against its per-minute limit, shared by every
-   * instance on the store; RATE_LIMITED (with `retry_after_seconds`) past it. A store
-   * that cannot count lets the request through.
+   * Counts a request by `by` against the per-minute limit of each of `kinds` (a request
+   * that starts a run is both `requests` and `runs`), shared by every instance on the
+   * store, in one store call; RATE_LIMITED (with `retry_after_seconds`) past a limit. A
+   * store that cannot count lets the request through.
    */
-  countRequest(by: Principal, kind: RateKind): Promise<void> {
-    return countRequest(this.ctx, validate(principalSchema, by), kind);
+  countRequest(by: Principal, ...kinds: RateKind[]): Promise<void> {
+    return countRequest(this.ctx, validate(principalSchema, by), kinds);
   }
 
   /** Gives up an interrupted run: recorded cancelled, its session free again. */

@@ -7,6 +7,15 @@ import { RedisStore } from './redis/redis-store.js';
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 12);
 const scratch = new RedisScratch();
+
+/** One hit on `key` alone, in the minute from `start`; its count. */
+async function hitOnce(
+  rates: RateCounters,
+  key: string,
+  start: number,
+): Promise<number | undefined> {
+  return (await rates.hit([{ key }], start, MINUTE))[0];
+}
 afterAll(() => scratch.cleanup());
 
 /** Counters, and a second handle on the same counts (another process for Redis). */
@@ -41,12 +50,27 @@ describe.each(subjects)('rate counters: $kind', ({ open }) => {
   it('counts each key in its window, shared by every handle; a new window starts over', async () => {
     const { rates, peer, close } = open();
     const key = `runs\nann-${Math.random()}`;
-    expect(await rates.hit(key, T0, MINUTE)).toBe(1);
-    expect(await peer.hit(key, T0, MINUTE)).toBe(2);
-    expect(await rates.hit(key, T0, MINUTE)).toBe(3);
-    expect(await rates.hit(`${key}-other`, T0, MINUTE)).toBe(1);
-    expect(await peer.hit(key, T0 + MINUTE, MINUTE)).toBe(1);
-    expect(await rates.hit(key, T0 + MINUTE, MINUTE)).toBe(2);
+    expect(await hitOnce(rates, key, T0)).toBe(1);
+    expect(await hitOnce(peer, key, T0)).toBe(2);
+    expect(await hitOnce(rates, key, T0)).toBe(3);
+    expect(await hitOnce(rates, `${key}-other`, T0)).toBe(1);
+    expect(await hitOnce(peer, key, T0 + MINUTE)).toBe(1);
+    expect(await hitOnce(rates, key, T0 + MINUTE)).toBe(2);
+    await close();
+  });
+
+  it('counts several keys in one step and stops after the first past its limit', async () => {
+    const { rates, close } = open();
+    const user = `ann-${Math.random()}`;
+    const hits = [
+      { key: `requests\n${user}`, limit: 2 },
+      { key: `runs\n${user}`, limit: 5 },
+    ];
+    expect(await rates.hit(hits, T0, MINUTE)).toEqual([1, 1]);
+    expect(await rates.hit(hits, T0, MINUTE)).toEqual([2, 2]);
+    // Past the requests limit: the run is not counted.
+    expect(await rates.hit(hits, T0, MINUTE)).toEqual([3]);
+    expect(await hitOnce(rates, `runs\n${user}`, T0)).toBe(3);
     await close();
   });
 });
@@ -58,8 +82,8 @@ describe('rate counters in Redis', () => {
       keyPrefix: scratch.prefix,
       sessionTtlSeconds: 600,
     });
-    await store.rates.hit('requests\nexpiring', T0 + 7 * MINUTE, MINUTE);
-    await store.rates.hit('requests\nexpiring', T0 + 7 * MINUTE, MINUTE);
+    await hitOnce(store.rates, 'requests\nexpiring', T0 + 7 * MINUTE);
+    await hitOnce(store.rates, 'requests\nexpiring', T0 + 7 * MINUTE);
     const keys = (await scratch.keys()).filter((k) => k.endsWith(`:${T0 + 7 * MINUTE}`));
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(new RegExp(`^${scratch.prefix}:rate:[0-9a-f]{64}:\\d+$`));
@@ -73,9 +97,9 @@ describe('rate counters in Redis', () => {
     const store = new RedisStore({ url: 'redis://127.0.0.1:1', sessionTtlSeconds: 600 });
     const unavailable = { code: 'STORE_UNAVAILABLE' };
     // The first waits for the connection under way, as every operation does.
-    await expect(store.rates.hit('requests\nann', T0, MINUTE)).rejects.toMatchObject(unavailable);
+    await expect(hitOnce(store.rates, 'requests\nann', T0)).rejects.toMatchObject(unavailable);
     const asked = Date.now();
-    await expect(store.rates.hit('requests\nann', T0, MINUTE)).rejects.toMatchObject(unavailable);
+    await expect(hitOnce(store.rates, 'requests\nann', T0)).rejects.toMatchObject(unavailable);
     // Not the two seconds a connection is waited for.
     expect(Date.now() - asked).toBeLessThan(1_000);
     await store.close();
@@ -85,8 +109,8 @@ describe('rate counters in Redis', () => {
 describe('rate counters in memory', () => {
   it('forget windows that are over', async () => {
     const store = new MemoryStore({ sessionTtlSeconds: 600 });
-    for (let i = 0; i < 100; i++) await store.rates.hit(`requests\nuser-${i}`, T0, MINUTE);
-    await store.rates.hit('requests\nlater', T0 + MINUTE, MINUTE);
+    for (let i = 0; i < 100; i++) await hitOnce(store.rates, `requests\nuser-${i}`, T0);
+    await hitOnce(store.rates, 'requests\nlater', T0 + MINUTE);
     const held = (store.rates as unknown as { counters: Map<string, unknown> }).counters;
     expect([...held.keys()]).toEqual(['requests\nlater']);
   });

@@ -1,3 +1,10 @@
+/** One hit to count: a key, and the most its window may count before the hit is refused. */
+export interface RateHit {
+  key: string;
+  /** No limit when absent: the hit is counted, never refused. */
+  limit?: number;
+}
+
 /**
  * Counters of hits per key in fixed time windows, shared by every instance using the
  * store: what per-principal rate limits count with. A window's counter forgets itself
@@ -5,9 +12,11 @@
  */
 export interface RateCounters {
   /**
-   * Counts one hit on `key` in the window that starts at `windowStart` and lasts
-   * `windowMs`; resolves the window's count, this hit included. Windows of one key
-   * are counted apart: a later window starts from nothing.
+   * Counts one hit on each of `hits`' keys, in order and in one step (one round trip), in
+   * the window that starts at `windowStart` and lasts `windowMs`; stops after the first
+   * key whose count passes its limit, so the keys after a refused one are not counted.
+   * Resolves each counted key's count in the window, this hit included. Windows of one
+   * key are counted apart: a later window starts from nothing.
    */
-  hit(key: string, windowStart: number, windowMs: number): Promise<number>;
+  hit(hits: RateHit[], windowStart: number, windowMs: number): Promise<number[]>;
 }

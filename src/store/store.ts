@@ -161,6 +161,8 @@ export interface HoldpointStore {
    * NO_PENDING_APPROVAL. When the last approval is decided the pause becomes
    * `resuming` and the session running under `lease`: only one caller ever gets
    * `resumes` (or `handed`). Decisions carrying a `requestId` the pause already holds are `recorded`.
+   * `seen`, the session as the caller read it with getSnapshot, saves reading it again:
+   * the decision is tried on it first (when it is stale, on what is read then).
    */
   decide(
     sessionId: string,
@@ -168,6 +170,7 @@ export interface HoldpointStore {
     now: number,
     lease: Lease,
     by: Principal,
+    seen?: SessionSnapshot,
   ): Promise<DecideResult>;
   /**
    * What became of the pause the segment `owner` holds in place; at or past the hold's

@@ -158,8 +158,16 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
 
+  /**
+   * The snapshots `getSnapshot` handed out and the versions they were read at, so a
+   * caller's snapshot can be the first read of its transition (`decide`'s `seen`).
+   */
+  private readonly handedOut = new WeakMap<SessionSnapshot, VersionedSnapshot>();
+
   async getSnapshot(sessionId: string): Promise<SessionSnapshot | undefined> {
-    return (await this.readSnapshot(sessionId))?.snapshot;
+    const read = await this.readSnapshot(sessionId);
+    if (read) this.handedOut.set(read.snapshot, read);
+    return read?.snapshot;
   }
 
   async createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }) {
@@ -215,12 +223,21 @@ export abstract class TransactionalStore implements HoldpointStore {
     }
   }
 
+  /**
+   * Runs `transition` as a compare-and-set on the session: on `seen` first, when the
+   * caller read it with getSnapshot (a stale one simply loses the race), then on what is
+   * read, until a commit holds.
+   */
   private async transact<T>(
     sessionId: string,
     transition: (snapshot: SessionSnapshot) => Transition<T>,
+    seen?: SessionSnapshot,
   ): Promise<T> {
+    let known = seen && this.handedOut.get(seen);
+    if (known?.snapshot.meta.sessionId !== sessionId) known = undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const read = await this.readSnapshot(sessionId);
+      const read = known ?? (await this.readSnapshot(sessionId));
+      known = undefined;
       if (!read) {
         throw sessionNotFound(sessionId);
       }
@@ -270,8 +287,9 @@ export abstract class TransactionalStore implements HoldpointStore {
     now: number,
     lease: Lease,
     by: Principal,
+    seen?: SessionSnapshot,
   ): Promise<DecideResult> {
-    return this.transact(sessionId, (s) => decideTransition(s, batch, now, lease, by));
+    return this.transact(sessionId, (s) => decideTransition(s, batch, now, lease, by), seen);
   }
 
   settleHold(

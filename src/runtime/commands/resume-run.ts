@@ -2,6 +2,7 @@ import { HoldpointError, withRun } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import { settledDecisions } from '../../core/settlement.js';
 import { validate } from '../../core/validate.js';
+import { holdChannel } from '../../store/run-relay.js';
 import type { DecisionBatch } from '../../store/store.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import { runState } from '../queries/run-state.js';
@@ -14,7 +15,6 @@ import {
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { holdChannel } from '../segment/pause-hold.js';
 import { resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
 import { HeldRunFollower } from './follow-held-run.js';
@@ -52,8 +52,9 @@ export async function resumeRun(
   const follower = snapshot.pause?.heldBy
     ? await HeldRunFollower.listen(ctx, sessionId, sink)
     : undefined;
+  // The snapshot read above is the decision's first try: the session is not read again.
   const { outcome, pause } = await ctx.store
-    .decide(sessionId, batch, now, lease, by)
+    .decide(sessionId, batch, now, lease, by, snapshot)
     .catch(async (error: unknown) => {
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);

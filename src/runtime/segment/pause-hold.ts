@@ -1,16 +1,7 @@
 import type { Cancel } from '../../core/clock.js';
-import type { Unsubscribe } from '../../store/run-relay.js';
+import { holdChannel, type Unsubscribe } from '../../store/run-relay.js';
 import type { HoldState } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';
-
-/**
- * The relay channel that wakes a segment holding its session's pause in place: the
- * decider publishes on it once its decision handed the session over. A channel of its
- * own, so streams watching the session never see the wake-up.
- */
-export function holdChannel(sessionId: string): string {
-  return `hold:${sessionId}`;
-}
 
 /** How a hold ended: the pause handed to its segment, or released to wait stored. */
 type Settled = Exclude<HoldState, { state: 'waiting' }>;

@@ -1,4 +1,4 @@
-import type { RateCounters } from '../rate-counters.js';
+import type { RateCounters, RateHit } from '../rate-counters.js';
 
 /**
  * At most this many keys are counted at once; past it the oldest window is forgotten
@@ -11,7 +11,18 @@ export class MemoryRateCounters implements RateCounters {
   /** In order of the start of each entry's window, oldest first. */
   private readonly counters = new Map<string, { start: number; count: number; endsAt: number }>();
 
-  async hit(key: string, windowStart: number, windowMs: number): Promise<number> {
+  async hit(hits: RateHit[], windowStart: number, windowMs: number): Promise<number[]> {
+    const counts: number[] = [];
+    for (const { key, limit } of hits) {
+      const count = this.count(key, windowStart, windowMs);
+      counts.push(count);
+      if (limit !== undefined && count > limit) break;
+    }
+    return counts;
+  }
+
+  /** Counts one hit on `key` in the window from `windowStart`; its count now. */
+  private count(key: string, windowStart: number, windowMs: number): number {
     const held = this.counters.get(key);
     if (held?.start === windowStart) return ++held.count;
     // A new window: re-inserted, so the map stays ordered by window start.

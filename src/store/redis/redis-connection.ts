@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type ChainableCommander, Redis } from 'ioredis';
 import { HoldpointError } from '../../core/errors.js';
 
@@ -17,6 +18,19 @@ const NOT_SENT = /Stream isn't writeable/;
 function isUnavailable(error: Error): boolean {
   if (error.name === 'ReplyError') return UNAVAILABLE_REPLIES.test(error.message);
   return error.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGES.test(error.message);
+}
+
+/** The sources of the Lua scripts, each read from its file once. */
+const sources = new Map<string, string>();
+
+/** The source of `lua/<file>.lua`, beside this module in src/ and in dist/ alike. */
+function luaSource(file: string): string {
+  let source = sources.get(file);
+  if (source === undefined) {
+    source = readFileSync(new URL(`./lua/${file}.lua`, import.meta.url), 'utf8');
+    sources.set(file, source);
+  }
+  return source;
 }
 
 /** A Lua script run with EVALSHA, falling back to EVAL when Redis does not know it yet. */
@@ -122,9 +136,13 @@ export class RedisConnection {
     }
   }
 
-  /** Defines a Lua script on this connection (ioredis sends EVALSHA, then EVAL on NOSCRIPT). */
-  script(name: string, lua: string): RedisScript {
-    this.client.defineCommand(name, { lua });
+  /**
+   * Defines the Lua script `lua/<name>.lua` (its header documents its KEYS and ARGV) on
+   * this connection: ioredis sends EVALSHA, then EVAL on NOSCRIPT.
+   */
+  script(file: string): RedisScript {
+    const name = `holdpoint_${file.replaceAll('-', '_')}`;
+    this.client.defineCommand(name, { lua: luaSource(file) });
     const commands = this.client as unknown as Record<
       string,
       (numberOfKeys: number, ...keysAndArgs: (string | number)[]) => Promise<unknown>

@@ -5,24 +5,6 @@ import { HoldpointError, isHoldpointError, isStoreAway } from '../../core/errors
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
-// Both scripts act only while the key still holds this caller's lock, so a caller
-// whose lock lapsed cannot overwrite or release a lock another caller took since.
-const STORE_RESULT_LUA = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
-`;
-// Drops a lock without a result, whoever holds it; a stored result stays.
-const TAKE_OVER_LUA = `
-local entry = redis.call('GET', KEYS[1])
-if entry and not string.find(entry, '"done":true', 1, true) then redis.call('DEL', KEYS[1]) end
-return 1
-`;
-const RELEASE_LUA = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])
-`;
-
 const POLL_MS = 20;
 const DEFAULT_WAIT_MS = 5_000;
 
@@ -62,9 +44,9 @@ export class RedisEffectLedger implements EffectLedger {
     private readonly keys: RedisKeys,
     private readonly options: RedisEffectLedgerOptions,
   ) {
-    this.storeResult = conn.script('holdpointStoreEffect', STORE_RESULT_LUA);
-    this.release = conn.script('holdpointReleaseEffect', RELEASE_LUA);
-    this.takeOverScript = conn.script('holdpointTakeOverEffect', TAKE_OVER_LUA);
+    this.storeResult = conn.script('store-effect-result');
+    this.release = conn.script('release-effect');
+    this.takeOverScript = conn.script('take-over-effect');
   }
 
   async takeOver(key: string): Promise<void> {

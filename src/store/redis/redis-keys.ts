@@ -3,11 +3,9 @@
  * `{s:<sessionId>}`, so a session's keys share one Redis Cluster slot and one Lua
  * script may change them all atomically. The `app:` and `user:` state an app's
  * sessions share carries `{a:<app>}`. The indexes that find paused sessions and
- * approvals share `{index}`, so one script writes them together. None of those is
- * ever part of a session's atomic change: an index entry is a hint that readers
- * check against the session. The exception is each owner's list of sessions
- * (`sessionsOf`), which the session's own write script keeps: that script then spans
- * two slots, valid on one Redis (what the store connects to), not on Redis Cluster.
+ * approvals share `{index}`. A session's commit script writes its session's keys and
+ * the index entries the commit makes true (each owner's list of sessions, `sessionsOf`, too) in one step: the store runs on one Redis
+ * (not a Cluster), where a script may touch keys of several slots.
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {
@@ -41,6 +39,15 @@ export class RedisKeys {
       this.eventIndex(sessionId),
       this.audit(sessionId),
     ];
+  }
+
+  /**
+   * String: present while someone, in any process, listens to the session's run events
+   * (RedisRelay keeps it, with a short expiry); its commits answer whether it is there,
+   * so the session's events are published only then.
+   */
+  watched(sessionId: string): string {
+    return this.session(sessionId, 'watched');
   }
 
   /** List of audit lines. */
@@ -90,7 +97,6 @@ export class RedisKeys {
     return `${this.prefix}:{index}:approval:${approvalId}`;
   }
 
-  /** String: the instance that runs the expiry sweep now. */
   /**
    * Sorted set: sessions with a running segment, scored by its lease's end (as of
    * when it was entered or last seen); those scored by now may be interrupted.
@@ -104,6 +110,7 @@ export class RedisKeys {
     return `${this.prefix}:{index}:run:${invocationId}`;
   }
 
+  /** String: the instance that runs the expiry sweep now. */
   sweeper(): string {
     return `${this.prefix}:{index}:sweeper`;
   }

@@ -1,31 +1,25 @@
 import { createHash } from 'node:crypto';
 import { HoldpointError } from '../../core/errors.js';
-import type { RateCounters } from '../rate-counters.js';
+import type { RateCounters, RateHit } from '../rate-counters.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
-
-// One key per key and window; it expires on its own once its window can be over.
-const HIT_LUA = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count
-`;
 
 /**
  * Rate counters in Redis: `<prefix>:rate:<sha256 of the key>:<window start>`, one
- * atomic INCR (and PEXPIRE on the first hit) per hit, so every instance on the Redis
- * counts into the same window. Each counter expires a window after its first hit.
+ * atomic INCR (and PEXPIRE on the first hit) per key, every key of one request in one
+ * script call (lua/count-hits.lua), so every instance on the Redis counts into the same
+ * window. Each counter expires a window after its first hit.
  */
 export class RedisRateCounters implements RateCounters {
-  private readonly hitScript: RedisScript;
+  private readonly countScript: RedisScript;
 
   constructor(
     private readonly conn: RedisConnection,
     private readonly prefix: string,
   ) {
-    this.hitScript = conn.script('holdpointRateHit', HIT_LUA);
+    this.countScript = conn.script('count-hits');
   }
 
-  hit(key: string, windowStart: number, windowMs: number): Promise<number> {
+  hit(hits: RateHit[], windowStart: number, windowMs: number): Promise<number[]> {
     // Counting never waits out an outage: the request meets it again on its own, and
     // would wait for it twice.
     if (this.conn.failing) {
@@ -33,9 +27,13 @@ export class RedisRateCounters implements RateCounters {
         new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable: reconnecting.'),
       );
     }
-    const hashed = createHash('sha256').update(key).digest('hex');
+    const keys = hits.map(({ key }) => {
+      const hashed = createHash('sha256').update(key).digest('hex');
+      return `${this.prefix}:rate:${hashed}:${windowStart}`;
+    });
+    const limits = hits.map(({ limit }) => limit ?? '');
     return this.conn.run(async () =>
-      Number(await this.hitScript([`${this.prefix}:rate:${hashed}:${windowStart}`], [windowMs])),
+      ((await this.countScript(keys, [windowMs, ...limits])) as number[]).map(Number),
     );
   }
 }

@@ -1,31 +1,58 @@
 import type { Redis } from 'ioredis';
-import type { RunRelay, Unsubscribe } from '../run-relay.js';
+import { channelSession, type RunRelay, type Unsubscribe } from '../run-relay.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
+/** How long a watch marker lives unless its process keeps it. */
+const WATCH_MS = 30_000;
+/** How often a process keeps the markers of the sessions it listens to. */
+const KEEP_WATCH_MS = 10_000;
+/** Sessions remembered as watched at most; the oldest news is forgotten first. */
+const MAX_WATCHED = 10_000;
+
 /**
- * The relay over Redis pub/sub: any instance sharing the Redis receives a
- * session's messages. Every message is published; subscriptions use one extra
- * connection per process, opened on first use, and ioredis subscribes again after
- * a reconnect.
+ * The relay over Redis pub/sub: any instance sharing the Redis receives a session's
+ * messages. A listener marks its session watched (`RedisKeys.watched`, kept while it
+ * listens, expiring soon after), and every read and commit of a session answers whether
+ * it is marked (`noteWatched`), so a message is published only to a session someone
+ * watches: a run nobody watches costs no PUBLISH at all. Subscriptions use one extra
+ * connection per process, opened on first use; ioredis subscribes again after a
+ * reconnect.
  */
 export class RedisRelay implements RunRelay {
   private subscriber?: Redis;
   private readonly handlers = new Map<string, Set<(message: unknown) => void>>();
+  /** Sessions whose latest read or commit here found them watched, oldest news first. */
+  private readonly watched = new Set<string>();
+  private keeper?: NodeJS.Timeout;
 
   constructor(
     private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
   ) {}
 
-  publish(sessionId: string, message: unknown): void {
-    this.conn.client.publish(this.keys.relay(sessionId), JSON.stringify(message)).catch(() => {
+  publish(channel: string, message: unknown): void {
+    if (!this.handlers.has(channel) && !this.watched.has(channelSession(channel))) return;
+    this.conn.client.publish(this.keys.relay(channel), JSON.stringify(message)).catch(() => {
       // Best effort by contract: the store holds the truth, waiters re-read it.
     });
   }
 
-  async subscribe(sessionId: string, handler: (message: unknown) => void): Promise<Unsubscribe> {
-    const channel = this.keys.relay(sessionId);
+  /** What a read or commit of the session found: whether anyone watches it now. */
+  noteWatched(sessionId: string, watched: boolean): void {
+    this.watched.delete(sessionId);
+    if (!watched) return;
+    this.watched.add(sessionId);
+    if (this.watched.size > MAX_WATCHED) {
+      for (const oldest of this.watched) {
+        this.watched.delete(oldest);
+        break;
+      }
+    }
+  }
+
+  async subscribe(channel: string, handler: (message: unknown) => void): Promise<Unsubscribe> {
+    const key = this.keys.relay(channel);
     const subscriber = this.connectSubscriber();
     let handlers = this.handlers.get(channel);
     if (!handlers) {
@@ -35,25 +62,56 @@ export class RedisRelay implements RunRelay {
     handlers.add(handler);
     if (handlers.size === 1) {
       try {
-        await this.conn.run(() => subscriber.subscribe(channel));
+        // Subscribed before marked: whoever publishes because of the mark reaches us.
+        await this.conn.run(() => subscriber.subscribe(key));
+        await this.conn.run((redis) => this.mark(redis, [channelSession(channel)]).exec());
       } catch (error) {
         handlers.delete(handler);
         this.handlers.delete(channel);
+        await subscriber.unsubscribe(key).catch(() => {});
         throw error;
       }
+      this.keeper ??= setInterval(() => this.keepMarks(), KEEP_WATCH_MS).unref();
     }
     return async () => {
       handlers.delete(handler);
       if (handlers.size === 0 && this.handlers.get(channel) === handlers) {
         this.handlers.delete(channel);
-        await subscriber.unsubscribe(channel).catch(() => {});
+        if (this.handlers.size === 0) this.stopKeeping();
+        // The mark expires by itself: another process may still listen.
+        await subscriber.unsubscribe(key).catch(() => {});
       }
     };
   }
 
   /** Closes the subscriber connection. */
   async close(): Promise<void> {
+    this.stopKeeping();
     this.subscriber?.disconnect();
+  }
+
+  /** A pipeline marking `sessionIds` watched for the next WATCH_MS. */
+  private mark(redis: Redis, sessionIds: string[]) {
+    const pipeline = redis.pipeline();
+    for (const sessionId of sessionIds)
+      pipeline.set(this.keys.watched(sessionId), '1', 'PX', WATCH_MS);
+    return pipeline;
+  }
+
+  /** Marks every session listened to here again; a failure is retried on the next beat. */
+  private keepMarks(): void {
+    const sessions = [...new Set([...this.handlers.keys()].map(channelSession))];
+    if (sessions.length === 0 || this.conn.failing) return;
+    this.mark(this.conn.client, sessions)
+      .exec()
+      .catch(() => {
+        // Marks last three beats: one missed beat loses none.
+      });
+  }
+
+  private stopKeeping(): void {
+    clearInterval(this.keeper);
+    this.keeper = undefined;
   }
 
   private connectSubscriber(): Redis {
@@ -62,8 +120,8 @@ export class RedisRelay implements RunRelay {
       // It may queue its first SUBSCRIBE while connecting; the command timeout still bounds it.
       const subscriber = this.conn.client.duplicate({ enableOfflineQueue: true });
       subscriber.on('error', () => {});
-      subscriber.on('message', (channel: string, text: string) => {
-        const handlers = this.handlers.get(channel);
+      subscriber.on('message', (key: string, text: string) => {
+        const handlers = this.handlers.get(key.slice(this.keys.relay('').length));
         if (!handlers) return;
         let message: unknown;
         try {

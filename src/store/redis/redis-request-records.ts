@@ -23,12 +23,6 @@ const requestRecord = z.object({
     .optional(),
 });
 
-// Reserves the key, or returns what holds it, in one step.
-const RESERVE_LUA = `
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return false end
-return redis.call('GET', KEYS[1])
-`;
-
 /** Request records in Redis, one key each (hashed), kept as long as asked. */
 export class RedisRequestRecords implements RequestRecords {
   private readonly reserveScript: RedisScript;
@@ -37,7 +31,7 @@ export class RedisRequestRecords implements RequestRecords {
     private readonly conn: RedisConnection,
     private readonly prefix: string,
   ) {
-    this.reserveScript = conn.script('holdpointReserveRequest', RESERVE_LUA);
+    this.reserveScript = conn.script('reserve-request');
   }
 
   private key(key: string): string {

@@ -24,6 +24,34 @@ export class RedisScratch {
     return found;
   }
 
+  /**
+   * The commands clients sent (not those Lua ran) that name a key or channel under this
+   * prefix while `action` ran, each as its arguments, watched with MONITOR. Whatever
+   * `action` sent has been executed once it resolved: a marker sent after it closes the
+   * watch, so nothing is waited for by time.
+   */
+  async commandsDuring(action: () => Promise<unknown>): Promise<string[][]> {
+    const monitor = await this.redis.monitor();
+    const seen: string[][] = [];
+    const marker = `${this.prefix}:done:${randomBytes(4).toString('hex')}`;
+    const done = new Promise<void>((resolve) => {
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (args.includes(marker)) resolve();
+        else if (source !== 'lua' && args.some((arg) => arg.includes(this.prefix))) {
+          seen.push(args);
+        }
+      });
+    });
+    try {
+      await action();
+      await this.redis.exists(marker);
+      await done;
+    } finally {
+      monitor.disconnect();
+    }
+    return seen;
+  }
+
   async cleanup(): Promise<void> {
     const keys = await this.keys();
     if (keys.length > 0) await this.redis.del(...keys);

@@ -1,23 +1,6 @@
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
-// KEYS: app state, user state (one slot: they share the app's hash tag). ARGV: the
-// user state's lifetime, how many app-state pairs, how many user-state pairs, then
-// those pairs. The user's state lives as long as the user has sessions: every read
-// and write gives it a full session lifetime again.
-const SHARED_LUA = `
-local function hset(key, first, last)
-  for i = first, last, 4000 do
-    redis.call('HSET', key, unpack(ARGV, i, math.min(i + 3999, last)))
-  end
-end
-local appPairs, userPairs = tonumber(ARGV[2]), tonumber(ARGV[3])
-hset(KEYS[1], 4, 3 + 2 * appPairs)
-hset(KEYS[2], 4 + 2 * appPairs, 3 + 2 * appPairs + 2 * userPairs)
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return { redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]) }
-`;
-
 /** A flat HGETALL reply as an object. */
 export function pairs(flat: string[]): Record<string, string> {
   const record: Record<string, string> = {};
@@ -43,7 +26,7 @@ export class RedisSharedState {
     private readonly keys: RedisKeys,
     private readonly userTtlMs: number,
   ) {
-    this.script = conn.script('holdpointSharedState', SHARED_LUA);
+    this.script = conn.script('shared-state');
   }
 
   /** Applies `change` (JSON values by key without prefix), then reads both scopes. */

@@ -242,8 +242,8 @@ describe('RedisStore', () => {
         .poll(() => scratch.redis.zscore(key(`{index}:paused-for:user:${userId}`), sessionId))
         .toBeNull();
     }
-    // An entry left behind (a writer died between the index and the commit) is
-    // checked against its session and dropped, whether the session is idle or gone.
+    // An entry left behind (by a release that indexed beside the commit, or by a session
+    // whose keys aged out) is checked against its session and dropped, idle or gone.
     const idle = await runningSession(store, now);
     await scratch.redis.zadd(paused, now + HOUR, idle.sessionId, now + HOUR, 'gone-session');
     const listed = await peer.listPaused({ limit: 200 }, now);

@@ -2,7 +2,7 @@ import { createSession as adkSession, type Event, mergeStates, type Session } fr
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
-import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
@@ -15,26 +15,19 @@ import { RedisRateCounters } from './redis-rate-counters.js';
 import { decodeRecord } from './redis-records.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisRequestRecords } from './redis-request-records.js';
-import { pauseField, RedisSessionWriter, runField, splitState } from './redis-session-writer.js';
+import {
+  type Committed,
+  pauseField,
+  RedisSessionWriter,
+  runField,
+  splitState,
+} from './redis-session-writer.js';
 import { pairs, RedisSharedState } from './redis-shared-state.js';
 import type { RedisStoreOptions } from './redis-store-options.js';
 import { RedisUserMemories } from './redis-user-memories.js';
 
 const DEFAULT_EFFECT_LOCK_MS = 5 * 60_000;
 
-// The meta names the latest pause and run; their records are fields of the same hash.
-const READ_SNAPSHOT_LUA = `
-local current = redis.call('HMGET', KEYS[1], 'pauseId', 'invocationId')
-return redis.call('HMGET', KEYS[1], 'version', 'data',
-  'pause:' .. (current[1] or ''), 'run:' .. (current[2] or ''), 'commit')
-`;
-const READ_SESSION_LUA = `
-return {
-  redis.call('HMGET', KEYS[1], 'appName', 'userId', 'lastUpdateTime'),
-  redis.call('HGETALL', KEYS[2]),
-  redis.call('LRANGE', KEYS[3], 0, -1)
-}
-`;
 
 function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
   const state: Record<string, unknown> = {};
@@ -56,9 +49,9 @@ function parseJsonState(hash: Record<string, string>, sessionId: string): Record
  * The shared store: every process pointing at the same Redis sees the same sessions,
  * pauses and decisions. A session's keys share one hash tag, and each transition is
  * one Lua compare-and-set on the session's version, so it stays atomic on Redis
- * Cluster too. Every record is parsed and checked on read. The indexes of paused
- * sessions are written ahead of the commit that enters a pause and cleared after the
- * one that ends it (see RedisIndexes). When Redis cannot be reached every method
+ * Cluster too. Every record is parsed and checked on read. The index entries a commit
+ * makes true or false (paused, running, approvals, runs: see RedisIndexes) are written by
+ * the same script, so no reader repairs them. When Redis cannot be reached every method
  * rejects promptly with STORE_UNAVAILABLE.
  */
 export class RedisStore extends TransactionalStore {
@@ -92,8 +85,8 @@ export class RedisStore extends TransactionalStore {
     this.requests = new RedisRequestRecords(this.conn, this.keys.prefix);
     this.rates = new RedisRateCounters(this.conn, this.keys.prefix);
     this.memories = new RedisUserMemories(this.conn, this.keys, this.sessionTtlMs);
-    this.readSnapshotScript = this.conn.script('holdpointReadSnapshot', READ_SNAPSHOT_LUA);
-    this.readSessionScript = this.conn.script('holdpointReadSession', READ_SESSION_LUA);
+    this.readSnapshotScript = this.conn.script('read-snapshot');
+    this.readSessionScript = this.conn.script('read-session');
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: this.sessionTtlMs,
       lockTtlMs: DEFAULT_EFFECT_LOCK_MS,
@@ -114,23 +107,18 @@ export class RedisStore extends TransactionalStore {
 
   protected insert(session: NewSession, writes: SessionWrites, commitIds: string[]) {
     return this.conn.run(async () => {
-      // The index entry is sent first: a process that dies between the two commands
-      // leaves an entry its readers drop, never a running session nothing finds.
-      const indexed = this.indexRunning(session.sessionId, writes.meta);
-      const written = this.conn.write(() =>
-        this.writer.write(session.sessionId, 'new', writes, commitIds),
-      );
-      const [version] = await Promise.all([written, indexed]);
-      return version !== undefined;
+      const committed = await this.write(session.sessionId, 'new', undefined, writes, commitIds);
+      return committed !== undefined;
     });
   }
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     return this.conn.run(async () => {
-      const [version, meta, pause, run, commits] = (await this.readSnapshotScript(
-        [this.keys.meta(sessionId)],
+      const [version, meta, pause, run, commits, watched] = (await this.readSnapshotScript(
+        [this.keys.meta(sessionId), this.keys.watched(sessionId)],
         [],
-      )) as (string | null)[];
+      )) as [string | null, string | null, string | null, string | null, string | null, number];
+      this.relay.noteWatched(sessionId, watched === 1);
       if (!version || !meta) return undefined;
       return {
         version: Number(version),
@@ -151,100 +139,61 @@ export class RedisStore extends TransactionalStore {
     commitIds: string[],
   ): Promise<boolean> {
     return this.conn.run(async () => {
-      const before = read.snapshot;
-      const entering = enteringPause(before, writes);
-      // The index entries are sent ahead of the commit in the same round trip, so a
-      // stored pause or running segment is always indexed, even when the process dies
-      // between the commands; an entry whose commit then fails is dropped by its readers.
-      const indexing = Promise.all([
-        entering && this.indexPause(entering, writes),
-        this.indexRunning(sessionId, writes.meta),
-      ]);
-      const [written, indexed] = await Promise.allSettled([
-        this.conn.write(() => this.writer.write(sessionId, read.version, writes, commitIds)),
-        indexing,
-      ]);
-      // The write's own failure says what became of it (OUTCOME_UNKNOWN once it was sent).
-      if (written.status === 'rejected') throw written.reason;
-      if (written.value === undefined) return false;
-      await this.afterCommit(sessionId, before, writes, indexed.status === 'rejected');
+      const committed = await this.write(sessionId, read.version, read.snapshot, writes, commitIds);
+      if (!committed) return false;
+      await this.afterCommit(writes);
       return true;
     });
   }
 
-  /** A commit whose reply was lost turned out stored: what follows it, its index again. */
-  protected override afterSettled(
+  /**
+   * One commit script: the session at `version` (`new`: created) with `writes`, and the
+   * index entries they make true or false, at once; undefined when the session moved on.
+   */
+  private async write(
     sessionId: string,
-    read: VersionedSnapshot,
+    version: number | 'new',
+    before: SessionSnapshot | undefined,
+    writes: SessionWrites,
+    commitIds: string[],
+  ): Promise<Committed | undefined> {
+    const index = this.indexes.commitOperations(
+      sessionId,
+      before,
+      writes,
+      Date.now(),
+      this.sessionTtlMs,
+    );
+    const committed = await this.conn.write(() =>
+      this.writer.write(sessionId, version, writes, commitIds, index),
+    );
+    if (committed) this.relay.noteWatched(sessionId, committed.watched);
+    return committed;
+  }
+
+  /** A commit whose reply was lost turned out stored: what follows it. */
+  protected override afterSettled(
+    _sessionId: string,
+    _read: VersionedSnapshot,
     writes: SessionWrites,
   ): Promise<void> {
-    return this.conn.run(() => this.afterCommit(sessionId, read.snapshot, writes, true));
+    return this.conn.run(() => this.afterCommit(writes));
   }
 
   /**
-   * What follows a stored commit: the entering pause's index entries again when writing
-   * them beside the commit may have failed (a stored pause is always indexed), the ended
-   * pause's and segment's entries cleared, and the `app:`/`user:` state, which lives
+   * What follows a stored commit: the `app:`/`user:` state it changed, which lives
    * outside the session's slot. The commit is stored, so a store outage here is
    * OUTCOME_UNKNOWN, never "nothing was stored".
    */
-  private async afterCommit(
-    sessionId: string,
-    before: SessionSnapshot,
-    writes: SessionWrites,
-    unindexed: boolean,
-  ): Promise<void> {
+  private async afterCommit(writes: SessionWrites): Promise<void> {
     const { meta } = writes;
-    const entering = unindexed ? enteringPause(before, writes) : undefined;
-    const left =
-      before.meta.status === 'paused' && meta.status !== 'paused' ? before.pause : undefined;
-    if (left) this.unindex(sessionId, pauseAudiences(left), left.expiresAt);
-    if (before.meta.status === 'running' && meta.status !== 'running') {
-      const until = before.meta.lease?.until ?? 0;
-      this.conn.run(() => this.indexes.removeRunning(sessionId, until)).catch(() => undefined);
-    }
-    // `app:` and `user:` state live outside the session's slot, so they follow its commit.
     const { app, user } = splitState(writes.append?.state ?? {});
-    const shared = Object.keys(app).length > 0 || Object.keys(user).length > 0;
+    if (Object.keys(app).length === 0 && Object.keys(user).length === 0) return;
     try {
-      if (entering) await this.indexPause(entering, writes);
-      if (shared) await this.shared.apply(meta.app, meta.userId, { app, user });
+      await this.shared.apply(meta.app, meta.userId, { app, user });
     } catch (error) {
       throw isStoreAway(error) ? new HoldpointError('OUTCOME_UNKNOWN', error.message) : error;
     }
-  }
-
-  /** Indexes a pause being stored, for as long as its session may be kept. */
-  private indexPause(pause: Pause, writes: SessionWrites): Promise<unknown> {
-    return this.indexes.add(
-      pause,
-      Math.max(Date.now() + this.sessionTtlMs, writes.pauseRetainUntil ?? 0),
-    );
-  }
-
-  /**
-   * A running session is (re)indexed by its lease's end with every commit (taking it,
-   * each renewal, each checkpoint), so a process that dies while it runs leaves it
-   * findable, scored by when it was interrupted. A failed index write only delays that
-   * to the next commit: it never fails the commit.
-   */
-  private indexRunning(sessionId: string, meta: SessionMeta): Promise<unknown> | undefined {
-    if (meta.status !== 'running' || !meta.lease) return undefined;
-    return this.indexes
-      .addRunning(
-        sessionId,
-        meta.invocationId ?? '',
-        meta.lease.until,
-        Date.now() + this.sessionTtlMs,
-      )
-      .catch(() => undefined);
-  }
-
-  /** Clears a pause's index entries; not waited for, as readers check every entry anyway. */
-  private unindex(sessionId: string, audiences: string[], expiresAt: number): void {
-    this.conn
-      .run(() => this.indexes.remove(sessionId, audiences, expiresAt))
-      .catch(() => undefined);
   }
 
   loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
@@ -322,9 +271,10 @@ export class RedisStore extends TransactionalStore {
     return this.conn.run(async () => {
       const items: SessionSnapshot[] = [];
       let cursor = after;
-      // Entries of segments that ended are dropped on the way, and one that still holds
-      // its lease (its last index write failed) is moved to the lease's end: read on
-      // until the page is full.
+      // Every entry is written with its session's commits, so one scored by now is an
+      // interrupted run, unless its session aged out (or, written beside the commit by an
+      // earlier release, it is no longer running): such entries are dropped on the way.
+      // One that holds a newer lease (an earlier release's) is moved by its next commit.
       for (;;) {
         const wanted = limit - items.length;
         const entries = await this.indexes.lapsed(now, cursor, wanted);
@@ -333,15 +283,8 @@ export class RedisStore extends TransactionalStore {
           const meta = snapshot?.meta;
           if (snapshot && meta?.status === 'running' && (meta.lease?.until ?? 0) <= now) {
             items.push(snapshot);
-          } else if (meta?.status === 'running' && meta.lease) {
-            const until = meta.lease.until;
-            this.conn
-              .run(() => this.indexes.touchRunning(entry.sessionId, until))
-              .catch(() => undefined);
-          } else {
-            this.conn
-              .run(() => this.indexes.removeRunning(entry.sessionId, entry.expiresAt))
-              .catch(() => undefined);
+          } else if (meta?.status !== 'running') {
+            await this.indexes.dropStale(entry, 'running');
           }
         }
         const last = entries.at(-1);
@@ -354,9 +297,8 @@ export class RedisStore extends TransactionalStore {
 
   listDuePauses(now: number, limit: number): Promise<string[]> {
     return this.conn.run(async () => {
-      const due = await this.indexes.due(now, limit);
-      const live = await this.stillPaused(due);
-      return live.map(({ entry }) => entry.sessionId);
+      const live = await this.stillPaused(await this.indexes.due(now, limit));
+      return live.map(({ meta }) => meta.sessionId);
     });
   }
 
@@ -367,16 +309,15 @@ export class RedisStore extends TransactionalStore {
     return this.conn.run(async () => {
       const items: SessionSnapshot[] = [];
       let cursor = after;
-      // Entries of pauses that ended are dropped on the way; read on until the page is full.
+      // Every entry is written with the commit that pauses its session and dropped with
+      // the one that ends the pause, so entries are dropped here only when their session
+      // aged out or an earlier release left them: read on until the page is full.
       for (;;) {
         const wanted = limit - items.length;
         const { entries, more } = await this.pausedPage(audiences, now + 1, cursor, wanted);
         // Pauses that came due since the page before are the sweep's, not the list's.
-        const live = await this.stillPaused(
-          entries.filter((entry) => entry.expiresAt > now),
-          audiences ?? [],
-        );
-        items.push(...live.map(({ snapshot }) => snapshot));
+        const live = entries.filter((entry) => entry.expiresAt > now);
+        items.push(...(await this.stillPaused(live, audiences)));
         const last = entries.at(-1);
         if (!last || !more) return { items };
         cursor = { score: last.expiresAt, member: last.sessionId };
@@ -410,31 +351,25 @@ export class RedisStore extends TransactionalStore {
   }
 
   /**
-   * The entries whose session is still paused on the pause they were indexed for,
-   * with its snapshot; the others are dropped from the indexes. One unreadable
-   * session is left out, never failing the list.
+   * The snapshots of the entries' sessions that still wait on the pause they were indexed
+   * for. The others, whose session aged out (its keys expired) or which a release that
+   * indexed beside the commit left behind, are dropped from the indexes (`audiences`'
+   * and their pause's). One unreadable session is left out, never failing the list.
    */
   private async stillPaused(
     entries: IndexEntry[],
     audiences: string[] = [],
-  ): Promise<{ entry: IndexEntry; snapshot: SessionSnapshot }[]> {
-    const live: { entry: IndexEntry; snapshot: SessionSnapshot }[] = [];
+  ): Promise<SessionSnapshot[]> {
+    const live: SessionSnapshot[] = [];
     for (const { entry, snapshot, unreadable } of await this.readEntries(entries)) {
-      const pause = snapshot?.pause;
-      if (
-        snapshot?.meta.status === 'paused' &&
-        pause?.status === 'pending' &&
-        pause.expiresAt === entry.expiresAt
-      ) {
-        live.push({ entry, snapshot });
-      } else if (!unreadable) {
-        const pause = snapshot?.pause;
-        this.unindex(
-          entry.sessionId,
-          [...new Set([...audiences, ...(pause ? pauseAudiences(pause) : [])])],
-          entry.expiresAt,
-        );
+      if (unreadable) continue;
+      if (snapshot && isPausedAt(snapshot, entry)) {
+        live.push(snapshot);
+        continue;
       }
+      const pause = snapshot?.pause;
+      const all = new Set([...audiences, ...(pause ? pauseAudiences(pause) : [])]);
+      await this.indexes.dropStale(entry, { audiences: [...all] });
     }
     return live;
   }
@@ -483,11 +418,12 @@ export class RedisStore extends TransactionalStore {
   }
 }
 
-/** The pause a commit starts the session waiting on, if it starts a wait. */
-function enteringPause(before: SessionSnapshot, writes: SessionWrites): Pause | undefined {
-  const { meta } = writes;
-  const pause = writes.pauses?.find((p) => p.pauseId === meta.pauseId);
-  const entering =
-    meta.status === 'paused' && pause?.status === 'pending' && before.meta.status !== 'paused';
-  return entering ? pause : undefined;
+/** Whether `snapshot` waits on the pending pause that `entry` was indexed for. */
+function isPausedAt(snapshot: SessionSnapshot | undefined, entry: IndexEntry): boolean {
+  const pause = snapshot?.pause;
+  return (
+    snapshot?.meta.status === 'paused' &&
+    pause?.status === 'pending' &&
+    pause.expiresAt === entry.expiresAt
+  );
 }

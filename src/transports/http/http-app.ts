@@ -14,7 +14,7 @@ import { openApiDocument } from './openapi/openapi-document.js';
 import { OPERATIONS_BY_RESOURCE } from './operations/index.js';
 import { presentError } from './present.js';
 import { limitBodies, settleUnreadBodies } from './request-bodies.js';
-import { countRequests } from './routes/rate-counting.js';
+import { countRequest } from './routes/rate-counting.js';
 import { resourceRoutes } from './routes/resource-routes.js';
 
 export interface HttpAppOptions {
@@ -80,8 +80,7 @@ export function createHttpApp({
     );
     await next();
   });
-  // Then counted against the principal's request limit, before anything is read.
-  app.use('/api/*', countRequests(runtime));
+  // Each route counts its request against the principal's limits (routes/rate-counting).
 
   const deps = { runtime, logger, identity };
   for (const operations of Object.values(OPERATIONS_BY_RESOURCE)) {
@@ -109,8 +108,11 @@ export function createHttpApp({
       404,
     );
   // Mounted in a host's Hono app, the host's not-found handler applies, not this one:
-  // unknown API paths answer here, the same JSON under any mount.
-  app.all('/api/*', notFound);
+  // unknown API paths answer here, the same JSON under any mount, counted as requests.
+  app.all('/api/*', async (c) => {
+    await countRequest(c, runtime, false);
+    return notFound(c);
+  });
   app.notFound(notFound);
 
   app.onError((error, c) => {

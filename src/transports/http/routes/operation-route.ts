@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Principal } from '../../../core/principal.js';
@@ -6,11 +6,11 @@ import { validate } from '../../../core/validate.js';
 import type { HoldpointRuntime } from '../../../runtime/holdpoint-runtime.js';
 import type { Identity } from '../../auth/index.js';
 import { requireActingAs } from '../caller.js';
-import type { Operation } from '../operations/index.js';
+import type { Operation, OperationCall } from '../operations/index.js';
 import { readBody, readOptionalBody } from '../read-body.js';
 import { idempotency } from './idempotency.js';
 import type { OperationEnv } from './operation-env.js';
-import { countRuns } from './rate-counting.js';
+import { countRefused, countRequest } from './rate-counting.js';
 
 /** What every operation's route needs from the app. */
 export interface RouteDeps {
@@ -23,11 +23,14 @@ export interface RouteDeps {
 const NOBODY: Principal = { id: 'anonymous', roles: [] };
 
 /**
- * Reads an operation's call: its body and query validated, who sends it (a `user_id` it
- * names must be the principal's), and where the API is mounted.
+ * Reads an operation's call — its body and query validated, who sends it (a `user_id` it
+ * names must be the principal's), and where the API is mounted — and counts it against
+ * its principal's limits (one store call): before reading, unless it starts or resumes a
+ * run; then once its input is read, against both limits.
  */
 function readCall(operation: Operation, deps: RouteDeps): MiddlewareHandler<OperationEnv> {
-  return async (c, next) => {
+  const countsAsRun = operation.countsAsRun === true;
+  const read = async (c: Context<OperationEnv>): Promise<OperationCall<object, object>> => {
     const body: object = operation.body
       ? await (operation.optionalBody ? readOptionalBody : readBody)(c, operation.body)
       : {};
@@ -35,14 +38,26 @@ function readCall(operation: Operation, deps: RouteDeps): MiddlewareHandler<Oper
     const actingAs = operation.actingAs ?? ((b: object) => (b as { user_id?: string }).user_id);
     const by = operation.public ? NOBODY : c.get('principal');
     if (!operation.public) requireActingAs(by, actingAs(body));
-    c.set('call', {
+    return {
       body,
       query,
       params: c.req.param(),
       by,
       mount: c.req.routePath.slice(0, -operation.path.length),
       ...deps,
-    });
+    };
+  };
+  return async (c, next) => {
+    if (!operation.public && !countsAsRun) await countRequest(c, deps.runtime, false);
+    let call: OperationCall<object, object>;
+    try {
+      call = await read(c);
+    } catch (error) {
+      if (countsAsRun) await countRefused(c, deps.runtime);
+      throw error;
+    }
+    if (countsAsRun) await countRequest(c, deps.runtime, true);
+    c.set('call', call);
     c.set('runAct', (act) => act());
     await next();
   };
@@ -59,15 +74,14 @@ function perform(operation: Operation): MiddlewareHandler<OperationEnv> {
   };
 }
 
-/** The handlers of an operation's route, in order: read, count a run, once per key, act. */
+/** The handlers of an operation's route, in order: count and read, once per key, act. */
 export function operationHandlers(
   operation: Operation,
   deps: RouteDeps,
 ): [MiddlewareHandler<OperationEnv>, ...MiddlewareHandler<OperationEnv>[]] {
-  const { countsAsRun, idempotent } = operation;
+  const { idempotent } = operation;
   return [
     readCall(operation, deps),
-    ...(countsAsRun ? [countRuns<OperationEnv>(deps.runtime)] : []),
     ...(idempotent ? [idempotency(idempotent, deps.runtime)] : []),
     perform(operation),
   ];
