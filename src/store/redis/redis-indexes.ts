@@ -132,7 +132,13 @@ export class RedisIndexes {
     // time came are trimmed.
     const listed = meta.updatedAt + sessionTtlMs;
     const owned = k.sessionsOf(meta.userId);
-    operations.push({ op: 'zadd', key: owned, score: listed, member: sessionId, keepUntil: listed });
+    operations.push({
+      op: 'zadd',
+      key: owned,
+      score: listed,
+      member: sessionId,
+      keepUntil: listed,
+    });
     if (!before) operations.push({ op: 'trim', key: owned, upTo: meta.updatedAt });
     if (meta.status === 'running' && meta.lease) {
       const score = meta.lease.until;

@@ -28,7 +28,6 @@ import { RedisUserMemories } from './redis-user-memories.js';
 
 const DEFAULT_EFFECT_LOCK_MS = 5 * 60_000;
 
-
 function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
   const state: Record<string, unknown> = {};
   for (const [key, json] of Object.entries(hash)) {
