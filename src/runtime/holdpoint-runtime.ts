@@ -18,7 +18,8 @@ import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
 import { expireDue } from './expiry/expire-due.js';
 import { ExpirySweeper } from './expiry/expiry-sweeper.js';
-import { countRequest, type RateKind } from './limits/count-request.js';
+import { countRequest } from './limits/count-request.js';
+import type { RateKind } from './limits/rate-limits.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
 import {
   listPendingApprovals,

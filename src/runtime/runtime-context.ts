@@ -8,7 +8,7 @@ import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError, runNotFound, sessionNotFound } from '../core/errors.js';
 import type { Lease, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
-import type { RateLimits } from './limits/count-request.js';
+import type { RateLimits } from './limits/rate-limits.js';
 import type { RunEventSink } from './run-event.js';
 
 export interface RuntimeOptions {

@@ -1,18 +1,7 @@
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { RuntimeContext } from '../runtime-context.js';
-
-/**
- * What a request counts against: every API request (`requests`), and of them those
- * that start or resume runs (`runs`), which cost agent work.
- */
-export type RateKind = 'requests' | 'runs';
-
-/** Per principal, how many requests of each kind a minute; `false` is no limit. */
-export interface RateLimits {
-  requestsPerMinute: number | false;
-  runsPerMinute: number | false;
-}
+import type { RateKind } from './rate-limits.js';
 
 const WINDOW_MS = 60_000;
 

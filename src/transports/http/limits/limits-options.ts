@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULTS } from '../../../core/defaults.js';
 import { SETTINGS } from '../../../core/settings/settings.js';
-import type { RateLimits } from '../../../runtime/limits/count-request.js';
+import type { RateLimits } from '../../../runtime/limits/rate-limits.js';
 import type { SocketLimitSettings } from './socket-limits.js';
 
 /** Each limit a host may set, and the setting (`SETTINGS`) it is: its check and default. */

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { HoldpointRuntime } from '../../../runtime/holdpoint-runtime.js';
-import type { RateKind } from '../../../runtime/limits/count-request.js';
+import type { RateKind } from '../../../runtime/limits/rate-limits.js';
 import type { WithPrincipal } from '../caller.js';
 
 // Rate counting, in one place, at one store call per request: every API request counts
