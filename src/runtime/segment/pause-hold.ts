@@ -1,6 +1,7 @@
 import type { Cancel } from '../../core/clock.js';
 import { holdChannel, type Unsubscribe } from '../../store/run-relay.js';
 import type { HoldState } from '../../store/store.js';
+import { settleHoldTransition } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /** How a hold ended: the pause handed to its segment, or released to wait stored. */
@@ -81,13 +82,12 @@ export class PauseHold {
         });
         this.woken = false;
         const now = ctx.clock.now();
-        const state = await ctx.store.settleHold(
-          sessionId,
+        const state = await ctx.store.apply(sessionId, settleHoldTransition, [
           invocationId,
           owner,
           now,
           this.releasing,
-        );
+        ]);
         if (state.state !== 'waiting') return state;
       }
     } catch (error) {
