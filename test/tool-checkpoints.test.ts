@@ -31,7 +31,7 @@ function passing(): HeldCalls {
   return calls;
 }
 
-/** `store` as seen by a process that dies when it writes by `transition`: the write never arrives. */
+/** `store` as seen by a process that dies writing by `transition`: the write never arrives. */
 function diesAt(store: HoldpointStore, transition: AnyTransition): HoldpointStore {
   return storeFailingAt(store, transition, () => new Promise(() => {}));
 }

@@ -62,7 +62,10 @@ export type SessionTransition<A extends unknown[], T> = (
   ...args: A
 ) => Transition<T>;
 
-/** What deciding (`decideTransition`) did: decisions recorded, and whether the caller now resumes the run. */
+/**
+ * What deciding (`decideTransition`) did: decisions recorded, and whether the caller
+ * now resumes the run.
+ */
 export interface DecideResult {
   pause: Pause;
   /**
@@ -136,7 +139,8 @@ export interface Page<T> {
 /**
  * Durable state of Holdpoint: sessions (meta, ADK events and state), runs, pauses,
  * decisions, the audit log, the effect ledger and the indexes that find paused
- * sessions. Every change of a session is one atomic transition, so two processes
+ * sessions. Every change of a session is one atomic transition, applied by `apply`
+ * (the one place a session is written, besides its creation), so two processes
  * sharing the store can never both resume a pause or both record a decision; a
  * transition's result is visible to nobody before it is stored.
  */

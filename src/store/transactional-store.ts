@@ -58,7 +58,7 @@ function commitUnknown(sessionId: string, lost: HoldpointError): HoldpointError 
 }
 
 /**
- * The state machine of every store: read a session's snapshot, compute the
+ * The state machine of every store, in `apply`: read a session's snapshot, compute the
  * transition, commit it only if nobody changed the session in between (compare
  * and set on a per-session version), read again and retry otherwise. Stores
  * provide the read and the atomic commit; the rules live once, in transitions.ts.

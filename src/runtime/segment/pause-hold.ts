@@ -11,8 +11,8 @@ type Settled = Exclude<HoldState, { state: 'waiting' }>;
  * A segment's wait, in place, for the decision on the pause it stored while a tool
  * awaits (`waitForApproval`). Opened before the pause is stored, so no wake-up is
  * missed. The relay only wakes it: what happened is read from the store, where the
- * decision hands the session to this segment (`settleHold`), until the hold's end,
- * when the pause is released to be resumed as any other.
+ * decision hands the session to this segment (`settleHoldTransition`), until the
+ * hold's end, when the pause is released to be resumed as any other.
  */
 export class PauseHold {
   private wake?: () => void;
