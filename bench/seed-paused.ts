@@ -4,6 +4,7 @@ import { approvalAudit } from '../src/core/audit.js';
 import type { ApprovalRequest, Lease, Pause, RunRecord } from '../src/core/types.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { HoldpointStore } from '../src/store/store.js';
+import { savePauseTransition } from '../src/store/transitions.js';
 import { APP, QUERY } from './holdpoint-cycles.js';
 
 /** What the runtime stored for one real paused run, to be copied into many sessions. */
@@ -97,7 +98,7 @@ async function seedOne(
     expiresAt,
   };
   const requested = pause.approvals.map((a) => approvalAudit(pause, a, 'requested', 'agent', now));
-  await store.savePause(
+  await store.apply(sessionId, savePauseTransition, [
     {
       sessionId,
       invocationId,
@@ -109,7 +110,7 @@ async function seedOne(
     pause,
     requested,
     expiresAt + plan.retentionMs,
-  );
+  ]);
 }
 
 /** Seeds `plan.count` paused sessions copied from `template`, `plan.concurrency` at a time. */

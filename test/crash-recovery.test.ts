@@ -15,10 +15,15 @@ import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
+import {
+  checkpointTransition,
+  finishRunTransition,
+  renewLeaseTransition,
+} from '../src/store/transitions.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
-import { storeWith } from './support/store-with.js';
+import { type AnyTransition, storeFailingAt } from './support/store-with.js';
 import { STORE_KINDS, TwoInstances } from './support/two-instances.js';
 
 // A run whose process stops between a person's approval and the run's end: another
@@ -29,21 +34,20 @@ const instances = new TwoInstances();
 afterEach(() => instances.close());
 afterAll(() => instances.cleanup());
 
-/** `store` as seen by a process that dies when it calls `method`: the call never arrives. */
-function diesAt(store: HoldpointStore, method: keyof HoldpointStore): HoldpointStore {
-  return storeWith(store, method, () => (() => new Promise(() => {})) as never);
+/** `store` as seen by a process that dies when it calls `at`: the call never arrives. */
+function diesAt(store: HoldpointStore, at: keyof HoldpointStore | AnyTransition): HoldpointStore {
+  return storeFailingAt(store, at, () => new Promise(() => {}));
 }
 
-/** `store` as seen by a process whose `method` finds the store unreachable. */
-function unreachableAt(store: HoldpointStore, method: keyof HoldpointStore): HoldpointStore {
-  return storeWith(
-    store,
-    method,
-    () =>
-      (async () => {
-        throw new HoldpointError('STORE_UNAVAILABLE', `The store is unavailable: ${method} failed`);
-      }) as never,
-  );
+/** `store` as seen by a process whose `at` finds the store unreachable. */
+function unreachableAt(
+  store: HoldpointStore,
+  at: keyof HoldpointStore | AnyTransition,
+): HoldpointStore {
+  const name = typeof at === 'function' ? at.name : at;
+  return storeFailingAt(store, at, async () => {
+    throw new HoldpointError('STORE_UNAVAILABLE', `The store is unavailable: ${name} failed`);
+  });
 }
 
 function passing(): HeldCalls {
@@ -122,7 +126,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const { sessionId, invocationId } = paused;
     // A approves and pays, then dies before the payment's result is stored (its
     // checkpoint, the first write after the effect).
-    const dying = runtimeOn(diesAt(storeA, 'checkpoint'), appA, clockA);
+    const dying = runtimeOn(diesAt(storeA, checkpointTransition), appA, clockA);
     void dying.resume({ sessionId, approved: true }, bob);
     await expect.poll(() => callsA.effects.length).toBe(1);
 
@@ -193,7 +197,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const { sessionId, invocationId } = paused;
     // A approves and pays; the payment's result is stored (a tool-level checkpoint,
     // audited `executed`); A dies before the run's end is stored.
-    const dying = runtimeOn(diesAt(storeA, 'finishRun'), appA, clockA);
+    const dying = runtimeOn(diesAt(storeA, finishRunTransition), appA, clockA);
     void dying.resume({ sessionId, approved: true }, bob);
     await expect
       .poll(async () => (await storeB.getSnapshot(sessionId))?.run?.checkpointed)
@@ -442,7 +446,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     // instance that recovered the run, and could have had an effect twice.
     const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();
-    const cutOff = unreachableAt(storeA, 'renewLease');
+    const cutOff = unreachableAt(storeA, renewLeaseTransition);
     const callsA = new HeldCalls();
     const a = runtimeOn(cutOff, heldToolApp(callsA), clockA);
     const working = codeOf(a.start({ query: 'work' }, ann));
@@ -499,7 +503,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
   it('answers a retry of a request whose outcome was unknown with the run as it is now', async () => {
     const [storeA, storeB] = instances.open(kind);
     const clock = new ManualClock();
-    const outage = unreachableAt(storeA, 'finishRun');
+    const outage = unreachableAt(storeA, finishRunTransition);
     const a = runtimeOn(outage, heldToolApp(passing()), clock);
     const request = {
       operation: 'start',

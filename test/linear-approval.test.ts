@@ -26,6 +26,7 @@ import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
 import { TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
+import { savePauseTransition } from '../src/store/transitions.js';
 import linearPayments, { counts } from './fixtures/apps/linear-payments.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
 import { exampleConfig } from './support/example-apps.js';
@@ -33,7 +34,7 @@ import { JsonClient, signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { ann, as, bob } from './support/principals.js';
 import { runtimeOn } from './support/runtime-on.js';
 import { ServerProcess } from './support/server-process.js';
-import { storeWith } from './support/store-with.js';
+import { storeWithTransition } from './support/store-with.js';
 import {
   finalMessage,
   invalidChunks,
@@ -249,7 +250,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
   ] as const)(
     'when the held pause cannot be stored (%s): %s, told once, no request shown',
     async (refusal, code) => {
-      const failing = storeWith(store, 'savePause', () => async () => {
+      const failing = storeWithTransition(store, savePauseTransition, () => async () => {
         throw new HoldpointError(refusal, 'savePause refused');
       });
       const shown: RunEvent[] = [];

@@ -16,6 +16,7 @@ import {
   segmentEnd,
   vote,
 } from '../src/store/store-fixtures.test-support.js';
+import { decideTransition, finishRunTransition } from '../src/store/transitions.js';
 import { CuttingProxy } from './support/cutting-proxy.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';
@@ -226,22 +227,20 @@ describe('a lost reply followed by another write', () => {
       const jiro = { id: 'jiro', roles: ['approver'] };
       const cut = proxy.cutAfter('"decidedBy":"maria"');
       proxy.refusing = true;
-      const hers = patient.decide(
-        sessionId,
+      const hers = patient.apply(sessionId, decideTransition, [
         { decisions: [vote(approvalId, maria, now)] },
         now,
         lease(now),
         maria,
-      );
+      ]);
       await cut;
       // Jiro's vote lands (on another connection) while hers waits to learn its fate.
-      const his = await direct.decide(
-        sessionId,
+      const his = await direct.apply(sessionId, decideTransition, [
         { decisions: [vote(approvalId, jiro, now + 1)] },
         now + 1,
         lease(now),
         jiro,
-      );
+      ]);
       expect(his.outcome).toBe('resumes');
       proxy.refusing = false;
       expect((await hers).outcome).toBe('pending');
@@ -260,10 +259,10 @@ describe('the work that follows a commit whose reply was lost', () => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);
     const cut = proxy.cutAfter('"status":"completed"');
-    await store.finishRun(
+    await store.apply(run.sessionId, finishRunTransition, [
       segmentEnd(run, held, now, { events: [], state: { 'user:colour': 'blue' } }),
       { status: 'completed', result: 'ok', audit: [] },
-    );
+    ]);
     await cut;
     const session = await store.loadSession(sessionId, APP, userId);
     expect(session?.state['user:colour']).toBe('blue');

@@ -10,6 +10,7 @@ import type { RunEvent } from '../src/runtime/run-event.js';
 import { TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import type { RedisStore } from '../src/store/redis/redis-store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
+import { decideTransition } from '../src/store/transitions.js';
 import { holdNextAnswer } from './support/held-answers.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, as, bob, ops } from './support/principals.js';
@@ -100,7 +101,7 @@ describe('run segments across instances', () => {
     const paused = await a.start({ query: 'pay' }, ann);
     const { sessionId } = paused;
     await b.cancel(sessionId, as('carol', 'admin'), 'not now');
-    const held = holdNextAnswer(storeA, 'decide');
+    const held = holdNextAnswer(storeA, decideTransition);
     const aHeld = runtimeOn(held.store, heldToolApp(new HeldCalls()), clock);
     const approve = codeOf(aHeld.resume({ sessionId, approved: true }, bob));
     await held.held.made;
@@ -133,7 +134,7 @@ describe('run segments across instances', () => {
     const a = runtimeOn(storeA, heldToolApp(callsA, true), clock);
     const paused = await a.start({ query: 'pay' }, ann);
     const { sessionId } = paused;
-    const heldA = holdNextAnswer(storeA, 'decide');
+    const heldA = holdNextAnswer(storeA, decideTransition);
     const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, true), clock);
     const approveA = aHeld.resume({ sessionId, approved: true }, bob);
     await heldA.held.made;
@@ -144,7 +145,7 @@ describe('run segments across instances', () => {
       .toBe(1);
     const bCalls = new HeldCalls();
     bCalls.passThrough = true;
-    const heldB = holdNextAnswer(storeB, 'decide');
+    const heldB = holdNextAnswer(storeB, decideTransition);
     const b = runtimeOn(heldB.store, heldToolApp(bCalls, true), clock);
     const approveB = codeOf(b.resume({ sessionId, approved: true }, as('carol', 'admin')));
     await heldB.held.made;

@@ -7,9 +7,10 @@ import { RulesModel } from '../src/agents/rules-model.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
+import { checkpointTransition } from '../src/store/transitions.js';
 import { ann, as, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
-import { storeWith } from './support/store-with.js';
+import { storeWithTransition } from './support/store-with.js';
 
 // Seed 002's story flow, killed after each of its checkpoints: the process stops right
 // after the checkpoint is stored. Another instance resumes the run by its invocation id;
@@ -54,7 +55,7 @@ function stopsAfterCheckpoint(
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
   });
-  const proxy = storeWith(store, 'checkpoint', (checkpoint) => async (end) => {
+  const proxy = storeWithTransition(store, checkpointTransition, (checkpoint) => async (end) => {
     await checkpoint(end);
     seen += 1;
     if (seen === count) {
@@ -79,7 +80,7 @@ describe.each(Object.keys(stores))(
       // A run nobody stops: how many checkpoints it stores, and what it calls and ends with.
       const baseCalls = new Map<string, number>();
       let checkpoints = 0;
-      const counting = storeWith(store, 'checkpoint', (checkpoint) => (end) => {
+      const counting = storeWithTransition(store, checkpointTransition, (checkpoint) => (end) => {
         checkpoints += 1;
         return checkpoint(end);
       });

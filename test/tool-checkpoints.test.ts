@@ -5,12 +5,13 @@ import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { RunEvent } from '../src/runtime/run-event.js';
 import type { HoldpointStore } from '../src/store/store.js';
+import { checkpointTransition, savePauseTransition } from '../src/store/transitions.js';
 import { abcApp, Outside } from './support/abc-app.js';
 import { ABC_DONE } from './support/abc-rules.js';
 import { HeldCalls } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
-import { storeWith } from './support/store-with.js';
+import { type AnyTransition, storeFailingAt, storeWithTransition } from './support/store-with.js';
 import { STORE_KINDS, TwoInstances } from './support/two-instances.js';
 
 // Tool-level checkpoints around seed 002's agent (tools A, B, C one after another): what
@@ -30,9 +31,9 @@ function passing(): HeldCalls {
   return calls;
 }
 
-/** `store` as seen by a process that dies when it calls `method`: the call never arrives. */
-function diesAt(store: HoldpointStore, method: keyof HoldpointStore): HoldpointStore {
-  return storeWith(store, method, () => (() => new Promise(() => {})) as never);
+/** `store` as seen by a process that dies writing by `transition`: the write never arrives. */
+function diesAt(store: HoldpointStore, transition: AnyTransition): HoldpointStore {
+  return storeFailingAt(store, transition, () => new Promise(() => {}));
 }
 
 /** What a stored history says, one line per part: texts, calls and responses. */
@@ -85,7 +86,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     const [store] = instances.open(kind);
     const outside = new Outside();
     const storing = new HeldCalls();
-    const gated = storeWith(store, 'checkpoint', (checkpoint) => async (end) => {
+    const gated = storeWithTransition(store, checkpointTransition, (checkpoint) => async (end) => {
       await storing.hold(end.sessionId, 'checkpoint');
       return checkpoint(end);
     });
@@ -120,7 +121,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     const outside = new Outside();
     // A stores the model's turn calling C (which needs approval), then dies storing the pause.
     const a = runtimeOn(
-      diesAt(storeA, 'savePause'),
+      diesAt(storeA, savePauseTransition),
       abcApp(outside, { heldC: passing(), confirmC: true }),
       clockA,
     );
@@ -213,9 +214,9 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     const clockA = new ManualClock();
     const outside = new Outside();
     // A's C has its effect; A dies storing C's result.
-    const dying = storeWith(
+    const dying = storeWithTransition(
       storeA,
-      'checkpoint',
+      checkpointTransition,
       (checkpoint) => (end) =>
         lines(end.append.events).includes('response tool_c')
           ? new Promise<never>(() => {})

@@ -231,7 +231,7 @@ function isStore(value: unknown): value is Store {
   const store = value as Partial<HoldpointStore> | undefined;
   return (
     typeof store?.getSnapshot === 'function' &&
-    typeof store.beginRun === 'function' &&
+    typeof store.apply === 'function' &&
     typeof store.takeSweepTurn === 'function'
   );
 }

@@ -11,6 +11,7 @@ import {
   segmentEnd,
 } from './store-fixtures.test-support.js';
 import { TestStores } from './test-stores.test-support.js';
+import { decideTransition, savePauseTransition, settleHoldTransition } from './transitions.js';
 
 // A pause a segment holds in place (a tool's `waitForApproval`): the decision that
 // settles it before the hold's end hands the session to that segment; from the hold's
@@ -27,7 +28,12 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
   async function heldPause(store: HoldpointStore, now: number) {
     const { run, held } = await runningSession(store, now);
     const pause = { ...newPause(run, 1, now), heldBy: { owner: held.owner, until: now + HOLD_MS } };
-    await store.savePause(segmentEnd(run, held, now), pause, requested(pause), now + HOUR);
+    await store.apply(run.sessionId, savePauseTransition, [
+      segmentEnd(run, held, now),
+      pause,
+      requested(pause),
+      now + HOUR,
+    ]);
     const [approval] = pause.approvals;
     return { run, held, pause, approvalId: approval?.approvalId ?? '' };
   }
@@ -37,17 +43,22 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
     const now = Date.now();
     const { run, held, pause, approvalId } = await heldPause(store, now);
     expect((await store.getSnapshot(run.sessionId))?.pause?.heldBy).toEqual(pause.heldBy);
-    expect(await store.settleHold(run.sessionId, run.invocationId, held.owner, now + 1)).toEqual({
+    expect(
+      await store.apply(run.sessionId, settleHoldTransition, [
+        run.invocationId,
+        held.owner,
+        now + 1,
+      ]),
+    ).toEqual({
       state: 'waiting',
     });
     const decider = lease(now + 2);
-    const result = await store.decide(
-      run.sessionId,
+    const result = await store.apply(run.sessionId, decideTransition, [
       { decisions: [decision(approvalId, now + 2)] },
       now + 2,
       decider,
       DECIDER,
-    );
+    ]);
     expect(result.outcome).toBe('handed');
     const snapshot = await store.getSnapshot(run.sessionId);
     // The holder's lease, with the decider's end; the pause is resuming, no longer held.
@@ -58,7 +69,11 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
     expect(snapshot?.pause).toMatchObject({ status: 'resuming' });
     expect(snapshot?.pause?.heldBy).toBeUndefined();
     expect(
-      await store.settleHold(run.sessionId, run.invocationId, held.owner, now + HOLD_MS),
+      await store.apply(run.sessionId, settleHoldTransition, [
+        run.invocationId,
+        held.owner,
+        now + HOLD_MS,
+      ]),
     ).toMatchObject({ state: 'handed', lease: { owner: held.owner } });
   });
 
@@ -67,7 +82,9 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
     const now = Date.now();
     const { run, held, approvalId } = await heldPause(store, now);
     const end = now + HOLD_MS;
-    expect(await store.settleHold(run.sessionId, run.invocationId, held.owner, end)).toEqual({
+    expect(
+      await store.apply(run.sessionId, settleHoldTransition, [run.invocationId, held.owner, end]),
+    ).toEqual({
       state: 'released',
     });
     const snapshot = await store.getSnapshot(run.sessionId);
@@ -75,13 +92,12 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
     expect(snapshot?.pause?.heldBy).toBeUndefined();
     // A decision computed before the hold's end but committed after the release resumes.
     const resumer = lease(now);
-    const result = await store.decide(
-      run.sessionId,
+    const result = await store.apply(run.sessionId, decideTransition, [
       { decisions: [decision(approvalId, now + 1)] },
       now + 1,
       resumer,
       DECIDER,
-    );
+    ]);
     expect(result.outcome).toBe('resumes');
     expect((await store.getSnapshot(run.sessionId))?.meta.lease).toEqual(resumer);
   });
@@ -91,10 +107,22 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
     const now = Date.now();
     const { run, held } = await heldPause(store, now);
     expect(
-      await store.settleHold(run.sessionId, run.invocationId, 'someone-else', now, true),
+      await store.apply(run.sessionId, settleHoldTransition, [
+        run.invocationId,
+        'someone-else',
+        now,
+        true,
+      ]),
     ).toEqual({ state: 'released' });
     expect((await store.getSnapshot(run.sessionId))?.pause?.heldBy).toBeDefined();
-    expect(await store.settleHold(run.sessionId, run.invocationId, held.owner, now, true)).toEqual({
+    expect(
+      await store.apply(run.sessionId, settleHoldTransition, [
+        run.invocationId,
+        held.owner,
+        now,
+        true,
+      ]),
+    ).toEqual({
       state: 'released',
     });
     expect((await store.getSnapshot(run.sessionId))?.pause?.heldBy).toBeUndefined();
@@ -105,15 +133,16 @@ describe.each(Object.keys(stores))('a pause held in place (%s store)', (kind) =>
     const now = Date.now();
     const { run, held, approvalId } = await heldPause(store, now);
     const at = now + HOLD_MS;
-    const result = await store.decide(
-      run.sessionId,
+    const result = await store.apply(run.sessionId, decideTransition, [
       { decisions: [decision(approvalId, at)] },
       at,
       lease(at),
       DECIDER,
-    );
+    ]);
     expect(result.outcome).toBe('resumes');
-    expect(await store.settleHold(run.sessionId, run.invocationId, held.owner, at)).toEqual({
+    expect(
+      await store.apply(run.sessionId, settleHoldTransition, [run.invocationId, held.owner, at]),
+    ).toEqual({
       state: 'released',
     });
   });

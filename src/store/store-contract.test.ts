@@ -28,7 +28,18 @@ import {
   userEvent,
   vote,
 } from './store-fixtures.test-support.js';
-import { TITLE_LENGTH } from './transitions.js';
+import {
+  beginRunTransition,
+  cancelTransition,
+  checkpointTransition,
+  decideTransition,
+  expireTransition,
+  finishRunTransition,
+  recoverRunTransition,
+  renewLeaseTransition,
+  savePauseTransition,
+  TITLE_LENGTH,
+} from './transitions.js';
 
 /** A store, and a second handle on the same data (another process for Redis). */
 interface Subject {
@@ -83,13 +94,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   /** The peer approves the only approval of `pause`, so it resumes the run. */
   function peerResumes(pause: Pause, now: number) {
     const approvalId = pause.approvals[0]?.approvalId as string;
-    return peer.decide(
-      pause.sessionId,
+    return peer.apply(pause.sessionId, decideTransition, [
       { decisions: [decision(approvalId, now + 1)] },
       now + 1,
       lease(now),
       DECIDER,
-    );
+    ]);
   }
 
   async function actions(sessionId: string): Promise<string[]> {
@@ -133,24 +143,22 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     });
     expect(await peer.findApproval(second)).toBe(sessionId);
 
-    const partial = await store.decide(
-      sessionId,
+    const partial = await store.apply(sessionId, decideTransition, [
       { decisions: [decision(first, now + 1)] },
       now + 1,
       lease(now),
       DECIDER,
-    );
+    ]);
     expect(partial.outcome).toBe('pending');
     expect(partial.pause.decisions).toHaveLength(1);
 
     const held = lease(now);
-    const last = await store.decide(
-      sessionId,
+    const last = await store.apply(sessionId, decideTransition, [
       { decisions: [decision(second, now + 2)] },
       now + 2,
       held,
       DECIDER,
-    );
+    ]);
     expect(last.outcome).toBe('resumes');
     expect(last.pause.status).toBe('resuming');
     expect((await peer.getSnapshot(sessionId))?.meta).toMatchObject({
@@ -159,21 +167,23 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     });
     expect(
       await codeOf(
-        store.decide(
-          sessionId,
+        store.apply(sessionId, decideTransition, [
           { decisions: [decision(second, now + 3)] },
           now + 3,
           lease(now),
           DECIDER,
-        ),
+        ]),
       ),
     ).toBe('ALREADY_DECIDED');
 
-    await store.finishRun(segmentEnd(run, held, now + 4, { events: [], state: {} }, []), {
-      status: 'completed',
-      result: 'sent',
-      audit: [],
-    });
+    await store.apply(run.sessionId, finishRunTransition, [
+      segmentEnd(run, held, now + 4, { events: [], state: {} }, []),
+      {
+        status: 'completed',
+        result: 'sent',
+        audit: [],
+      },
+    ]);
     expect((await peer.getSnapshot(sessionId))?.meta).toMatchObject({ status: 'idle' });
     expect(await peer.getPause(sessionId, pause.pauseId)).toMatchObject({ status: 'resumed' });
     expect(await peer.getRun(sessionId, run.invocationId)).toMatchObject({
@@ -193,7 +203,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const pause = newPause(run, 1, now);
     // Until the end is committed, nothing the segment appended is in the store.
     expect((await peer.loadSession(sessionId, APP, userId))?.events).toEqual([]);
-    await store.savePause(
+    await store.apply(run.sessionId, savePauseTransition, [
       segmentEnd(run, held, now, {
         events: [said],
         state: { intent: 'images', 'app:theme': 'dark', 'user:plan': 'pro', 'temp:x': 1 },
@@ -201,7 +211,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       pause,
       requested(pause),
       now + HOUR,
-    );
+    ]);
     const read = await peer.loadSession(sessionId, APP, userId);
     expect(read?.events.map((e) => e.id)).toEqual([said.id]);
     expect(read?.events[0]).toMatchObject({
@@ -217,13 +227,13 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     await peerResumes(pause, now);
     const resumedLease = (await peer.getSnapshot(sessionId))?.meta.lease ?? lease(now);
     const answer = userEvent(run.invocationId, 'yes');
-    await peer.finishRun(
+    await peer.apply(run.sessionId, finishRunTransition, [
       segmentEnd(run, resumedLease, now + 2, {
         events: [answer, { ...said, branch: 'again' }],
         state: {},
       }),
       { status: 'completed', audit: [] },
-    );
+    ]);
     const after = await store.loadSession(sessionId, APP, userId);
     expect(after?.events.map((e) => [e.id, e.branch])).toEqual([
       [said.id, 'again'],
@@ -239,9 +249,9 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const callId = pause.approvals[0]?.toolCallId ?? '';
     const answer = userEvent(run.invocationId, 'approved', { step: 1 });
     const result = userEvent(run.invocationId, 'paid');
-    await store.checkpoint(
+    await store.apply(run.sessionId, checkpointTransition, [
       segmentEnd(run, held, now + 2, { events: [answer], state: { step: 1 } }, [callId]),
-    );
+    ]);
     // Stored at once, for any instance; the run keeps its session, marked checkpointed.
     const read = await peer.loadSession(sessionId, APP, userId);
     expect(read?.events.map((e) => e.id)).toEqual([answer.id]);
@@ -260,14 +270,17 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     ]);
 
     // The next checkpoint follows the last; the end clears the mark.
-    await peer.checkpoint(
+    await peer.apply(run.sessionId, checkpointTransition, [
       segmentEnd(run, held, now + 3, { events: [result], state: { step: 2 } }, []),
-    );
+    ]);
     expect((await store.loadSession(sessionId, APP, userId))?.events.map((e) => e.id)).toEqual([
       answer.id,
       result.id,
     ]);
-    await store.finishRun(segmentEnd(run, held, now + 4), { status: 'completed', audit: [] });
+    await store.apply(run.sessionId, finishRunTransition, [
+      segmentEnd(run, held, now + 4),
+      { status: 'completed', audit: [] },
+    ]);
     expect(await peer.getSnapshot(sessionId)).toMatchObject({
       meta: { status: 'idle' },
       run: { status: 'completed' },
@@ -287,12 +300,19 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);
     const lapsedAt = now + 130_000;
-    await peer.recoverRun(sessionId, run.invocationId, lease(lapsedAt), 'ops', lapsedAt);
+    await peer.apply(sessionId, recoverRunTransition, [
+      run.invocationId,
+      lease(lapsedAt),
+      'ops',
+      lapsedAt,
+    ]);
     const late = segmentEnd(run, held, lapsedAt + 1, {
       events: [userEvent(run.invocationId, 'stale')],
       state: { stale: true },
     });
-    expect(await codeOf(store.checkpoint(late))).toBe('LEASE_LOST');
+    expect(await codeOf(store.apply(late.sessionId, checkpointTransition, [late]))).toBe(
+      'LEASE_LOST',
+    );
     const read = await peer.loadSession(sessionId, APP, userId);
     expect(read?.events).toEqual([]);
     expect(read?.state).not.toHaveProperty('stale');
@@ -302,13 +322,13 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   it("shares app: state across the app and user: state across a user's sessions", async () => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);
-    await store.finishRun(
+    await store.apply(run.sessionId, finishRunTransition, [
       segmentEnd(run, held, now, {
         events: [userEvent(run.invocationId, 'hi')],
         state: { 'app:motd': 'hello', 'user:lang': 'ja', domain_id: 7 },
       }),
       { status: 'completed', audit: [] },
-    );
+    ]);
     // (`app:` state is shared with the other tests of this app.)
     expect((await peer.loadSession(sessionId, APP, userId))?.state).toMatchObject({
       'app:motd': 'hello',
@@ -329,20 +349,26 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);
     const next = (at: number) => newRun(sessionId, userId, at);
-    expect(await codeOf(peer.beginRun(next(now + 1), lease(now)))).toBe('SESSION_BUSY');
+    expect(
+      await codeOf(peer.apply(sessionId, beginRunTransition, [next(now + 1), lease(now)])),
+    ).toBe('SESSION_BUSY');
 
     // Renewed: still busy past the first lease's end.
     const renewed = { owner: held.owner, until: now + 120_000 };
-    await store.renewLease(sessionId, run.invocationId, renewed);
-    expect(await codeOf(peer.beginRun(next(now + 90_000), lease(now)))).toBe('SESSION_BUSY');
-    expect(await codeOf(store.renewLease(sessionId, run.invocationId, lease(now)))).toBe(
-      'LEASE_LOST',
-    );
+    await store.apply(sessionId, renewLeaseTransition, [run.invocationId, renewed]);
+    expect(
+      await codeOf(peer.apply(sessionId, beginRunTransition, [next(now + 90_000), lease(now)])),
+    ).toBe('SESSION_BUSY');
+    expect(
+      await codeOf(store.apply(sessionId, renewLeaseTransition, [run.invocationId, lease(now)])),
+    ).toBe('LEASE_LOST');
 
     // Lapsed: the run is interrupted. No new run may drop it; it is listed, found by
     // its invocation id, and taken over by a recovery, once.
     const lapsedAt = now + 130_000;
-    expect(await codeOf(peer.beginRun(next(lapsedAt), lease(lapsedAt)))).toBe('RUN_INTERRUPTED');
+    expect(
+      await codeOf(peer.apply(sessionId, beginRunTransition, [next(lapsedAt), lease(lapsedAt)])),
+    ).toBe('RUN_INTERRUPTED');
     expect(await peer.findRun(run.invocationId)).toBe(sessionId);
     const listed = await peer.listInterrupted({ limit: 200 }, lapsedAt);
     expect(listed.items.map((s) => s.meta.sessionId)).toContain(sessionId);
@@ -350,10 +376,22 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       (await peer.listInterrupted({ limit: 200 }, now + 60_000)).items.map((s) => s.meta.sessionId),
     ).not.toContain(sessionId);
     const taker = lease(lapsedAt);
-    const taken = await peer.recoverRun(sessionId, run.invocationId, taker, 'ops', lapsedAt);
+    const taken = await peer.apply(sessionId, recoverRunTransition, [
+      run.invocationId,
+      taker,
+      'ops',
+      lapsedAt,
+    ]);
     expect(taken.meta.lease).toEqual(taker);
     expect(
-      await codeOf(peer.recoverRun(sessionId, run.invocationId, lease(lapsedAt), 'ops', lapsedAt)),
+      await codeOf(
+        peer.apply(sessionId, recoverRunTransition, [
+          run.invocationId,
+          lease(lapsedAt),
+          'ops',
+          lapsedAt,
+        ]),
+      ),
     ).toBe('RUN_NOT_INTERRUPTED');
     expect(await actions(sessionId)).toEqual(['started', 'recovered']);
     expect(
@@ -365,12 +403,21 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       events: [userEvent(run.invocationId, 'stale')],
       state: { stale: true },
     });
-    expect(await codeOf(store.renewLease(sessionId, run.invocationId, renewed))).toBe('LEASE_LOST');
-    expect(await codeOf(store.finishRun(late, { status: 'completed', audit: [] }))).toBe(
-      'LEASE_LOST',
-    );
+    expect(
+      await codeOf(store.apply(sessionId, renewLeaseTransition, [run.invocationId, renewed])),
+    ).toBe('LEASE_LOST');
+    expect(
+      await codeOf(
+        store.apply(late.sessionId, finishRunTransition, [
+          late,
+          { status: 'completed', audit: [] },
+        ]),
+      ),
+    ).toBe('LEASE_LOST');
     const pause = newPause(run, 1, now + 140_000);
-    expect(await codeOf(store.savePause(late, pause, [], now + HOUR))).toBe('LEASE_LOST');
+    expect(
+      await codeOf(store.apply(late.sessionId, savePauseTransition, [late, pause, [], now + HOUR])),
+    ).toBe('LEASE_LOST');
     const read = await peer.loadSession(sessionId, APP, userId);
     expect(read?.events).toEqual([]);
     expect(read?.state).not.toHaveProperty('stale');
@@ -387,7 +434,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const before = [await store.getSnapshot(sessionId), await actions(sessionId)];
     expect(
       await codeOf(
-        store.decide(sessionId, { decisions: [decision('nope', now)] }, now, lease(now), DECIDER),
+        store.apply(sessionId, decideTransition, [
+          { decisions: [decision('nope', now)] },
+          now,
+          lease(now),
+          DECIDER,
+        ]),
       ),
     ).toBe('APPROVAL_NOT_FOUND');
     expect([await store.getSnapshot(sessionId), await actions(sessionId)]).toEqual(before);
@@ -399,13 +451,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const now = Date.now();
     const { sessionId, pause } = await pausedSession(store, 1, now, HOUR, 'input');
     const approvalId = pause.approvals[0]?.approvalId as string;
-    const refused = store.decide(
-      sessionId,
+    const refused = store.apply(sessionId, decideTransition, [
       { decisions: [decision(approvalId, now)] },
       now,
       lease(now),
       DECIDER,
-    );
+    ]);
     await expect(refused).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       details: { approval_id: approvalId, missing: 'payload' },
@@ -413,7 +464,14 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(await store.getPause(sessionId, pause.pauseId)).toEqual(pause);
     const valued = { ...decision(approvalId, now), payload: { item: 'Banana' } };
     expect(
-      (await store.decide(sessionId, { decisions: [valued] }, now, lease(now), DECIDER)).outcome,
+      (
+        await store.apply(sessionId, decideTransition, [
+          { decisions: [valued] },
+          now,
+          lease(now),
+          DECIDER,
+        ])
+      ).outcome,
     ).toBe('resumes');
   });
 
@@ -423,16 +481,17 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const late = pause.expiresAt + 1;
     const approvalId = pause.approvals[0]?.approvalId ?? '';
     const decideLate = () =>
-      store.decide(
-        sessionId,
+      store.apply(sessionId, decideTransition, [
         { decisions: [decision(approvalId, late)] },
         late,
         lease(late),
         DECIDER,
-      );
+      ]);
     expect(await codeOf(decideLate())).toBe('APPROVAL_EXPIRED');
     expect(await codeOf(decideLate())).toBe('APPROVAL_EXPIRED');
-    expect(await codeOf(store.cancel(sessionId, 'bob', undefined, late))).toBe('APPROVAL_EXPIRED');
+    expect(await codeOf(store.apply(sessionId, cancelTransition, ['bob', undefined, late]))).toBe(
+      'APPROVAL_EXPIRED',
+    );
     expect(await store.getPause(sessionId, pause.pauseId)).toMatchObject({ status: 'expired' });
     expect((await store.getSnapshot(sessionId))?.meta).toMatchObject({ status: 'idle' });
     expect(await store.listDuePauses(late + HOUR, 100)).not.toContain(sessionId);
@@ -442,24 +501,27 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   it('cancels a paused run; deciding or cancelling again says it was cancelled', async () => {
     const now = Date.now();
     const { sessionId, pause } = await pausedSession(store, 1, now);
-    const cancelled = await store.cancel(sessionId, 'bob', 'changed my mind', now + 1);
+    const cancelled = await store.apply(sessionId, cancelTransition, [
+      'bob',
+      'changed my mind',
+      now + 1,
+    ]);
     expect(cancelled.status).toBe('cancelled');
     const approvalId = pause.approvals[0]?.approvalId ?? '';
     expect(
       await codeOf(
-        store.decide(
-          sessionId,
+        store.apply(sessionId, decideTransition, [
           { decisions: [decision(approvalId, now)] },
           now,
           lease(now),
           DECIDER,
-        ),
+        ]),
       ),
     ).toBe('PAUSE_CANCELLED');
     expect(await actions(sessionId)).toContain('cancelled');
-    expect(await codeOf(store.cancel(sessionId, 'bob', undefined, now + 2))).toBe(
-      'PAUSE_CANCELLED',
-    );
+    expect(
+      await codeOf(store.apply(sessionId, cancelTransition, ['bob', undefined, now + 2])),
+    ).toBe('PAUSE_CANCELLED');
   });
 
   it('answers a resume of a resumed pause ALREADY_DECIDED, and of a newer run NO_PENDING_APPROVAL', async () => {
@@ -468,38 +530,50 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const resumed = await peerResumes(pause, now);
     expect(resumed.outcome).toBe('resumes');
     const held = (await store.getSnapshot(sessionId))?.meta.lease ?? lease(now);
-    await store.finishRun(segmentEnd(run, held, now + 2), { status: 'completed', audit: [] });
+    await store.apply(run.sessionId, finishRunTransition, [
+      segmentEnd(run, held, now + 2),
+      { status: 'completed', audit: [] },
+    ]);
     const all = { all: { approved: true, decidedBy: 'bob', at: now + 3 } };
-    expect(await codeOf(store.decide(sessionId, all, now + 3, lease(now), DECIDER))).toBe(
-      'ALREADY_DECIDED',
-    );
-    expect(await codeOf(store.cancel(sessionId, 'bob', undefined, now + 3))).toBe(
-      'NO_PENDING_APPROVAL',
-    );
-    await store.beginRun(newRun(sessionId, userId, now + 4), lease(now + 4));
-    expect(await codeOf(store.decide(sessionId, all, now + 5, lease(now), DECIDER))).toBe(
-      'NO_PENDING_APPROVAL',
-    );
+    expect(
+      await codeOf(store.apply(sessionId, decideTransition, [all, now + 3, lease(now), DECIDER])),
+    ).toBe('ALREADY_DECIDED');
+    expect(
+      await codeOf(store.apply(sessionId, cancelTransition, ['bob', undefined, now + 3])),
+    ).toBe('NO_PENDING_APPROVAL');
+    await store.apply(sessionId, beginRunTransition, [
+      newRun(sessionId, userId, now + 4),
+      lease(now + 4),
+    ]);
+    expect(
+      await codeOf(store.apply(sessionId, decideTransition, [all, now + 5, lease(now), DECIDER])),
+    ).toBe('NO_PENDING_APPROVAL');
   });
 
   it('refuses a new run while paused, naming only the undecided approvals', async () => {
     const now = Date.now();
     const { sessionId, userId, pause } = await pausedSession(store, 2, now);
     const [first, second] = pause.approvals;
-    await store.decide(
-      sessionId,
+    await store.apply(sessionId, decideTransition, [
       { decisions: [decision(first?.approvalId as string, now)] },
       now,
       lease(now),
       DECIDER,
-    );
-    await expect(store.beginRun(newRun(sessionId, userId, now), lease(now))).rejects.toMatchObject({
+    ]);
+    await expect(
+      store.apply(sessionId, beginRunTransition, [newRun(sessionId, userId, now), lease(now)]),
+    ).rejects.toMatchObject({
       code: 'SESSION_PAUSED',
       details: { pending_approvals: [second] },
     });
-    expect(await codeOf(store.beginRun(newRun('no-such-session', 'u', now), lease(now)))).toBe(
-      'SESSION_NOT_FOUND',
-    );
+    expect(
+      await codeOf(
+        store.apply('no-such-session', beginRunTransition, [
+          newRun('no-such-session', 'u', now),
+          lease(now),
+        ]),
+      ),
+    ).toBe('SESSION_NOT_FOUND');
   });
 
   it('lets exactly one of 20 concurrent deciders resume the run', async () => {
@@ -510,13 +584,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       Array.from({ length: 20 }, (_, i) =>
         codeOf(
           (i % 2 ? peer : store)
-            .decide(
-              sessionId,
+            .apply(sessionId, decideTransition, [
               { decisions: [decision(approvalId, now + i)] },
               now + 1,
               lease(now),
               DECIDER,
-            )
+            ])
             .then((result) => {
               if (result.outcome !== 'resumes') throw new Error(`unexpected ${result.outcome}`);
             }),
@@ -601,7 +674,9 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const { sessionId, pause } = await pausedSession(store, 1, now, 5_000);
     expect(await peer.listDuePauses(now, 1000)).not.toContain(sessionId);
     expect(await peer.listDuePauses(pause.expiresAt, 1000)).toContain(sessionId);
-    expect(await peer.expire(sessionId, pause.expiresAt)).toMatchObject({ status: 'expired' });
+    expect(await peer.apply(sessionId, expireTransition, [pause.expiresAt])).toMatchObject({
+      status: 'expired',
+    });
     expect(await peer.listDuePauses(pause.expiresAt, 1000)).not.toContain(sessionId);
   });
 
@@ -613,12 +688,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     for (const ttl of [HOUR, HOUR, 2 * HOUR, HOUR, HOUR, 3 * HOUR, HOUR]) {
       const started = await runningSession(store, now, userId);
       const pause = newPause(started.run, 1, now, ttl);
-      await store.savePause(
+      await store.apply(started.sessionId, savePauseTransition, [
         segmentEnd(started.run, started.held, now),
         pause,
         requested(pause),
         now + 4 * HOUR,
-      );
+      ]);
       pauses.push(pause);
     }
     const expected = [...pauses]
@@ -637,7 +712,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     // Ended pauses drop out; another owner's never show.
     const [resumed, cancelled] = pauses as [Pause, Pause];
     await peerResumes(resumed, now);
-    await store.cancel(cancelled.sessionId, 'bob', undefined, now);
+    await store.apply(cancelled.sessionId, cancelTransition, ['bob', undefined, now]);
     const listed = await peer.listPaused({ audiences: [`user:${userId}`], limit: 100 }, now);
     expect(listed.items.map((s) => s.meta.sessionId)).toEqual(
       expected.filter((id) => id !== resumed.sessionId && id !== cancelled.sessionId),
@@ -670,32 +745,29 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     it('settles a quorum approval once two distinct approvers approved; nobody counts twice', async () => {
       const now = Date.now();
       const { sessionId, approvalId } = await pausedWithApprovers(store, payments, now);
-      const first = await store.decide(
-        sessionId,
+      const first = await store.apply(sessionId, decideTransition, [
         { decisions: [vote(approvalId, maria, now)] },
         now,
         lease(now),
         maria,
-      );
+      ]);
       expect(first.outcome).toBe('pending');
       expect(
         await codeOf(
-          peer.decide(
-            sessionId,
+          peer.apply(sessionId, decideTransition, [
             { decisions: [vote(approvalId, maria, now + 1)] },
             now + 1,
             lease(now),
             maria,
-          ),
+          ]),
         ),
       ).toBe('ALREADY_VOTED');
-      const second = await peer.decide(
-        sessionId,
+      const second = await peer.apply(sessionId, decideTransition, [
         { decisions: [vote(approvalId, jiro, now + 2)] },
         now + 2,
         lease(now),
         jiro,
-      );
+      ]);
       expect(second.outcome).toBe('resumes');
       expect(second.pause.decisions.map((d) => d.decidedBy)).toEqual(['maria', 'jiro']);
       expect(second.pause.decisions[0]?.argsHash).toBe(
@@ -706,13 +778,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     it('is settled by one denial', async () => {
       const now = Date.now();
       const { sessionId, approvalId } = await pausedWithApprovers(store, payments, now);
-      const denied = await store.decide(
-        sessionId,
+      const denied = await store.apply(sessionId, decideTransition, [
         { decisions: [vote(approvalId, maria, now, false)] },
         now,
         lease(now),
         maria,
-      );
+      ]);
       expect(denied.outcome).toBe('resumes');
     });
 
@@ -725,13 +796,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       );
       const refused = (who: Principal, approved = true) =>
         store
-          .decide(
-            sessionId,
+          .apply(sessionId, decideTransition, [
             { decisions: [vote(approvalId, who, now, approved)] },
             now,
             lease(now),
             who,
-          )
+          ])
           .catch((error) => error);
       expect(await refused(eve)).toMatchObject({
         code: 'FORBIDDEN',
@@ -746,13 +816,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       // The requester may still deny their own call.
       expect(
         (
-          await store.decide(
-            sessionId,
+          await store.apply(sessionId, decideTransition, [
             { decisions: [vote(approvalId, { id: userId, roles: ['approver'] }, now, false)] },
             now,
             lease(now),
             { id: userId, roles: ['approver'] },
-          )
+          ])
         ).outcome,
       ).toBe('resumes');
     });
@@ -763,20 +832,31 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       const all = { approved: true, decidedBy: 'maria', at: now };
       expect(
         await codeOf(
-          store.decide(sessionId, { all, pauseId: 'pause-other' }, now, lease(now), maria),
+          store.apply(sessionId, decideTransition, [
+            { all, pauseId: 'pause-other' },
+            now,
+            lease(now),
+            maria,
+          ]),
         ),
       ).toBe('PAUSE_MISMATCH');
       const stale = { ...vote(approvalId, maria, now), argsHash: hashArgs({ amount: 5 }) };
       expect(
-        await codeOf(store.decide(sessionId, { decisions: [stale] }, now, lease(now), maria)),
+        await codeOf(
+          store.apply(sessionId, decideTransition, [
+            { decisions: [stale] },
+            now,
+            lease(now),
+            maria,
+          ]),
+        ),
       ).toBe('ARGS_MISMATCH');
-      const bound = await store.decide(
-        sessionId,
+      const bound = await store.apply(sessionId, decideTransition, [
         { all, pauseId: pause.pauseId },
         now,
         lease(now),
         maria,
-      );
+      ]);
       expect(bound.pause.decisions).toHaveLength(1);
     });
 
@@ -857,7 +937,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       expect(first.ids).toEqual([s4, s3]);
       // s0 is updated between pages: it goes to the top, and the next pages go on
       // from where the first stopped, repeating and skipping nothing.
-      await store.beginRun(newRun(s0, userId, now + 20), lease(now + 20));
+      await store.apply(s0, beginRunTransition, [newRun(s0, userId, now + 20), lease(now + 20)]);
       const second = await listed(userId, now, 2, first.next);
       expect(second.ids).toEqual([s2, s1]);
       expect(await listed(userId, now, 2, second.next)).toEqual({ ids: [], next: undefined });
@@ -906,8 +986,14 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       expect([...title]).toHaveLength(TITLE_LENGTH);
       expect(title.startsWith('Plan a trip xxx')).toBe(true);
       expect(title.endsWith('…')).toBe(true);
-      await store.finishRun(segmentEnd(run, held, now + 1), { status: 'completed', audit: [] });
-      await store.beginRun({ ...newRun(sessionId, userId, now + 2), query: 'again' }, lease(now));
+      await store.apply(run.sessionId, finishRunTransition, [
+        segmentEnd(run, held, now + 1),
+        { status: 'completed', audit: [] },
+      ]);
+      await store.apply(sessionId, beginRunTransition, [
+        { ...newRun(sessionId, userId, now + 2), query: 'again' },
+        lease(now),
+      ]);
       expect((await peer.getSnapshot(sessionId))?.meta.title).toBe(title);
     });
 
@@ -933,9 +1019,14 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       ).toBe('SESSION_EXISTS');
       expect((await listed(other, now)).ids).toEqual([]);
       // A run refused while another holds the session does not move it up.
-      expect(await codeOf(store.beginRun(newRun(sessionId, userId, now + 9), lease(now + 9)))).toBe(
-        'SESSION_BUSY',
-      );
+      expect(
+        await codeOf(
+          store.apply(sessionId, beginRunTransition, [
+            newRun(sessionId, userId, now + 9),
+            lease(now + 9),
+          ]),
+        ),
+      ).toBe('SESSION_BUSY');
       expect((await listed(userId, now)).ids).toEqual([idle, sessionId]);
     });
   });
@@ -964,34 +1055,38 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
 
     const { sessionId, run, pause } = await pausedSession(store, 2, now);
     const [first, second] = pause.approvals.map((a) => a.approvalId) as [string, string];
-    await peer.decide(
-      sessionId,
+    await peer.apply(sessionId, decideTransition, [
       { decisions: [{ ...decision(first, now + 1), payload: { item: 'Banana' } }] },
       now + 1,
       lease(now),
       DECIDER,
-    );
+    ]);
     const held = lease(now);
-    await store.decide(
-      sessionId,
+    await store.apply(sessionId, decideTransition, [
       { decisions: [decision(second, now + 2)] },
       now + 2,
       held,
       DECIDER,
-    );
-    await peer.finishRun(segmentEnd(run, held, now + 3), {
-      status: 'completed',
-      audit: [
-        {
-          at: now + 3,
-          action: 'completed',
-          sessionId,
-          invocationId: run.invocationId,
-          actor: 'agent',
-        },
-      ],
-    });
-    await store.beginRun(newRun(sessionId, 'bob', now + 4), lease(now + 4));
+    ]);
+    await peer.apply(run.sessionId, finishRunTransition, [
+      segmentEnd(run, held, now + 3),
+      {
+        status: 'completed',
+        audit: [
+          {
+            at: now + 3,
+            action: 'completed',
+            sessionId,
+            invocationId: run.invocationId,
+            actor: 'agent',
+          },
+        ],
+      },
+    ]);
+    await store.apply(sessionId, beginRunTransition, [
+      newRun(sessionId, 'bob', now + 4),
+      lease(now + 4),
+    ]);
 
     const { lines, check, headIsLast } = await chainOf(sessionId);
     expect(lines.map((l) => l.action)).toEqual([
@@ -1021,13 +1116,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     const { sessionId, pause } = await pausedSession(store, 12, now);
     await Promise.all(
       pause.approvals.map((a, i) =>
-        (i % 2 ? peer : store).decide(
-          sessionId,
+        (i % 2 ? peer : store).apply(sessionId, decideTransition, [
           { decisions: [decision(a.approvalId, now + i)] },
           now + i,
           lease(now),
           DECIDER,
-        ),
+        ]),
       ),
     );
     const { lines, check, headIsLast } = await chainOf(sessionId);

@@ -2,6 +2,7 @@ import { createEvent, type Event } from '@google/adk';
 import type { Principal } from '../core/principal.js';
 import type { Approvers, AuditEntry, Decision, Lease, Pause, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SegmentEnd, SessionAppend } from './store.js';
+import { savePauseTransition } from './transitions.js';
 
 /** Test support: records as the runtime makes them, for driving a store directly. */
 export const APP = 'contract-app';
@@ -133,12 +134,12 @@ export async function pausedSession(
 ) {
   const started = await runningSession(store, now);
   const pause = newPause(started.run, approvals, now, ttlMs, kind);
-  await store.savePause(
+  await store.apply(started.sessionId, savePauseTransition, [
     segmentEnd(started.run, started.held, now),
     pause,
     requested(pause),
     now + 2 * ttlMs,
-  );
+  ]);
   return { ...started, pause };
 }
 
@@ -151,12 +152,12 @@ export async function pausedWithApprovers(
   const started = await runningSession(store, now);
   const pause = newPause(started.run, 1, now);
   for (const approval of pause.approvals) approval.approvers = approvers;
-  await store.savePause(
+  await store.apply(started.sessionId, savePauseTransition, [
     segmentEnd(started.run, started.held, now),
     pause,
     requested(pause),
     now + 2 * HOUR,
-  );
+  ]);
   return { ...started, pause, approvalId: pause.approvals[0]?.approvalId ?? '' };
 }
 

@@ -1,6 +1,6 @@
 import type { Event, Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
-import type { Principal } from '../core/principal.js';
+import type { HoldpointError } from '../core/errors.js';
 import type {
   AuditEntry,
   Decision,
@@ -34,7 +34,38 @@ export interface SessionAppend {
   state: Record<string, unknown>;
 }
 
-/** What `decide` did: decisions recorded, and whether the caller now resumes the run. */
+/** What a transition writes, all at once, for one session. */
+export interface SessionWrites {
+  meta: SessionMeta;
+  pauses?: Pause[];
+  runs?: RunRecord[];
+  audit: AuditEntry[];
+  /** Keep the pause record (a tombstone once it ends) until then. */
+  pauseRetainUntil?: number;
+  /** The ADK events and state a run segment appended. */
+  append?: SessionAppend;
+}
+
+/** A transition's writes and its answer; `error` is thrown after the writes commit. */
+export interface Transition<T> {
+  writes?: SessionWrites;
+  value?: T;
+  error?: HoldpointError;
+}
+
+/**
+ * A change of one session, as `transitions.ts` declares them: pure, from the session's
+ * snapshot and `args` to what it writes and answers (or throws, writing nothing).
+ */
+export type SessionTransition<A extends unknown[], T> = (
+  snapshot: SessionSnapshot,
+  ...args: A
+) => Transition<T>;
+
+/**
+ * What deciding (`decideTransition`) did: decisions recorded, and whether the caller
+ * now resumes the run.
+ */
 export interface DecideResult {
   pause: Pause;
   /**
@@ -108,7 +139,8 @@ export interface Page<T> {
 /**
  * Durable state of Holdpoint: sessions (meta, ADK events and state), runs, pauses,
  * decisions, the audit log, the effect ledger and the indexes that find paused
- * sessions. Every change of a session is one atomic transition, so two processes
+ * sessions. Every change of a session is one atomic transition, applied by `apply`
+ * (the one place a session is written, besides its creation), so two processes
  * sharing the store can never both resume a pause or both record a decision; a
  * transition's result is visible to nobody before it is stored.
  */
@@ -135,82 +167,22 @@ export interface HoldpointStore {
   loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined>;
 
   /**
-   * Marks the session running `run` under `lease`. Throws SESSION_PAUSED when it waits
-   * for people, SESSION_BUSY while another segment's lease holds it and
-   * RUN_INTERRUPTED when its run's lease lapsed (that run is recovered first).
+   * THE place where a session changes durably: runs `transition` (one of
+   * `transitions.ts`, given the session's snapshot and `args`) as a compare-and-set on
+   * the session's version, and returns its value once its writes are stored (or throws
+   * its error, after they are). A commit that loses the race is computed again on what
+   * is read then; its audit lines are chained onto the head it read. `seen`, the
+   * session as the caller read it with getSnapshot, saves reading it again: the
+   * transition is tried on it first (when it is stale, on what is read then).
+   * SESSION_NOT_FOUND when there is no such session; OUTCOME_UNKNOWN when a commit's
+   * reply was lost and the store stayed away too long to learn whether it was stored.
    */
-  beginRun(run: RunRecord, lease: Lease): Promise<void>;
-  /** Extends the lease of a running segment; LEASE_LOST when another run holds the session. */
-  renewLease(sessionId: string, invocationId: string, lease: Lease): Promise<void>;
-  /**
-   * Stores a pause (running → paused) with the segment's events, its approval
-   * indexes and audit lines. LEASE_LOST when the segment no longer holds the session.
-   */
-  savePause(end: SegmentEnd, pause: Pause, audit: AuditEntry[], retainUntil: number): Promise<void>;
-  /**
-   * Stores what a running segment appended so far and marks its run checkpointed; the
-   * segment keeps the session. LEASE_LOST as for savePause.
-   */
-  checkpoint(end: SegmentEnd): Promise<void>;
-  /** Ends the run (session idle) with the segment's events. LEASE_LOST as for savePause. */
-  finishRun(end: SegmentEnd, ending: RunEnding): Promise<void>;
-  /**
-   * Records `by`'s decisions, all or none, as each approval's policy allows (FORBIDDEN
-   * otherwise; ALREADY_VOTED for a second vote). Throws APPROVAL_NOT_FOUND, ALREADY_DECIDED,
-   * APPROVAL_EXPIRED (the pause becomes expired and audited), PAUSE_CANCELLED,
-   * NO_PENDING_APPROVAL. When the last approval is decided the pause becomes
-   * `resuming` and the session running under `lease`: only one caller ever gets
-   * `resumes` (or `handed`). Decisions carrying a `requestId` the pause already holds are `recorded`.
-   * `seen`, the session as the caller read it with getSnapshot, saves reading it again:
-   * the decision is tried on it first (when it is stale, on what is read then).
-   */
-  decide(
+  apply<A extends unknown[], T>(
     sessionId: string,
-    batch: DecisionBatch,
-    now: number,
-    lease: Lease,
-    by: Principal,
+    transition: SessionTransition<A, T>,
+    args: A,
     seen?: SessionSnapshot,
-  ): Promise<DecideResult>;
-  /**
-   * What became of the pause the segment `owner` holds in place; at or past the hold's
-   * end, or with `release` (the process stops), a pause still waiting is released
-   * (stored without `heldBy`), so that from then on a decision resumes it as any other.
-   */
-  settleHold(
-    sessionId: string,
-    invocationId: string,
-    owner: string,
-    now: number,
-    release?: boolean,
-  ): Promise<HoldState>;
-  /**
-   * Takes over an interrupted run (its lease lapsed) under `lease`, audited as
-   * `recovered` by `actor`; returns the session as it now stands. RUN_NOT_INTERRUPTED
-   * when the run is not the session's current one, ended, or still holds its lease.
-   */
-  recoverRun(
-    sessionId: string,
-    invocationId: string,
-    lease: Lease,
-    actor: string,
-    now: number,
-  ): Promise<SessionSnapshot>;
-  /**
-   * Gives up an interrupted run: recorded cancelled, the session idle. RUN_NOT_INTERRUPTED
-   * when the run is not the session's current one or not interrupted.
-   */
-  cancelInterrupted(
-    sessionId: string,
-    invocationId: string,
-    actor: string,
-    reason: string | undefined,
-    now: number,
-  ): Promise<RunRecord>;
-  /** Cancels the paused run of a session; refused as `decide` refuses when it is not paused. */
-  cancel(sessionId: string, actor: string, reason: string | undefined, now: number): Promise<Pause>;
-  /** Expires the session's pause if it is past its time; returns the pause when it did. */
-  expire(sessionId: string, now: number): Promise<Pause | undefined>;
+  ): Promise<T>;
 
   getPause(sessionId: string, pauseId: string): Promise<Pause | undefined>;
   getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined>;

@@ -8,40 +8,20 @@ import {
   sessionExists,
   sessionNotFound,
 } from '../core/errors.js';
-import type { Principal } from '../core/principal.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
 import type {
-  DecideResult,
-  DecisionBatch,
   HoldpointStore,
-  HoldState,
   NewSession,
   Page,
   PageCursor,
-  RunEnding,
-  SegmentEnd,
   SessionSnapshot,
+  SessionTransition,
+  SessionWrites,
 } from './store.js';
-import {
-  beginRunTransition,
-  cancelInterruptedTransition,
-  cancelTransition,
-  chainWrites,
-  checkpointTransition,
-  decideTransition,
-  expireTransition,
-  finishRunTransition,
-  newSessionWrites,
-  recoverRunTransition,
-  renewLeaseTransition,
-  type SessionWrites,
-  savePauseTransition,
-  settleHoldTransition,
-  type Transition,
-} from './transitions.js';
+import { chainWrites, newSessionWrites } from './transitions.js';
 import type { UserMemories } from './user-memories.js';
 
 /**
@@ -78,7 +58,7 @@ function commitUnknown(sessionId: string, lost: HoldpointError): HoldpointError 
 }
 
 /**
- * The state machine of every store: read a session's snapshot, compute the
+ * The state machine of every store, in `apply`: read a session's snapshot, compute the
  * transition, commit it only if nobody changed the session in between (compare
  * and set on a per-session version), read again and retry otherwise. Stores
  * provide the read and the atomic commit; the rules live once, in transitions.ts.
@@ -160,7 +140,7 @@ export abstract class TransactionalStore implements HoldpointStore {
 
   /**
    * The snapshots `getSnapshot` handed out and the versions they were read at, so a
-   * caller's snapshot can be the first read of its transition (`decide`'s `seen`).
+   * caller's snapshot can be the first read of its transition (`apply`'s `seen`).
    */
   private readonly handedOut = new WeakMap<SessionSnapshot, VersionedSnapshot>();
 
@@ -228,9 +208,10 @@ export abstract class TransactionalStore implements HoldpointStore {
    * caller read it with getSnapshot (a stale one simply loses the race), then on what is
    * read, until a commit holds.
    */
-  private async transact<T>(
+  async apply<A extends unknown[], T>(
     sessionId: string,
-    transition: (snapshot: SessionSnapshot) => Transition<T>,
+    transition: SessionTransition<A, T>,
+    args: A,
     seen?: SessionSnapshot,
   ): Promise<T> {
     let known = seen && this.handedOut.get(seen);
@@ -241,7 +222,7 @@ export abstract class TransactionalStore implements HoldpointStore {
       if (!read) {
         throw sessionNotFound(sessionId);
       }
-      const result = transition(read.snapshot);
+      const result = transition(read.snapshot, ...args);
       const writes = result.writes && chainWrites(read.snapshot.meta.auditHead, result.writes);
       if (writes && !(await this.store(sessionId, read, writes))) {
         // Someone else changed the session between our read and commit: read again.
@@ -252,92 +233,5 @@ export abstract class TransactionalStore implements HoldpointStore {
       return result.value as T;
     }
     throw new HoldpointError('SESSION_BUSY', 'The session is changing too often; try again.');
-  }
-
-  beginRun(run: RunRecord, lease: Lease): Promise<void> {
-    return this.transact(run.sessionId, (s) => beginRunTransition(s, run, lease));
-  }
-
-  renewLease(sessionId: string, invocationId: string, lease: Lease): Promise<void> {
-    return this.transact(sessionId, (s) => renewLeaseTransition(s, invocationId, lease));
-  }
-
-  savePause(
-    end: SegmentEnd,
-    pause: Pause,
-    audit: AuditEntry[],
-    retainUntil: number,
-  ): Promise<void> {
-    return this.transact(end.sessionId, (s) =>
-      savePauseTransition(s, end, pause, audit, retainUntil),
-    );
-  }
-
-  checkpoint(end: SegmentEnd): Promise<void> {
-    return this.transact(end.sessionId, (s) => checkpointTransition(s, end));
-  }
-
-  finishRun(end: SegmentEnd, ending: RunEnding): Promise<void> {
-    return this.transact(end.sessionId, (s) => finishRunTransition(s, end, ending));
-  }
-
-  decide(
-    sessionId: string,
-    batch: DecisionBatch,
-    now: number,
-    lease: Lease,
-    by: Principal,
-    seen?: SessionSnapshot,
-  ): Promise<DecideResult> {
-    return this.transact(sessionId, (s) => decideTransition(s, batch, now, lease, by), seen);
-  }
-
-  settleHold(
-    sessionId: string,
-    invocationId: string,
-    owner: string,
-    now: number,
-    release = false,
-  ): Promise<HoldState> {
-    return this.transact(sessionId, (s) =>
-      settleHoldTransition(s, invocationId, owner, now, release),
-    );
-  }
-
-  recoverRun(
-    sessionId: string,
-    invocationId: string,
-    lease: Lease,
-    actor: string,
-    now: number,
-  ): Promise<SessionSnapshot> {
-    return this.transact(sessionId, (s) =>
-      recoverRunTransition(s, invocationId, lease, actor, now),
-    );
-  }
-
-  cancelInterrupted(
-    sessionId: string,
-    invocationId: string,
-    actor: string,
-    reason: string | undefined,
-    now: number,
-  ): Promise<RunRecord> {
-    return this.transact(sessionId, (s) =>
-      cancelInterruptedTransition(s, invocationId, actor, reason, now),
-    );
-  }
-
-  cancel(
-    sessionId: string,
-    actor: string,
-    reason: string | undefined,
-    now: number,
-  ): Promise<Pause> {
-    return this.transact(sessionId, (s) => cancelTransition(s, actor, reason, now));
-  }
-
-  expire(sessionId: string, now: number): Promise<Pause | undefined> {
-    return this.transact(sessionId, (s) => expireTransition(s, now));
   }
 }

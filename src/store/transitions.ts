@@ -22,28 +22,10 @@ import type {
   NewSession,
   RunEnding,
   SegmentEnd,
-  SessionAppend,
   SessionSnapshot,
+  SessionWrites,
+  Transition,
 } from './store.js';
-
-/** What a transition writes, all at once, for one session. */
-export interface SessionWrites {
-  meta: SessionMeta;
-  pauses?: Pause[];
-  runs?: RunRecord[];
-  audit: AuditEntry[];
-  /** Keep the pause record (a tombstone once it ends) until then. */
-  pauseRetainUntil?: number;
-  /** The ADK events and state a run segment appended. */
-  append?: SessionAppend;
-}
-
-/** A transition's writes and its answer; `error` is thrown after the writes commit. */
-export interface Transition<T> {
-  writes?: SessionWrites;
-  value?: T;
-  error?: HoldpointError;
-}
 
 function touch(meta: SessionMeta, patch: Partial<SessionMeta>, now: number): SessionMeta {
   return { ...meta, ...patch, updatedAt: now };
@@ -75,10 +57,10 @@ function idle(meta: SessionMeta, now: number): SessionMeta {
 /**
  * `writes` as they are committed: their audit lines linked after `head`, the chain
  * head of the snapshot the transition read (AUDIT_GENESIS for a session stored before
- * the chain), and the meta carrying the new head. TransactionalStore applies it to
- * every transition's writes inside the compare-and-set, so a commit extends the chain
- * it read or is not stored: concurrent writers on any number of processes leave one
- * linear chain per session.
+ * the chain), and the meta carrying the new head. `apply` (TransactionalStore) chains
+ * every transition's writes so inside the compare-and-set, so a commit extends the
+ * chain it read or is not stored: concurrent writers on any number of processes leave
+ * one linear chain per session.
  */
 export function chainWrites(head: string | undefined, writes: SessionWrites): SessionWrites {
   const chained = chainAudit(head ?? AUDIT_GENESIS, writes.audit);
@@ -139,9 +121,10 @@ function startedAudit(run: RunRecord): AuditEntry {
 }
 
 /**
- * A new run takes the session, audited `started` by the run's user; refused while
- * paused, while a live lease holds it, and while its run is interrupted (that run is
- * resumed by its invocation id, never silently dropped).
+ * A new run takes the session under `lease`, audited `started` by the run's user;
+ * refused while paused (SESSION_PAUSED), while a live lease holds it (SESSION_BUSY),
+ * and while its run is interrupted (RUN_INTERRUPTED: that run is resumed by its
+ * invocation id, never silently dropped).
  */
 export function beginRunTransition(
   snapshot: SessionSnapshot,
@@ -186,9 +169,10 @@ export function beginRunTransition(
 }
 
 /**
- * An interrupted run is taken over by a new segment under `lease`, to be driven on
- * from what was stored last. Refused unless `invocationId` is the session's run and
- * its lease lapsed.
+ * An interrupted run is taken over by a new segment under `lease`, audited `recovered`
+ * by `actor`, to be driven on from what was stored last; answers the session as it now
+ * stands. RUN_NOT_INTERRUPTED unless `invocationId` is the session's current run, not
+ * ended, and its lease lapsed.
  */
 export function recoverRunTransition(
   snapshot: SessionSnapshot,
@@ -245,7 +229,10 @@ function requireLease(snapshot: SessionSnapshot, invocationId: string, lease: Le
   return run;
 }
 
-/** The running segment keeps its session a while longer. */
+/**
+ * The running segment keeps its session a while longer; LEASE_LOST when another run
+ * holds it.
+ */
 export function renewLeaseTransition(
   snapshot: SessionSnapshot,
   invocationId: string,
@@ -275,7 +262,11 @@ function executedAudit(resumed: Pause | undefined, callIds: string[], now: numbe
     .map((a) => approvalAudit(resumed, a, 'executed', 'agent', now));
 }
 
-/** The running segment stops to wait for people. */
+/**
+ * The running segment stops to wait for people (running → paused): the pause, with the
+ * segment's events, its approvals (indexed by the store) and audit lines. LEASE_LOST
+ * when the segment no longer holds the session.
+ */
 export function savePauseTransition(
   snapshot: SessionSnapshot,
   end: SegmentEnd,
@@ -303,7 +294,8 @@ export function savePauseTransition(
 
 /**
  * The running segment stores what it appended so far (a workflow step ended) and
- * keeps the session: a crash from here on loses nothing before this point.
+ * keeps the session: a crash from here on loses nothing before this point. LEASE_LOST
+ * as for savePauseTransition.
  */
 export function checkpointTransition(snapshot: SessionSnapshot, end: SegmentEnd): Transition<void> {
   const run = requireLease(snapshot, end.invocationId, end.lease);
@@ -318,7 +310,10 @@ export function checkpointTransition(snapshot: SessionSnapshot, end: SegmentEnd)
   };
 }
 
-/** The run ends; a pause it resumed from is marked resumed. */
+/**
+ * The run ends (the session idle) with the segment's events; a pause it resumed from is
+ * marked resumed. LEASE_LOST as for savePauseTransition.
+ */
 export function finishRunTransition(
   snapshot: SessionSnapshot,
   end: SegmentEnd,
@@ -385,10 +380,15 @@ function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision
 }
 
 /**
- * Records `by`'s decisions, bound to the pause they name and the arguments they saw
- * (each records its approval's arguments hash); the one that settles the last
- * approval takes the session under `lease` and resumes the run (`resumes`), or hands it
- * to the segment holding the pause in place (`handed`).
+ * Records `by`'s decisions, all or none, bound to the pause they name and the arguments
+ * they saw (each records its approval's arguments hash), as each approval's policy
+ * allows (FORBIDDEN otherwise; ALREADY_VOTED for a second vote). Refused with
+ * APPROVAL_NOT_FOUND, ALREADY_DECIDED, APPROVAL_EXPIRED (the pause becomes expired and
+ * audited), PAUSE_CANCELLED, PAUSE_MISMATCH, ARGS_MISMATCH, NO_PENDING_APPROVAL. The one
+ * that settles the last approval makes the pause `resuming` and takes the session under
+ * `lease` to resume the run (`resumes`), or hands it to the segment holding the pause in
+ * place (`handed`): only one caller ever gets either. Decisions carrying a `requestId`
+ * the pause already holds are `recorded`, writing nothing.
  */
 export function decideTransition(
   snapshot: SessionSnapshot,
@@ -561,7 +561,10 @@ export function cancelInterruptedTransition(
   };
 }
 
-/** A paused run is cancelled: nothing pending runs. */
+/**
+ * A paused run is cancelled: nothing pending runs. Refused as deciding is when the
+ * session is not paused (APPROVAL_EXPIRED, PAUSE_CANCELLED, NO_PENDING_APPROVAL).
+ */
 export function cancelTransition(
   snapshot: SessionSnapshot,
   actor: string,
@@ -592,7 +595,10 @@ export function cancelTransition(
   };
 }
 
-/** A pending pause past its time becomes expired; otherwise nothing changes. */
+/**
+ * A pending pause past its time becomes expired (answered); otherwise nothing changes
+ * (answered undefined).
+ */
 export function expireTransition(
   snapshot: SessionSnapshot,
   now: number,

@@ -1,4 +1,5 @@
 import type { HoldpointStore } from '../../src/store/store.js';
+import type { AnyTransition } from './store-with.js';
 
 /** A method call whose answer a test holds back. */
 export interface HeldAnswer {
@@ -9,14 +10,16 @@ export interface HeldAnswer {
 }
 
 /**
- * Test support: `store` as seen by a caller whose next `method` call reaches the
- * store at once, but whose answer (value or error) is held until the test releases
- * it — a reply still on its way.
+ * Test support: `store` as seen by a caller whose next call of `at` (a method, or a
+ * write by a transition) reaches the store at once, but whose answer (value or error)
+ * is held until the test releases it — a reply still on its way.
  */
-export function holdNextAnswer<M extends keyof HoldpointStore>(
+export function holdNextAnswer(
   store: HoldpointStore,
-  method: M,
+  at: keyof HoldpointStore | AnyTransition,
 ): { store: HoldpointStore; held: HeldAnswer } {
+  const method = typeof at === 'function' ? 'apply' : at;
+  const isHeld = (args: unknown[]) => typeof at !== 'function' || args[1] === at;
   let made!: () => void;
   let release!: () => void;
   const held: HeldAnswer = {
@@ -36,7 +39,7 @@ export function holdNextAnswer<M extends keyof HoldpointStore>(
         return typeof value === 'function' ? value.bind(target) : value;
       }
       return async (...args: unknown[]) => {
-        if (!armed) return value.apply(target, args);
+        if (!armed || !isHeld(args)) return value.apply(target, args);
         armed = false;
         const answer = (value.apply(target, args) as Promise<unknown>).then(
           (result) => ({ result }),

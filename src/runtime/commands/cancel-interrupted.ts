@@ -1,6 +1,7 @@
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
+import { cancelInterruptedTransition } from '../../store/transitions.js';
 import { type CancelRunRequest, cancelRunRequest } from '../requests.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -22,13 +23,12 @@ export async function cancelInterrupted(
   const sessionId = await ctx.requireRunSession(invocationId);
   const { meta } = await ctx.requireSnapshot(sessionId);
   requireOwnerOrAdmin(by, meta.userId, 'cancel this run');
-  const run = await ctx.store.cancelInterrupted(
-    sessionId,
+  const run = await ctx.store.apply(sessionId, cancelInterruptedTransition, [
     invocationId,
     actor,
     reason,
     ctx.clock.now(),
-  );
+  ]);
   ctx
     .log(sessionId, invocationId)
     .warn({ cancelled_by: actor, reason }, 'interrupted run cancelled');

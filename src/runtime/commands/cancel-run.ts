@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { Pause } from '../../core/types.js';
 import { idText, reasonText, validate } from '../../core/validate.js';
+import { cancelTransition } from '../../store/transitions.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -26,7 +27,11 @@ export async function cancelRun(
   const actor = by.id;
   const { meta } = await ctx.requireSnapshot(sessionId);
   requireOwnerOrAdmin(by, meta.userId, 'cancel this run');
-  const pause = await ctx.store.cancel(sessionId, actor, reason, ctx.clock.now());
+  const pause = await ctx.store.apply(sessionId, cancelTransition, [
+    actor,
+    reason,
+    ctx.clock.now(),
+  ]);
   ctx.log(sessionId, pause.invocationId).info({ reason }, 'run cancelled');
   ctx.store.relay.publish(sessionId, {
     type: 'ended',

@@ -6,7 +6,11 @@ import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
-import { resumedPause } from '../../store/transitions.js';
+import {
+  recoverRunTransition,
+  resumedPause,
+  savePauseTransition,
+} from '../../store/transitions.js';
 import { type RecoverRequest, recoverRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
@@ -88,7 +92,12 @@ export async function recoverRun(
   ctx.requireUnchangedApp(app, before.run);
   const now = ctx.clock.now();
   const lease = ctx.newLease(now);
-  const taken = await ctx.store.recoverRun(sessionId, invocationId, lease, actor, now);
+  const taken = await ctx.store.apply(sessionId, recoverRunTransition, [
+    invocationId,
+    lease,
+    actor,
+    now,
+  ]);
   ctx.log(sessionId, invocationId).warn({ recovered_by: actor }, 'interrupted run recovered');
   const run = taken.run as NonNullable<SessionSnapshot['run']>;
   const pause = resumedPause(taken, invocationId);
@@ -165,7 +174,7 @@ async function askAgain(ctx: RuntimeContext, ask: AskAgain): Promise<RunOutcome>
     ...approvalAudit(next, a, 'requested', 'system', now),
     reason: 'It may have run before its process stopped.',
   }));
-  await ctx.store.savePause(
+  await ctx.store.apply(sessionId, savePauseTransition, [
     {
       sessionId,
       invocationId,
@@ -177,7 +186,7 @@ async function askAgain(ctx: RuntimeContext, ask: AskAgain): Promise<RunOutcome>
     next,
     audit,
     expiresAt + ctx.retentionMs,
-  );
+  ]);
   ctx
     .log(sessionId, invocationId)
     .warn(

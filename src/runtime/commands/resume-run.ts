@@ -4,6 +4,7 @@ import { settledDecisions } from '../../core/settlement.js';
 import { validate } from '../../core/validate.js';
 import { holdChannel } from '../../store/run-relay.js';
 import type { DecisionBatch } from '../../store/store.js';
+import { decideTransition } from '../../store/transitions.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import { runState } from '../queries/run-state.js';
 import {
@@ -54,7 +55,7 @@ export async function resumeRun(
     : undefined;
   // The snapshot read above is the decision's first try: the session is not read again.
   const { outcome, pause } = await ctx.store
-    .decide(sessionId, batch, now, lease, by, snapshot)
+    .apply(sessionId, decideTransition, [batch, now, lease, by], snapshot)
     .catch(async (error: unknown) => {
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);

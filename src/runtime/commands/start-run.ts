@@ -4,6 +4,7 @@ import { HoldpointError, withRun } from '../../core/errors.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
+import { beginRunTransition } from '../../store/transitions.js';
 import { runState } from '../queries/run-state.js';
 import { type StartRequest, startRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
@@ -80,7 +81,7 @@ export async function startRun(
       app = ctx.requireApp(meta.app);
       owner = meta.userId;
       run = newRun(app);
-      await ctx.store.beginRun(run, lease);
+      await ctx.store.apply(run.sessionId, beginRunTransition, [run, lease]);
     }
   } catch (error) {
     throw withRun(error, invocationId);

@@ -1,3 +1,4 @@
+import { expireTransition } from '../../store/transitions.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
@@ -11,7 +12,7 @@ const MAX_BATCHES = 20;
  * Returns whether it did.
  */
 export async function expirePause(ctx: RuntimeContext, sessionId: string): Promise<boolean> {
-  const pause = await ctx.store.expire(sessionId, ctx.clock.now());
+  const pause = await ctx.store.apply(sessionId, expireTransition, [ctx.clock.now()]);
   if (!pause) return false;
   ctx.log(sessionId, pause.invocationId).info('pause expired');
   ctx.store.relay.publish(sessionId, {

@@ -5,6 +5,7 @@ import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
 import type { SegmentEnd, SessionAppend } from '../../store/store.js';
+import { finishRunTransition, savePauseTransition } from '../../store/transitions.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -90,11 +91,14 @@ async function failRun(
   error: string,
   code: 'RUN_FAILED' | 'TOO_MANY_APPROVALS' = 'RUN_FAILED',
 ): Promise<never> {
-  await ctx.store.finishRun(end, {
-    status: 'failed',
-    error,
-    audit: [endAudit(segment, 'failed', end.now)],
-  });
+  await ctx.store.apply(end.sessionId, finishRunTransition, [
+    end,
+    {
+      status: 'failed',
+      error,
+      audit: [endAudit(segment, 'failed', end.now)],
+    },
+  ]);
   ctx.log(segment.sessionId, segment.invocationId).error({ error }, 'run failed');
   throw new HoldpointError(code, code === 'RUN_FAILED' ? `The agent run failed: ${error}` : error, {
     session_id: segment.sessionId,
@@ -133,7 +137,12 @@ async function pauseRun(
   const requested = pause.approvals.map((a) =>
     approvalAudit(pause, a, 'requested', 'agent', end.now),
   );
-  await ctx.store.savePause(end, pause, requested, expiresAt + ctx.retentionMs);
+  await ctx.store.apply(end.sessionId, savePauseTransition, [
+    end,
+    pause,
+    requested,
+    expiresAt + ctx.retentionMs,
+  ]);
   ctx
     .log(segment.sessionId, segment.invocationId)
     .info({ approvals: pause.approvals.map((a) => a.approvalId) }, 'run paused');
@@ -149,11 +158,14 @@ async function completeRun(
   end: SegmentEnd,
   collector: SegmentCollector,
 ): Promise<RunOutcome> {
-  await ctx.store.finishRun(end, {
-    status: 'completed',
-    result: collector.text,
-    audit: [endAudit(segment, 'completed', end.now)],
-  });
+  await ctx.store.apply(end.sessionId, finishRunTransition, [
+    end,
+    {
+      status: 'completed',
+      result: collector.text,
+      audit: [endAudit(segment, 'completed', end.now)],
+    },
+  ]);
   ctx.log(segment.sessionId, segment.invocationId).info('run completed');
   const outcome: RunOutcome = {
     status: 'completed',

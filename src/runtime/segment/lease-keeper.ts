@@ -1,6 +1,7 @@
 import type { Cancel } from '../../core/clock.js';
 import { isHoldpointError } from '../../core/errors.js';
 import type { Lease } from '../../core/types.js';
+import { renewLeaseTransition } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /**
@@ -45,7 +46,7 @@ export class LeaseKeeper {
     this.renewing = true;
     const lease = { owner: this.lease.owner, until: this.ctx.clock.now() + this.ctx.leaseMs };
     try {
-      await this.ctx.store.renewLease(this.sessionId, this.invocationId, lease);
+      await this.ctx.store.apply(this.sessionId, renewLeaseTransition, [this.invocationId, lease]);
       this.confirmedUntil = lease.until;
     } catch (error) {
       // Lost, or no longer known to hold: past its confirmed lease another instance may

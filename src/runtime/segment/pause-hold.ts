@@ -1,6 +1,7 @@
 import type { Cancel } from '../../core/clock.js';
 import { holdChannel, type Unsubscribe } from '../../store/run-relay.js';
 import type { HoldState } from '../../store/store.js';
+import { settleHoldTransition } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /** How a hold ended: the pause handed to its segment, or released to wait stored. */
@@ -10,8 +11,8 @@ type Settled = Exclude<HoldState, { state: 'waiting' }>;
  * A segment's wait, in place, for the decision on the pause it stored while a tool
  * awaits (`waitForApproval`). Opened before the pause is stored, so no wake-up is
  * missed. The relay only wakes it: what happened is read from the store, where the
- * decision hands the session to this segment (`settleHold`), until the hold's end,
- * when the pause is released to be resumed as any other.
+ * decision hands the session to this segment (`settleHoldTransition`), until the
+ * hold's end, when the pause is released to be resumed as any other.
  */
 export class PauseHold {
   private wake?: () => void;
@@ -81,13 +82,12 @@ export class PauseHold {
         });
         this.woken = false;
         const now = ctx.clock.now();
-        const state = await ctx.store.settleHold(
-          sessionId,
+        const state = await ctx.store.apply(sessionId, settleHoldTransition, [
           invocationId,
           owner,
           now,
           this.releasing,
-        );
+        ]);
         if (state.state !== 'waiting') return state;
       }
     } catch (error) {

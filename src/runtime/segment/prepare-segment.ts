@@ -3,6 +3,7 @@ import type { Content } from '@google/genai';
 import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { sessionNotFound } from '../../core/errors.js';
+import { checkpointTransition } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { ApprovedCallsStarted } from './approved-calls-started.js';
 import { answersByBranch } from './branch-answers.js';
@@ -70,7 +71,7 @@ export async function prepareSegment(
     if (append.events.length === 0 && executedCallIds.length === 0) return;
     const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
     try {
-      await ctx.store.checkpoint({ ...end, append, executedCallIds });
+      await ctx.store.apply(sessionId, checkpointTransition, [{ ...end, append, executedCallIds }]);
     } catch (error) {
       stopCause.error = error;
       throw error;

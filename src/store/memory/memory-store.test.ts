@@ -9,6 +9,7 @@ import {
   unique,
   userEvent,
 } from '../store-fixtures.test-support.js';
+import { finishRunTransition, renewLeaseTransition } from '../transitions.js';
 import { MemoryStore } from './memory-store.js';
 
 afterEach(() => {
@@ -17,13 +18,13 @@ afterEach(() => {
 
 async function idleSession(store: MemoryStore, userId = unique('user'), text = 'hi') {
   const started = await runningSession(store, Date.now(), userId);
-  await store.finishRun(
+  await store.apply(started.sessionId, finishRunTransition, [
     segmentEnd(started.run, started.held, Date.now(), {
       events: [userEvent(started.run.invocationId, text)],
       state: { 'user:plan': 'pro' },
     }),
     { status: 'completed', audit: [] },
-  );
+  ]);
   return started;
 }
 
@@ -85,10 +86,13 @@ describe('MemoryStore', () => {
     const second = await runningSession(store);
     expect(await codeOf(runningSession(store))).toBe('STORE_FULL');
     // Once one ends, there is room again.
-    await store.finishRun(segmentEnd(second.run, second.held, Date.now()), {
-      status: 'completed',
-      audit: [],
-    });
+    await store.apply(second.sessionId, finishRunTransition, [
+      segmentEnd(second.run, second.held, Date.now()),
+      {
+        status: 'completed',
+        audit: [],
+      },
+    ]);
     expect(await codeOf(runningSession(store))).toBe('ok');
     expect(await store.getSnapshot(first.sessionId)).toBeDefined();
   });
@@ -101,8 +105,8 @@ describe('MemoryStore', () => {
     const kept = await Promise.all(sessions.map((s) => store.getSnapshot(s.sessionId)));
     expect(kept.filter(Boolean).length).toBeLessThanOrEqual(5);
     expect(kept.at(-1)).toBeDefined();
-    expect(await codeOf(store.renewLease('none', 'inv', lease(Date.now())))).toBe(
-      'SESSION_NOT_FOUND',
-    );
+    expect(
+      await codeOf(store.apply('none', renewLeaseTransition, ['inv', lease(Date.now())])),
+    ).toBe('SESSION_NOT_FOUND');
   });
 });

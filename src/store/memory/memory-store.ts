@@ -10,9 +10,15 @@ import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
-import type { NewSession, Page, PageCursor, SessionAppend, SessionSnapshot } from '../store.js';
+import type {
+  NewSession,
+  Page,
+  PageCursor,
+  SessionAppend,
+  SessionSnapshot,
+  SessionWrites,
+} from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
-import type { SessionWrites } from '../transitions.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
@@ -112,7 +118,7 @@ export class MemoryStore extends TransactionalStore {
     this.sessions.set(session.sessionId, stored);
     const user = userKey(session.app, session.userId);
     this.userSessions.set(user, (this.userSessions.get(user) ?? 0) + 1);
-    this.apply(stored, writes);
+    this.write(stored, writes);
     return true;
   }
 
@@ -132,7 +138,7 @@ export class MemoryStore extends TransactionalStore {
   ): Promise<boolean> {
     const stored = this.live(sessionId);
     if (!stored || stored.version !== read.version) return false;
-    this.apply(stored, structuredClone(writes));
+    this.write(stored, structuredClone(writes));
     return true;
   }
 
@@ -242,7 +248,7 @@ export class MemoryStore extends TransactionalStore {
   }
 
   /** Writes a transition into `stored` and keeps the indexes, sizes and LRU order true. */
-  private apply(stored: StoredSession, writes: SessionWrites): void {
+  private write(stored: StoredSession, writes: SessionWrites): void {
     const sessionId = writes.meta.sessionId;
     stored.version += 1;
     stored.meta = writes.meta;

@@ -1,6 +1,5 @@
 import { pauseAudiences } from '../../core/approvers.js';
-import type { PageCursor, SessionSnapshot } from '../store.js';
-import type { SessionWrites } from '../transitions.js';
+import type { PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 

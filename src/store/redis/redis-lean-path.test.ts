@@ -10,6 +10,7 @@ import {
   segmentEnd,
 } from '../store-fixtures.test-support.js';
 import type { VersionedSnapshot } from '../transactional-store.js';
+import { decideTransition, renewLeaseTransition, savePauseTransition } from '../transitions.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
 import { RedisStore } from './redis-store.js';
 
@@ -72,8 +73,13 @@ describe('the Redis path', () => {
       ]);
     // The pause is first tried on a version another commit (a lease renewal) moved past.
     store.stale = await store.keep(sessionId);
-    await peer.renewLease(sessionId, run.invocationId, held);
-    await store.savePause(segmentEnd(run, held, now), pause, requested(pause), now + HOUR);
+    await peer.apply(sessionId, renewLeaseTransition, [run.invocationId, held]);
+    await store.apply(run.sessionId, savePauseTransition, [
+      segmentEnd(run, held, now),
+      pause,
+      requested(pause),
+      now + HOUR,
+    ]);
     expect(store.afterLostCommit).toEqual([[null, null, null]]);
     expect(await store.indexed(sessionId)).toEqual([
       String(pause.expiresAt),
@@ -87,12 +93,10 @@ describe('the Redis path', () => {
     const { sessionId } = await pausedSession(store, 1, now);
     const seen = await store.getSnapshot(sessionId);
     const sent = await scratch.commandsDuring(() =>
-      store.decide(
+      store.apply(
         sessionId,
-        { all: { approved: true, decidedBy: DECIDER.id, at: now } },
-        now,
-        lease(now),
-        DECIDER,
+        decideTransition,
+        [{ all: { approved: true, decidedBy: DECIDER.id, at: now } }, now, lease(now), DECIDER],
         seen,
       ),
     );

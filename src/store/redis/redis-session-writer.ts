@@ -1,6 +1,5 @@
 import { State } from '@google/adk';
-import type { SessionAppend } from '../store.js';
-import type { SessionWrites } from '../transitions.js';
+import type { SessionAppend, SessionWrites } from '../store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import { encodeIndexOperations, type IndexOperation } from './redis-indexes.js';
 import type { RedisKeys } from './redis-keys.js';

@@ -17,6 +17,13 @@ import {
   unique,
   userEvent,
 } from '../store-fixtures.test-support.js';
+import {
+  beginRunTransition,
+  cancelTransition,
+  decideTransition,
+  finishRunTransition,
+  savePauseTransition,
+} from '../transitions.js';
 import { RECORD_VERSION } from './redis-records.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
 import { RedisStore } from './redis-store.js';
@@ -44,7 +51,7 @@ describe('RedisStore', () => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);
     const pause = newPause(run, 1, now);
-    await store.savePause(
+    await store.apply(run.sessionId, savePauseTransition, [
       segmentEnd(run, held, now, {
         events: [userEvent(run.invocationId, 'hi')],
         state: { intent: 'x', 'app:a': 1, 'user:u': 2 },
@@ -52,7 +59,7 @@ describe('RedisStore', () => {
       pause,
       requested(pause),
       now + HOUR,
-    );
+    ]);
     const names = (await sessionKeys(sessionId)).map((k) => k.slice(k.indexOf('}') + 2)).sort();
     expect(names).toEqual(['audit', 'event-index', 'events', 'meta', 'state']);
     expect(await scratch.redis.get(key(`{index}:approval:${pause.approvals[0]?.approvalId}`))).toBe(
@@ -95,12 +102,17 @@ describe('RedisStore', () => {
     const now = Date.now();
     const { sessionId, run, held } = await runningSession(store, now);
     const retainUntil = now + 2 * HOUR;
-    await store.savePause(segmentEnd(run, held, now), newPause(run, 1, now), [], retainUntil);
+    await store.apply(run.sessionId, savePauseTransition, [
+      segmentEnd(run, held, now),
+      newPause(run, 1, now),
+      [],
+      retainUntil,
+    ]);
     for (const k of await sessionKeys(sessionId)) {
       expect(await scratch.redis.pexpiretime(k)).toBe(retainUntil);
     }
     // A later write never shortens it, even with no retention of its own.
-    await store.cancel(sessionId, 'bob', undefined, now + 1);
+    await store.apply(sessionId, cancelTransition, ['bob', undefined, now + 1]);
     for (const k of await sessionKeys(sessionId)) {
       expect(await scratch.redis.pexpiretime(k)).toBe(retainUntil);
     }
@@ -109,7 +121,12 @@ describe('RedisStore', () => {
   it('gives a session the session TTL when that outlasts the pause retention', async () => {
     const now = Date.now();
     const { sessionId, run, held } = await runningSession(store, now);
-    await store.savePause(segmentEnd(run, held, now), newPause(run, 1, now), [], now + 1_000);
+    await store.apply(run.sessionId, savePauseTransition, [
+      segmentEnd(run, held, now),
+      newPause(run, 1, now),
+      [],
+      now + 1_000,
+    ]);
     const ttl = await scratch.redis.pttl(key(`{s:${sessionId}}:meta`));
     expect(ttl).toBeGreaterThan(590_000);
     expect(ttl).toBeLessThanOrEqual(600_000);
@@ -119,7 +136,7 @@ describe('RedisStore', () => {
     const now = Date.now();
     const { userId, run, held } = await runningSession(store, now);
     const pause = newPause(run, 1, now);
-    await store.savePause(
+    await store.apply(run.sessionId, savePauseTransition, [
       segmentEnd(run, held, now, {
         events: [userEvent(run.invocationId, 'hi')],
         state: { 'user:plan': 'pro' },
@@ -127,7 +144,7 @@ describe('RedisStore', () => {
       pause,
       requested(pause),
       now + HOUR,
-    );
+    ]);
     for (const k of [
       key(`{index}:paused-for:user:${userId}`),
       key(`{a:${APP}}:user:${userId}:state`),
@@ -156,7 +173,9 @@ describe('RedisStore', () => {
       message: expect.stringContaining(`schema v${RECORD_VERSION + 1}`),
       details: { session_id: sessionId, record: 'pause' },
     });
-    expect(await codeOf(peer.cancel(sessionId, 'bob', undefined, now))).toBe('RECORD_UNREADABLE');
+    expect(await codeOf(peer.apply(sessionId, cancelTransition, ['bob', undefined, now]))).toBe(
+      'RECORD_UNREADABLE',
+    );
     // It fails requests about itself only: lists still answer with everything else.
     const listed = await peer.listPaused({ limit: 200 }, now);
     expect(listed.items.map((s) => s.meta.sessionId)).toContain(other.sessionId);
@@ -187,28 +206,27 @@ describe('RedisStore', () => {
     });
     const [a, b] = [userEvent(run.invocationId, 'a'), userEvent(run.invocationId, 'b')];
     const pause = newPause(run, 1, now);
-    await store.savePause(
+    await store.apply(run.sessionId, savePauseTransition, [
       segmentEnd(run, held, now, { events: [a, b, call], state: {} }),
       pause,
       [],
       now + HOUR,
-    );
+    ]);
     const taken = lease(now);
-    await store.decide(
-      sessionId,
+    await store.apply(sessionId, decideTransition, [
       { all: { approved: true, decidedBy: 'bob', at: now } },
       now,
       taken,
       DECIDER,
-    );
+    ]);
     const c = userEvent(run.invocationId, 'c');
-    await store.finishRun(
+    await store.apply(run.sessionId, finishRunTransition, [
       segmentEnd(run, taken, now, {
         events: [{ ...b, content: { role: 'user', parts: [{ text: 'b2' }] } }, c],
         state: {},
       }),
       { status: 'completed', audit: [] },
-    );
+    ]);
     const read = await peer.loadSession(sessionId, APP, userId);
     expect(read?.events.map((e) => e.content?.parts?.[0]?.text ?? 'call')).toEqual([
       'a',
@@ -228,14 +246,13 @@ describe('RedisStore', () => {
     const paused = key('{index}:paused');
     const resumed = await pausedSession(store, 1, now);
     const cancelled = await pausedSession(store, 1, now);
-    await store.decide(
-      resumed.sessionId,
+    await store.apply(resumed.sessionId, decideTransition, [
       { all: { approved: true, decidedBy: 'bob', at: now } },
       now,
       lease(now),
       DECIDER,
-    );
-    await store.cancel(cancelled.sessionId, 'bob', undefined, now);
+    ]);
+    await store.apply(cancelled.sessionId, cancelTransition, ['bob', undefined, now]);
     for (const { sessionId, userId } of [resumed, cancelled]) {
       await expect.poll(() => scratch.redis.zscore(paused, sessionId)).toBeNull();
       await expect
@@ -261,7 +278,9 @@ describe('RedisStore', () => {
     const lapsed = now + 120_000;
     expect(await peer.findRun(run.invocationId)).toBeUndefined();
     const next = { ...run, invocationId: `${run.invocationId}-next`, startedAt: lapsed };
-    expect(await codeOf(peer.beginRun(next, lease(lapsed)))).toBe('RUN_INTERRUPTED');
+    expect(
+      await codeOf(peer.apply(next.sessionId, beginRunTransition, [next, lease(lapsed)])),
+    ).toBe('RUN_INTERRUPTED');
     expect(await peer.findRun(run.invocationId)).toBe(sessionId);
     const listed = await peer.listInterrupted({ limit: 200 }, lapsed);
     expect(listed.items.map((s) => s.meta.sessionId)).toContain(sessionId);
@@ -299,7 +318,7 @@ describe('RedisStore', () => {
     try {
       const approvalId = pause.approvals[0]?.approvalId as string;
       const decisions = [decision(approvalId, now)];
-      void dying.decide(sessionId, { decisions }, now, lease(now, 50), DECIDER);
+      void dying.apply(sessionId, decideTransition, [{ decisions }, now, lease(now, 50), DECIDER]);
       await expect
         .poll(async () => (await peer.getSnapshot(sessionId))?.meta.status)
         .toBe('running');
@@ -316,7 +335,12 @@ describe('RedisStore', () => {
     const dying = await dyingAfterWrite(sessionId);
     try {
       const pause = newPause(run, 1, now);
-      void dying.savePause(segmentEnd(run, held, now), pause, requested(pause), now + HOUR);
+      void dying.apply(run.sessionId, savePauseTransition, [
+        segmentEnd(run, held, now),
+        pause,
+        requested(pause),
+        now + HOUR,
+      ]);
       await expect
         .poll(async () => (await peer.getSnapshot(sessionId))?.meta.status)
         .toBe('paused');
@@ -348,7 +372,7 @@ describe('RedisStore when Redis is unreachable', () => {
         codeOf(down.loadSession('s', APP, 'u')),
         codeOf(down.listPaused({ limit: 10 }, now)),
         codeOf(down.listDuePauses(now, 10)),
-        codeOf(down.decide('s', { decisions: [] }, now, lease(now), DECIDER)),
+        codeOf(down.apply('s', decideTransition, [{ decisions: [] }, now, lease(now), DECIDER])),
         codeOf(down.createSession({ sessionId: 's', app: APP, userId: 'u', createdAt: now })),
         codeOf(down.takeSweepTurn('me', 1000)),
         codeOf(down.effects.once('k', async () => 1)),
