@@ -161,17 +161,21 @@ export interface SessionMeta {
   updatedAt: number;
 }
 
-export type AuditAction =
-  | 'started'
-  | 'requested'
-  | 'decided'
-  | 'expired'
-  | 'cancelled'
-  | 'resumed'
-  | 'completed'
-  | 'failed'
-  | 'executed'
-  | 'recovered';
+/** Every action an audit line records: stored lines and the API's export name them alike. */
+export const AUDIT_ACTIONS = [
+  'started',
+  'requested',
+  'decided',
+  'expired',
+  'cancelled',
+  'resumed',
+  'completed',
+  'failed',
+  'executed',
+  'recovered',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
  * One append-only line of the audit log. Stored lines are chained: `prevHash` is the

@@ -2,13 +2,14 @@ import type { Event } from '@google/adk';
 import type { Content } from '@google/genai';
 import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
-import type {
-  ApprovalRequest,
-  AuditEntry,
-  Decision,
-  Pause,
-  RunRecord,
-  SessionMeta,
+import {
+  type ApprovalRequest,
+  AUDIT_ACTIONS,
+  type AuditEntry,
+  type Decision,
+  type Pause,
+  type RunRecord,
+  type SessionMeta,
 } from '../../core/types.js';
 import type { StoredMemory } from '../user-memories.js';
 
@@ -100,18 +101,7 @@ const run: z.ZodType<RunRecord> = z.object({
 
 const audit: z.ZodType<AuditEntry> = z.object({
   at: z.number(),
-  action: z.enum([
-    'started',
-    'requested',
-    'decided',
-    'expired',
-    'cancelled',
-    'resumed',
-    'completed',
-    'failed',
-    'executed',
-    'recovered',
-  ]),
+  action: z.enum(AUDIT_ACTIONS),
   sessionId: z.string(),
   invocationId: z.string(),
   actor: z.string(),

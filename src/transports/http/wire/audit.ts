@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUDIT_ACTIONS } from '../../../core/types.js';
 import { isoTime, page } from './common.js';
 
 /**
@@ -7,18 +8,7 @@ import { isoTime, page } from './common.js';
  */
 export const auditLine = z.object({
   at: isoTime,
-  action: z.enum([
-    'started',
-    'requested',
-    'decided',
-    'expired',
-    'cancelled',
-    'resumed',
-    'completed',
-    'failed',
-    'executed',
-    'recovered',
-  ]),
+  action: z.enum(AUDIT_ACTIONS),
   session_id: z.string(),
   invocation_id: z.string(),
   actor: z.string(),
