@@ -1,5 +1,13 @@
+import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import type { PageCursor } from '../../store/store.js';
+
+/** The fields of a paged list's query: how many at most (default 50), and from where. */
+export const PAGE_FIELDS = {
+  limit: z.number().int().min(1).max(LIMITS.pageSize).default(50),
+  cursor: z.string().max(1000).optional(),
+};
 
 /** An opaque cursor for the next page of a list. */
 export function encodeCursor(cursor: PageCursor): string {

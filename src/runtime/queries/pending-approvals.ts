@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
-import { LIMITS } from '../../core/limits.js';
 import { mayDecideNow } from '../../core/may-decide.js';
 import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
 import type { ApprovalRequest } from '../../core/types.js';
@@ -9,7 +8,7 @@ import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { decodeCursor, encodeCursor } from './page-cursor.js';
+import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';
 
 /** A pending approval with the run it belongs to. */
 export interface PendingApproval extends ApprovalRequest {
@@ -27,8 +26,7 @@ export interface PendingApproval extends ApprovalRequest {
  */
 export const pendingQuery = z.strictObject({
   userId: idText.optional(),
-  limit: z.number().int().min(1).max(LIMITS.pageSize).default(50),
-  cursor: z.string().max(1000).optional(),
+  ...PAGE_FIELDS,
 });
 export type PendingQuery = z.input<typeof pendingQuery>;
 

@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { HoldpointError, runNotFound } from '../../core/errors.js';
-import { LIMITS } from '../../core/limits.js';
 import { ADMIN_ROLE, hasRole, type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { isInterrupted } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { decodeCursor, encodeCursor } from './page-cursor.js';
+import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';
 
 /**
  * A run as clients see it. `status` is `interrupted` while the run's process has
@@ -49,8 +48,7 @@ export async function getRun(
 /** Which runs to list: those interrupted (the only list kept), a page at a time. */
 export const runsQuery = z.strictObject({
   status: z.literal('interrupted'),
-  limit: z.number().int().min(1).max(LIMITS.pageSize).default(50),
-  cursor: z.string().max(1000).optional(),
+  ...PAGE_FIELDS,
 });
 export type RunsQuery = z.input<typeof runsQuery>;
 

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
-import { LIMITS } from '../../core/limits.js';
 import { ADMIN_ROLE, hasRole, type Principal } from '../../core/principal.js';
 import type { RunStatus, SessionStatus } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { decodeCursor, encodeCursor } from './page-cursor.js';
+import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';
 import { runView } from './runs.js';
 
 /** One session in a list of them: enough to show it in a conversation list. */
@@ -28,8 +27,7 @@ export interface SessionSummary {
 /** Whose sessions to list (the caller's, or for an admin anyone's), a page at a time. */
 export const sessionsQuery = z.strictObject({
   userId: idText.optional(),
-  limit: z.number().int().min(1).max(LIMITS.pageSize).default(50),
-  cursor: z.string().max(1000).optional(),
+  ...PAGE_FIELDS,
 });
 export type SessionsQuery = z.input<typeof sessionsQuery>;
 
