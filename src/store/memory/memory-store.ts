@@ -180,10 +180,7 @@ export class MemoryStore extends TransactionalStore {
     now: number,
   ): Promise<Page<SessionSnapshot>> {
     const entries = this.running.range({ max: now, after, limit });
-    const items = entries.flatMap((entry) => {
-      const stored = this.live(entry.member);
-      return stored ? [structuredClone(this.snapshotOf(stored))] : [];
-    });
+    const items = this.liveSnapshots(entries);
     const last = entries.at(-1);
     return { items, next: entries.length === limit && last ? last : undefined };
   }
@@ -203,12 +200,17 @@ export class MemoryStore extends TransactionalStore {
       indexes.map((index) => index.range({ min: now + 1, after, limit })),
       limit,
     );
-    const items = entries.flatMap((entry) => {
+    const items = this.liveSnapshots(entries);
+    const last = entries.at(-1);
+    return { items, next: more && last ? last : undefined };
+  }
+
+  /** Copies of the snapshots of the indexed sessions still alive, in the entries' order. */
+  private liveSnapshots(entries: PageCursor[]): SessionSnapshot[] {
+    return entries.flatMap((entry) => {
       const stored = this.live(entry.member);
       return stored ? [structuredClone(this.snapshotOf(stored))] : [];
     });
-    const last = entries.at(-1);
-    return { items, next: more && last ? last : undefined };
   }
 
   async listUserSessions(
@@ -218,10 +220,7 @@ export class MemoryStore extends TransactionalStore {
   ): Promise<Page<SessionSnapshot>> {
     const entries =
       this.byOwner.get(userId)?.rangeDown({ min: now + 1, before: after, limit }) ?? [];
-    const items = entries.flatMap((entry) => {
-      const stored = this.live(entry.member);
-      return stored ? [structuredClone(this.snapshotOf(stored))] : [];
-    });
+    const items = this.liveSnapshots(entries);
     const last = entries.at(-1);
     return { items, next: entries.length === limit && last ? last : undefined };
   }
