@@ -20,6 +20,9 @@ export interface AuditLine {
   approved?: boolean;
   reason?: string;
   unnamed_pause?: true;
+  channel?: string;
+  on_behalf_of?: string;
+  to?: string[];
   prev_hash?: string;
   hash?: string;
 }
@@ -39,6 +42,9 @@ export function auditLine(e: AuditEntry): AuditLine {
     ...(e.approved === undefined ? {} : { approved: e.approved }),
     ...(e.reason === undefined ? {} : { reason: e.reason }),
     ...(e.unnamedPause === undefined ? {} : { unnamed_pause: e.unnamedPause }),
+    ...(e.channel === undefined ? {} : { channel: e.channel }),
+    ...(e.onBehalfOf === undefined ? {} : { on_behalf_of: e.onBehalfOf }),
+    ...(e.to === undefined ? {} : { to: e.to }),
     ...(e.prevHash === undefined ? {} : { prev_hash: e.prevHash }),
     ...(e.hash === undefined ? {} : { hash: e.hash }),
   };

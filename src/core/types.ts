@@ -173,6 +173,9 @@ export const AUDIT_ACTIONS = [
   'failed',
   'executed',
   'recovered',
+  'reminded',
+  'escalated',
+  'delegated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -200,6 +203,12 @@ export interface AuditEntry {
    * `pause_id`), so it decided whichever pause the session waited on then.
    */
   unnamedPause?: true;
+  /** On a `decided` line: where the decision came from, when not the API (`slack`, `link`). */
+  channel?: string;
+  /** On a `decided` line: the person an out-of-office delegate decided for. */
+  onBehalfOf?: string;
+  /** On `escalated` and `delegated` lines: who may now decide too (`user:<id>`, `role:<name>`). */
+  to?: string[];
   prevHash?: string;
   hash?: string;
 }

@@ -1,5 +1,6 @@
 import { BROWSER_SETTINGS } from './browser-settings.js';
 import { LIMIT_SETTINGS } from './limit-settings.js';
+import { NOTIFY_SETTINGS } from './notify-settings.js';
 import { RUN_SETTINGS } from './run-settings.js';
 import { SERVING_SETTINGS } from './serving-settings.js';
 import { SIGN_IN_SETTINGS } from './sign-in-settings.js';
@@ -11,6 +12,7 @@ export const SETTING_GROUPS = [
   { heading: 'Store', settings: STORE_SETTINGS },
   { heading: 'Runs and approvals', settings: RUN_SETTINGS },
   { heading: 'Sign-in', settings: SIGN_IN_SETTINGS },
+  { heading: 'Notifications', settings: NOTIFY_SETTINGS },
   { heading: 'Browsers', settings: BROWSER_SETTINGS },
   { heading: 'Limits (0 turns one off)', settings: LIMIT_SETTINGS },
 ] as const;
@@ -24,6 +26,7 @@ export const SETTINGS = {
   ...STORE_SETTINGS,
   ...RUN_SETTINGS,
   ...SIGN_IN_SETTINGS,
+  ...NOTIFY_SETTINGS,
   ...BROWSER_SETTINGS,
   ...LIMIT_SETTINGS,
 };

@@ -112,6 +112,9 @@ const audit: z.ZodType<AuditEntry> = z.object({
   approved: z.boolean().optional(),
   reason: z.string().optional(),
   unnamedPause: z.literal(true).optional(),
+  channel: z.string().optional(),
+  onBehalfOf: z.string().optional(),
+  to: z.array(z.string()).optional(),
   prevHash: z.string().optional(),
   hash: z.string().optional(),
 });

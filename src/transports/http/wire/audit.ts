@@ -19,6 +19,9 @@ export const auditLine = z.object({
   approved: z.boolean().optional(),
   reason: z.string().optional(),
   unnamed_pause: z.literal(true).optional(),
+  channel: z.string().optional(),
+  on_behalf_of: z.string().optional(),
+  to: z.array(z.string()).optional(),
   prev_hash: z.string().optional(),
   hash: z.string().optional(),
 });

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { setting } from './setting.js';
+
+const text = z.string().min(1);
+const positiveInt = z.number().int().positive();
+
+/**
+ * Who is told when an approval waits, and how: webhooks, Slack, email, decision links,
+ * delivery retries, metrics. A channel is on when its address is set.
+ */
+export const NOTIFY_SETTINGS = {
+  webhookUrls: setting({
+    schema: z.array(z.string().url()),
+    default: [],
+    flag: 'webhook-url',
+    env: 'HOLDPOINT_WEBHOOK_URLS',
+    multiple: true,
+    placeholder: 'URL',
+    doc: 'where every approval event is POSTed, signed with `--webhook-secret` ([notifications.md](notifications.md#webhooks)); repeat for several',
+    defaultDoc: 'none',
+  }),
+  webhookSecret: setting({
+    schema: z.string().min(32),
+    flag: 'webhook-secret',
+    env: 'HOLDPOINT_WEBHOOK_SECRET',
+    placeholder: 'SECRET',
+    doc: 'the HMAC-SHA256 key webhooks are signed with (at least 32 characters; prefer the environment)',
+  }),
+  slackToken: setting({
+    schema: z.string().regex(/^xox[a-z]-/, 'a Slack bot token (xoxb-…)'),
+    flag: 'slack-token',
+    env: 'SLACK_BOT_TOKEN',
+    placeholder: 'TOKEN',
+    doc: "Slack: the app's bot token; approvals are posted to the people and roles the directory maps to Slack ([notifications.md](notifications.md#slack))",
+  }),
+  slackSigningSecret: setting({
+    schema: text,
+    flag: 'slack-signing-secret',
+    env: 'SLACK_SIGNING_SECRET',
+    placeholder: 'SECRET',
+    doc: "Slack: the app's signing secret, which button presses at `/slack/interactivity` are checked with",
+  }),
+  slackApiUrl: setting({
+    schema: z.string().url(),
+    default: 'https://slack.com/api/',
+    flag: 'slack-api-url',
+    env: 'HOLDPOINT_SLACK_API_URL',
+    placeholder: 'URL',
+    doc: "Slack: the Web API's address (a stand-in's, for tests)",
+  }),
+  smtpUrl: setting({
+    schema: z.string().url(),
+    flag: 'smtp-url',
+    env: 'HOLDPOINT_SMTP_URL',
+    placeholder: 'URL',
+    doc: 'email: the SMTP server (`smtp://user:pass@host:587`, `smtps://…`); approvals are mailed to the addresses in the directory',
+  }),
+  mailFrom: setting({
+    schema: text,
+    default: 'Holdpoint <holdpoint@localhost>',
+    flag: 'mail-from',
+    env: 'HOLDPOINT_MAIL_FROM',
+    placeholder: 'ADDRESS',
+    doc: 'email: the sender',
+  }),
+  notifyDirectory: setting({
+    schema: text,
+    flag: 'notify-directory',
+    env: 'HOLDPOINT_NOTIFY_DIRECTORY',
+    placeholder: 'FILE',
+    doc: 'a JSON file saying where people and roles are reached and who Slack users are ([notifications.md](notifications.md#the-directory)); a config file may give the object itself',
+  }),
+  publicUrl: setting({
+    schema: z.string().url(),
+    flag: 'public-url',
+    env: 'HOLDPOINT_PUBLIC_URL',
+    placeholder: 'URL',
+    doc: "the server's address as people reach it (`https://holdpoint.example.com`): decision links and the web UI's links in messages start with it",
+  }),
+  linkSecret: setting({
+    schema: z.string().min(32),
+    flag: 'link-secret',
+    env: 'HOLDPOINT_LINK_SECRET',
+    placeholder: 'SECRET',
+    doc: 'the HMAC-SHA256 key decision links are signed with (at least 32 characters); links are off without it',
+  }),
+  linkTtlSeconds: setting({
+    schema: positiveInt,
+    default: 24 * 3600,
+    flag: 'link-ttl',
+    env: 'HOLDPOINT_LINK_TTL_SECONDS',
+    placeholder: 'SECONDS',
+    doc: 'how long a decision link works at most (never past its pause)',
+  }),
+  deliveryMaxAttempts: setting({
+    schema: z.number().int().min(1).max(50),
+    default: 8,
+    flag: 'delivery-max-attempts',
+    env: 'HOLDPOINT_DELIVERY_MAX_ATTEMPTS',
+    placeholder: 'N',
+    doc: 'attempts per notification before it is given up (retried with backoff; an admin may re-send it)',
+  }),
+  deliveryRetentionSeconds: setting({
+    schema: positiveInt,
+    default: 7 * 24 * 3600,
+    flag: 'delivery-retention',
+    env: 'HOLDPOINT_DELIVERY_RETENTION_SECONDS',
+    placeholder: 'SECONDS',
+    doc: 'how long notifications are kept (for `GET /api/deliveries`) after they were written',
+  }),
+  metrics: setting({
+    schema: z.enum(['off', 'prometheus']),
+    default: 'off',
+    flag: 'metrics',
+    env: 'HOLDPOINT_METRICS',
+    placeholder: 'off|prometheus',
+    doc: '`prometheus`: serve OpenTelemetry metrics (approvals waiting, time to decision, reminders, escalations, deliveries) at `/metrics` in Prometheus text format',
+  }),
+};

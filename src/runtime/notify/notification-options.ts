@@ -1,0 +1,29 @@
+import type { NotificationChannel, RecipientAddress } from './channel.js';
+
+/**
+ * Where people and roles are reached, per channel, and who a Slack user is. A role's
+ * address is shared (a team list, a channel): its messages link to the web UI, since a
+ * decision link is bound to one person.
+ */
+export interface NotificationDirectory {
+  /** By principal id: `{ alice: { email: 'alice@example.com', slack: 'U0123' } }`. */
+  users?: Record<string, RecipientAddress>;
+  /** By role name: `{ finance: { email: 'finance@example.com', slack: 'C0456' } }`. */
+  roles?: Record<string, RecipientAddress>;
+}
+
+/** How Holdpoint tells people about approvals (`createHoldpoint({ notifications })`). */
+export interface NotificationOptions {
+  /** `webhookChannel(...)`, `slackChannel(...)`, `emailChannel(...)`, or your own. */
+  channels: NotificationChannel[];
+  directory?: NotificationDirectory;
+  /**
+   * Signed, single-use decision links in messages: the server's address as people reach
+   * it, and the HMAC key (at least 32 characters). Without it messages carry no links.
+   */
+  links?: { baseUrl: string; secret: string; ttlSeconds?: number };
+  /** Attempts per delivery before it is given up. Default 8. */
+  maxAttempts?: number;
+  /** How long deliveries are kept (for the admin list). Default 7 days. */
+  retentionSeconds?: number;
+}

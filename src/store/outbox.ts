@@ -1,0 +1,88 @@
+import type { ApprovalEvent } from '../core/approval-event.js';
+import type { Page, PageCursor, SessionSnapshot, SessionWrites } from './store.js';
+
+/**
+ * `pending`: not sent yet; `failed`: the last attempt failed and another is due;
+ * `sent`: the channel took it; `gave_up`: no attempt is left (an admin may re-send it).
+ */
+export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'gave_up';
+
+/** One notification of one approval event to one recipient through one channel. */
+export interface DeliveryRecord {
+  /**
+   * Stable across retries, crashes and re-sends (`deliveryIdOf`): receivers drop
+   * duplicates by it.
+   */
+  deliveryId: string;
+  /** The event's id: the hash of the audit line that recorded it. */
+  eventId: string;
+  event: ApprovalEvent;
+  /** The channel's name (`webhook`, `slack`, `email`, or a host's own). */
+  channel: string;
+  /** `user:<id>`, `role:<name>`, or `endpoint:<name>` for a channel that sends each event once. */
+  recipient: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** While pending or failed: when the next attempt is due (a claim moves it to the claim's end). */
+  nextAttemptAt?: number;
+  /** Who holds the current attempt. */
+  claimedBy?: string;
+  lastError?: string;
+  /** What the channel answered when it sent it (Slack: `<channel>:<ts>`), for later updates. */
+  ref?: string;
+  sentAt?: number;
+  createdAt: number;
+  updatedAt: number;
+  /** Moves with every change; a claim or settle holds only against the version it read. */
+  version: number;
+}
+
+/** How an attempt ended, as its claimer records it. */
+export type DeliveryResult =
+  | { status: 'sent'; ref?: string }
+  | { status: 'failed'; error: string; retryAt: number }
+  | { status: 'gave_up'; error: string };
+
+/**
+ * What a commit tells people: the deliveries announcing the approval events of
+ * `writes` (audit lines already chained, so each has its hash), computed inside the
+ * commit's compare-and-set and stored with it, or not at all.
+ */
+export type DeliveryPlanner = (
+  before: SessionSnapshot | undefined,
+  writes: SessionWrites,
+  now: number,
+) => DeliveryRecord[];
+
+/**
+ * The durable outbox: deliveries written by the commits whose events they announce,
+ * and an index of the due ones, so a delivery is sent at least once whatever process
+ * dies, and waiting deliveries cost nothing until due.
+ */
+export interface Outbox {
+  /** Set by the runtime that dispatches deliveries; without it commits write none. */
+  planner?: DeliveryPlanner;
+  /** Deliveries due by `now` (pending or failed), earliest first, at most `limit`. */
+  due(now: number, limit: number): Promise<DeliveryRecord[]>;
+  /**
+   * Takes a due delivery for one attempt until `until` (attempts + 1): the record as
+   * claimed, or undefined when it is not due or someone else took it first.
+   */
+  claim(
+    deliveryId: string,
+    owner: string,
+    until: number,
+    now: number,
+  ): Promise<DeliveryRecord | undefined>;
+  /** Records the attempt's result; false when `owner` no longer holds the claim. */
+  settle(deliveryId: string, owner: string, result: DeliveryResult, now: number): Promise<boolean>;
+  get(deliveryId: string): Promise<DeliveryRecord | undefined>;
+  /** Deliveries newest first, all or those with `status`, a page at a time. */
+  list(query: {
+    status?: DeliveryStatus;
+    limit: number;
+    after?: PageCursor;
+  }): Promise<Page<DeliveryRecord>>;
+  /** Makes a delivery due now again, attempts from zero (an admin's re-send). */
+  resend(deliveryId: string, now: number): Promise<DeliveryRecord | undefined>;
+}
