@@ -23,6 +23,14 @@ export interface ApprovalRequest {
   awaitIndex?: number;
   /** Who may decide it, as the tool's policy said when it was asked (default: DEFAULT_APPROVERS). */
   approvers?: Approvers;
+  /** Who is told, and through which channels, as the tool's policy said when it was asked. */
+  notify?: NotifyRule;
+  /** Reminders, escalation and the deadline, as the tool's policy said when it was asked. */
+  sla?: SlaPolicy;
+  /** How far the SLA went: reminders sent, escalation steps taken, the deadline passed. */
+  slaState?: SlaState;
+  /** Decision links: `link` (the signed link is enough) or `link+sign-in` (the approver signs in too). */
+  links?: LinkPolicy;
   createdAt: number;
   expiresAt: number;
 }
@@ -39,6 +47,35 @@ export interface Approvers {
   quorum: number;
   requesterMayApprove: boolean;
 }
+
+/** Whom a tool's approvals are told about, beyond its approvers, and through which channels. */
+export interface NotifyRule {
+  /** Channel names; absent: every configured channel. */
+  channels?: string[];
+  /** More audiences to tell (`user:<id>`, `role:<name>`), beside those who may decide it. */
+  to?: string[];
+}
+
+/**
+ * An approval's service level, counted from when it was asked: remind after
+ * `remind.afterSeconds`, then every `everySeconds` up to `times` reminders; each
+ * escalation step adds deciders at its `afterSeconds`; at `deadline.afterSeconds` the
+ * approval is denied, left parked (a line in the log), or escalated to the next step.
+ */
+export interface SlaPolicy {
+  remind?: { afterSeconds: number; everySeconds?: number; times: number };
+  escalate?: { afterSeconds: number; to: { roles: string[]; users: string[] } }[];
+  deadline?: { afterSeconds: number; action: 'deny' | 'park' | 'escalate' };
+}
+
+/** How far an approval's SLA went. */
+export interface SlaState {
+  reminders: number;
+  escalations: number;
+  deadlinePassed?: true;
+}
+
+export type LinkPolicy = 'link' | 'link+sign-in';
 
 /**
  * A person's answer to one approval request. One per person: an approval with a quorum
