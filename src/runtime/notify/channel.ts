@@ -1,4 +1,4 @@
-import type { ApprovalEventType } from '../../core/approval-event.js';
+import type { ApprovalEvent, ApprovalEventType } from '../../core/approval-event.js';
 import type { DeliveryRecord } from '../../store/outbox.js';
 
 /**
@@ -56,4 +56,16 @@ export class DeliveryFailure extends Error {
     super(message);
     this.name = 'DeliveryFailure';
   }
+}
+
+/**
+ * Makes the addresses messages carry: signed decision links (decision-links.ts) and the
+ * web UI's page of an approval. The dispatcher builds each delivery's `decisionLink` and
+ * `approvalUrl` from it; without one, messages carry neither.
+ */
+export interface MessageLinks {
+  /** A signed, single-use link for `approver` to decide the approval `event` is about. */
+  decisionLink(event: ApprovalEvent, approver: string): string | undefined;
+  /** The web UI's address of an approval. */
+  approvalUrl(approvalId: string): string | undefined;
 }
