@@ -9,7 +9,10 @@ export function approvalAudit(
   action: AuditAction,
   actor: string,
   at: number,
-  extra: Pick<AuditEntry, 'approved' | 'reason' | 'payloadHash' | 'unnamedPause'> = {},
+  extra: Pick<
+    AuditEntry,
+    'approved' | 'reason' | 'payloadHash' | 'unnamedPause' | 'channel' | 'onBehalfOf' | 'to'
+  > = {},
 ): AuditEntry {
   return {
     at,
@@ -42,6 +45,8 @@ export function decisionAudit(
         reason: decision.reason,
         payloadHash: decision.payload === undefined ? undefined : hashJson(decision.payload),
         ...(unnamedPause ? { unnamedPause: true as const } : {}),
+        ...(decision.channel === undefined ? {} : { channel: decision.channel }),
+        ...(decision.onBehalfOf === undefined ? {} : { onBehalfOf: decision.onBehalfOf }),
       }),
     ];
   });

@@ -90,6 +90,10 @@ export interface Decision {
   at: number;
   /** The hash of the arguments the person approved or denied (as the audit log writes it). */
   argsHash?: string;
+  /** Where it came from, when not the API: `slack`, `link`, a host's channel. */
+  channel?: string;
+  /** The person an out-of-office delegate decided for (the decider acts as their delegate). */
+  onBehalfOf?: string;
   /**
    * The request that recorded it: the same request made again (its first reply was
    * lost) is answered with the run's state instead of ALREADY_DECIDED.

@@ -20,6 +20,8 @@ export const decisionInput = z.strictObject({
   payload: boundedJson.optional(),
   /** The arguments' hash the person saw (`sha256:…`); ARGS_MISMATCH when they differ. */
   argsHash: z.string().max(100).optional(),
+  /** Where the decision came from, when not the API (`slack`, `link`, a host's channel). */
+  channel: idText.optional(),
 });
 export type DecisionInput = z.input<typeof decisionInput>;
 
@@ -35,6 +37,8 @@ export const resumeRequest = z
     decisions: z.array(decisionInput).min(1).max(LIMITS.decisions).optional(),
     /** Names the request across its retries: its decisions carry it (Decision.requestId). */
     requestId: idText.optional(),
+    /** Where the decisions came from, when not the API (`slack`, `link`, a host's channel). */
+    channel: idText.optional(),
   })
   .refine((r) => (r.approved === undefined) !== (r.decisions === undefined), {
     message: 'give exactly one of "approved" or "decisions"',

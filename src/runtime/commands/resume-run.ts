@@ -32,7 +32,7 @@ export async function resumeRun(
   by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { sessionId, pauseId, approved, reason, decisions, requestId } = validate(
+  const { sessionId, pauseId, approved, reason, decisions, requestId, channel } = validate(
     resumeRequest,
     request,
   );
@@ -45,8 +45,8 @@ export async function resumeRun(
   const now = ctx.clock.now();
   const base = { decidedBy, at: now, requestId };
   const batch: DecisionBatch = decisions
-    ? { decisions: decisions.map((d) => ({ ...d, ...base })), pauseId }
-    : { all: { approved: approved as boolean, reason, ...base }, pauseId };
+    ? { decisions: decisions.map((d) => ({ channel, ...d, ...base })), pauseId }
+    : { all: { approved: approved as boolean, reason, channel, ...base }, pauseId };
   const lease = ctx.newLease(now);
   // A segment waits in place for this pause (a tool's `waitForApproval`): the decision
   // that settles it hands the run to that segment, whose events are then followed here.

@@ -39,6 +39,39 @@ const approval: z.ZodType<ApprovalRequest> = z.object({
       requesterMayApprove: z.boolean(),
     })
     .optional(),
+  notify: z
+    .object({ channels: z.array(z.string()).optional(), to: z.array(z.string()).optional() })
+    .optional(),
+  sla: z
+    .object({
+      remind: z
+        .object({
+          afterSeconds: z.number(),
+          everySeconds: z.number().optional(),
+          times: z.number(),
+        })
+        .optional(),
+      escalate: z
+        .array(
+          z.object({
+            afterSeconds: z.number(),
+            to: z.object({ roles: z.array(z.string()), users: z.array(z.string()) }),
+          }),
+        )
+        .optional(),
+      deadline: z
+        .object({ afterSeconds: z.number(), action: z.enum(['deny', 'park', 'escalate']) })
+        .optional(),
+    })
+    .optional(),
+  slaState: z
+    .object({
+      reminders: z.number(),
+      escalations: z.number(),
+      deadlinePassed: z.literal(true).optional(),
+    })
+    .optional(),
+  links: z.enum(['link', 'link+sign-in']).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
@@ -51,6 +84,8 @@ const decision: z.ZodType<Decision> = z.object({
   decidedBy: z.string(),
   at: z.number(),
   argsHash: z.string().optional(),
+  channel: z.string().optional(),
+  onBehalfOf: z.string().optional(),
   requestId: z.string().optional(),
 });
 
