@@ -5,7 +5,7 @@ import { auditLine } from '../core/audit-line.js';
 import { codeOf } from '../core/errors.test-support.js';
 import { hashArgs, hashJson } from '../core/hash.js';
 import type { Principal } from '../core/principal.js';
-import type { Approvers, Pause } from '../core/types.js';
+import type { Approvers, Decision, Pause } from '../core/types.js';
 import { verifyAuditChain } from '../core/verify-audit-chain.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
@@ -45,6 +45,8 @@ import {
 interface Subject {
   store: HoldpointStore;
   peer: HoldpointStore;
+  /** Loses the waiting counts, as approvals stored by a release before them left them. */
+  forgetWaiting(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,7 +59,9 @@ const subjects: { kind: string; open: () => Subject }[] = [
     kind: 'memory',
     open: () => {
       const store = new MemoryStore({ sessionTtlSeconds: 600 });
-      return { store, peer: store, close: async () => {} };
+      const forgetWaiting = async () =>
+        (store as unknown as { waiting: Map<string, number> }).waiting.clear();
+      return { store, peer: store, forgetWaiting, close: async () => {} };
     },
   },
   {
@@ -69,6 +73,9 @@ const subjects: { kind: string; open: () => Subject }[] = [
       return {
         store,
         peer,
+        forgetWaiting: async () => {
+          await scratch.redis.del(`${scratch.prefix}:{index}:waiting`);
+        },
         close: async () => {
           await Promise.all([store.close(), peer.close()]);
         },
@@ -1153,5 +1160,138 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     await peer.memories.put(APP, user, 'session-a', [fact('Rust has lifetimes.', 'd-1')]);
     expect(await texts(store)).toEqual(['Bread needs steam.', 'Rust has lifetimes.']);
     expect(await store.memories.list('another-app', user)).toEqual([]);
+  });
+
+  describe('waiting counts', () => {
+    const maria: Principal = { id: 'maria', roles: ['approver'] };
+    const jiro: Principal = { id: 'jiro', roles: ['approver'] };
+    const twoApprovers: Approvers = {
+      owner: false,
+      roles: ['approver'],
+      users: [],
+      quorum: 2,
+      requesterMayApprove: false,
+    };
+
+    /** A session paused on `approvals` approvals of `tool` (of APP). */
+    async function pausedOn(
+      tool: string,
+      {
+        approvals = 1,
+        ttlMs = HOUR,
+        approvers,
+      }: { approvals?: number; ttlMs?: number; approvers?: Approvers } = {},
+    ) {
+      const now = Date.now();
+      const started = await runningSession(store, now);
+      const pause = newPause(started.run, approvals, now, ttlMs);
+      for (const approval of pause.approvals) {
+        approval.toolName = tool;
+        if (approvers) approval.approvers = approvers;
+      }
+      await store.apply(started.sessionId, savePauseTransition, [
+        segmentEnd(started.run, started.held, now),
+        pause,
+        requested(pause),
+        now + 2 * ttlMs + HOUR,
+      ]);
+      const ids = pause.approvals.map((a) => a.approvalId);
+      return { sessionId: started.sessionId, pause, ids, now };
+    }
+
+    /** The count of `tool`'s waiting approvals as every handle reads it (0: not listed). */
+    async function waiting(tool: string): Promise<number> {
+      const counts = await Promise.all(
+        [store, peer].map(async (on) => {
+          const all = await on.countWaiting();
+          for (const { count } of all) expect(count).toBeGreaterThan(0);
+          return all.find((c) => c.app === APP && c.tool === tool)?.count ?? 0;
+        }),
+      );
+      expect(counts[1]).toBe(counts[0]);
+      return counts[0] ?? 0;
+    }
+
+    function decide(sessionId: string, batch: Decision[], now: number, by = DECIDER) {
+      return store.apply(sessionId, decideTransition, [{ decisions: batch }, now, lease(now), by]);
+    }
+
+    it('counts approvals from their pause until each is decided, per app and tool', async () => {
+      const tool = unique('tool');
+      const other = unique('tool');
+      const { sessionId, ids, now } = await pausedOn(tool, { approvals: 2 });
+      await pausedOn(other);
+      expect(await waiting(tool)).toBe(2);
+      expect(await waiting(other)).toBe(1);
+      expect(
+        (await decide(sessionId, [decision(ids[0] as string, now + 1)], now + 1)).outcome,
+      ).toBe('pending');
+      expect(await waiting(tool)).toBe(1);
+      const last = await decide(sessionId, [decision(ids[1] as string, now + 2, false)], now + 2);
+      expect(last.outcome).toBe('resumes');
+      expect(await waiting(tool)).toBe(0);
+      expect(await waiting(other)).toBe(1);
+    });
+
+    it('keeps a quorum approval waiting after one vote, until the second', async () => {
+      const tool = unique('tool');
+      const { sessionId, ids, now } = await pausedOn(tool, { approvers: twoApprovers });
+      const approvalId = ids[0] as string;
+      await decide(sessionId, [vote(approvalId, maria, now + 1)], now + 1, maria);
+      expect(await waiting(tool)).toBe(1);
+      await decide(sessionId, [vote(approvalId, jiro, now + 2)], now + 2, jiro);
+      expect(await waiting(tool)).toBe(0);
+    });
+
+    it('stops counting a pause that expires or is cancelled, and counts nothing for a refusal', async () => {
+      const tool = unique('tool');
+      const expiring = await pausedOn(tool, { approvals: 2, ttlMs: 1_000 });
+      const cancelled = await pausedOn(tool);
+      expect(await waiting(tool)).toBe(3);
+      const late = expiring.pause.expiresAt;
+      expect(await store.apply(expiring.sessionId, expireTransition, [late])).toMatchObject({
+        status: 'expired',
+      });
+      expect(await waiting(tool)).toBe(1);
+      expect(
+        await codeOf(decide(expiring.sessionId, [decision(expiring.ids[0] as string, late)], late)),
+      ).toBe('APPROVAL_EXPIRED');
+      await store.apply(cancelled.sessionId, cancelTransition, [
+        'bob',
+        undefined,
+        cancelled.now + 1,
+      ]);
+      expect(await waiting(tool)).toBe(0);
+      expect(
+        await codeOf(store.apply(cancelled.sessionId, cancelTransition, ['bob', undefined, late])),
+      ).toBe('PAUSE_CANCELLED');
+      expect(await waiting(tool)).toBe(0);
+    });
+
+    it('never counts below zero, even for approvals that were never counted', async () => {
+      const tool = unique('tool');
+      const first = await pausedOn(tool);
+      const second = await pausedOn(tool);
+      await subject.forgetWaiting();
+      await decide(
+        first.sessionId,
+        [decision(first.ids[0] as string, first.now + 1)],
+        first.now + 1,
+      );
+      expect(await waiting(tool)).toBe(0);
+      const third = await pausedOn(tool);
+      expect(await waiting(tool)).toBe(1);
+      await store.apply(second.sessionId, cancelTransition, ['bob', undefined, second.now + 1]);
+      expect(await waiting(tool)).toBe(0);
+      await decide(
+        third.sessionId,
+        [decision(third.ids[0] as string, third.now + 1)],
+        third.now + 1,
+      );
+      expect(await waiting(tool)).toBe(0);
+      const fourth = await pausedOn(tool);
+      expect(await waiting(tool)).toBe(1);
+      await store.apply(fourth.sessionId, cancelTransition, ['bob', undefined, fourth.now + 1]);
+    });
   });
 });

@@ -14,6 +14,7 @@ import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
 import type { UserMemories } from './user-memories.js';
+import type { WaitingCount } from './waiting-counts.js';
 
 /** What a store reads of one session before a transition: its meta, latest pause and run. */
 export interface SessionSnapshot {
@@ -45,6 +46,13 @@ export interface SessionWrites {
   /** The ADK events and state a run segment appended. */
   append?: SessionAppend;
 }
+
+/**
+ * Told of each commit `apply` stored, after it is stored, with the snapshot it was
+ * computed on and what it wrote (audit lines chained): what derives from commits
+ * without being part of them (metrics) reads them here, once per stored commit.
+ */
+export type CommitObserver = (before: SessionSnapshot, writes: SessionWrites) => void;
 
 /** A transition's writes and its answer; `error` is thrown after the writes commit. */
 export interface Transition<T> {
@@ -220,6 +228,14 @@ export interface HoldpointStore {
     query: { limit: number; after?: PageCursor },
     now: number,
   ): Promise<Page<SessionSnapshot>>;
+  /**
+   * How many approvals wait for people now, per app and tool (none at zero), across
+   * every instance: counts the commits that enter and leave a pending approval keep, read
+   * in one call, never a scan of paused sessions.
+   */
+  countWaiting(): Promise<WaitingCount[]>;
+  /** Calls `observer` after every commit `apply` stores, until the returned function is called. */
+  observeCommits(observer: CommitObserver): () => void;
   /** A page of the audit log, oldest first. */
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
   /**

@@ -13,6 +13,7 @@ import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
 import type {
+  CommitObserver,
   HoldpointStore,
   NewSession,
   Page,
@@ -23,6 +24,7 @@ import type {
 } from './store.js';
 import { chainWrites, newSessionWrites } from './transitions.js';
 import type { UserMemories } from './user-memories.js';
+import type { WaitingCount } from './waiting-counts.js';
 
 /**
  * A snapshot and the version it was read at; a commit succeeds only at that version.
@@ -134,6 +136,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     now: number,
   ): Promise<Page<SessionSnapshot>>;
   abstract listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
+  abstract countWaiting(): Promise<WaitingCount[]>;
   abstract takeSweepTurn(owner: string, ms: number): Promise<boolean>;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
@@ -143,6 +146,24 @@ export abstract class TransactionalStore implements HoldpointStore {
    * caller's snapshot can be the first read of its transition (`apply`'s `seen`).
    */
   private readonly handedOut = new WeakMap<SessionSnapshot, VersionedSnapshot>();
+  private readonly observers = new Set<CommitObserver>();
+
+  observeCommits(observer: CommitObserver): () => void {
+    const own = (before: SessionSnapshot, writes: SessionWrites) => observer(before, writes);
+    this.observers.add(own);
+    return () => this.observers.delete(own);
+  }
+
+  /** Tells the observers of a stored commit; what they do never fails the commit's caller. */
+  private committed(before: SessionSnapshot, writes: SessionWrites): void {
+    for (const observer of this.observers) {
+      try {
+        observer(before, writes);
+      } catch {
+        // An observer only derives (metrics); the commit stands whatever it throws.
+      }
+    }
+  }
 
   async getSnapshot(sessionId: string): Promise<SessionSnapshot | undefined> {
     const read = await this.readSnapshot(sessionId);
@@ -229,6 +250,7 @@ export abstract class TransactionalStore implements HoldpointStore {
         await sleep(Math.random() * Math.min(50, 2 ** attempt));
         continue;
       }
+      if (writes) this.committed(read.snapshot, writes);
       if (result.error) throw result.error;
       return result.value as T;
     }

@@ -19,6 +19,12 @@ import type {
   SessionWrites,
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
+import {
+  type WaitingCount,
+  waitingChanges,
+  waitingCounts,
+  waitingOf,
+} from '../waiting-counts.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
@@ -80,6 +86,8 @@ export class MemoryStore extends TransactionalStore {
   private readonly running = new SortedIndex();
   /** Invocation id → session id. */
   private readonly runs = new Map<string, string>();
+  /** Approvals waiting for people, by app and tool (`waitingKey`), kept by every write. */
+  private readonly waiting = new Map<string, number>();
   private readonly appState = new Map<string, Record<string, unknown>>();
   private readonly userState = new Map<string, Record<string, unknown>>();
   /** Live sessions per app user: `user:` state goes with the user's last session. */
@@ -229,6 +237,10 @@ export class MemoryStore extends TransactionalStore {
     return structuredClone(this.live(sessionId)?.audit.slice(offset, offset + limit) ?? []);
   }
 
+  async countWaiting(): Promise<WaitingCount[]> {
+    return waitingCounts(this.waiting);
+  }
+
   async takeSweepTurn(): Promise<boolean> {
     return true;
   }
@@ -249,6 +261,7 @@ export class MemoryStore extends TransactionalStore {
   /** Writes a transition into `stored` and keeps the indexes, sizes and LRU order true. */
   private write(stored: StoredSession, writes: SessionWrites): void {
     const sessionId = writes.meta.sessionId;
+    this.moveWaiting(waitingChanges(this.snapshotOf(stored), writes));
     stored.version += 1;
     stored.meta = writes.meta;
     for (const pause of writes.pauses ?? []) {
@@ -281,6 +294,15 @@ export class MemoryStore extends TransactionalStore {
     this.bytes += stored.bytes;
     this.sessions.delete(sessionId);
     this.sessions.set(sessionId, stored);
+  }
+
+  /** Moves the waiting counts by `changes`; a count never goes below zero. */
+  private moveWaiting(changes: Map<string, number>): void {
+    for (const [key, change] of changes) {
+      const count = (this.waiting.get(key) ?? 0) + change;
+      if (count > 0) this.waiting.set(key, count);
+      else this.waiting.delete(key);
+    }
   }
 
   private append(stored: StoredSession, { events, state }: SessionAppend): void {
@@ -374,6 +396,9 @@ export class MemoryStore extends TransactionalStore {
 
   private drop(stored: StoredSession): void {
     const { sessionId, userId } = stored.meta;
+    // A session dropped while it waits (its lifetime ran out unswept) waits no more.
+    const waited = waitingOf(this.snapshotOf(stored).pause);
+    this.moveWaiting(new Map([...waited].map(([key, count]) => [key, -count])));
     this.sessions.delete(sessionId);
     this.expiries.delete(sessionId);
     this.paused.delete(sessionId);

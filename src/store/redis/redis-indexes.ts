@@ -1,5 +1,6 @@
 import { pauseAudiences } from '../../core/approvers.js';
 import type { PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
+import { waitingChanges } from '../waiting-counts.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -9,13 +10,15 @@ const AUDIENCE_INDEX_GRACE_MS = 60_000;
 /**
  * One index write a commit makes true, applied by the commit script (lua/commit-session.lua)
  * with the commit or not at all: a sorted-set entry added (`keepUntil`: the index lives at
- * least that long) or dropped, or a pointer set until `keepUntil`.
+ * least that long) or dropped, a pointer set until `keepUntil`, or a hash field's count
+ * moved `by` (a field at zero or below is deleted).
  */
 export type IndexOperation =
   | { op: 'zadd'; key: string; score: number; member: string; keepUntil?: number }
   | { op: 'zrem'; key: string; member: string }
   | { op: 'trim'; key: string; upTo: number }
-  | { op: 'set'; key: string; value: string; keepUntil: number };
+  | { op: 'set'; key: string; value: string; keepUntil: number }
+  | { op: 'hincrby'; key: string; field: string; by: number };
 
 /**
  * The operations as the commit script reads them: the keys they touch (declared after
@@ -39,6 +42,8 @@ export function encodeIndexOperations(
       args.push('zrem', key, operation.member, '', '');
     } else if (operation.op === 'trim') {
       args.push('trim', key, operation.upTo, '', '');
+    } else if (operation.op === 'hincrby') {
+      args.push('hincrby', key, operation.field, operation.by, '');
     } else {
       args.push('set', key, operation.value, operation.keepUntil, '');
     }
@@ -92,7 +97,9 @@ export class RedisIndexes {
    * indexed for everyone, for each audience that may decide it and by its approval ids
    * (kept as long as the session); a pause left is dropped; a
    * running session is (re)indexed by its lease's end with every commit (taking it,
-   * each renewal, each checkpoint), and dropped when its segment ends.
+   * each renewal, each checkpoint), and dropped when its segment ends. The counts of
+   * approvals waiting per app and tool move with the approvals the commit makes wait or
+   * stop waiting (`waitingChanges`).
    */
   commitOperations(
     sessionId: string,
@@ -146,6 +153,9 @@ export class RedisIndexes {
       operations.push({ op: 'set', key, value: sessionId, keepUntil: now + sessionTtlMs });
     } else if (was === 'running') {
       operations.push({ op: 'zrem', key: k.running(), member: sessionId });
+    }
+    for (const [field, by] of waitingChanges(before, writes)) {
+      operations.push({ op: 'hincrby', key: k.waiting(), field, by });
     }
     return operations;
   }
@@ -228,6 +238,12 @@ export class RedisIndexes {
       [now, after?.member ?? '', after?.score ?? '', limit],
     )) as string[];
     return entries(flat);
+  }
+
+  /** The waiting counts, field (`waitingKey`) → count, as the commits left them. */
+  async waiting(): Promise<[string, number][]> {
+    const hash = await this.conn.client.hgetall(this.keys.waiting());
+    return Object.entries(hash).map(([field, count]) => [field, Number(count)]);
   }
 
   /** Takes or keeps the sweep for `ms`; false while another instance holds it. */

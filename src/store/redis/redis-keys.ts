@@ -110,6 +110,15 @@ export class RedisKeys {
     return `${this.prefix}:{index}:run:${invocationId}`;
   }
 
+  /**
+   * Hash: how many approvals wait for people, field `<app>\u001f<tool>` → count, moved by
+   * the commits that make approvals wait or stop (a field at zero is deleted, so the key
+   * is gone while nothing waits; it holds one field per app and tool at most).
+   */
+  waiting(): string {
+    return `${this.prefix}:{index}:waiting`;
+  }
+
   /** String: the instance that runs the expiry sweep now. */
   sweeper(): string {
     return `${this.prefix}:{index}:sweeper`;

@@ -6,6 +6,7 @@ import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
+import { type WaitingCount, waitingCounts } from '../waiting-counts.js';
 import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
@@ -400,6 +401,10 @@ export class RedisStore extends TransactionalStore {
       const lines = await redis.lrange(this.keys.audit(sessionId), offset, offset + limit - 1);
       return lines.map((line) => decodeRecord('audit', line, sessionId));
     });
+  }
+
+  countWaiting(): Promise<WaitingCount[]> {
+    return this.conn.run(async () => waitingCounts(await this.indexes.waiting()));
   }
 
   takeSweepTurn(owner: string, ms: number): Promise<boolean> {

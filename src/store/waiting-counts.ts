@@ -1,0 +1,66 @@
+import type { Pause } from '../core/types.js';
+import type { SessionSnapshot, SessionWrites } from './store.js';
+import { undecidedApprovals } from './transitions.js';
+
+/** How many approvals of one app's tool wait for people now, across every instance. */
+export interface WaitingCount {
+  app: string;
+  tool: string;
+  count: number;
+}
+
+/** Between an app's name and a tool's in a count's key: a character neither name holds. */
+const SEPARATOR = '\u001f';
+
+/** The key an app's tool is counted under (a Redis hash field, a map key). */
+export function waitingKey(app: string, tool: string): string {
+  return `${app}${SEPARATOR}${tool}`;
+}
+
+/** The counts as the store keeps them (key → count), without the ones at zero or below. */
+export function waitingCounts(entries: Iterable<[string, number]>): WaitingCount[] {
+  const counts: WaitingCount[] = [];
+  for (const [key, count] of entries) {
+    const at = key.indexOf(SEPARATOR);
+    if (at < 0 || !(count > 0)) continue;
+    counts.push({ app: key.slice(0, at), tool: key.slice(at + 1), count });
+  }
+  return counts;
+}
+
+/** The session's latest pause once `writes` are committed over `before`. */
+function latestPause(before: SessionSnapshot | undefined, writes: SessionWrites): Pause | undefined {
+  const pauseId = writes.meta.pauseId;
+  if (pauseId === undefined) return undefined;
+  const written = writes.pauses?.find((pause) => pause.pauseId === pauseId);
+  return written ?? (before?.pause?.pauseId === pauseId ? before.pause : undefined);
+}
+
+/** The approvals of `pause` that wait for people, counted by the key of their app's tool. */
+export function waitingOf(pause: Pause | undefined): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const approval of undecidedApprovals(pause)) {
+    const key = waitingKey(pause?.app ?? '', approval.toolName);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * How a commit of `writes` over `before` (undefined: a new session) moves the waiting
+ * counts, by key, leaving out what it does not move: an approval waits from when its
+ * pause is stored pending until it is settled (a denial, or its quorum) or its pause
+ * ends (resumed, expired, cancelled). The store applies them in that same commit, so
+ * the counts are exact without scanning paused sessions.
+ */
+export function waitingChanges(
+  before: SessionSnapshot | undefined,
+  writes: SessionWrites,
+): Map<string, number> {
+  const changes = waitingOf(latestPause(before, writes));
+  for (const [key, count] of waitingOf(before?.pause)) {
+    changes.set(key, (changes.get(key) ?? 0) - count);
+  }
+  for (const [key, change] of changes) if (change === 0) changes.delete(key);
+  return changes;
+}
