@@ -26,6 +26,7 @@ import type { RunEvent, RunEventSink } from '../runtime/run-event.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import type { HoldpointStore } from '../store/store.js';
+import { storeMetrics } from '../telemetry/store-metrics.js';
 import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
 import { type Identity, type IdentityOptions, identityFrom } from '../transports/auth/index.js';
 import type { WithPrincipal } from '../transports/http/caller.js';
@@ -118,6 +119,13 @@ export interface HoldpointOptions {
    * process are not limited.
    */
   limits?: LimitsOptions;
+  /**
+   * `prometheus`: serve Holdpoint's OpenTelemetry metrics (approvals waiting, time to
+   * decision, reminders, escalations, deliveries) at `/metrics` on its routes, in
+   * Prometheus text format; keep that path internal. Default `off`. Either way they are
+   * recorded on the global OpenTelemetry meter provider, for a host with its own SDK.
+   */
+  metrics?: SettingValue<'metrics'>;
 }
 
 /**
@@ -283,6 +291,7 @@ const holdpointOptions = z
       .optional(),
     ...browserOptions.shape,
     limits: limitsOptions.optional(),
+    metrics: SETTINGS.metrics.schema.optional(),
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
@@ -399,7 +408,15 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     corsOrigins: options.corsOrigins,
   });
   const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
-  const routes = createHttpApp({ runtime, logger, identity, policy, webRoot });
+  const metrics = storeMetrics(store, options.metrics ?? 'off');
+  const routes = createHttpApp({
+    runtime,
+    logger,
+    identity,
+    policy,
+    webRoot,
+    metrics: metrics.prometheus,
+  });
   const attached = new Set<AttachedWebSocket>();
   // In process, the host vouches for who acts; reads are the host's own (trusted).
   const holdpoint: Holdpoint = {
@@ -460,6 +477,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     close: async () => {
       stopSweeper();
       for (const handle of [...attached]) handle.close();
+      await metrics.close();
       await runtime.close();
     },
   };

@@ -75,6 +75,7 @@ export async function holdpointFromConfig(
       logger,
       clock: wiring.clock,
       identity: identityFromConfig(config),
+      metrics: config.metrics,
       limits: Object.fromEntries(
         Object.entries(LIMIT_SETTING_NAMES).map(([limit, setting]) => [limit, config[setting]]),
       ),

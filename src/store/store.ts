@@ -229,8 +229,8 @@ export interface HoldpointStore {
     now: number,
   ): Promise<Page<SessionSnapshot>>;
   /**
-   * How many approvals wait for people now, per app and tool (none at zero), across
-   * every instance: counts the commits that enter and leave a pending approval keep, read
+   * How many approvals wait for people now, per app and tool (each that ever had one
+   * wait, 0 included), across every instance: counts the commits that enter and leave a pending approval keep, read
    * in one call, never a scan of paused sessions.
    */
   countWaiting(): Promise<WaitingCount[]>;

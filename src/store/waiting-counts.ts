@@ -17,19 +17,25 @@ export function waitingKey(app: string, tool: string): string {
   return `${app}${SEPARATOR}${tool}`;
 }
 
-/** The counts as the store keeps them (key → count), without the ones at zero or below. */
+/**
+ * The counts as the store keeps them (key → count): every app and tool that had an
+ * approval wait, at zero once none does, so a gauge shows 0 rather than nothing.
+ */
 export function waitingCounts(entries: Iterable<[string, number]>): WaitingCount[] {
   const counts: WaitingCount[] = [];
   for (const [key, count] of entries) {
     const at = key.indexOf(SEPARATOR);
-    if (at < 0 || !(count > 0)) continue;
-    counts.push({ app: key.slice(0, at), tool: key.slice(at + 1), count });
+    if (at < 0 || Number.isNaN(count)) continue;
+    counts.push({ app: key.slice(0, at), tool: key.slice(at + 1), count: Math.max(0, count) });
   }
   return counts;
 }
 
 /** The session's latest pause once `writes` are committed over `before`. */
-function latestPause(before: SessionSnapshot | undefined, writes: SessionWrites): Pause | undefined {
+function latestPause(
+  before: SessionSnapshot | undefined,
+  writes: SessionWrites,
+): Pause | undefined {
   const pauseId = writes.meta.pauseId;
   if (pauseId === undefined) return undefined;
   const written = writes.pauses?.find((pause) => pause.pauseId === pauseId);

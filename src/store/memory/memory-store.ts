@@ -19,12 +19,7 @@ import type {
   SessionWrites,
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
-import {
-  type WaitingCount,
-  waitingChanges,
-  waitingCounts,
-  waitingOf,
-} from '../waiting-counts.js';
+import { type WaitingCount, waitingChanges, waitingCounts, waitingOf } from '../waiting-counts.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
@@ -299,9 +294,7 @@ export class MemoryStore extends TransactionalStore {
   /** Moves the waiting counts by `changes`; a count never goes below zero. */
   private moveWaiting(changes: Map<string, number>): void {
     for (const [key, change] of changes) {
-      const count = (this.waiting.get(key) ?? 0) + change;
-      if (count > 0) this.waiting.set(key, count);
-      else this.waiting.delete(key);
+      this.waiting.set(key, Math.max(0, (this.waiting.get(key) ?? 0) + change));
     }
   }
 

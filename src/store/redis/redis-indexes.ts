@@ -11,7 +11,7 @@ const AUDIENCE_INDEX_GRACE_MS = 60_000;
  * One index write a commit makes true, applied by the commit script (lua/commit-session.lua)
  * with the commit or not at all: a sorted-set entry added (`keepUntil`: the index lives at
  * least that long) or dropped, a pointer set until `keepUntil`, or a hash field's count
- * moved `by` (a field at zero or below is deleted).
+ * moved `by` (never below zero).
  */
 export type IndexOperation =
   | { op: 'zadd'; key: string; score: number; member: string; keepUntil?: number }

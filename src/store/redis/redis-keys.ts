@@ -112,8 +112,8 @@ export class RedisKeys {
 
   /**
    * Hash: how many approvals wait for people, field `<app>\u001f<tool>` → count, moved by
-   * the commits that make approvals wait or stop (a field at zero is deleted, so the key
-   * is gone while nothing waits; it holds one field per app and tool at most).
+   * the commits that make approvals wait or stop (never below zero). One field per app
+   * and tool that ever had an approval wait, kept at zero: it never grows past those.
    */
   waiting(): string {
     return `${this.prefix}:{index}:waiting`;

@@ -5,6 +5,10 @@ import type { Logger } from 'pino';
 import { isHoldpointError } from '../../core/errors.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import { httpSpans } from '../../telemetry/http-span.js';
+import {
+  PROMETHEUS_CONTENT_TYPE,
+  type PrometheusEndpoint,
+} from '../../telemetry/prometheus-endpoint.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
 import { bodyUserOf } from './body-user.js';
 import type { WithPrincipal } from './caller.js';
@@ -26,6 +30,8 @@ export interface HttpAppOptions {
   policy: BrowserPolicy;
   /** The built web UI (index.html and assets), served at `/` when given. */
   webRoot?: string;
+  /** Holdpoint's metrics, served at `/metrics` in Prometheus text format when given. */
+  metrics?: PrometheusEndpoint;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -41,6 +47,7 @@ export function createHttpApp({
   identity,
   policy,
   webRoot,
+  metrics,
 }: HttpAppOptions): Hono<WithPrincipal> {
   const app = new Hono<WithPrincipal>();
 
@@ -81,6 +88,14 @@ export function createHttpApp({
     await next();
   });
   // Each route counts its request against the principal's limits (routes/rate-counting).
+
+  if (metrics) {
+    // Like /healthz, outside /api and without identity, as scrapers expect: a deployment
+    // keeps it internal (docs/operations.md#metrics).
+    app.get('/metrics', async (c) =>
+      c.body(await metrics.scrape(), 200, { 'content-type': PROMETHEUS_CONTENT_TYPE }),
+    );
+  }
 
   const deps = { runtime, logger, identity };
   for (const operations of Object.values(OPERATIONS_BY_RESOURCE)) {

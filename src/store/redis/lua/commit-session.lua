@@ -19,7 +19,7 @@
 --     zrem  key member '' ''       drop an entry
 --     trim  key upTo '' ''         drop the entries scored up to `upTo`
 --     set   key value keep ''      a pointer, kept until `keep` (ms)
---     hincrby key field by ''      move a hash field's count by `by`; deleted at zero or below
+--     hincrby key field by ''      move a hash field's count by `by`, never below 0
 -- Returns { new version, watched (0 or 1) }, or false when the session is not at ARGV[1]
 -- (or, for 'new', exists): then nothing was written.
 local function call(command, key, list, first, last)
@@ -97,8 +97,8 @@ for i = first, first + 5 * (operations - 1), 5 do
   elseif name == 'trim' then
     redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[i + 2])
   elseif name == 'hincrby' then
-    if redis.call('HINCRBY', key, ARGV[i + 2], ARGV[i + 3]) <= 0 then
-      redis.call('HDEL', key, ARGV[i + 2])
+    if redis.call('HINCRBY', key, ARGV[i + 2], ARGV[i + 3]) < 0 then
+      redis.call('HSET', key, ARGV[i + 2], 0)
     end
   else
     redis.call('SET', key, ARGV[i + 2], 'PXAT', ARGV[i + 3])

@@ -1,0 +1,179 @@
+import {
+  type Counter,
+  type Histogram,
+  type Meter,
+  type MeterProvider,
+  metrics,
+  type ObservableGauge,
+  type ObservableResult,
+} from '@opentelemetry/api';
+import { settlingDecision } from '../core/settlement.js';
+import type { SessionSnapshot, SessionWrites } from '../store/store.js';
+import type { WaitingCount } from '../store/waiting-counts.js';
+
+/** The meter every Holdpoint instrument belongs to. */
+export const METER_NAME = 'holdpoint';
+
+/** What became of one attempt to deliver a notification. */
+export type DeliveryResult = 'sent' | 'failed' | 'gave_up';
+
+/** Reads how many approvals wait now, per app and tool. */
+export type WaitingReader = () => Promise<WaitingCount[]>;
+
+/**
+ * What Holdpoint counts, recorded on the global OpenTelemetry meter provider (a no-op
+ * until the host sets one) and on every Prometheus endpoint this process serves.
+ */
+export interface HoldpointMetrics {
+  /** A reminder about an approval of `tool` (of `app`) went out. */
+  recordReminder(app: string, tool: string): void;
+  /** An approval of `tool` (of `app`) was escalated one step. */
+  recordEscalation(app: string, tool: string): void;
+  /** A notification through `channel` was sent, failed (to be retried) or given up. */
+  recordDelivery(channel: string, result: DeliveryResult): void;
+  /** An approval of `tool` (of `app`) was settled, `seconds` after it was asked. */
+  recordDecision(app: string, tool: string, approved: boolean, seconds: number): void;
+}
+
+/** Time to decision, in seconds: from a second to a week. */
+const DECISION_BUCKETS = [
+  1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 28_800, 86_400, 172_800, 604_800,
+];
+
+interface Instruments {
+  waiting: ObservableGauge;
+  decision: Histogram;
+  reminders: Counter;
+  escalations: Counter;
+  deliveries: Counter;
+}
+
+function instrumentsOf(meter: Meter): Instruments {
+  return {
+    waiting: meter.createObservableGauge('holdpoint.approvals.waiting', {
+      description: 'Approvals waiting for people now, across every instance sharing the store',
+      unit: '{approval}',
+    }),
+    decision: meter.createHistogram('holdpoint.approval.decision.duration', {
+      description: 'Time from an approval request to the decision that settled it',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DECISION_BUCKETS },
+    }),
+    reminders: meter.createCounter('holdpoint.approvals.reminders', {
+      description: 'Reminders about waiting approvals',
+      unit: '{reminder}',
+    }),
+    escalations: meter.createCounter('holdpoint.approvals.escalations', {
+      description: 'Escalation steps taken on waiting approvals',
+      unit: '{escalation}',
+    }),
+    deliveries: meter.createCounter('holdpoint.notifications.deliveries', {
+      description: 'Notification delivery attempts, by channel and result',
+      unit: '{delivery}',
+    }),
+  };
+}
+
+/** Observes `counts` on `result`, one point per app and tool. */
+function observeWaiting(result: ObservableResult, counts: WaitingCount[]): void {
+  for (const { app, tool, count } of counts) result.observe(count, { app, tool });
+}
+
+/** Where the waiting gauge of the global meter provider reads (each live Holdpoint's store). */
+const waitingReaders = new Set<WaitingReader>();
+
+async function observeGlobalWaiting(result: ObservableResult): Promise<void> {
+  for (const read of waitingReaders) {
+    // A store that does not answer now leaves its points out of this collection only.
+    observeWaiting(result, await read().catch(() => []));
+  }
+}
+
+/** The instruments on the global meter provider, made again when the host sets another. */
+let onGlobal: { provider: MeterProvider; instruments: Instruments } | undefined;
+/** The instruments of this process's Prometheus endpoints: every event is recorded there too. */
+const onEndpoints = new Set<Instruments>();
+
+function everyInstruments(): Instruments[] {
+  const provider = metrics.getMeterProvider();
+  if (onGlobal?.provider !== provider) {
+    const instruments = instrumentsOf(provider.getMeter(METER_NAME));
+    instruments.waiting.addCallback(observeGlobalWaiting);
+    onGlobal = { provider, instruments };
+  }
+  return [onGlobal.instruments, ...onEndpoints];
+}
+
+const RECORDER: HoldpointMetrics = {
+  recordReminder(app, tool) {
+    for (const { reminders } of everyInstruments()) reminders.add(1, { app, tool });
+  },
+  recordEscalation(app, tool) {
+    for (const { escalations } of everyInstruments()) escalations.add(1, { app, tool });
+  },
+  recordDelivery(channel, result) {
+    for (const { deliveries } of everyInstruments()) deliveries.add(1, { channel, result });
+  },
+  recordDecision(app, tool, approved, seconds) {
+    const outcome = approved ? 'approved' : 'denied';
+    for (const { decision } of everyInstruments()) decision.record(seconds, { app, tool, outcome });
+  },
+};
+
+/**
+ * Holdpoint's metrics: what the runtime and its channels record. The instruments use
+ * the global OpenTelemetry API, so a host with its own SDK (a MeterProvider it set
+ * globally) receives them, beside `/metrics` when Holdpoint serves Prometheus.
+ */
+export function holdpointMetrics(): HoldpointMetrics {
+  return RECORDER;
+}
+
+/**
+ * Lets the global meter provider's `holdpoint.approvals.waiting` read `read` (a store's
+ * counts), until the returned function is called.
+ */
+export function readWaitingOnGlobal(read: WaitingReader): () => void {
+  const own: WaitingReader = () => read();
+  waitingReaders.add(own);
+  // The gauge is there from now on, not from the first event recorded.
+  everyInstruments();
+  return () => waitingReaders.delete(own);
+}
+
+/**
+ * Records Holdpoint's instruments on `meter` too (a Prometheus endpoint's own provider),
+ * its waiting gauge reading `read`, until the returned function is called.
+ */
+export function recordOn(meter: Meter, read: WaitingReader): () => void {
+  const instruments = instrumentsOf(meter);
+  instruments.waiting.addCallback(async (result) =>
+    observeWaiting(result, await read().catch(() => [])),
+  );
+  onEndpoints.add(instruments);
+  return () => onEndpoints.delete(instruments);
+}
+
+/**
+ * What a stored commit tells the metrics (a store's commit observer): each approval it
+ * settles (a denial, or the vote that reached the quorum) records its time to decision
+ * once, since a commit is observed once, when stored; its `reminded` and `escalated`
+ * audit lines count reminders and escalations, whoever wrote them.
+ */
+export function recordCommitMetrics(before: SessionSnapshot, writes: SessionWrites): void {
+  const recorder = holdpointMetrics();
+  const { app } = writes.meta;
+  for (const line of writes.audit) {
+    if (line.action === 'reminded') recorder.recordReminder(app, line.toolName ?? '');
+    if (line.action === 'escalated') recorder.recordEscalation(app, line.toolName ?? '');
+  }
+  for (const pause of writes.pauses ?? []) {
+    const was = before.pause?.pauseId === pause.pauseId ? before.pause : undefined;
+    for (const approval of pause.approvals) {
+      const settled = settlingDecision(pause, approval);
+      if (!settled || (was && settlingDecision(was, approval))) continue;
+      const seconds = Math.max(0, settled.at - approval.createdAt) / 1000;
+      recorder.recordDecision(pause.app, approval.toolName, settled.approved, seconds);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { METER_NAME, recordOn, type WaitingReader } from './metrics.js';
+
+/** The content type of Prometheus' text exposition format. */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** Holdpoint's metrics for a Prometheus scrape; `close` stops recording them. */
+export interface PrometheusEndpoint {
+  /** The metrics now, in Prometheus text format. */
+  scrape(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * A MeterProvider of Holdpoint's own, read by Prometheus scrapes (`/metrics` on the
+ * server's port): the exporter's own server is never started. It is not set globally,
+ * so a host's OpenTelemetry SDK keeps its provider; Holdpoint records on both. The
+ * waiting gauge reads `read` (the store's counts) at each scrape.
+ */
+export function prometheusEndpoint(read: WaitingReader): PrometheusEndpoint {
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  const provider = new MeterProvider({
+    resource: resourceFromAttributes({ 'service.name': 'holdpoint' }).merge(
+      detectResources({ detectors: [envDetector] }),
+    ),
+    readers: [exporter],
+  });
+  const stopRecording = recordOn(provider.getMeter(METER_NAME), read);
+  const serializer = new PrometheusSerializer('', false);
+  return {
+    scrape: async () => serializer.serialize((await exporter.collect()).resourceMetrics),
+    close: async () => {
+      stopRecording();
+      await provider.shutdown();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import type { HoldpointStore } from '../store/store.js';
+import { readWaitingOnGlobal, recordCommitMetrics } from './metrics.js';
+import { type PrometheusEndpoint, prometheusEndpoint } from './prometheus-endpoint.js';
+
+/** A Holdpoint's metrics: its Prometheus endpoint when asked for; `close` stops them. */
+export interface StoreMetrics {
+  prometheus?: PrometheusEndpoint;
+  close(): Promise<void>;
+}
+
+/**
+ * Holdpoint's metrics from `store`: every stored commit records what it settled,
+ * reminded and escalated (`recordCommitMetrics`), the waiting gauge reads the store's
+ * counts, on the global meter provider (a host's SDK) and, with `prometheus`, on an
+ * endpoint of its own.
+ */
+export function storeMetrics(store: HoldpointStore, mode: 'off' | 'prometheus'): StoreMetrics {
+  const read = () => store.countWaiting();
+  const stopObserving = store.observeCommits(recordCommitMetrics);
+  const stopReading = readWaitingOnGlobal(read);
+  const prometheus = mode === 'prometheus' ? prometheusEndpoint(read) : undefined;
+  return {
+    prometheus,
+    close: async () => {
+      stopObserving();
+      stopReading();
+      await prometheus?.close();
+    },
+  };
+}
