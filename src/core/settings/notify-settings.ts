@@ -114,6 +114,6 @@ export const NOTIFY_SETTINGS = {
     flag: 'metrics',
     env: 'HOLDPOINT_METRICS',
     placeholder: 'off|prometheus',
-    doc: '`prometheus`: serve OpenTelemetry metrics (approvals waiting, time to decision, reminders, escalations, deliveries) at `/metrics` in Prometheus text format',
+    doc: "`prometheus`: serve OpenTelemetry metrics (approvals waiting, time to decision, reminders, escalations, deliveries) at `/metrics` on the server's port in Prometheus text format, without sign-in: keep that path internal ([library.md](library.md#metrics))",
   }),
 };
