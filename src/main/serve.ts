@@ -78,6 +78,7 @@ export async function startServer(
       recover: config.recover,
       auth: identity.mode,
       traces: tracing.endpoint ?? 'off',
+      metrics: config.metrics,
     },
     `Holdpoint listening on http://${config.host}:${port} (sign-in: ${identity.mode})`,
   );

@@ -25,13 +25,23 @@ export type WaitingReader = () => Promise<WaitingCount[]>;
  * until the host sets one) and on every Prometheus endpoint this process serves.
  */
 export interface HoldpointMetrics {
-  /** A reminder about an approval of `tool` (of `app`) went out. */
+  /**
+   * A reminder about an approval of `tool` (of `app`) went out. A commit's `reminded`
+   * audit lines are counted already (`recordCommitMetrics`): call it only for reminders
+   * that write none.
+   */
   recordReminder(app: string, tool: string): void;
-  /** An approval of `tool` (of `app`) was escalated one step. */
+  /**
+   * An approval of `tool` (of `app`) was escalated one step. A commit's `escalated` audit
+   * lines are counted already: call it only for escalations that write none.
+   */
   recordEscalation(app: string, tool: string): void;
   /** A notification through `channel` was sent, failed (to be retried) or given up. */
   recordDelivery(channel: string, result: DeliveryResult): void;
-  /** An approval of `tool` (of `app`) was settled, `seconds` after it was asked. */
+  /**
+   * An approval of `tool` (of `app`) was settled, `seconds` after it was asked. Commits
+   * that settle approvals are recorded already: call it only for decisions stored elsewhere.
+   */
   recordDecision(app: string, tool: string, approved: boolean, seconds: number): void;
 }
 
