@@ -70,6 +70,23 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
   const decide = (runtime: HoldpointRuntime, approvalId: string, who: Principal, approved = true) =>
     runtime.decideApproval({ approvalId, approved }, who);
 
+  it('stores the tool’s SLA, notification rule and link policy with each approval it asks', async () => {
+    const { runtime, sessionId } = await waiting({
+      sla: { remind: { afterSeconds: 60, everySeconds: 60 } },
+      notify: { channels: ['email'], to: ['role:finance'] },
+      links: 'link+sign-in',
+    });
+    const [approval] = (await runtime.getSession(sessionId, ann)).pendingApprovals;
+    expect(approval).toMatchObject({
+      sla: { remind: { afterSeconds: 60, everySeconds: 60, times: 3 } },
+      notify: { channels: ['email'], to: ['role:finance'] },
+      links: 'link+sign-in',
+      approvers: { roles: ['approver'] },
+    });
+    // Nothing left waiting for the sweeps of the tests after this one (Redis is shared).
+    await runtime.cancel(sessionId, ann);
+  });
+
   it('reminds at +60 s and +180 s, escalates to the cfo at +300 s, who then decides', async () => {
     const { clock, runtime, approvalId, sessionId } = await waiting({
       sla: {
