@@ -20,6 +20,7 @@ export {
   type DecideRequest,
   type Holdpoint,
   type HoldpointOptions,
+  type ReassignRunRequest,
   type RecoverRunRequest,
   type ResumeRunRequest,
   type StartRunRequest,
@@ -32,6 +33,7 @@ export {
   defineApp,
   type HoldpointApp,
   isHoldpointApp,
+  type SlaSettings,
 } from './api/define-app.js';
 export {
   type MemoryStoreOptions,
@@ -58,6 +60,7 @@ export type {
   SessionMeta,
   SessionStatus,
 } from './core/types.js';
+export type { ReassignedApproval } from './runtime/commands/reassign-approval.js';
 export type { AppSummary, Health } from './runtime/holdpoint-runtime.js';
 export type { AuditPage, AuditQuery } from './runtime/queries/audit-log.js';
 export type {
@@ -73,9 +76,16 @@ export type {
   SessionsPage,
   SessionsQuery,
 } from './runtime/queries/sessions.js';
-export type { DecisionInput, ResumeRequest, StartRequest } from './runtime/requests.js';
+export type {
+  DecisionInput,
+  DelegationRequest,
+  ReassignRequest,
+  ResumeRequest,
+  StartRequest,
+} from './runtime/requests.js';
 export type { RunEvent, RunEventSink } from './runtime/run-event.js';
 export type { CompletedOutcome, PendingOutcome, RunOutcome } from './runtime/run-outcome.js';
+export type { Delegation } from './store/delegations.js';
 export type { Unsubscribe } from './store/run-relay.js';
 export {
   INVOCATION_ID,

@@ -90,6 +90,43 @@ const CALLS: Record<string, () => Call[]> = {
     { path: `/api/approvals/${seen.approval}`, body: { approved: true }, status: 200 },
     { path: `/api/approvals/${seen.approval}`, body: { aproved: true }, status: 400 },
   ],
+  reassignApproval: () => [
+    {
+      path: `/api/approvals/${seen.approval}/reassign`,
+      body: { to: 'dave', reason: 'knows the vendor' },
+      status: 200,
+    },
+    { path: `/api/approvals/${seen.approval}/reassign`, body: { to: '' }, status: 400 },
+    {
+      path: '/api/approvals/nobody-knows/reassign',
+      body: { to: 'dave' },
+      status: 404,
+      code: 'APPROVAL_NOT_FOUND',
+    },
+  ],
+  setDelegation: () => [
+    {
+      path: '/api/delegations/me',
+      body: { delegate: 'dave', until: new Date(Date.now() + 3_600_000).toISOString() },
+      status: 200,
+    },
+    { path: '/api/delegations/me', body: { delegate: 'dave', until: 'soon' }, status: 400 },
+    {
+      path: '/api/delegations/ann',
+      body: { delegate: 'dave', until: new Date(Date.now() + 3_600_000).toISOString() },
+      status: 403,
+      code: 'FORBIDDEN',
+      as: signedInAs('eve'),
+    },
+  ],
+  getDelegation: () => [
+    { path: '/api/delegations/me', status: 200 },
+    { path: '/api/delegations/ann', status: 403, code: 'FORBIDDEN', as: signedInAs('eve') },
+  ],
+  clearDelegation: () => [
+    { path: '/api/delegations/me', status: 200 },
+    { path: '/api/delegations/ann', status: 403, code: 'FORBIDDEN', as: signedInAs('eve') },
+  ],
   resumeRun: () => [
     {
       path: '/api/agent/resume',
@@ -140,6 +177,10 @@ const ORDER = [
   'getSessionMessages',
   'listApprovals',
   'readAudit',
+  'reassignApproval',
+  'setDelegation',
+  'getDelegation',
+  'clearDelegation',
   'decideApproval',
   'resumeRun',
   'cancelPause',

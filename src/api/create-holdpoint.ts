@@ -13,6 +13,7 @@ import type { SettingValue } from '../core/settings/setting-types.js';
 import { SETTINGS } from '../core/settings/settings.js';
 import type { Pause } from '../core/types.js';
 import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
+import type { ReassignedApproval } from '../runtime/commands/reassign-approval.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
@@ -21,9 +22,16 @@ import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
 import type { HistoryTurn } from '../runtime/queries/session-history.js';
 import type { SessionView } from '../runtime/queries/session-view.js';
 import type { SessionsPage, SessionsQuery } from '../runtime/queries/sessions.js';
-import type { DecisionInput, ResumeRequest, StartRequest } from '../runtime/requests.js';
+import type {
+  DecisionInput,
+  DelegationRequest,
+  ReassignRequest,
+  ResumeRequest,
+  StartRequest,
+} from '../runtime/requests.js';
 import type { RunEvent, RunEventSink } from '../runtime/run-event.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
+import type { Delegation } from '../store/delegations.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import type { HoldpointStore } from '../store/store.js';
 import { storeMetrics } from '../telemetry/store-metrics.js';
@@ -148,6 +156,11 @@ export interface DecideRequest extends DecisionInput {
   decidedBy: Actor;
 }
 
+/** An approval handed to the user `to`, and who hands it (someone who may decide it). */
+export interface ReassignRunRequest extends ReassignRequest {
+  by: Actor;
+}
+
 /** An interrupted run to resume. */
 export interface RecoverRunRequest {
   invocationId: string;
@@ -199,6 +212,15 @@ export interface Holdpoint {
   readonly approvals: {
     /** Pending approvals, for one user or all, a page at a time. */
     list(query?: PendingQuery): Promise<PendingPage>;
+    /** Hands a pending approval to the user `to` (audited `delegated`); `by` must be among its deciders. */
+    reassign(request: ReassignRunRequest): Promise<ReassignedApproval>;
+  };
+  /** Out-of-office delegations: a person's approvals left to a delegate for a while. */
+  readonly delegations: {
+    get(userId: string): Promise<Delegation | undefined>;
+    set(userId: string, request: DelegationRequest): Promise<Delegation>;
+    /** Ends it now; whether there was one. */
+    clear(userId: string): Promise<boolean>;
   };
   readonly runs: {
     /** A run by its invocation id; `interrupted` when its process stopped mid-run. */
@@ -438,7 +460,15 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       list: async ({ userId, ...query }) =>
         runtime.listSessions({ ...query, userId: validate(idText, userId) }, SYSTEM),
     },
-    approvals: { list: (query) => runtime.listPendingApprovals(query ?? {}, SYSTEM) },
+    approvals: {
+      list: (query) => runtime.listPendingApprovals(query ?? {}, SYSTEM),
+      reassign: ({ by, ...request }) => runtime.reassignApproval(request, principalOf(by ?? '')),
+    },
+    delegations: {
+      get: (userId) => runtime.getDelegation(userId, SYSTEM),
+      set: (userId, request) => runtime.setDelegation(userId, request, SYSTEM),
+      clear: (userId) => runtime.clearDelegation(userId, SYSTEM),
+    },
     runs: {
       get: (invocationId) => runtime.getRun(invocationId, SYSTEM),
       list: (query) => runtime.listRuns(query, SYSTEM),

@@ -5,6 +5,7 @@ import { isHoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
 import { appName, idText, validate } from '../core/validate.js';
+import type { Delegation } from '../store/delegations.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';
@@ -13,11 +14,14 @@ import {
   idempotentRequest,
   type RequestAct,
 } from './commands/idempotent-request.js';
+import { clearDelegation, getDelegation, setDelegation } from './commands/out-of-office.js';
+import { type ReassignedApproval, reassignApproval } from './commands/reassign-approval.js';
 import { recoverRun } from './commands/recover-run.js';
 import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
 import { expireDue } from './expiry/expire-due.js';
 import { ExpirySweeper } from './expiry/expiry-sweeper.js';
+import { applySlaDue, type SlaSweep } from './expiry/sla-due.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
@@ -34,6 +38,8 @@ import { recoverInterrupted } from './recovery/recover-interrupted.js';
 import type {
   CancelRunRequest,
   DecisionInput,
+  DelegationRequest,
+  ReassignRequest,
   RecoverRequest,
   ResumeRequest,
   StartRequest,
@@ -134,6 +140,32 @@ export class HoldpointRuntime {
     return decideApproval(this.ctx, decision, checked(by), sink, requestId);
   }
 
+  /**
+   * Hands a pending approval to the user `to`, who may then decide it (its policy still
+   * holds): `by` must be among those who may decide it. Audited `delegated`.
+   */
+  reassignApproval(request: ReassignRequest, by: Principal): Promise<ReassignedApproval> {
+    return reassignApproval(this.ctx, request, checked(by));
+  }
+
+  /**
+   * Leaves `userId`'s approvals to a delegate while they are out of office (replacing an
+   * earlier delegation): for `userId` or an admin.
+   */
+  setDelegation(userId: string, request: DelegationRequest, by: Principal): Promise<Delegation> {
+    return setDelegation(this.ctx, userId, request, checked(by));
+  }
+
+  /** `userId`'s out-of-office delegation, unless it ended: for `userId` or an admin. */
+  getDelegation(userId: string, by: Principal): Promise<Delegation | undefined> {
+    return getDelegation(this.ctx, userId, checked(by));
+  }
+
+  /** Ends `userId`'s out-of-office delegation; whether there was one. For `userId` or an admin. */
+  clearDelegation(userId: string, by: Principal): Promise<boolean> {
+    return clearDelegation(this.ctx, userId, checked(by));
+  }
+
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
   cancel(sessionId: string, by: Principal, reason?: string): Promise<Pause> {
     return cancelRun(this.ctx, sessionId, checked(by), reason);
@@ -203,6 +235,14 @@ export class HoldpointRuntime {
   /** Expires every pause past its time (recording it in the audit log); returns how many. */
   expireDue(): Promise<number> {
     return expireDue(this.ctx);
+  }
+
+  /**
+   * Takes every approval SLA step due now (reminders, escalations, deadlines), as the
+   * sweeper does each beat; a run a deadline denial resumed goes on in the background.
+   */
+  applySlaDue(): Promise<SlaSweep> {
+    return applySlaDue(this.ctx);
   }
 
   /**

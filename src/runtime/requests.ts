@@ -57,3 +57,34 @@ export const cancelRunRequest = z.strictObject({
   reason: reasonText.optional(),
 });
 export type CancelRunRequest = z.input<typeof cancelRunRequest>;
+
+/** An approval handed to a named person, who may then decide it too. */
+export const reassignRequest = z.strictObject({
+  approvalId: idText,
+  /** The user id of the person it goes to. */
+  to: idText,
+  reason: reasonText.optional(),
+});
+export type ReassignRequest = z.input<typeof reassignRequest>;
+
+/** The longest out-of-office delegation, from now: a year. */
+const MAX_DELEGATION_MS = 365 * 24 * 3600 * 1000;
+
+/** A person's approvals left to a delegate from `from` (default: now) until `until` (ms). */
+export const delegationRequest = z
+  .strictObject({
+    delegate: idText,
+    from: z.number().int().nonnegative().optional(),
+    until: z.number().int().positive(),
+    reason: reasonText.optional(),
+  })
+  .refine((d) => d.from === undefined || d.from < d.until, {
+    message: '"until" must come after "from"',
+    path: ['until'],
+  });
+export type DelegationRequest = z.input<typeof delegationRequest>;
+
+/** Whether a delegation ending at `until` ends within a year of `now`. */
+export function delegationEndsInTime(until: number, now: number): boolean {
+  return until > now && until - now <= MAX_DELEGATION_MS;
+}

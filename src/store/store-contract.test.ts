@@ -35,9 +35,11 @@ import {
   decideTransition,
   expireTransition,
   finishRunTransition,
+  reassignTransition,
   recoverRunTransition,
   renewLeaseTransition,
   savePauseTransition,
+  slaStepTransition,
   TITLE_LENGTH,
 } from './transitions.js';
 
@@ -685,6 +687,131 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       status: 'expired',
     });
     expect(await peer.listDuePauses(pause.expiresAt, 1000)).not.toContain(sessionId);
+  });
+
+  it('indexes a pending pause by its next SLA step, and drops it when the pause ends', async () => {
+    const now = Date.now();
+    const started = await runningSession(store, now);
+    const pause = newPause(started.run, 1, now);
+    for (const approval of pause.approvals) {
+      approval.sla = { remind: { afterSeconds: 60, times: 1 } };
+    }
+    await store.apply(started.sessionId, savePauseTransition, [
+      segmentEnd(started.run, started.held, now),
+      pause,
+      requested(pause),
+      now + 2 * HOUR,
+    ]);
+    const plain = await pausedSession(store, 1, now);
+    expect(await peer.listDueSla(now + 59_999, 1000)).not.toContain(started.sessionId);
+    expect(await peer.listDueSla(now + 60_000, 1000)).toContain(started.sessionId);
+    expect(await peer.listDueSla(now + HOUR, 1000)).not.toContain(plain.sessionId);
+    await peerResumes(pause, now);
+    expect(await peer.listDueSla(now + 60_000, 1000)).not.toContain(started.sessionId);
+  });
+
+  it('lists a pause for the audiences an escalation or a reassignment adds while it waits', async () => {
+    const now = Date.now();
+    const started = await runningSession(store, now);
+    const pause = newPause(started.run, 1, now);
+    const approvalId = pause.approvals[0]?.approvalId as string;
+    const cfo = unique('cfo');
+    for (const approval of pause.approvals) {
+      approval.approvers = {
+        owner: true,
+        roles: ['admin'],
+        users: [],
+        quorum: 1,
+        requesterMayApprove: true,
+      };
+      approval.sla = { escalate: [{ afterSeconds: 300, to: { roles: [cfo], users: [] } }] };
+    }
+    await store.apply(started.sessionId, savePauseTransition, [
+      segmentEnd(started.run, started.held, now),
+      pause,
+      requested(pause),
+      now + 2 * HOUR,
+    ]);
+    const listed = async (audience: string) =>
+      (await peer.listPaused({ audiences: [audience], limit: 100 }, now)).items.map(
+        (item) => item.meta.sessionId,
+      );
+    expect(await listed(`role:${cfo}`)).not.toContain(started.sessionId);
+    expect(await peer.listDueSla(now + 300_000, 1000)).toContain(started.sessionId);
+    const stepped = await peer.apply(started.sessionId, slaStepTransition, [
+      now + 300_000,
+      lease(now),
+    ]);
+    expect(stepped).toMatchObject({ steps: 1, outcome: 'pending' });
+    expect(await listed(`role:${cfo}`)).toContain(started.sessionId);
+    expect(await peer.listDueSla(now + HOUR, 1000)).not.toContain(started.sessionId);
+    const bob = unique('bob');
+    await store.apply(started.sessionId, reassignTransition, [
+      approvalId,
+      bob,
+      { id: started.userId, roles: [] },
+      'away',
+      now + 1,
+    ]);
+    expect(await listed(`user:${bob}`)).toContain(started.sessionId);
+    expect(await actions(started.sessionId)).toEqual([
+      'started',
+      'requested',
+      'escalated',
+      'delegated',
+    ]);
+    expect((await chainOf(started.sessionId)).check).toEqual({ ok: true, lines: 4 });
+    await peerResumes(pause, now + 2);
+    expect(await listed(`user:${bob}`)).not.toContain(started.sessionId);
+    expect(await listed(`role:${cfo}`)).not.toContain(started.sessionId);
+  });
+
+  it('keeps out-of-office delegations until they end, found by their delegate', async () => {
+    const now = Date.now();
+    const [ann, bob, cat] = [unique('ann'), unique('bob'), unique('cat')];
+    const delegations = store.delegations;
+    await delegations.set({
+      userId: ann,
+      delegate: bob,
+      from: now,
+      until: now + HOUR,
+      createdAt: now,
+    });
+    await delegations.set({
+      userId: cat,
+      delegate: bob,
+      from: now + 1000,
+      until: now + HOUR,
+      reason: 'away',
+      createdAt: now,
+    });
+    expect(await peer.delegations.get(ann, now)).toMatchObject({
+      delegate: bob,
+      until: now + HOUR,
+    });
+    expect(await peer.delegations.get(cat, now)).toMatchObject({ reason: 'away' });
+    expect((await peer.delegations.delegatorsOf(bob, now)).map((d) => d.userId)).toEqual([ann]);
+    expect(
+      (await peer.delegations.delegatorsOf(bob, now + 1000)).map((d) => d.userId).sort(),
+    ).toEqual([ann, cat].sort());
+    expect(await peer.delegations.delegatorsOf(bob, now + HOUR)).toEqual([]);
+    expect(await peer.delegations.get(ann, now + HOUR)).toBeUndefined();
+    // Replaced: the earlier delegate no longer finds it.
+    await delegations.set({
+      userId: ann,
+      delegate: cat,
+      from: now,
+      until: now + HOUR,
+      createdAt: now,
+    });
+    expect((await peer.delegations.delegatorsOf(bob, now + 1000)).map((d) => d.userId)).toEqual([
+      cat,
+    ]);
+    expect((await peer.delegations.delegatorsOf(cat, now)).map((d) => d.userId)).toEqual([ann]);
+    expect(await peer.delegations.clear(ann)).toBe(true);
+    expect(await peer.delegations.clear(ann)).toBe(false);
+    expect(await store.delegations.get(ann, now)).toBeUndefined();
+    expect(await store.delegations.delegatorsOf(cat, now)).toEqual([]);
   });
 
   it("lists an owner's paused sessions by expiry, a page at a time, and only while paused", async () => {

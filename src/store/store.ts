@@ -10,6 +10,7 @@ import type {
   RunStatus,
   SessionMeta,
 } from '../core/types.js';
+import type { Delegations } from './delegations.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -163,6 +164,8 @@ export interface HoldpointStore {
   readonly relay: RunRelay;
   /** What ADK's memory service keeps per app and user. */
   readonly memories: UserMemories;
+  /** Out-of-office delegations: whose approvals someone decides meanwhile. */
+  readonly delegations: Delegations;
 
   /**
    * Creates an idle session, or with `begin` one whose first run already holds it.
@@ -208,6 +211,12 @@ export interface HoldpointStore {
   ): Promise<Page<SessionSnapshot>>;
   /** Sessions whose pending pause is due to expire by `now`, oldest first, at most `limit`. */
   listDuePauses(now: number, limit: number): Promise<string[]>;
+  /**
+   * Sessions whose pending pause has an SLA step (reminder, escalation, deadline) due by
+   * `now`, earliest first, at most `limit`: the index each commit of the pause scores
+   * by `nextSlaAt`.
+   */
+  listDueSla(now: number, limit: number): Promise<string[]>;
   /**
    * Paused sessions, earliest expiry first, as snapshots: all of them, or those with an
    * approval one of `audiences` (`user:<id>`, `role:<name>`, see pauseAudiences) may

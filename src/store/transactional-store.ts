@@ -9,6 +9,7 @@ import {
   sessionNotFound,
 } from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
+import type { Delegations } from './delegations.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -75,6 +76,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly rates: RateCounters;
   abstract readonly relay: RunRelay;
   abstract readonly memories: UserMemories;
+  abstract readonly delegations: Delegations;
 
   /** The session's snapshot and its version, read now. */
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
@@ -126,6 +128,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     now: number,
   ): Promise<Page<SessionSnapshot>>;
   abstract listDuePauses(now: number, limit: number): Promise<string[]>;
+  abstract listDueSla(now: number, limit: number): Promise<string[]>;
   abstract listPaused(
     query: { audiences?: string[]; limit: number; after?: PageCursor },
     now: number,

@@ -1,10 +1,11 @@
-import { amongDeciders, deciderRefusal } from '../core/approvers.js';
+import { amongDeciders, approversOf, deciderRefusal } from '../core/approvers.js';
 import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
 import { AUDIT_GENESIS, chainAudit } from '../core/audit-chain.js';
 import { HoldpointError } from '../core/errors.js';
 import { hashArgs } from '../core/hash.js';
-import { isOwnerOrAdmin, type Principal } from '../core/principal.js';
+import { isOwnerOrAdmin, type Principal, SYSTEM } from '../core/principal.js';
 import { hasVoted, settledDecisions, settlingDecision } from '../core/settlement.js';
+import { nextSlaStep, slaStateOf } from '../core/sla.js';
 import type {
   ApprovalRequest,
   AuditEntry,
@@ -13,6 +14,7 @@ import type {
   Pause,
   RunRecord,
   SessionMeta,
+  SlaPolicy,
 } from '../core/types.js';
 import { decisionConflict } from './check-decisions.js';
 import type {
@@ -388,7 +390,10 @@ function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision
  * that settles the last approval makes the pause `resuming` and takes the session under
  * `lease` to resume the run (`resumes`), or hands it to the segment holding the pause in
  * place (`handed`): only one caller ever gets either. Decisions carrying a `requestId`
- * the pause already holds are `recorded`, writing nothing.
+ * the pause already holds are `recorded`, writing nothing. `delegators` are the people
+ * whose out-of-office delegation to `by` is in force: `by` may also decide what one of
+ * them may (as that user; the requester rule holds for both), and such a decision
+ * records whom it was made for (`onBehalfOf`).
  */
 export function decideTransition(
   snapshot: SessionSnapshot,
@@ -396,6 +401,7 @@ export function decideTransition(
   now: number,
   lease: Lease,
   by: Principal,
+  delegators: readonly string[] = [],
 ): Transition<DecideResult> {
   const requestId = 'decisions' in batch ? batch.decisions[0]?.requestId : batch.all.requestId;
   const { pause: latest } = snapshot;
@@ -409,7 +415,10 @@ export function decideTransition(
   }
   // Nobody else learns anything of the session's pause from a refusal.
   const { meta, run } = snapshot;
-  if (!isOwnerOrAdmin(by, meta.userId) && !(latest && amongDeciders(latest, by, run?.userId))) {
+  const asDelegate = delegators.map((id): Principal => ({ id, roles: [] }));
+  const mayDecide = (pause: Pause) =>
+    [by, ...asDelegate].some((who) => amongDeciders(pause, who, run?.userId));
+  if (!isOwnerOrAdmin(by, meta.userId) && !(latest && mayDecide(latest))) {
     throw new HoldpointError(
       'FORBIDDEN',
       'Only its owner, an admin or someone its pause asks may decide on this session.',
@@ -433,13 +442,15 @@ export function decideTransition(
     return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
   }
   if (conflict) throw conflict;
-  const decisions = asked.map((decision) => {
-    const approval = pause.approvals.find((a) => a.approvalId === decision.approvalId);
+  const decisions = asked.map((wanted) => {
+    const approval = pause.approvals.find((a) => a.approvalId === wanted.approvalId);
+    if (!approval) return wanted;
+    const onBehalfOf = delegatedFor(approval, snapshot, by, asDelegate, wanted.approved);
     const refusal =
-      approval &&
-      deciderRefusal(approval, by, decision.approved, snapshot.meta.userId, snapshot.run?.userId);
+      onBehalfOf === undefined &&
+      deciderRefusal(approval, by, wanted.approved, snapshot.meta.userId, snapshot.run?.userId);
     if (refusal) throw refusal;
-    if (!approval) return decision;
+    const decision = onBehalfOf === undefined ? wanted : { ...wanted, onBehalfOf };
     const argsHash = hashArgs(approval.args);
     if (decision.argsHash !== undefined && decision.argsHash !== argsHash) {
       throw new HoldpointError(
@@ -479,6 +490,225 @@ export function decideTransition(
       audit: complete ? [...decided, resumedAudit(pause, decisions, now)] : decided,
     },
     value: { pause: next, outcome: complete ? (holder ? 'handed' : 'resumes') : 'pending' },
+  };
+}
+
+/**
+ * The delegator `by` decides `approval` for, when `by` may not decide it themselves but
+ * one of `delegators` (their out-of-office delegations to `by`) may; the requester rule
+ * holds for `by` too (whoever asked may not approve it through a delegation).
+ */
+function delegatedFor(
+  approval: ApprovalRequest,
+  snapshot: SessionSnapshot,
+  by: Principal,
+  delegators: Principal[],
+  approved: boolean,
+): string | undefined {
+  const { meta, run } = snapshot;
+  if (delegators.length === 0) return undefined;
+  if (!deciderRefusal(approval, by, approved, meta.userId, run?.userId)) return undefined;
+  if (approved && !approversOf(approval).requesterMayApprove && by.id === run?.userId) {
+    return undefined;
+  }
+  return delegators.find(
+    (who) => !deciderRefusal(approval, who, approved, meta.userId, run?.userId),
+  )?.id;
+}
+
+/** What applying a pause's due SLA steps did. */
+export interface SlaStepResult {
+  /** Audit lines written for reminders, escalations and deadlines (0: nothing was due). */
+  steps: number;
+  /**
+   * `resumes`: a deadline denial settled the last approval and the caller's lease now
+   * holds the session: it resumes the run. `handed`: it went to the segment holding the
+   * pause in place. `pending`: the pause still waits for people.
+   */
+  outcome?: DecideResult['outcome'];
+  pause?: Pause;
+}
+
+/** The audiences an escalation step names, as audit lines and indexes write them. */
+function stepAudiences(to: { roles: string[]; users: string[] }): string[] {
+  return [...to.roles.map((role) => `role:${role}`), ...to.users.map((user) => `user:${user}`)];
+}
+
+/** `approval` with `to`'s roles and users among its approvers. */
+function withApprovers(
+  approval: ApprovalRequest,
+  to: { roles?: string[]; users?: string[] },
+): ApprovalRequest {
+  const approvers = approversOf(approval);
+  return {
+    ...approval,
+    approvers: {
+      ...approvers,
+      roles: [...new Set([...approvers.roles, ...(to.roles ?? [])])],
+      users: [...new Set([...approvers.users, ...(to.users ?? [])])],
+    },
+  };
+}
+
+/**
+ * The SLA steps of one undecided approval due by `now`, in order: its approval as they
+ * leave it, their audit lines, and whether the deadline denies it.
+ */
+function dueSlaSteps(
+  pause: Pause,
+  start: ApprovalRequest,
+  now: number,
+): { approval: ApprovalRequest; lines: AuditEntry[]; deny: boolean } {
+  let approval = start;
+  const lines: AuditEntry[] = [];
+  const sla = approval.sla as SlaPolicy;
+  const line = (action: 'reminded' | 'escalated', at: number, extra: Partial<AuditEntry> = {}) =>
+    lines.push(approvalAudit(pause, approval, action, SYSTEM.id, at, extra));
+  const escalate = (at: number, reason?: string): boolean => {
+    const state = slaStateOf(approval);
+    const step = sla.escalate?.[state.escalations];
+    if (!step) return false;
+    approval = {
+      ...withApprovers(approval, step.to),
+      slaState: { ...state, escalations: state.escalations + 1 },
+    };
+    line('escalated', at, { to: stepAudiences(step.to), ...(reason && { reason }) });
+    return true;
+  };
+  for (let step = nextSlaStep(approval); step && step.at <= now; step = nextSlaStep(approval)) {
+    const state = slaStateOf(approval);
+    if (step.kind === 'remind') {
+      approval = { ...approval, slaState: { ...state, reminders: state.reminders + 1 } };
+      line('reminded', step.at);
+      continue;
+    }
+    if (step.kind === 'escalate') {
+      escalate(step.at);
+      continue;
+    }
+    approval = { ...approval, slaState: { ...state, deadlinePassed: true } };
+    const action = sla.deadline?.action;
+    if (action === 'deny') return { approval, lines, deny: true };
+    if (action === 'escalate' && escalate(step.at, 'deadline passed')) continue;
+    // Parked (or nobody left to escalate to): it waits on, and the log says the deadline passed.
+    line('reminded', step.at, { reason: 'deadline passed; left waiting' });
+  }
+  return { approval, lines, deny: false };
+}
+
+/**
+ * Takes every SLA step of the pending pause due by `now`, for each approval still
+ * waiting for people: a reminder writes a `reminded` line; an escalation step lets its
+ * roles and users decide too (they join the approval's approvers, so the same policy
+ * check admits them, and the store indexes their new audiences in this commit) and
+ * writes an `escalated` line naming them (`to`); the deadline denies the approval as
+ * Holdpoint (a `decided` line by `system`, reason "deadline passed", settled like any
+ * denial: when it settles the last approval the run resumes under `lease`, or goes to
+ * the segment holding the pause), escalates to the next unused step, or leaves it
+ * waiting (`park`: a `reminded` line saying the deadline passed). Each approval's
+ * `slaState` records the progress, so a step is taken once. Nothing is written when no
+ * step is due, or when the pause is past its expiry (the expiry sweep ends it).
+ */
+export function slaStepTransition(
+  snapshot: SessionSnapshot,
+  now: number,
+  lease: Lease,
+): Transition<SlaStepResult> {
+  const pause = currentPause(snapshot);
+  if (snapshot.meta.status !== 'paused' || pause?.status !== 'pending' || now >= pause.expiresAt) {
+    return { value: { steps: 0 } };
+  }
+  const lines: AuditEntry[] = [];
+  const denials: Decision[] = [];
+  const approvals = pause.approvals.map((approval) => {
+    if (!approval.sla || settlingDecision(pause, approval)) return approval;
+    const due = dueSlaSteps(pause, approval, now);
+    lines.push(...due.lines);
+    if (due.deny) {
+      denials.push({
+        approvalId: approval.approvalId,
+        approved: false,
+        reason: 'deadline passed',
+        decidedBy: SYSTEM.id,
+        at: now,
+      });
+    }
+    return due.approval;
+  });
+  if (lines.length === 0 && denials.length === 0) return { value: { steps: 0 } };
+  const stepped: Pause = { ...pause, approvals };
+  if (denials.length === 0) {
+    return {
+      writes: { meta: touch(snapshot.meta, {}, now), pauses: [stepped], audit: lines },
+      value: { steps: lines.length, outcome: 'pending', pause: stepped },
+    };
+  }
+  const denied = decideTransition(
+    { ...snapshot, pause: stepped },
+    { decisions: denials, pauseId: pause.pauseId },
+    now,
+    lease,
+    SYSTEM,
+  );
+  const writes = denied.writes as SessionWrites;
+  const result = denied.value as DecideResult;
+  return {
+    writes: { ...writes, audit: [...lines, ...writes.audit] },
+    value: { steps: lines.length + denials.length, outcome: result.outcome, pause: result.pause },
+  };
+}
+
+/**
+ * `by`, someone who may decide the approval (approve or deny it), hands it to the user
+ * `to`: `to` joins its approvers (the policy still applies to them: the requester rule,
+ * the quorum) and a `delegated` line names them with `reason`. Refused as deciding is
+ * (FORBIDDEN, APPROVAL_NOT_FOUND, ALREADY_DECIDED, NO_PENDING_APPROVAL, APPROVAL_EXPIRED
+ * with the expiry recorded).
+ */
+export function reassignTransition(
+  snapshot: SessionSnapshot,
+  approvalId: string,
+  to: string,
+  by: Principal,
+  reason: string | undefined,
+  now: number,
+): Transition<Pause> {
+  const { meta, run } = snapshot;
+  const pause = currentPause(snapshot);
+  const approval = pause?.approvals.find((a) => a.approvalId === approvalId);
+  const refusal = approval && deciderRefusal(approval, by, false, meta.userId, run?.userId);
+  if (!approval || refusal || !pause) {
+    throw (
+      refusal ??
+      new HoldpointError('APPROVAL_NOT_FOUND', `No approval ${approvalId} waits on this session.`, {
+        approval_id: approvalId,
+      })
+    );
+  }
+  if (pause.status === 'expired') throw expiredError(pause);
+  if (pause.status === 'cancelled') {
+    throw new HoldpointError('PAUSE_CANCELLED', 'The run was cancelled.');
+  }
+  if (pause.status !== 'pending' || settlingDecision(pause, approval)) {
+    throw new HoldpointError('ALREADY_DECIDED', `Approval ${approvalId} is already decided.`, {
+      approval_id: approvalId,
+    });
+  }
+  if (now >= pause.expiresAt) {
+    return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
+  }
+  const handed = withApprovers(approval, { users: [to] });
+  const next: Pause = {
+    ...pause,
+    approvals: pause.approvals.map((a) => (a.approvalId === approvalId ? handed : a)),
+  };
+  const line = approvalAudit(pause, approval, 'delegated', by.id, now, {
+    to: [`user:${to}`],
+    ...(reason === undefined ? {} : { reason }),
+  });
+  return {
+    writes: { meta: touch(meta, {}, now), pauses: [next], audit: [line] },
+    value: next,
   };
 }
 

@@ -1,6 +1,8 @@
+import type { AgentApp } from '../../agents/agent-app.js';
 import { HoldpointError, withRun } from '../../core/errors.js';
-import type { Principal } from '../../core/principal.js';
+import { type Principal, SYSTEM } from '../../core/principal.js';
 import { settledDecisions } from '../../core/settlement.js';
+import type { Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import { holdChannel } from '../../store/run-relay.js';
 import type { DecisionBatch } from '../../store/store.js';
@@ -48,6 +50,8 @@ export async function resumeRun(
     ? { decisions: decisions.map((d) => ({ channel, ...d, ...base })), pauseId }
     : { all: { approved: approved as boolean, reason, channel, ...base }, pauseId };
   const lease = ctx.newLease(now);
+  // Whoever is out of office and left their approvals to `by` (read before deciding).
+  const delegators = await delegatorsOf(ctx, by, now);
   // A segment waits in place for this pause (a tool's `waitForApproval`): the decision
   // that settles it hands the run to that segment, whose events are then followed here.
   const follower = snapshot.pause?.heldBy
@@ -55,7 +59,7 @@ export async function resumeRun(
     : undefined;
   // The snapshot read above is the decision's first try: the session is not read again.
   const { outcome, pause } = await ctx.store
-    .apply(sessionId, decideTransition, [batch, now, lease, by], snapshot)
+    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators], snapshot)
     .catch(async (error: unknown) => {
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);
@@ -81,9 +85,24 @@ export async function resumeRun(
     emit({ type: 'outcome', outcome: pending });
     return pending;
   }
+  return resumeDecidedRun(ctx, app, pause, lease, sink);
+}
+
+/**
+ * Drives the run of `pause` on from its settled decisions, under `lease`: the lease the
+ * decision that completed the pause took the session with (a person's, or the SLA
+ * sweep's deadline denial).
+ */
+export function resumeDecidedRun(
+  ctx: RuntimeContext,
+  app: AgentApp,
+  pause: Pause,
+  lease: Lease,
+  sink?: RunEventSink,
+): Promise<RunOutcome> {
   return runSegment(ctx, {
     app,
-    sessionId,
+    sessionId: pause.sessionId,
     userId: pause.userId,
     invocationId: pause.invocationId,
     lease,
@@ -91,6 +110,16 @@ export async function resumeRun(
     resumedFrom: pause,
     sink,
   });
+}
+
+/** The people whose out-of-office delegation to `by` is in force at `now`. */
+export async function delegatorsOf(
+  ctx: RuntimeContext,
+  by: Principal,
+  now: number,
+): Promise<string[]> {
+  if (by === SYSTEM) return [];
+  return (await ctx.store.delegations.delegatorsOf(by.id, now)).map((d) => d.userId);
 }
 
 /**

@@ -3,9 +3,11 @@ import type { Cancel } from '../../core/clock.js';
 import { recoverInterrupted } from '../recovery/recover-interrupted.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { expireDue } from './expire-due.js';
+import { applySlaDue } from './sla-due.js';
 
 /**
- * Records pauses that pass their time even when nobody asks about them and, with
+ * Records pauses that pass their time even when nobody asks about them, takes the
+ * approvals' SLA steps that came due (reminders, escalations, deadlines) and, with
  * `recover`, resumes runs whose process stopped. Each beat reads only what is due;
  * instances sharing a store take turns (the store's sweep turn, `takeSweepTurn`), and a beat is
  * skipped while the previous sweep still runs.
@@ -42,6 +44,7 @@ export class ExpirySweeper {
       // Held for two beats, so the holder keeps it from one beat to the next.
       if (await this.ctx.store.takeSweepTurn(this.owner, 2 * this.intervalMs)) {
         await expireDue(this.ctx);
+        await applySlaDue(this.ctx);
         if (this.recover) await recoverInterrupted(this.ctx, this.recovering, this.notBefore);
       }
     } catch (error) {

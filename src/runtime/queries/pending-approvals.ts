@@ -7,6 +7,7 @@ import type { ApprovalRequest } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
+import { delegatorsOf } from '../commands/resume-run.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';
 
@@ -38,7 +39,8 @@ export interface PendingPage {
 
 /**
  * Pending approvals the caller may decide across sessions (as each tool's approvers
- * say, and not decided by them yet) — for an admin naming `userId`, what that user
+ * say, and not decided by them yet, or by someone out of office who left their
+ * approvals to them) — for an admin naming `userId`, what that user
  * may decide; for Holdpoint itself (a host's read in process), all of them — read a
  * page at a time from the indexes of paused sessions by who may decide them: the cost
  * is the page, not the number of paused runs.
@@ -59,13 +61,18 @@ export async function listPendingApprovals(
   const as: Principal = other ? { id: other, roles: [] } : by;
   // Holdpoint itself (a host's own read in process) lists every pending approval.
   const everything = as === SYSTEM;
+  const now = ctx.clock.now();
+  // A delegate's inbox holds what waits for the people away who left it to them.
+  const delegators = await delegatorsOf(ctx, as, now);
+  const callerDelegators = other ? await delegatorsOf(ctx, by, now) : delegators;
+  const audiences = [...principalAudiences(as), ...delegators.map((id) => `user:${id}`)];
   const page = await ctx.store.listPaused(
     {
-      audiences: everything ? undefined : principalAudiences(as),
+      audiences: everything ? undefined : [...new Set(audiences)],
       limit,
       after: cursor === undefined ? undefined : decodeCursor(cursor),
     },
-    ctx.clock.now(),
+    now,
   );
   // At most `limit` approvals, whole sessions only: one session with more comes alone.
   const approvals: PendingApproval[] = [];
@@ -73,7 +80,7 @@ export async function listPendingApprovals(
   for (const { meta, pause, run } of page.items) {
     if (!pause) continue;
     const open = undecidedApprovals(pause).filter(
-      (approval) => everything || mayDecideNow(pause, approval, as, run?.userId),
+      (approval) => everything || mayDecideNow(pause, approval, as, run?.userId, delegators),
     );
     if (approvals.length > 0 && approvals.length + open.length > limit) {
       return { approvals, nextCursor: last && encodeCursor(last) };
@@ -85,7 +92,7 @@ export async function listPendingApprovals(
         invocationId: pause.invocationId,
         app: meta.app,
         userId: meta.userId,
-        canDecide: mayDecideNow(pause, approval, by, run?.userId),
+        canDecide: mayDecideNow(pause, approval, by, run?.userId, callerDelegators),
       })),
     );
     last = { score: pause.expiresAt, member: meta.sessionId };

@@ -6,6 +6,7 @@ import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
+import { delegatorsOf } from '../commands/resume-run.js';
 import { expirePause } from '../expiry/expire-due.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { runView } from './runs.js';
@@ -44,11 +45,18 @@ export async function currentSnapshot(
 
 /**
  * Refuses `by` unless it may follow the session: its owner, an admin, or someone its
- * pause asks to decide (to see what they decide).
+ * pause asks to decide (to see what they decide), themselves or for one of
+ * `delegators` (people out of office who left their approvals to `by`).
  */
-export function requireSessionReader(snapshot: SessionSnapshot, by: Principal, what: string) {
+export function requireSessionReader(
+  snapshot: SessionSnapshot,
+  by: Principal,
+  what: string,
+  delegators: readonly string[] = [],
+) {
   const { meta, pause, run } = snapshot;
-  const asked = !!pause && decidesOn(pause, by, run?.userId);
+  const deciders = [by, ...delegators.map((id): Principal => ({ id, roles: [] }))];
+  const asked = !!pause && deciders.some((who) => decidesOn(pause, who, run?.userId));
   requireOwnerOrAdmin(by, meta.userId, what, asked);
 }
 
@@ -62,7 +70,9 @@ export async function sessionView(
   by: Principal,
 ): Promise<{ view: SessionView; session: Session }> {
   const read = await ctx.requireSnapshot(sessionId);
-  requireSessionReader(read, by, 'read this session');
+  const delegators =
+    read.pause?.status === 'pending' ? await delegatorsOf(ctx, by, ctx.clock.now()) : [];
+  requireSessionReader(read, by, 'read this session', delegators);
   const snapshot = await currentSnapshot(ctx, sessionId, read);
   const { meta, run, pause } = snapshot;
   const session = await ctx.store.loadSession(sessionId, meta.app, meta.userId);
@@ -78,7 +88,7 @@ export async function sessionView(
       pendingApprovals,
       decidable: current
         ? pendingApprovals
-            .filter((approval) => mayDecideNow(current, approval, by, run?.userId))
+            .filter((approval) => mayDecideNow(current, approval, by, run?.userId, delegators))
             .map((approval) => approval.approvalId)
         : [],
     },

@@ -8,6 +8,7 @@ import {
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError } from '../../core/errors.js';
+import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
 import type {
@@ -20,6 +21,7 @@ import type {
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import { type WaitingCount, waitingChanges, waitingCounts, waitingOf } from '../waiting-counts.js';
+import { MemoryDelegations } from './memory-delegations.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
@@ -68,10 +70,13 @@ export class MemoryStore extends TransactionalStore {
   readonly requests = new MemoryRequestRecords();
   readonly rates = new MemoryRateCounters();
   readonly memories = new MemoryUserMemories();
+  readonly delegations = new MemoryDelegations();
   /** In order of last change, oldest first. */
   private readonly sessions = new Map<string, StoredSession>();
   private readonly expiries = new SortedIndex();
   private readonly paused = new SortedIndex();
+  /** Paused sessions with an SLA step to take, scored by when the next is due. */
+  private readonly slaDue = new SortedIndex();
   /** Paused sessions by who may decide them (`user:<id>`, `role:<name>`). */
   private readonly pausedFor = new Map<string, SortedIndex>();
   private readonly approvals = new Map<string, string>();
@@ -190,6 +195,10 @@ export class MemoryStore extends TransactionalStore {
 
   async listDuePauses(now: number, limit: number): Promise<string[]> {
     return this.paused.range({ max: now, limit }).map((entry) => entry.member);
+  }
+
+  async listDueSla(now: number, limit: number): Promise<string[]> {
+    return this.slaDue.range({ max: now, limit }).map((entry) => entry.member);
   }
 
   async listPaused(
@@ -323,7 +332,8 @@ export class MemoryStore extends TransactionalStore {
   }
 
   /**
-   * A paused session is in the paused index and its owner's, scored by its expiry; a
+   * A paused session is in the paused index and its owner's, scored by its expiry (and
+   * in the SLA index by its next SLA step, while it has one); a
    * running one in the running index, scored by its lease's end.
    */
   private index(stored: StoredSession): void {
@@ -334,6 +344,9 @@ export class MemoryStore extends TransactionalStore {
     this.unindexAudiences(stored);
     if (meta.status === 'paused' && pause?.status === 'pending') {
       this.paused.set(meta.sessionId, pause.expiresAt);
+      const due = nextSlaAt(pause);
+      if (due === undefined) this.slaDue.delete(meta.sessionId);
+      else this.slaDue.set(meta.sessionId, due);
       stored.audiences = pauseAudiences(pause);
       for (const audience of stored.audiences) {
         const index = this.pausedFor.get(audience) ?? new SortedIndex();
@@ -342,6 +355,7 @@ export class MemoryStore extends TransactionalStore {
       }
     } else {
       this.paused.delete(meta.sessionId);
+      this.slaDue.delete(meta.sessionId);
     }
   }
 
@@ -395,6 +409,7 @@ export class MemoryStore extends TransactionalStore {
     this.sessions.delete(sessionId);
     this.expiries.delete(sessionId);
     this.paused.delete(sessionId);
+    this.slaDue.delete(sessionId);
     this.running.delete(sessionId);
     const owned = this.byOwner.get(userId);
     owned?.delete(sessionId);

@@ -1,4 +1,5 @@
 import { pauseAudiences } from '../../core/approvers.js';
+import { nextSlaAt } from '../../core/sla.js';
 import type { PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
 import { waitingChanges } from '../waiting-counts.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
@@ -126,8 +127,27 @@ export class RedisIndexes {
         operations.push({ op: 'set', key: k.approval(approvalId), value: sessionId, keepUntil });
       }
     }
+    if (meta.status === 'paused' && pause?.status === 'pending' && was === 'paused') {
+      // Deciders added while it waits (an escalation, a reassignment) find it in their
+      // inbox from this commit on.
+      const earlier = new Set(before?.pause ? pauseAudiences(before.pause) : []);
+      for (const audience of pauseAudiences(pause)) {
+        if (earlier.has(audience)) continue;
+        const key = k.pausedFor(audience);
+        const score = pause.expiresAt;
+        const indexKeep = score + AUDIENCE_INDEX_GRACE_MS;
+        operations.push({ op: 'zadd', key, score, member: sessionId, keepUntil: indexKeep });
+      }
+    }
+    if (meta.status === 'paused' && pause) {
+      // Every commit that writes the pending pause scores its next SLA step again.
+      const due = nextSlaAt(pause);
+      if (due === undefined) operations.push({ op: 'zrem', key: k.slaDue(), member: sessionId });
+      else operations.push({ op: 'zadd', key: k.slaDue(), score: due, member: sessionId });
+    }
     if (was === 'paused' && meta.status !== 'paused' && before?.pause) {
       operations.push({ op: 'zrem', key: k.paused(), member: sessionId });
+      operations.push({ op: 'zrem', key: k.slaDue(), member: sessionId });
       for (const audience of pauseAudiences(before.pause)) {
         operations.push({ op: 'zrem', key: k.pausedFor(audience), member: sessionId });
       }
@@ -175,23 +195,28 @@ export class RedisIndexes {
   }
 
   /**
-   * Drops `entry` from the running index, or from the paused index and `audiences`',
+   * Drops `entry` from the running index, the SLA index, or the paused index and `audiences`',
    * while it is still scored as read: for an entry whose session aged out or is no
    * longer what the index says.
    */
-  dropStale(entry: IndexEntry, index: 'running' | { audiences: string[] }): Promise<unknown> {
+  dropStale(
+    entry: IndexEntry,
+    index: 'running' | 'sla' | { audiences: string[] },
+  ): Promise<unknown> {
     const k = this.keys;
     const keys =
       index === 'running'
         ? [k.running()]
-        : [k.paused(), ...index.audiences.map((a) => k.pausedFor(a))];
+        : index === 'sla'
+          ? [k.slaDue()]
+          : [k.paused(), ...index.audiences.map((a) => k.pausedFor(a))];
     return this.dropScript(keys, [entry.sessionId, entry.expiresAt]);
   }
 
-  /** Entries due by `now`, earliest first. */
-  async due(now: number, limit: number): Promise<IndexEntry[]> {
+  /** Entries of the paused index (`sla`: the SLA index) due by `now`, earliest first. */
+  async due(now: number, limit: number, index: 'paused' | 'sla' = 'paused'): Promise<IndexEntry[]> {
     const flat = await this.conn.client.zrange(
-      this.keys.paused(),
+      index === 'paused' ? this.keys.paused() : this.keys.slaDue(),
       '-inf',
       String(now),
       'BYSCORE',

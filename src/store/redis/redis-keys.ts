@@ -119,6 +119,24 @@ export class RedisKeys {
     return `${this.prefix}:{index}:waiting`;
   }
 
+  /**
+   * Zset of the paused sessions whose pending pause has an SLA step to take (a reminder,
+   * an escalation, the deadline), scored by when the next one is due (nextSlaAt).
+   */
+  slaDue(): string {
+    return `${this.prefix}:{index}:sla-due`;
+  }
+
+  /** String: a person's out-of-office delegation, expiring when it ends. */
+  delegation(userId: string): string {
+    return `${this.prefix}:{index}:delegation:${userId}`;
+  }
+
+  /** Zset of the people who delegated to `delegate`, scored by when each delegation ends. */
+  delegatesTo(delegate: string): string {
+    return `${this.prefix}:{index}:delegates-to:${delegate}`;
+  }
+
   /** String: the instance that runs the expiry sweep now. */
   sweeper(): string {
     return `${this.prefix}:{index}:sweeper`;

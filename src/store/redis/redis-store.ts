@@ -2,12 +2,14 @@ import { createSession as adkSession, type Event, mergeStates, type Session } fr
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
+import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
 import type { NewSession, Page, PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import { type WaitingCount, waitingCounts } from '../waiting-counts.js';
 import { RedisConnection, type RedisScript } from './redis-connection.js';
+import { RedisDelegations } from './redis-delegations.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
@@ -60,6 +62,7 @@ export class RedisStore extends TransactionalStore {
   readonly requests: RedisRequestRecords;
   readonly rates: RedisRateCounters;
   readonly memories: RedisUserMemories;
+  readonly delegations: RedisDelegations;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly writer: RedisSessionWriter;
@@ -84,6 +87,7 @@ export class RedisStore extends TransactionalStore {
     this.requests = new RedisRequestRecords(this.conn, this.keys.prefix);
     this.rates = new RedisRateCounters(this.conn, this.keys.prefix);
     this.memories = new RedisUserMemories(this.conn, this.keys, this.sessionTtlMs);
+    this.delegations = new RedisDelegations(this.conn, this.keys);
     this.readSnapshotScript = this.conn.script('read-snapshot');
     this.readSessionScript = this.conn.script('read-session');
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
@@ -298,6 +302,23 @@ export class RedisStore extends TransactionalStore {
     return this.conn.run(async () => {
       const live = await this.stillPaused(await this.indexes.due(now, limit));
       return live.map(({ meta }) => meta.sessionId);
+    });
+  }
+
+  listDueSla(now: number, limit: number): Promise<string[]> {
+    return this.conn.run(async () => {
+      const due: string[] = [];
+      const entries = await this.indexes.due(now, limit, 'sla');
+      for (const { entry, snapshot, unreadable } of await this.readEntries(entries)) {
+        if (unreadable) continue;
+        // Commits keep the entry true; one left by a session that aged out is dropped.
+        if (snapshot?.meta.status === 'paused' && nextSlaAt(snapshot.pause) !== undefined) {
+          due.push(entry.sessionId);
+        } else {
+          await this.indexes.dropStale(entry, 'sla');
+        }
+      }
+      return due;
     });
   }
 

@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { approversOf, describeApprovers } from '../../core/approvers.js';
 import { isHoldpointError } from '../../core/errors.js';
-import type { ApprovalRequest } from '../../core/types.js';
+import type { ApprovalRequest, Decision } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
 import type { ChatBackend, ChatState } from './chat-backend.js';
 
@@ -186,6 +186,17 @@ function waitingFor(approval: ApprovalRequest): string {
 }
 
 /**
+ * Who decided, for whom, through which channel and when: "dave (for alice) approved it
+ * via slack at 2026-11-26T09:12:00.000Z."
+ */
+export function describeVote(vote: Decision): string {
+  const who = vote.onBehalfOf ? `${vote.decidedBy} (for ${vote.onBehalfOf})` : vote.decidedBy;
+  const via = vote.channel ? ` via ${vote.channel}` : '';
+  const when = new Date(vote.at).toISOString();
+  return `${who} ${vote.approved ? 'approved' : 'rejected'} it${via} at ${when}.`;
+}
+
+/**
  * Shows approvals only others may decide: whom each waits for, why not this person, the
  * votes so far, and the way out.
  */
@@ -201,7 +212,7 @@ function showWaiting(out: Writable, state: ChatState & { status: 'waiting' }, me
         : 'you are not among them';
     out.write(`   Waiting for ${waitingFor(request)}: ${why}.\n`);
     for (const vote of state.decisions.filter((d) => d.approvalId === request.approvalId)) {
-      out.write(`   ${vote.decidedBy} ${vote.approved ? 'approved' : 'rejected'} it.\n`);
+      out.write(`   ${describeVote(vote)}\n`);
     }
   }
   out.write(

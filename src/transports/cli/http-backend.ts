@@ -35,6 +35,8 @@ function decisionOf(d: wire.Decision): Decision {
     approved: d.approved,
     ...(d.reason === undefined ? {} : { reason: d.reason }),
     decidedBy: d.decided_by,
+    ...(d.channel === undefined ? {} : { channel: d.channel }),
+    ...(d.on_behalf_of === undefined ? {} : { onBehalfOf: d.on_behalf_of }),
     at: Date.parse(d.at),
   };
 }

@@ -3,11 +3,13 @@ import { approversOf } from '../../core/approvers.js';
 import type { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
 import type { ApprovalRequest, Approvers, Decision } from '../../core/types.js';
+import type { ReassignedApproval } from '../../runtime/commands/reassign-approval.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
 import type { RunView } from '../../runtime/queries/runs.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { SessionSummary } from '../../runtime/queries/sessions.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
+import type { Delegation } from '../../store/delegations.js';
 import type * as wire from './wire/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -30,6 +32,28 @@ export function presentApproval(a: ApprovalRequest): z.input<typeof wire.approva
   };
 }
 
+/** An approval handed on, with its session. */
+export function presentReassigned(a: ReassignedApproval): z.input<typeof wire.reassignedApproval> {
+  return { ...presentApproval(a), session_id: a.sessionId };
+}
+
+/** An out-of-office delegation as the API shows it (`null`: none in force). */
+export function presentDelegation(
+  d: Delegation | undefined,
+): z.input<typeof wire.delegationAnswer> {
+  if (!d) return { delegation: null };
+  return {
+    delegation: {
+      user_id: d.userId,
+      delegate: d.delegate,
+      from: iso(d.from),
+      until: iso(d.until),
+      ...(d.reason === undefined ? {} : { reason: d.reason }),
+      created_at: iso(d.createdAt),
+    },
+  };
+}
+
 /** Who may decide an approval, as the API shows it. */
 function presentApprovers(a: Approvers): z.input<typeof wire.approvers> {
   return {
@@ -49,6 +73,8 @@ export function presentDecision(d: Decision): z.input<typeof wire.decision> {
     ...(d.reason === undefined ? {} : { reason: d.reason }),
     ...(d.payload === undefined ? {} : { payload: d.payload }),
     decided_by: d.decidedBy,
+    ...(d.channel === undefined ? {} : { channel: d.channel }),
+    ...(d.onBehalfOf === undefined ? {} : { on_behalf_of: d.onBehalfOf }),
     ...(d.argsHash === undefined ? {} : { args_hash: d.argsHash }),
     at: iso(d.at),
   };

@@ -10,7 +10,7 @@ import type { BrowserPolicy } from './browser-policy.js';
 export function corsOrigins(policy: BrowserPolicy): MiddlewareHandler {
   return cors({
     origin: (origin) => (policy.allowsCors(origin) ? origin : null),
-    allowMethods: ['GET', 'POST'],
+    allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
     // A token or API key is how a page of another origin signs in; cookies are not sent.
     allowHeaders: ['content-type', 'idempotency-key', 'authorization', 'x-api-key'],
     maxAge: 600,

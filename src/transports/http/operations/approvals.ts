@@ -1,8 +1,8 @@
-import { presentOutcome, presentPendingApproval } from '../present.js';
+import { presentOutcome, presentPendingApproval, presentReassigned } from '../present.js';
 import * as wire from '../wire/index.js';
 import { defineOperation } from './operation.js';
 
-/** `/api/approvals`: the inbox, and a decision by approval id. */
+/** `/api/approvals`: the inbox, a decision by approval id, and handing one to someone. */
 export const approvalOperations = [
   defineOperation({
     name: 'listApprovals',
@@ -44,5 +44,20 @@ export const approvalOperations = [
       ),
     answer: wire.outcome,
     present: presentOutcome,
+  }),
+  defineOperation({
+    name: 'reassignApproval',
+    method: 'post',
+    path: '/api/approvals/:approvalId/reassign',
+    summary:
+      'Hands a pending approval to a named person, who may then decide it (its policy still holds); for those who may decide it.',
+    body: wire.reassignBody,
+    act: ({ params, body, by, runtime }) =>
+      runtime.reassignApproval(
+        { approvalId: params.approvalId ?? '', to: body.to, reason: body.reason },
+        by,
+      ),
+    answer: wire.reassignedApproval,
+    present: presentReassigned,
   }),
 ];

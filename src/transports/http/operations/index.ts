@@ -2,6 +2,7 @@ import { agentOperations } from './agent.js';
 import { approvalOperations } from './approvals.js';
 import { auditOperations } from './audit.js';
 import { chatOperations } from './chat.js';
+import { delegationOperations } from './delegations.js';
 import type { Operation, Resource } from './operation.js';
 import { runOperations } from './runs.js';
 import { serverOperations } from './server.js';
@@ -17,6 +18,7 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   runs: runOperations,
   sessions: sessionOperations,
   approvals: approvalOperations,
+  delegations: delegationOperations,
   audit: auditOperations,
   chat: chatOperations,
 };

@@ -5,7 +5,15 @@ import type { HoldpointRuntime } from '../../../runtime/holdpoint-runtime.js';
 import type { Identity } from '../../auth/index.js';
 
 /** The resources the REST API groups its operations by: one Hono sub-app and one OpenAPI tag each. */
-export type Resource = 'agent' | 'runs' | 'sessions' | 'approvals' | 'audit' | 'server' | 'chat';
+export type Resource =
+  | 'agent'
+  | 'runs'
+  | 'sessions'
+  | 'approvals'
+  | 'delegations'
+  | 'audit'
+  | 'server'
+  | 'chat';
 
 /** What an operation's `act` and `present` get: the request as validated, and who sends it. */
 export interface OperationCall<Body, Query> {
@@ -41,7 +49,7 @@ export interface Operation<
 > {
   /** The OpenAPI `operationId`. */
   name: string;
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** Hono's form, under the API's mount: `/api/runs/:invocationId`. */
   path: string;
   summary: string;

@@ -43,6 +43,10 @@ export const decision = z.object({
   reason: z.string().optional(),
   payload: z.unknown().optional(),
   decided_by: z.string(),
+  /** Where it was decided, when not the API: `slack`, `link`, a host's channel. */
+  channel: z.string().optional(),
+  /** The person an out-of-office delegate (`decided_by`) decided for. */
+  on_behalf_of: z.string().optional(),
   args_hash: z.string().optional(),
   at: isoTime,
 });
@@ -55,6 +59,25 @@ export const pendingApproval = sessionApproval.extend({
   user_id: z.string(),
 });
 
+/** An approval handed to someone (`POST /api/approvals/:approvalId/reassign`), and its session. */
+export const reassignedApproval = approval.extend({ session_id: z.string() });
+
+/** A person's out-of-office delegation: who decides their approvals meanwhile, and when. */
+export const delegation = z.object({
+  user_id: z.string(),
+  delegate: z.string(),
+  from: isoTime,
+  until: isoTime,
+  reason: z.string().optional(),
+  created_at: isoTime,
+});
+
+/** A delegation as read or set; `null` when the person has none in force. */
+export const delegationAnswer = z.object({ delegation: delegation.nullable() });
+
+/** Whether a delegation was there to end. */
+export const delegationCleared = z.object({ cleared: z.boolean() });
+
 /** A page of the inbox. */
 export const approvalsPage = page({ approvals: z.array(pendingApproval) });
 
@@ -64,3 +87,5 @@ export type SessionApproval = z.output<typeof sessionApproval>;
 export type Decision = z.output<typeof decision>;
 export type PendingApproval = z.output<typeof pendingApproval>;
 export type ApprovalsPage = z.output<typeof approvalsPage>;
+export type ReassignedApproval = z.output<typeof reassignedApproval>;
+export type Delegation = z.output<typeof delegation>;

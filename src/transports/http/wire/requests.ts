@@ -41,6 +41,20 @@ export const resumeBody = z
     message: 'give exactly one of "approved" or "decisions"',
   });
 
+/** `POST /api/approvals/:approvalId/reassign`: who it goes to, and why. */
+export const reassignBody = z.strictObject({
+  to: idText,
+  reason: reasonText.optional(),
+});
+
+/** `PUT /api/delegations/:userId`: the delegate, and when (ISO times; `from` default now). */
+export const delegationBody = z.strictObject({
+  delegate: idText,
+  from: z.iso.datetime().optional(),
+  until: z.iso.datetime(),
+  reason: reasonText.optional(),
+});
+
 export const cancelBody = z.strictObject({
   session_id: idText,
   user_id: idText.optional(),

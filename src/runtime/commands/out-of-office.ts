@@ -1,0 +1,70 @@
+import { HoldpointError } from '../../core/errors.js';
+import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
+import { idText, validate } from '../../core/validate.js';
+import type { Delegation } from '../../store/delegations.js';
+import { type DelegationRequest, delegationEndsInTime, delegationRequest } from '../requests.js';
+import type { RuntimeContext } from '../runtime-context.js';
+
+/**
+ * Leaves `userId`'s approvals to a delegate while they are away (replacing an earlier
+ * delegation): from `from` (default now) until `until`, the delegate may decide what
+ * `userId` may and finds it in their inbox. For `userId` themselves or an admin.
+ */
+export async function setDelegation(
+  ctx: RuntimeContext,
+  userId: string,
+  request: DelegationRequest,
+  by: Principal,
+): Promise<Delegation> {
+  const id = validate(idText, userId);
+  requireOwnerOrAdmin(by, id, "set this person's out-of-office delegation");
+  const { delegate, from, until, reason } = validate(delegationRequest, request);
+  const now = ctx.clock.now();
+  if (delegate === id) {
+    throw new HoldpointError('VALIDATION_FAILED', 'A person cannot delegate to themselves.', {
+      field: 'delegate',
+    });
+  }
+  if (!delegationEndsInTime(until, now)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      'A delegation must end in the future, within a year.',
+      { field: 'until' },
+    );
+  }
+  const delegation: Delegation = {
+    userId: id,
+    delegate,
+    from: from ?? now,
+    until,
+    ...(reason === undefined ? {} : { reason }),
+    createdAt: now,
+  };
+  await ctx.store.delegations.set(delegation);
+  ctx.logger.info({ user_id: id, delegate, until, by: by.id }, 'out-of-office delegation set');
+  return delegation;
+}
+
+/** `userId`'s delegation that has not ended (it may not have begun); for them or an admin. */
+export async function getDelegation(
+  ctx: RuntimeContext,
+  userId: string,
+  by: Principal,
+): Promise<Delegation | undefined> {
+  const id = validate(idText, userId);
+  requireOwnerOrAdmin(by, id, "read this person's out-of-office delegation");
+  return ctx.store.delegations.get(id, ctx.clock.now());
+}
+
+/** Ends `userId`'s delegation now; whether there was one. For them or an admin. */
+export async function clearDelegation(
+  ctx: RuntimeContext,
+  userId: string,
+  by: Principal,
+): Promise<boolean> {
+  const id = validate(idText, userId);
+  requireOwnerOrAdmin(by, id, "end this person's out-of-office delegation");
+  const cleared = await ctx.store.delegations.clear(id);
+  if (cleared) ctx.logger.info({ user_id: id, by: by.id }, 'out-of-office delegation ended');
+  return cleared;
+}

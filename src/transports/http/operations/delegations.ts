@@ -1,0 +1,52 @@
+import type { Principal } from '../../../core/principal.js';
+import { presentDelegation } from '../present.js';
+import * as wire from '../wire/index.js';
+import { defineOperation } from './operation.js';
+
+/** The person a path names: `me` is the caller. */
+function named(userId: string | undefined, by: Principal): string {
+  return userId === 'me' ? by.id : (userId ?? '');
+}
+
+/** `/api/delegations/:userId`: a person's out-of-office delegation (theirs, or an admin's). */
+export const delegationOperations = [
+  defineOperation({
+    name: 'getDelegation',
+    method: 'get',
+    path: '/api/delegations/:userId',
+    summary: "A person's out-of-office delegation (`me`: the caller's), or null.",
+    act: ({ params, by, runtime }) => runtime.getDelegation(named(params.userId, by), by),
+    answer: wire.delegationAnswer,
+    present: presentDelegation,
+  }),
+  defineOperation({
+    name: 'setDelegation',
+    method: 'put',
+    path: '/api/delegations/:userId',
+    summary:
+      "Leaves a person's approvals to a delegate until `until` (from `from`, default now), replacing an earlier delegation.",
+    body: wire.delegationBody,
+    act: ({ params, body, by, runtime }) =>
+      runtime.setDelegation(
+        named(params.userId, by),
+        {
+          delegate: body.delegate,
+          ...(body.from === undefined ? {} : { from: Date.parse(body.from) }),
+          until: Date.parse(body.until),
+          reason: body.reason,
+        },
+        by,
+      ),
+    answer: wire.delegationAnswer,
+    present: presentDelegation,
+  }),
+  defineOperation({
+    name: 'clearDelegation',
+    method: 'delete',
+    path: '/api/delegations/:userId',
+    summary: "Ends a person's out-of-office delegation now.",
+    act: ({ params, by, runtime }) => runtime.clearDelegation(named(params.userId, by), by),
+    answer: wire.delegationCleared,
+    present: (cleared) => ({ cleared }),
+  }),
+];
