@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalPolicy } from '../agents/agent-app.js';
+import type { Clock } from '../core/clock.js';
 import { isHoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
@@ -21,6 +22,7 @@ import { ExpirySweeper } from './expiry/expiry-sweeper.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
+import { InboxWatches, type InboxSummary, inboxSummary } from './queries/inbox-watch.js';
 import {
   listPendingApprovals,
   type PendingPage,
@@ -81,9 +83,11 @@ function checked(by: Principal): Principal {
  */
 export class HoldpointRuntime {
   private readonly ctx: RuntimeContext;
+  private readonly inboxWatches: InboxWatches;
 
   constructor(options: RuntimeOptions) {
     this.ctx = new RuntimeContext(options);
+    this.inboxWatches = new InboxWatches(this.ctx);
   }
 
   /** Names of the apps this runtime serves. */
@@ -193,6 +197,25 @@ export class HoldpointRuntime {
   /** Pending approvals `by` may decide across sessions, a page at a time. */
   listPendingApprovals(query: PendingQuery, by: Principal): Promise<PendingPage> {
     return listPendingApprovals(this.ctx, query, checked(by));
+  }
+
+  /** How many pending approvals `by` may decide now (capped), and the first few of them. */
+  inboxSummary(by: Principal): Promise<InboxSummary> {
+    return inboxSummary(this.ctx, checked(by));
+  }
+
+  /**
+   * Calls `onNews` whenever a stored commit may have changed `by`'s inbox, until the
+   * returned function is called; subscribed when it resolves, so read the inbox after.
+   * TOO_MANY_INBOX_STREAMS when `by` holds as many watches as they may in this process.
+   */
+  watchInbox(by: Principal, onNews: () => void): Promise<Unsubscribe> {
+    return this.inboxWatches.watch(checked(by), onNews);
+  }
+
+  /** The runtime's clock, for transports that keep time with it (heartbeats). */
+  get clock(): Clock {
+    return this.ctx.clock;
   }
 
   /** The audit log of a session, oldest first, a page at a time: for its owner or an admin. */
