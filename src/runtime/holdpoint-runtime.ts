@@ -87,7 +87,7 @@ export class HoldpointRuntime {
 
   constructor(options: RuntimeOptions) {
     this.ctx = new RuntimeContext(options);
-    this.inboxWatches = new InboxWatches(this.ctx);
+    this.inboxWatches = new InboxWatches(this.ctx.store.relay);
   }
 
   /** Names of the apps this runtime serves. */

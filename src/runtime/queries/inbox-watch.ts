@@ -2,7 +2,7 @@ import { principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import { INBOX_CHANNEL, inboxNewsSchema } from '../../store/inbox-news.js';
-import type { Unsubscribe } from '../../store/run-relay.js';
+import type { RunRelay, Unsubscribe } from '../../store/run-relay.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { listPendingApprovals } from './pending-approvals.js';
 
@@ -51,14 +51,14 @@ export async function inboxSummary(ctx: RuntimeContext, by: Principal): Promise<
 }
 
 /**
- * The inbox watches of one runtime: each principal's count, bounded per principal in
- * this process, and each watch's subscription to the relay's inbox channel.
+ * The inbox watches of one runtime: each one a subscription to the relay's inbox channel,
+ * bounded per principal in this process.
  */
 export class InboxWatches {
   /** Principal id → watches open; a principal with none has no entry. */
   private readonly open = new Map<string, number>();
 
-  constructor(private readonly ctx: RuntimeContext) {}
+  constructor(private readonly relay: RunRelay) {}
 
   /**
    * Calls `onNews` whenever a commit may have changed what `by` may decide (news whose
@@ -86,7 +86,7 @@ export class InboxWatches {
       else this.open.delete(by.id);
     };
     try {
-      const unsubscribe = await this.ctx.store.relay.subscribe(INBOX_CHANNEL, (message) => {
+      const unsubscribe = await this.relay.subscribe(INBOX_CHANNEL, (message) => {
         const news = inboxNewsSchema.safeParse(message);
         // News about other audiences' pauses is none of this inbox's business.
         if (news.success && news.data.audiences.some((audience) => mine.has(audience))) onNews();
