@@ -4,8 +4,8 @@ import { createHoldpoint, type Holdpoint, memoryStore, redisStore } from 'holdpo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payments from '../examples/payments/app.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { INBOX_WATCHES_PER_PRINCIPAL } from '../src/runtime/queries/inbox-watch.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import approvalTools from './support/approval-tools-app.js';
 import { InboxStream } from './support/inbox-stream.js';
 import { JsonClient } from './support/json-client.js';
@@ -86,7 +86,10 @@ describe.each(Object.entries(SETUPS))('the inbox stream (%s)', (_, setup) => {
     const hers = await ann.post('/api/agent/start', { app: 'approval-tools', query: 'always 4' });
     expect(hers.body.status).toBe('pending_approval');
     // A payment bob may approve (the approver role, not its requester).
-    const asked = await ann.post('/api/agent/start', { app: 'payments', query: 'Send $200 to Jiro' });
+    const asked = await ann.post('/api/agent/start', {
+      app: 'payments',
+      query: 'Send $200 to Jiro',
+    });
     expect(asked.body.status).toBe('pending_approval');
     const approvalId: string = asked.body.approvals[0].approval_id;
     // Ann's own pause is not counted for bob (that its news does not reach his watch at

@@ -22,7 +22,7 @@ import { ExpirySweeper } from './expiry/expiry-sweeper.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
-import { InboxWatches, type InboxSummary, inboxSummary } from './queries/inbox-watch.js';
+import { type InboxSummary, InboxWatches, inboxSummary } from './queries/inbox-watch.js';
 import {
   listPendingApprovals,
   type PendingPage,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRelay } from '../../store/memory/memory-relay.js';
 import { INBOX_CHANNEL } from '../../store/inbox-news.js';
+import { MemoryRelay } from '../../store/memory/memory-relay.js';
 import { INBOX_WATCHES_PER_PRINCIPAL, InboxWatches } from './inbox-watch.js';
 
 const BOB = { id: 'bob', roles: ['approver'] };
@@ -31,7 +31,8 @@ describe('an inbox watch', () => {
   it('is bounded per principal, and a stopped one makes room', async () => {
     const watches = new InboxWatches(new MemoryRelay());
     const held = [];
-    for (let i = 0; i < INBOX_WATCHES_PER_PRINCIPAL; i++) held.push(await watches.watch(BOB, () => {}));
+    for (let i = 0; i < INBOX_WATCHES_PER_PRINCIPAL; i++)
+      held.push(await watches.watch(BOB, () => {}));
     await expect(watches.watch(BOB, () => {})).rejects.toMatchObject({
       code: 'TOO_MANY_INBOX_STREAMS',
       details: { max_streams: INBOX_WATCHES_PER_PRINCIPAL },

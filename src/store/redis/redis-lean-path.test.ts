@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INBOX_CHANNEL } from '../inbox-news.js';
 import {
   DECIDER,
   HOUR,
@@ -9,7 +10,6 @@ import {
   runningSession,
   segmentEnd,
 } from '../store-fixtures.test-support.js';
-import { INBOX_CHANNEL } from '../inbox-news.js';
 import type { VersionedSnapshot } from '../transactional-store.js';
 import { decideTransition, renewLeaseTransition, savePauseTransition } from '../transitions.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
@@ -148,7 +148,9 @@ describe('the Redis path', () => {
     });
     await expect.poll(() => scratch.redis.exists(key('{index}:inbox-watched'))).toBe(1);
     const { userId } = await pausedSession(store);
-    await expect.poll(() => received).toContainEqual({ audiences: [`user:${userId}`, 'role:admin'] });
+    await expect
+      .poll(() => received)
+      .toContainEqual({ audiences: [`user:${userId}`, 'role:admin'] });
     await unsubscribe();
   });
 

@@ -28,7 +28,7 @@ export const approvalOperations = [
     method: 'get',
     path: '/api/approvals/events',
     summary:
-      'The caller\'s inbox by push (SSE): an `inbox` event with their pending count on connect and after each change.',
+      "The caller's inbox by push (SSE): an `inbox` event with their pending count on connect and after each change.",
     act: ({ by, runtime, logger }) => inboxEvents(runtime, by, logger),
     // No JSON answer: `act` always answers with the stream.
     answer: z.never(),
