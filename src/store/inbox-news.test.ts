@@ -7,14 +7,14 @@ import { decision, newPause, newRun } from './store-fixtures.test-support.js';
 const NOW = Date.UTC(2026, 10, 26, 9);
 // inboxNews reads pauses only; the meta is beside the point here.
 const meta = {} as SessionWrites['meta'];
-const before = (pause?: Pause): SessionSnapshot => ({ meta, pause });
+const snapshotWith = (pause?: Pause): SessionSnapshot => ({ meta, pause });
 const writing = (...pauses: Pause[]): SessionWrites => ({ meta, audit: [], pauses });
 const pending = () => newPause(newRun('s1', 'ann', NOW), 1, NOW);
 
 describe('inbox news of a commit', () => {
   it("names a stored pause's audiences: its owner and an admin by default", () => {
     const pause = pending();
-    expect(inboxNews(before(), writing(pause))?.audiences.sort()).toEqual([
+    expect(inboxNews(snapshotWith(), writing(pause))?.audiences.sort()).toEqual([
       'role:admin',
       'user:ann',
     ]);
@@ -24,9 +24,9 @@ describe('inbox news of a commit', () => {
     const pause = pending();
     const id = pause.approvals[0]?.approvalId ?? '';
     const voted = { ...pause, decisions: [decision(id, NOW)] };
-    expect(inboxNews(before(pause), writing(voted))).toBeDefined();
+    expect(inboxNews(snapshotWith(pause), writing(voted))).toBeDefined();
     for (const status of ['resuming', 'expired', 'cancelled'] as const) {
-      expect(inboxNews(before(pause), writing({ ...pause, status }))).toBeDefined();
+      expect(inboxNews(snapshotWith(pause), writing({ ...pause, status }))).toBeDefined();
     }
   });
 
@@ -42,7 +42,7 @@ describe('inbox news of a commit', () => {
       requesterMayApprove: true,
     };
     const escalated = { ...pause, approvals: [{ ...approval, approvers }] };
-    expect(inboxNews(before(pause), writing(escalated))?.audiences.sort()).toEqual([
+    expect(inboxNews(snapshotWith(pause), writing(escalated))?.audiences.sort()).toEqual([
       'role:admin',
       'role:cfo',
       'user:ann',
@@ -53,11 +53,11 @@ describe('inbox news of a commit', () => {
   it('is none for a commit that leaves pending state alone', () => {
     const pause = pending();
     // A checkpoint or a lease renewal writes no pause.
-    expect(inboxNews(before(pause), { meta, audit: [] })).toBeUndefined();
+    expect(inboxNews(snapshotWith(pause), { meta, audit: [] })).toBeUndefined();
     // The same pending pause written again (a hold renewed) is no news.
-    expect(inboxNews(before(pause), writing({ ...pause }))).toBeUndefined();
+    expect(inboxNews(snapshotWith(pause), writing({ ...pause }))).toBeUndefined();
     // An ended pause written again neither.
     const ended = { ...pause, status: 'resumed' as const };
-    expect(inboxNews(before(ended), writing({ ...ended }))).toBeUndefined();
+    expect(inboxNews(snapshotWith(ended), writing({ ...ended }))).toBeUndefined();
   });
 });
