@@ -8,6 +8,7 @@ import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/inpu
 import { useCurrentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { useNow } from '../ui/use-now';
+import { useInboxFeed } from './inbox-feed';
 import { InboxItem, type ItemOutcome } from './inbox-item';
 import { useInbox } from './use-inbox';
 
@@ -30,7 +31,8 @@ function resultDetail(status: string): string {
  */
 export function InboxPage() {
   const user = useCurrentUser();
-  const { approvals, loading, error, hasMore, reload, showMore } = useInbox(user);
+  const feed = useInboxFeed();
+  const { approvals, loading, error, hasMore, reload, showMore } = useInbox(user, feed.version);
   const now = useNow(5000);
   // Decided rows stay visible with their outcome after the server stops listing them.
   const [kept, setKept] = useState<Map<string, { approval: InboxApproval; outcome: ItemOutcome }>>(
