@@ -72,8 +72,9 @@ const shownTitles = (page: Page) =>
 
 describe('the live inbox', () => {
   it('counts in the nav and the title, notifies once allowed, and follows decisions, without reloading', async () => {
-    const maria = await personAt('/', 'maria', 'approver');
+    const maria = await personAt('/approvals', 'maria', 'approver');
     const nav = maria.getByRole('navigation', { name: 'Main' });
+    await visible(maria.getByText('Nothing waits for you'));
     await visible(nav.getByRole('link', { name: 'Approvals', exact: true }));
     expect(await maria.title()).toBe('Holdpoint');
     // Asked on her click only; the browser's answer is the context's permission.
@@ -84,9 +85,14 @@ describe('the live inbox', () => {
     await hidden(enable);
     // Set on this document: a reload would lose it.
     await maria.evaluate(() => Object.assign(window, { __sameDocument: true }));
+    await nav.getByRole('link', { name: 'Chat' }).click();
+    await visible(maria.getByRole('textbox', { name: 'Message' }));
 
     const ann = new JsonClient(web.ui.baseUrl, { user: 'ann' });
-    const asked = await ann.post('/api/agent/start', { app: 'payments', query: 'Send $200 to Jiro' });
+    const asked = await ann.post('/api/agent/start', {
+      app: 'payments',
+      query: 'Send $200 to Jiro',
+    });
     expect(asked.body.status).toBe('pending_approval');
     const approvalId: string = asked.body.approvals[0].approval_id;
 

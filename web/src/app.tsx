@@ -3,7 +3,7 @@ import { type AppsState, useApps } from './chat/use-apps';
 import { useSignIn } from './identity/identity';
 import { IdentityControl } from './identity/identity-control';
 import { SignInPage } from './identity/sign-in-page';
-import { EnableNotifications, useApprovalNotifications } from './inbox/approval-notifications';
+import { useApprovalNotifications } from './inbox/approval-notifications';
 import { useInboxFeed } from './inbox/inbox-feed';
 import { InboxPage } from './inbox/inbox-page';
 import { ApprovalsLabel, usePendingTitle } from './inbox/pending-count';
@@ -27,8 +27,6 @@ export function App() {
   const path = usePathname();
   const apps = useApps();
   const inbox = path.replace(/\/+$/, '') === '/approvals';
-  const signIn = useSignIn();
-  const signedIn = signIn.kind === 'dev' || signIn.kind === 'signed-in';
   const feed = useInboxFeed();
   usePendingTitle(feed.pending, feed.more);
   useApprovalNotifications(feed);
@@ -53,7 +51,6 @@ export function App() {
             <ApprovalsLabel pending={feed.pending} more={feed.more} />
           </Link>
         </nav>
-        {signedIn ? <EnableNotifications /> : null}
         <IdentityControl />
       </header>
       <Page inbox={inbox} apps={apps} />

@@ -8,6 +8,7 @@ import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/inpu
 import { useCurrentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { useNow } from '../ui/use-now';
+import { EnableNotifications } from './approval-notifications';
 import { useInboxFeed } from './inbox-feed';
 import { InboxItem, type ItemOutcome } from './inbox-item';
 import { useInbox } from './use-inbox';
@@ -104,9 +105,12 @@ export function InboxPage() {
             first.
           </p>
         </div>
-        <button type="button" className="button button--secondary" onClick={() => void reload()}>
-          Refresh
-        </button>
+        <div className="page__actions">
+          <EnableNotifications />
+          <button type="button" className="button button--secondary" onClick={() => void reload()}>
+            Refresh
+          </button>
+        </div>
       </header>
       {error ? <ErrorNotice error={error} onRetry={() => void reload()} /> : null}
       {loading && rows.length === 0 ? (
