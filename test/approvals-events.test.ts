@@ -4,9 +4,11 @@ import { createHoldpoint, type Holdpoint, memoryStore, redisStore } from 'holdpo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payments from '../examples/payments/app.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import { startServer } from '../src/main/serve.js';
 import { INBOX_WATCHES_PER_PRINCIPAL } from '../src/runtime/queries/inbox-watch.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import approvalTools from './support/approval-tools-app.js';
+import { exampleConfig } from './support/example-apps.js';
 import { InboxStream } from './support/inbox-stream.js';
 import { JsonClient } from './support/json-client.js';
 
@@ -142,5 +144,16 @@ describe.each(Object.entries(SETUPS))('the inbox stream (%s)', (_, setup) => {
         return again instanceof InboxStream;
       })
       .toBe(true);
+  });
+});
+
+describe('a server closing', () => {
+  it('ends the open inbox streams instead of waiting for their clients', async () => {
+    const server = await startServer(exampleConfig('--store', 'memory'));
+    const stream = await InboxStream.open(`http://127.0.0.1:${server.port}`, 'bob');
+    if (!(stream instanceof InboxStream)) throw new Error(`refused: ${JSON.stringify(stream)}`);
+    await stream.next();
+    await server.close();
+    await expect(stream.next()).rejects.toThrow('the inbox stream ended');
   });
 });

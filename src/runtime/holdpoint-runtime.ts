@@ -207,10 +207,19 @@ export class HoldpointRuntime {
   /**
    * Calls `onNews` whenever a stored commit may have changed `by`'s inbox, until the
    * returned function is called; subscribed when it resolves, so read the inbox after.
+   * `onEnd` when the runtime stops (`endInboxWatches`, `close`): end what the watch serves.
    * TOO_MANY_INBOX_STREAMS when `by` holds as many watches as they may in this process.
    */
-  watchInbox(by: Principal, onNews: () => void): Promise<Unsubscribe> {
-    return this.inboxWatches.watch(checked(by), onNews);
+  watchInbox(by: Principal, onNews: () => void, onEnd: () => void): Promise<Unsubscribe> {
+    return this.inboxWatches.watch(checked(by), onNews, onEnd);
+  }
+
+  /**
+   * Ends every inbox watch (their streams end; browsers reconnect elsewhere), so a server
+   * closing is not held open by them.
+   */
+  endInboxWatches(): void {
+    this.inboxWatches.endAll();
   }
 
   /** The runtime's clock, for transports that keep time with it (heartbeats). */
@@ -341,10 +350,11 @@ export class HoldpointRuntime {
   }
 
   /**
-   * Releases the pauses this process holds in place (a decision then resumes them on
-   * any instance), then the store.
+   * Ends the inbox watches, releases the pauses this process holds in place (a decision
+   * then resumes them on any instance), then the store.
    */
   async close(): Promise<void> {
+    this.endInboxWatches();
     await Promise.all([...this.ctx.holds].map((release) => release()));
     await this.ctx.store.close();
   }

@@ -57,16 +57,19 @@ export async function inboxSummary(ctx: RuntimeContext, by: Principal): Promise<
 export class InboxWatches {
   /** Principal id → watches open; a principal with none has no entry. */
   private readonly open = new Map<string, number>();
+  /** How each open watch's holder is told to end it (the process stops). */
+  private readonly enders = new Set<() => void>();
 
   constructor(private readonly relay: RunRelay) {}
 
   /**
    * Calls `onNews` whenever a commit may have changed what `by` may decide (news whose
-   * audiences include one of theirs), from now on, until the returned function is called.
+   * audiences include one of theirs), from now on, until the returned function is called;
+   * `onEnd` when the process stops (`endAll`), for the holder to end what it serves.
    * Subscribed before it returns: a caller reads the inbox after this, and so misses
    * nothing in between. TOO_MANY_INBOX_STREAMS when `by` holds as many as they may.
    */
-  async watch(by: Principal, onNews: () => void): Promise<Unsubscribe> {
+  async watch(by: Principal, onNews: () => void, onEnd: () => void): Promise<Unsubscribe> {
     const held = this.open.get(by.id) ?? 0;
     if (held >= INBOX_WATCHES_PER_PRINCIPAL) {
       throw new HoldpointError(
@@ -81,6 +84,7 @@ export class InboxWatches {
     const release = () => {
       if (released) return;
       released = true;
+      this.enders.delete(onEnd);
       const left = (this.open.get(by.id) ?? 1) - 1;
       if (left > 0) this.open.set(by.id, left);
       else this.open.delete(by.id);
@@ -91,6 +95,7 @@ export class InboxWatches {
         // News about other audiences' pauses is none of this inbox's business.
         if (news.success && news.data.audiences.some((audience) => mine.has(audience))) onNews();
       });
+      this.enders.add(onEnd);
       return async () => {
         release();
         await unsubscribe();
@@ -99,5 +104,10 @@ export class InboxWatches {
       release();
       throw error;
     }
+  }
+
+  /** Tells every open watch's holder to end it: the process stops. */
+  endAll(): void {
+    for (const end of [...this.enders]) end();
   }
 }

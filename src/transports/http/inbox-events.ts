@@ -72,8 +72,8 @@ class Recounter {
  * with the count of what they may decide (and the first few approvals) once the stream
  * is subscribed to the store's inbox news, then again after each commit that may have
  * changed it (recounted at most every INBOX_RECOUNT_MS), and a comment every
- * INBOX_HEARTBEAT_MS on the runtime's clock. When the client goes, the subscription and
- * the heartbeat end with it. TOO_MANY_INBOX_STREAMS (before any byte is sent) when `by`
+ * INBOX_HEARTBEAT_MS on the runtime's clock. When the client goes, or the runtime stops,
+ * the stream, its subscription and its heartbeat end. TOO_MANY_INBOX_STREAMS (before any byte is sent) when `by`
  * holds as many streams as they may.
  */
 export async function inboxEvents(
@@ -97,7 +97,11 @@ export async function inboxEvents(
     failed = false;
   });
   // Subscribed before the first count, so nothing stored in between is missed.
-  const unsubscribe = await runtime.watchInbox(by, () => recounter.request());
+  const unsubscribe = await runtime.watchInbox(
+    by,
+    () => recounter.request(),
+    () => stream.abort(),
+  );
   const stopBeat = runtime.clock.every(INBOX_HEARTBEAT_MS, () => void stream.write(': beat\n\n'));
   stream.onAbort(async () => {
     stopBeat();
