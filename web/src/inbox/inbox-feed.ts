@@ -9,10 +9,16 @@ export interface InboxFeed extends ApiInboxEvent {
 }
 
 const EMPTY: InboxFeed = { pending: 0, more: false, approvals: [], version: 0 };
+/**
+ * How long after a refused stream (an error status: the browser then gives up on it,
+ * where it retries a dropped one by itself) it is opened again.
+ */
+const REOPEN_MS = 30_000;
 
 let feed: InboxFeed = EMPTY;
 let source: EventSource | undefined;
 let sourceFor: string | undefined;
+let reopen: ReturnType<typeof setTimeout> | undefined;
 /** Components holding the stream open, by whom they hold it for. */
 const holders = new Map<symbol, string>();
 const listeners = new Set<() => void>();
@@ -25,21 +31,29 @@ function publish(next: InboxFeed): void {
 /**
  * Keeps one `EventSource` on `GET /api/approvals/events` while anyone holds it, for whom
  * the latest holder names (someone else: a new stream, since the server answers for
- * whoever the cookies say). The browser reconnects it by itself after a drop.
+ * whoever the cookies say). The browser reconnects it by itself after a drop; a refused
+ * one is opened again after REOPEN_MS.
  */
 function settle(): void {
   const who = [...holders.values()].at(-1);
   if (who === sourceFor && source) return;
+  clearTimeout(reopen);
   source?.close();
   source = undefined;
+  // Someone else's count is not theirs; the same person's stays until the next push.
+  if (who !== sourceFor) publish(EMPTY);
   sourceFor = who;
-  if (who !== undefined) publish(EMPTY);
   if (who === undefined || typeof EventSource === 'undefined') return;
   const opened = new EventSource('/api/approvals/events');
   opened.addEventListener('inbox', (event) => {
     if (opened !== source) return;
     const data = JSON.parse((event as MessageEvent<string>).data) as ApiInboxEvent;
     publish({ ...data, version: feed.version + 1 });
+  });
+  opened.addEventListener('error', () => {
+    if (opened !== source || opened.readyState !== EventSource.CLOSED) return;
+    source = undefined;
+    reopen = setTimeout(settle, REOPEN_MS);
   });
   source = opened;
 }

@@ -7,8 +7,10 @@ import { pendingTitle } from './pending-count';
 
 /** An EventSource the test pushes events into, as the server would. */
 class FakeEventSource {
+  static readonly CLOSED = 2;
   static opened: FakeEventSource[] = [];
   closed = false;
+  readyState = 1;
   private readonly handlers = new Map<string, ((event: MessageEvent<string>) => void)[]>();
 
   constructor(readonly url: string) {
@@ -21,6 +23,12 @@ class FakeEventSource {
 
   close(): void {
     this.closed = true;
+  }
+
+  /** The server refused it (an error status): the browser gives up on it. */
+  refuse(): void {
+    this.readyState = FakeEventSource.CLOSED;
+    for (const handler of this.handlers.get('error') ?? []) handler(new MessageEvent('error'));
   }
 
   push(data: ApiInboxEvent): void {
@@ -93,6 +101,25 @@ describe('the pending count', () => {
     act(() => source.push({ pending: 0, more: false, approvals: [] }));
     expect(screen.getByRole('link', { name: 'Approvals' })).toBeTruthy();
     expect(document.title).toBe('Holdpoint');
+  });
+
+  it('opens a refused stream again later, keeping the count until the next push', async () => {
+    render(<App />);
+    await screen.findByRole('heading', { name: 'Refunds' });
+    const [first] = FakeEventSource.opened;
+    if (!first) throw new Error('no stream');
+    act(() => first.push({ pending: 2, more: false, approvals: [] }));
+    vi.useFakeTimers();
+    try {
+      act(() => first.refuse());
+      act(() => vi.advanceTimersByTime(29_999));
+      expect(FakeEventSource.opened).toHaveLength(1);
+      act(() => vi.advanceTimersByTime(1));
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(FakeEventSource.opened).toHaveLength(2);
+    expect(document.title).toBe('(2) Holdpoint');
   });
 
   it('notifies of approvals that arrive while the page is open, once each', async () => {
