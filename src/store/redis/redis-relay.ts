@@ -117,7 +117,7 @@ export class RedisRelay implements RunRelay {
     return pipeline;
   }
 
-  /** Marks every session listened to here again; a failure is retried on the next beat. */
+  /** Sets the markers of every channel listened to here again; a failure is retried on the next beat. */
   private keepMarks(): void {
     const markers = [...new Set([...this.handlers.keys()].map((channel) => this.marker(channel)))];
     if (markers.length === 0 || this.conn.failing) return;
