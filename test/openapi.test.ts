@@ -41,6 +41,8 @@ interface Call {
   code?: string;
   /** Who sends it, when not the tester (an admin and approver). */
   as?: Record<string, string>;
+  /** An endless stream: its status and type are checked, then it is closed. */
+  stream?: true;
 }
 
 /** What the test learned while calling (a session, its approval, its run). */
@@ -81,6 +83,7 @@ const CALLS: Record<string, () => Call[]> = {
     { path: '/api/approvals?limit=10', status: 200 },
     { path: '/api/approvals?limit=0', status: 400, code: 'VALIDATION_FAILED' },
   ],
+  approvalEvents: () => [{ path: '/api/approvals/events', status: 200, stream: true }],
   readAudit: () => [
     { path: `/api/audit?session_id=${seen.session}`, status: 200 },
     { path: `/api/audit?session_id=${seen.session}&format=ndjson`, status: 200 },
@@ -176,6 +179,7 @@ const ORDER = [
   'getSession',
   'getSessionMessages',
   'listApprovals',
+  'approvalEvents',
   'readAudit',
   'reassignApproval',
   'setDelegation',
@@ -244,6 +248,10 @@ describe('the OpenAPI document', () => {
         expect(answer, where).toBeDefined();
         const type = (response.headers.get('content-type') ?? '').split(';')[0] ?? '';
         expect(Object.keys(answer.content), where).toContain(type);
+        if (call.stream) {
+          await response.body?.cancel();
+          continue;
+        }
         const text = await response.text();
         if (type !== 'application/json') continue;
         const body = JSON.parse(text);

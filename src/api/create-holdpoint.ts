@@ -253,7 +253,10 @@ export interface Holdpoint {
   attachWebSocket(server: Server | ServerType, options?: WebSocketOptions): AttachedWebSocket;
   /** Whether the store answers. */
   health(): Promise<Health>;
-  /** Stops the sweeper, closes attached sockets and releases the store. */
+  /**
+   * Stops the sweeper, closes attached sockets, ends open inbox streams (call it before
+   * your server's `close`, which waits for them) and releases the store.
+   */
   close(): Promise<void>;
 }
 

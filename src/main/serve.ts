@@ -96,6 +96,8 @@ export async function startServer(
     close: async () => {
       stopSweeper();
       sockets.close();
+      // Open inbox streams never end by themselves; the server would wait for them.
+      runtime.endInboxWatches();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();
       await tracing.shutdown();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalPolicy } from '../agents/agent-app.js';
+import type { Clock } from '../core/clock.js';
 import { isHoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
@@ -25,6 +26,7 @@ import { applySlaDue, type SlaSweep } from './expiry/sla-due.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
+import { type InboxSummary, InboxWatches, inboxSummary } from './queries/inbox-watch.js';
 import {
   listPendingApprovals,
   type PendingPage,
@@ -87,9 +89,11 @@ function checked(by: Principal): Principal {
  */
 export class HoldpointRuntime {
   private readonly ctx: RuntimeContext;
+  private readonly inboxWatches: InboxWatches;
 
   constructor(options: RuntimeOptions) {
     this.ctx = new RuntimeContext(options);
+    this.inboxWatches = new InboxWatches(this.ctx.store.relay);
   }
 
   /** Names of the apps this runtime serves. */
@@ -227,6 +231,34 @@ export class HoldpointRuntime {
     return listPendingApprovals(this.ctx, query, checked(by));
   }
 
+  /** How many pending approvals `by` may decide now (capped), and the first few of them. */
+  inboxSummary(by: Principal): Promise<InboxSummary> {
+    return inboxSummary(this.ctx, checked(by));
+  }
+
+  /**
+   * Calls `onNews` whenever a stored commit may have changed `by`'s inbox, until the
+   * returned function is called; subscribed when it resolves, so read the inbox after.
+   * `onEnd` when the runtime stops (`endInboxWatches`, `close`): end what the watch serves.
+   * TOO_MANY_INBOX_STREAMS when `by` holds as many watches as they may in this process.
+   */
+  watchInbox(by: Principal, onNews: () => void, onEnd: () => void): Promise<Unsubscribe> {
+    return this.inboxWatches.watch(checked(by), onNews, onEnd);
+  }
+
+  /**
+   * Ends every inbox watch (their streams end; browsers reconnect elsewhere), so a server
+   * closing is not held open by them.
+   */
+  endInboxWatches(): void {
+    this.inboxWatches.endAll();
+  }
+
+  /** The runtime's clock, for transports that keep time with it (heartbeats). */
+  get clock(): Clock {
+    return this.ctx.clock;
+  }
+
   /** The audit log of a session, oldest first, a page at a time: for its owner or an admin. */
   audit(query: AuditQuery, by: Principal): Promise<AuditPage> {
     return auditLog(this.ctx, query, checked(by));
@@ -358,10 +390,11 @@ export class HoldpointRuntime {
   }
 
   /**
-   * Releases the pauses this process holds in place (a decision then resumes them on
-   * any instance), then the store.
+   * Ends the inbox watches, releases the pauses this process holds in place (a decision
+   * then resumes them on any instance), then the store.
    */
   async close(): Promise<void> {
+    this.endInboxWatches();
     await Promise.all([...this.ctx.holds].map((release) => release()));
     await this.ctx.store.close();
   }

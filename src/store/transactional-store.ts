@@ -10,6 +10,7 @@ import {
 } from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type { Delegations } from './delegations.js';
+import { INBOX_CHANNEL, inboxNews } from './inbox-news.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -187,19 +188,25 @@ export abstract class TransactionalStore implements HoldpointStore {
     if (!created) throw sessionExists(session.sessionId);
   }
 
-  /** Commits `writes`, learning after a lost reply whether they were stored. */
+  /**
+   * Commits `writes`, learning after a lost reply whether they were stored; once stored,
+   * tells the inboxes when a pause's pending state changed (never before).
+   */
   private async store(sessionId: string, read: VersionedSnapshot, writes: SessionWrites) {
     const commitId = randomUUID();
     const commitIds = [...(read.commitIds ?? []).slice(1 - RECENT_COMMITS), commitId];
+    let stored: boolean;
     try {
-      return await this.commit(sessionId, read, writes, commitIds);
+      stored = await this.commit(sessionId, read, writes, commitIds);
     } catch (error) {
       if (!isHoldpointError(error, 'OUTCOME_UNKNOWN')) throw error;
       // Not stored counts as a lost race: the transition is computed again.
-      const stored = await this.wasStored(sessionId, commitId, error);
+      stored = await this.wasStored(sessionId, commitId, error);
       if (stored) await this.afterSettled(sessionId, read, writes);
-      return stored;
     }
+    const news = stored ? inboxNews(read.snapshot, writes) : undefined;
+    if (news) this.relay.publish(INBOX_CHANNEL, news);
+    return stored;
   }
 
   /**

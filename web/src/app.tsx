@@ -3,7 +3,10 @@ import { type AppsState, useApps } from './chat/use-apps';
 import { useSignIn } from './identity/identity';
 import { IdentityControl } from './identity/identity-control';
 import { SignInPage } from './identity/sign-in-page';
+import { useApprovalNotifications } from './inbox/approval-notifications';
+import { useInboxFeed } from './inbox/inbox-feed';
 import { InboxPage } from './inbox/inbox-page';
+import { ApprovalsLabel, usePendingTitle } from './inbox/pending-count';
 import { Link, usePathname } from './router';
 
 /** The chat or the inbox, once the server has said who this is and that they may act. */
@@ -16,11 +19,17 @@ function Page({ inbox, apps }: { inbox: boolean; apps: AppsState }) {
   return inbox ? <InboxPage /> : <ChatPage apps={apps} />;
 }
 
-/** The shell: brand, navigation, who is signed in, and the page. */
+/**
+ * The shell: brand, navigation (with the pending count, also in the tab's title), who is
+ * signed in, and the page; browser notifications for new approvals once allowed.
+ */
 export function App() {
   const path = usePathname();
   const apps = useApps();
   const inbox = path.replace(/\/+$/, '') === '/approvals';
+  const feed = useInboxFeed();
+  usePendingTitle(feed.pending, feed.more);
+  useApprovalNotifications(feed);
   return (
     <div className="shell">
       <a href="#main" className="skip-link">
@@ -39,7 +48,7 @@ export function App() {
             Chat
           </Link>
           <Link to="/approvals" className="nav__link" current={inbox}>
-            Approvals
+            <ApprovalsLabel pending={feed.pending} more={feed.more} />
           </Link>
         </nav>
         <IdentityControl />

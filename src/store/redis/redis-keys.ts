@@ -50,6 +50,15 @@ export class RedisKeys {
     return this.session(sessionId, 'watched');
   }
 
+  /**
+   * String: present while someone, in any process, listens to the inbox channel
+   * (INBOX_CHANNEL; RedisRelay keeps it as it keeps `watched`); every commit answers
+   * whether it is there, so inbox news is published only then.
+   */
+  inboxWatched(): string {
+    return `${this.prefix}:{index}:inbox-watched`;
+  }
+
   /** List of audit lines. */
   audit(sessionId: string): string {
     return this.session(sessionId, 'audit');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INBOX_CHANNEL } from '../inbox-news.js';
 import {
   DECIDER,
   HOUR,
@@ -131,6 +132,26 @@ describe('the Redis path', () => {
     store.relay.publish(sessionId, { n: 2 });
     await arrived;
     expect(received).toEqual([{ n: 2 }]);
+  });
+
+  it('publishes inbox news only while an inbox, in any process, listens', async () => {
+    const channel = key(`relay:${INBOX_CHANNEL}`);
+    const published = (sent: string[][]) =>
+      sent.filter(([name, to]) => name?.toLowerCase() === 'publish' && to === channel);
+    // Nobody listens: a pause stored costs no PUBLISH.
+    const unwatched = await scratch.commandsDuring(() => pausedSession(store));
+    expect(published(unwatched)).toEqual([]);
+    // Another process listens: the next commit that changes a pause tells it.
+    const received: unknown[] = [];
+    const unsubscribe = await peer.relay.subscribe(INBOX_CHANNEL, (message) => {
+      received.push(message);
+    });
+    await expect.poll(() => scratch.redis.exists(key('{index}:inbox-watched'))).toBe(1);
+    const { userId } = await pausedSession(store);
+    await expect
+      .poll(() => received)
+      .toContainEqual({ audiences: [`user:${userId}`, 'role:admin'] });
+    await unsubscribe();
   });
 
   it('counts a request against several limits in one round trip', async () => {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { INBOX_CHANNEL } from '../inbox-news.js';
 import { channelSession, type RunRelay, type Unsubscribe } from '../run-relay.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -15,7 +16,10 @@ const MAX_WATCHED = 10_000;
  * messages. A listener marks its session watched (`RedisKeys.watched`, kept while it
  * listens, expiring soon after), and every read and commit of a session answers whether
  * it is marked (`noteWatched`), so a message is published only to a session someone
- * watches: a run nobody watches costs no PUBLISH at all. Subscriptions use one extra
+ * watches: a run nobody watches costs no PUBLISH at all. The inbox channel
+ * (INBOX_CHANNEL) follows the same rule with a marker of its own
+ * (`RedisKeys.inboxWatched`), answered by every commit: inbox news costs no PUBLISH
+ * while no inbox listens anywhere. Subscriptions use one extra
  * connection per process, opened on first use; ioredis subscribes again after a
  * reconnect.
  */
@@ -24,6 +28,8 @@ export class RedisRelay implements RunRelay {
   private readonly handlers = new Map<string, Set<(message: unknown) => void>>();
   /** Sessions whose latest read or commit here found them watched, oldest news first. */
   private readonly watched = new Set<string>();
+  /** Whether the latest commit here found someone listening to the inbox channel. */
+  private inboxWatched = false;
   private keeper?: NodeJS.Timeout;
 
   constructor(
@@ -32,7 +38,9 @@ export class RedisRelay implements RunRelay {
   ) {}
 
   publish(channel: string, message: unknown): void {
-    if (!this.handlers.has(channel) && !this.watched.has(channelSession(channel))) return;
+    const listened =
+      channel === INBOX_CHANNEL ? this.inboxWatched : this.watched.has(channelSession(channel));
+    if (!this.handlers.has(channel) && !listened) return;
     this.conn.client.publish(this.keys.relay(channel), JSON.stringify(message)).catch(() => {
       // Best effort by contract: the store holds the truth, waiters re-read it.
     });
@@ -51,6 +59,11 @@ export class RedisRelay implements RunRelay {
     }
   }
 
+  /** What a commit found: whether anyone listens to the inbox channel now. */
+  noteInboxWatched(watched: boolean): void {
+    this.inboxWatched = watched;
+  }
+
   async subscribe(channel: string, handler: (message: unknown) => void): Promise<Unsubscribe> {
     const key = this.keys.relay(channel);
     const subscriber = this.connectSubscriber();
@@ -64,7 +77,7 @@ export class RedisRelay implements RunRelay {
       try {
         // Subscribed before marked: whoever publishes because of the mark reaches us.
         await this.conn.run(() => subscriber.subscribe(key));
-        await this.conn.run((redis) => this.mark(redis, [channelSession(channel)]).exec());
+        await this.conn.run((redis) => this.mark(redis, [this.marker(channel)]).exec());
       } catch (error) {
         handlers.delete(handler);
         this.handlers.delete(channel);
@@ -90,19 +103,25 @@ export class RedisRelay implements RunRelay {
     this.subscriber?.disconnect();
   }
 
-  /** A pipeline marking `sessionIds` watched for the next WATCH_MS. */
-  private mark(redis: Redis, sessionIds: string[]) {
+  /** The marker key that says someone listens to `channel`. */
+  private marker(channel: string): string {
+    return channel === INBOX_CHANNEL
+      ? this.keys.inboxWatched()
+      : this.keys.watched(channelSession(channel));
+  }
+
+  /** A pipeline setting the `markers` (keys) for the next WATCH_MS. */
+  private mark(redis: Redis, markers: string[]) {
     const pipeline = redis.pipeline();
-    for (const sessionId of sessionIds)
-      pipeline.set(this.keys.watched(sessionId), '1', 'PX', WATCH_MS);
+    for (const marker of markers) pipeline.set(marker, '1', 'PX', WATCH_MS);
     return pipeline;
   }
 
-  /** Marks every session listened to here again; a failure is retried on the next beat. */
+  /** Sets the markers of every channel listened to here again; a failure is retried on the next beat. */
   private keepMarks(): void {
-    const sessions = [...new Set([...this.handlers.keys()].map(channelSession))];
-    if (sessions.length === 0 || this.conn.failing) return;
-    this.mark(this.conn.client, sessions)
+    const markers = [...new Set([...this.handlers.keys()].map((channel) => this.marker(channel)))];
+    if (markers.length === 0 || this.conn.failing) return;
+    this.mark(this.conn.client, markers)
       .exec()
       .catch(() => {
         // Marks last three beats: one missed beat loses none.

@@ -41,10 +41,14 @@ export function splitState(state: Record<string, unknown>): SplitState {
   return split;
 }
 
-/** What a stored commit answers: the session's new version, and whether anyone watches it. */
+/**
+ * What a stored commit answers: the session's new version, whether anyone watches it,
+ * and whether anyone listens to the inbox channel.
+ */
 export interface Committed {
   version: number;
   watched: boolean;
+  inboxWatched: boolean;
 }
 
 /**
@@ -101,7 +105,11 @@ export class RedisSessionWriter {
     if (lastUpdateTime !== undefined) metaFields.push('lastUpdateTime', lastUpdateTime);
     const audit = writes.audit.map((line) => encodeRecord('audit', line));
     const stateFields = Object.entries(splitState(append.state).session).flat();
-    const sessionKeys = [...this.keys.sessionKeys(sessionId), this.keys.watched(sessionId)];
+    const sessionKeys = [
+      ...this.keys.sessionKeys(sessionId),
+      this.keys.watched(sessionId),
+      this.keys.inboxWatched(),
+    ];
     const indexed = encodeIndexOperations(index, sessionKeys.length + 1);
     const args = [
       String(version),
@@ -120,8 +128,10 @@ export class RedisSessionWriter {
       ...indexed.args,
     ];
     const reply = (await this.script([...sessionKeys, ...indexed.keys], args)) as
-      | [number, number]
+      | [number, number, number]
       | null;
-    return reply ? { version: reply[0], watched: reply[1] === 1 } : undefined;
+    return reply
+      ? { version: reply[0], watched: reply[1] === 1, inboxWatched: reply[2] === 1 }
+      : undefined;
   }
 }

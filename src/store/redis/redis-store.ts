@@ -170,7 +170,10 @@ export class RedisStore extends TransactionalStore {
     const committed = await this.conn.write(() =>
       this.writer.write(sessionId, version, writes, commitIds, index),
     );
-    if (committed) this.relay.noteWatched(sessionId, committed.watched);
+    if (committed) {
+      this.relay.noteWatched(sessionId, committed.watched);
+      this.relay.noteInboxWatched(committed.inboxWatched);
+    }
     return committed;
   }
 

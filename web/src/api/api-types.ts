@@ -34,14 +34,21 @@ export type ApiApprovers = wire.Approvers;
 /** An approval request as the REST API shows it; `can_decide` where the answer says it. */
 export type ApiApproval = wire.Approval & { can_decide?: boolean };
 
-/** One person's recorded answer to an approval. */
-export type ApiDecision = wire.Decision;
+/**
+ * One person's recorded answer to an approval; through which channel (`slack`, `link`…:
+ * absent for the API and the web UI) and for whom (an out-of-office delegate) where the
+ * server says so.
+ */
+export type ApiDecision = wire.Decision & { channel?: string; on_behalf_of?: string };
 
 /** A pending approval in the cross-session inbox. */
 export type InboxApproval = wire.PendingApproval;
 
 /** A page of the inbox. */
 export type ApiApprovalsPage = wire.ApprovalsPage;
+
+/** What `GET /api/approvals/events` pushes: the caller's pending count and the first few. */
+export type ApiInboxEvent = wire.InboxEvent;
 
 /** `GET /api/sessions/:id/messages`, its messages typed as the chat's. */
 export type SessionMessages = Omit<wire.SessionMessages, 'messages'> & { messages: ChatMessage[] };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, UNREACHABLE } from './api-error';
-import { listApps } from './holdpoint-api';
+import { listApps, listDecisions } from './holdpoint-api';
 
 const app = { name: 'refunds', label: 'Refunds', description: 'Refunds orders.', examples: [] };
 
@@ -28,5 +28,32 @@ describe('listApps', () => {
       throw new TypeError('fetch failed');
     });
     await expect(listApps()).rejects.toMatchObject({ code: UNREACHABLE });
+  });
+});
+
+describe('listDecisions', () => {
+  it('reads the decided lines of the audit export: who, what, when, and through which channel', async () => {
+    const line = (extra: object) =>
+      JSON.stringify({
+        at: '2026-11-26T09:00:00.000Z',
+        action: 'decided',
+        session_id: 's1',
+        invocation_id: 'i1',
+        actor: 'maria',
+        approval_id: 'a1',
+        approved: true,
+        ...extra,
+      });
+    const ndjson = [
+      line({ action: 'requested', actor: 'ann' }),
+      line({}),
+      line({ actor: 'dave', channel: 'slack', on_behalf_of: 'bob' }),
+    ].join('\n');
+    vi.stubGlobal('fetch', async () => new Response(ndjson));
+    const base = { approval_id: 'a1', approved: true, at: '2026-11-26T09:00:00.000Z' };
+    await expect(listDecisions('s1')).resolves.toEqual([
+      { ...base, decided_by: 'maria' },
+      { ...base, decided_by: 'dave', channel: 'slack', on_behalf_of: 'bob' },
+    ]);
   });
 });

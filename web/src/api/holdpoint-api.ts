@@ -142,6 +142,8 @@ export async function listDecisions(sessionId: string): Promise<ApiDecision[]> {
       approval_id: line.approval_id ?? '',
       approved: line.approved === true,
       ...(line.reason === undefined ? {} : { reason: line.reason }),
+      ...(line.channel === undefined ? {} : { channel: line.channel }),
+      ...(line.on_behalf_of === undefined ? {} : { on_behalf_of: line.on_behalf_of }),
       decided_by: line.actor,
       at: line.at,
     }));

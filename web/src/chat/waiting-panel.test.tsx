@@ -87,6 +87,13 @@ describe('ToolCard', () => {
     expect(decided.querySelector('time')?.getAttribute('datetime')).toBe(vote.at);
   });
 
+  it('a card decided through another channel says which', () => {
+    const bySlack = { ...vote, channel: 'slack' };
+    render(<ToolCard part={part} decisions={[bySlack]} onReview={() => undefined} />);
+    const decided = screen.getByRole('list', { name: 'Decided by' });
+    expect(decided.textContent).toMatch(/^Approved by maria via Slack · /);
+  });
+
   it('a call waiting for others says so, with no Review', () => {
     const asked = { ...part, state: 'approval-requested', approval: { id: 'adk-1' } };
     render(<ToolCard part={asked} waiting="others" decisions={[]} onReview={() => undefined} />);

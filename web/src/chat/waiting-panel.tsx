@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { ApiDecision } from '../api/api-types';
 import { type ApprovalRequest, humanizeToolName } from '../approvals/approval-request';
 import { askedPeople, waitingFor } from '../approvals/approvers-text';
+import { decisionSource } from '../approvals/decision-source';
 import { TimeLeft } from '../approvals/time-left';
 import { formatClock } from '../ui/relative-time';
 import { useNow } from '../ui/use-now';
@@ -59,8 +60,8 @@ export function WaitingPanel({ request, count, owner, user, votes, onCancel, bus
           <ul className="waiting-panel__votes" aria-label="Decided so far">
             {votes.map((vote) => (
               <li key={`${vote.decided_by}-${vote.at}`}>
-                {vote.approved ? 'Approved' : 'Rejected'} by <strong>{vote.decided_by}</strong> ·{' '}
-                <time dateTime={vote.at}>{formatClock(vote.at, now)}</time>
+                {vote.approved ? 'Approved' : 'Rejected'} by <strong>{vote.decided_by}</strong>
+                {decisionSource(vote)} · <time dateTime={vote.at}>{formatClock(vote.at, now)}</time>
               </li>
             ))}
           </ul>

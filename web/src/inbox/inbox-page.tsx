@@ -8,6 +8,8 @@ import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/inpu
 import { useCurrentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { useNow } from '../ui/use-now';
+import { EnableNotifications } from './approval-notifications';
+import { useInboxFeed } from './inbox-feed';
 import { InboxItem, type ItemOutcome } from './inbox-item';
 import { useInbox } from './use-inbox';
 
@@ -30,7 +32,8 @@ function resultDetail(status: string): string {
  */
 export function InboxPage() {
   const user = useCurrentUser();
-  const { approvals, loading, error, hasMore, reload, showMore } = useInbox(user);
+  const feed = useInboxFeed();
+  const { approvals, loading, error, hasMore, reload, showMore } = useInbox(user, feed.version);
   const now = useNow(5000);
   // Decided rows stay visible with their outcome after the server stops listing them.
   const [kept, setKept] = useState<Map<string, { approval: InboxApproval; outcome: ItemOutcome }>>(
@@ -102,9 +105,12 @@ export function InboxPage() {
             first.
           </p>
         </div>
-        <button type="button" className="button button--secondary" onClick={() => void reload()}>
-          Refresh
-        </button>
+        <div className="page__actions">
+          <EnableNotifications />
+          <button type="button" className="button button--secondary" onClick={() => void reload()}>
+            Refresh
+          </button>
+        </div>
       </header>
       {error ? <ErrorNotice error={error} onRetry={() => void reload()} /> : null}
       {loading && rows.length === 0 ? (

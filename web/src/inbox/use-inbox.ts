@@ -10,15 +10,16 @@ interface Inbox {
   /** Whether the server has more than the pages shown. */
   hasMore: boolean;
   reload: () => Promise<void>;
-  /** Shows one page more (and keeps refreshing it with the others). */
+  /** Shows one page more (and re-reads it with the others on news). */
   showMore: () => void;
 }
 
 /**
  * The user's pending approvals across sessions, a page at a time (the server's
- * order: earliest expiry first); every page shown is read again every `intervalMs`.
+ * order: earliest expiry first); every page shown is read again whenever `version`
+ * changes (the server pushed news of the inbox, see useInboxFeed), never by polling.
  */
-export function useInbox(userId: string, intervalMs = 5000): Inbox {
+export function useInbox(userId: string, version: number): Inbox {
   const [approvals, setApprovals] = useState<InboxApproval[]>([]);
   const [pages, setPages] = useState(1);
   const [hasMore, setHasMore] = useState(false);
@@ -45,12 +46,10 @@ export function useInbox(userId: string, intervalMs = 5000): Inbox {
     }
   }, [userId, pages]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `version` is the trigger, not an input.
   useEffect(() => {
-    setLoading(true);
     void reload();
-    const timer = setInterval(() => void reload(), intervalMs);
-    return () => clearInterval(timer);
-  }, [reload, intervalMs]);
+  }, [reload, version]);
 
   return { approvals, loading, error, hasMore, reload, showMore: () => setPages((n) => n + 1) };
 }

@@ -7,8 +7,9 @@
 -- outlives or predeceases its session.
 --
 -- KEYS[1..5]: the session's keys (RedisKeys.sessionKeys: meta, state, events, event index,
---   audit); KEYS[6]: its watch marker (RedisKeys.watched); KEYS[7..]: the index keys the
---   index operations name (by their position in KEYS).
+--   audit); KEYS[6]: its watch marker (RedisKeys.watched); KEYS[7]: the inbox's watch
+--   marker (RedisKeys.inboxWatched); KEYS[8..]: the index keys the index operations name
+--   (by their position in KEYS).
 -- ARGV[1]: version ('new' creates); ARGV[2]: now (ms); ARGV[3]: session TTL (ms);
 --   ARGV[4]: pause retention ('' for none); ARGV[5..9]: how many meta field/value pairs,
 --   audit lines, events (id, JSON), state pairs and index operations follow; then those,
@@ -20,7 +21,7 @@
 --     trim  key upTo '' ''         drop the entries scored up to `upTo`
 --     set   key value keep ''      a pointer, kept until `keep` (ms)
 --     hincrby key field by ''      move a hash field's count by `by`, never below 0
--- Returns { new version, watched (0 or 1) }, or false when the session is not at ARGV[1]
+-- Returns { new version, watched (0 or 1), inbox watched (0 or 1) }, or false when the session is not at ARGV[1]
 -- (or, for 'new', exists): then nothing was written.
 local function call(command, key, list, first, last)
   for i = first, last, 4000 do
@@ -104,4 +105,4 @@ for i = first, first + 5 * (operations - 1), 5 do
     redis.call('SET', key, ARGV[i + 2], 'PXAT', ARGV[i + 3])
   end
 end
-return { version, redis.call('EXISTS', KEYS[6]) }
+return { version, redis.call('EXISTS', KEYS[6]), redis.call('EXISTS', KEYS[7]) }

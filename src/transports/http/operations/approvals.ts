@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { inboxEvents } from '../inbox-events.js';
 import { presentOutcome, presentPendingApproval, presentReassigned } from '../present.js';
 import * as wire from '../wire/index.js';
 import { defineOperation } from './operation.js';
@@ -20,6 +22,22 @@ export const approvalOperations = [
       approvals: page.approvals.map(presentPendingApproval),
       ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
     }),
+  }),
+  defineOperation({
+    name: 'approvalEvents',
+    method: 'get',
+    path: '/api/approvals/events',
+    summary:
+      "The caller's inbox by push (SSE): an `inbox` event with their pending count on connect and after each change.",
+    act: ({ by, runtime, logger }) => inboxEvents(runtime, by, logger),
+    // No JSON answer: `act` always answers with the stream.
+    answer: z.never(),
+    present: (never: never) => never,
+    alsoAnswers: {
+      contentType: 'text/event-stream',
+      description:
+        'Server-Sent Events: `event: inbox` with `{pending, more, approvals: [{approval_id, tool_name, session_id, app}]}`, and a `: beat` comment every 15 s (see docs/http-api.md).',
+    },
   }),
   defineOperation({
     name: 'decideApproval',

@@ -81,6 +81,24 @@ export const delegationCleared = z.object({ cleared: z.boolean() });
 /** A page of the inbox. */
 export const approvalsPage = page({ approvals: z.array(pendingApproval) });
 
+/**
+ * What `GET /api/approvals/events` sends as its `inbox` event: how many pending approvals
+ * the caller may decide now (at most 200: `more` when there are more) and the first few
+ * of them, soonest to expire first.
+ */
+export const inboxEvent = z.object({
+  pending: z.number().int().min(0),
+  more: z.boolean(),
+  approvals: z.array(
+    z.object({
+      approval_id: z.string(),
+      tool_name: z.string(),
+      session_id: z.string(),
+      app: z.string(),
+    }),
+  ),
+});
+
 export type Approvers = z.output<typeof approvers>;
 export type Approval = z.output<typeof approval>;
 export type SessionApproval = z.output<typeof sessionApproval>;
@@ -89,3 +107,4 @@ export type PendingApproval = z.output<typeof pendingApproval>;
 export type ApprovalsPage = z.output<typeof approvalsPage>;
 export type ReassignedApproval = z.output<typeof reassignedApproval>;
 export type Delegation = z.output<typeof delegation>;
+export type InboxEvent = z.output<typeof inboxEvent>;

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { decisionSource } from './decision-source';
+
+const decision = {
+  approval_id: 'a1',
+  approved: true,
+  decided_by: 'maria',
+  at: '2026-11-26T09:00:00Z',
+};
+
+describe('where a decision came from', () => {
+  it('says the channel and the person a delegate decided for, nothing for the API or this UI', () => {
+    expect(decisionSource(decision)).toBe('');
+    expect(decisionSource({ ...decision, channel: 'slack' })).toBe(' via Slack');
+    expect(decisionSource({ ...decision, channel: 'link' })).toBe(' via a decision link');
+    expect(decisionSource({ ...decision, channel: 'teams' })).toBe(' via teams');
+    expect(decisionSource({ ...decision, channel: 'email-link', on_behalf_of: 'ann' })).toBe(
+      ' for ann via an email link',
+    );
+  });
+});
