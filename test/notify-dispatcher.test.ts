@@ -230,6 +230,39 @@ describe.each(['memory', 'redis'])('the dispatcher on the %s store', (kind) => {
     });
   });
 
+  it('stops at once, its attempts in flight left to be retried', async () => {
+    const store = open();
+    const clock = new ManualClock(Date.now());
+    let handed: () => void = () => {};
+    const reached = new Promise<void>((resolve) => {
+      handed = resolve;
+    });
+    const hanging = recording('webhook', 'endpoint', () => {
+      handed();
+      return new Promise(() => {});
+    });
+    const made = new DeliveryDispatcher(
+      store,
+      { channels: [hanging] },
+      clock,
+      pino({ level: 'silent' }),
+    );
+    made.attach();
+    await pausedSession(store, 1, clock.now());
+    const pass = made.dispatch();
+    await reached;
+    await made.stop();
+    expect(await pass).toBe(1);
+    const id = hanging.handed[0]?.delivery.deliveryId ?? '';
+    expect(await store.outbox.get(id)).toMatchObject({
+      status: 'failed',
+      lastError: 'The dispatcher stopped.',
+    });
+    // Stopped: commits plan nothing more, and nothing is sent.
+    expect(store.outbox.planner).toBeUndefined();
+    expect(await made.dispatch()).toBe(0);
+  });
+
   it("finds this recipient's delivery of an earlier event of the same approval", async () => {
     const store = open();
     const clock = new ManualClock(Date.now());

@@ -1227,6 +1227,35 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       expect(written.length).toBeGreaterThan(0);
     });
 
+    it('never overwrites a delivery a commit wrote before', async () => {
+      const now = Date.now();
+      const fixedId = deliveryIdOf(unique('event'), 'test', 'endpoint:test');
+      const sameId: DeliveryPlanner = (before, writes, at) =>
+        testPlanner(before, writes, at).map((d) => ({ ...d, deliveryId: fixedId }));
+      store.outbox.planner = sameId;
+      try {
+        const { sessionId, pause } = await pausedSession(store, 1, now);
+        await store.outbox.claim(fixedId, 'holder', now + 60_000, now);
+        await store.outbox.settle(fixedId, 'holder', { status: 'sent', ref: 'first' }, now);
+        await store.apply(sessionId, decideTransition, [
+          { decisions: [decision(pause.approvals[0]?.approvalId ?? '', now + 1)] },
+          now + 1,
+          lease(now),
+          DECIDER,
+        ]);
+      } finally {
+        store.outbox.planner = testPlanner;
+      }
+      expect(await peer.outbox.get(fixedId)).toMatchObject({
+        status: 'sent',
+        ref: 'first',
+        event: { type: 'requested' },
+      });
+      expect((await peer.outbox.due(now + HOUR, 1000)).map((d) => d.deliveryId)).not.toContain(
+        fixedId,
+      );
+    });
+
     it('lets exactly one of 20 concurrent claimers take a due delivery', async () => {
       const now = Date.now();
       const { sessionId } = await pausedSession(store, 1, now);

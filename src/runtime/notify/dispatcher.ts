@@ -100,6 +100,8 @@ export class DeliveryDispatcher {
   private pass?: Promise<number>;
   private again = false;
   private stopped = false;
+  /** Aborts the attempts in flight when the dispatcher stops (they are retried later). */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly store: HoldpointStore,
@@ -150,9 +152,13 @@ export class DeliveryDispatcher {
     return this.pass;
   }
 
-  /** Stops planning and sending; resolves once the attempts in flight are settled. */
+  /**
+   * Stops planning and sending: the attempts in flight are aborted (and retried later, by
+   * any instance); resolves once they are settled.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort(new DeliveryFailure('The dispatcher stopped.'));
     const { outbox } = this.store;
     outbox.planner = undefined;
     outbox.onWritten = undefined;
@@ -214,22 +220,23 @@ export class DeliveryDispatcher {
     if (!channel) {
       return { status: 'gave_up', error: `No channel named ${delivery.channel} is configured.` };
     }
-    const abort = new AbortController();
-    const timeoutMessage = `No answer within ${this.attemptTimeoutMs} ms.`;
+    const timeout = new AbortController();
     const timer = setTimeout(
-      () => abort.abort(new DeliveryFailure(timeoutMessage)),
+      () => timeout.abort(new DeliveryFailure(`No answer within ${this.attemptTimeoutMs} ms.`)),
       this.attemptTimeoutMs,
     );
+    const signal = AbortSignal.any([timeout.signal, this.stopping.signal]);
     try {
-      const ctx = await this.contextOf(delivery, abort.signal);
+      const ctx = await this.contextOf(delivery, signal);
       // A channel that ignores its signal is still left behind at the timeout.
       const aborted = new Promise<never>((_, reject) => {
-        abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
+        if (signal.aborted) reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       });
       const sent = await Promise.race([channel.send(delivery, ctx), aborted]);
       return { status: 'sent', ...(sent?.ref === undefined ? {} : { ref: sent.ref }) };
     } catch (error) {
-      const reason = abort.signal.aborted ? timeoutMessage : reasonOf(error);
+      const reason = signal.aborted ? reasonOf(signal.reason) : reasonOf(error);
       const final = error instanceof DeliveryFailure && !error.retryable;
       if (final || delivery.attempts >= this.maxAttempts) {
         const why = final
