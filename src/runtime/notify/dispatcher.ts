@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ApprovalEventType } from '../../core/approval-event.js';
 import type { Clock } from '../../core/clock.js';
-import { type DeliveryRecord, type DeliveryResult, deliveryIdOf } from '../../store/outbox.js';
+import {
+  type DeliveryPlanner,
+  type DeliveryRecord,
+  type DeliveryResult,
+  deliveryIdOf,
+} from '../../store/outbox.js';
 import type { HoldpointStore } from '../../store/store.js';
 import {
   type DeliveryContext,
@@ -83,9 +88,10 @@ function reasonOf(error: unknown): string {
  * last attempt). A process that dies between sending and settling leaves the delivery
  * due again when its claim ends, under the same id: at least once, never lost.
  *
- * Driven by the sweeper's beat (retries, other processes' commits) and nudged in process
- * by the outbox after a commit that wrote deliveries; it reads the due index only then,
- * so nothing is read while nothing is written or due.
+ * Driven by the sweeper's beat (retries, other processes' commits; one instance at a
+ * time) and nudged in process by the outbox after a commit that wrote deliveries. It
+ * reads only what is due now from the due index: deliveries waiting for a retry cost
+ * nothing until then, and no timer is kept per delivery.
  */
 export class DeliveryDispatcher {
   /** Who claims deliveries: this dispatcher, in this process. */
@@ -102,6 +108,8 @@ export class DeliveryDispatcher {
   private stopped = false;
   /** Aborts the attempts in flight when the dispatcher stops (they are retried later). */
   private readonly stopping = new AbortController();
+  private readonly planner: DeliveryPlanner;
+  private readonly onWritten = () => this.nudge();
 
   constructor(
     private readonly store: HoldpointStore,
@@ -116,6 +124,7 @@ export class DeliveryDispatcher {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.random = options.random ?? Math.random;
     this.batchSize = options.batchSize ?? DEFAULT_BATCH;
+    this.planner = deliveryPlanner(options.channels);
   }
 
   /**
@@ -124,8 +133,8 @@ export class DeliveryDispatcher {
    */
   attach(retentionSeconds?: number): void {
     const { outbox } = this.store;
-    outbox.planner = deliveryPlanner(this.options.channels);
-    outbox.onWritten = () => this.nudge();
+    outbox.planner = this.planner;
+    outbox.onWritten = this.onWritten;
     if (retentionSeconds !== undefined) outbox.retentionSeconds = retentionSeconds;
   }
 
@@ -160,8 +169,8 @@ export class DeliveryDispatcher {
     this.stopped = true;
     this.stopping.abort(new DeliveryFailure('The dispatcher stopped.'));
     const { outbox } = this.store;
-    outbox.planner = undefined;
-    outbox.onWritten = undefined;
+    if (outbox.planner === this.planner) outbox.planner = undefined;
+    if (outbox.onWritten === this.onWritten) outbox.onWritten = undefined;
     await this.pass?.catch(() => {});
   }
 
