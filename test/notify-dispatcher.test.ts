@@ -2,7 +2,10 @@ import { createHoldpoint, type Holdpoint, memoryStore } from 'holdpoint';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalEventType } from '../src/core/approval-event.js';
+import { DEFAULT_APPROVERS } from '../src/core/approvers.js';
+import { approvalAudit } from '../src/core/audit.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import type { ApprovalRequest, Pause } from '../src/core/types.js';
 import {
   type DeliveryContext,
   DeliveryFailure,
@@ -10,7 +13,7 @@ import {
 } from '../src/runtime/notify/channel.js';
 import { DeliveryDispatcher, type DispatcherOptions } from '../src/runtime/notify/dispatcher.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
-import type { HoldpointStore } from '../src/store/store.js';
+import type { HoldpointStore, SessionSnapshot, Transition } from '../src/store/store.js';
 import {
   DECIDER,
   decision,
@@ -291,7 +294,67 @@ describe.each(['memory', 'redis'])('the dispatcher on the %s store', (kind) => {
     ]);
     expect(earlier.every((d) => d?.event.type === 'requested' && d.status === 'sent')).toBe(true);
   });
+
+  it("finds a recipient's delivery of the escalation step that reached it, not a later one", async () => {
+    const store = open();
+    const clock = new ManualClock(Date.now());
+    const found: Record<string, string | undefined> = {};
+    const chat = recording('chat', 'people', async (delivery, ctx) => {
+      if (delivery.event.type === 'decided') {
+        found[delivery.recipient] = (await ctx.earlier('escalated'))?.ref;
+      }
+      return {
+        ref: `${delivery.event.type}:${delivery.event.escalation?.level}:${delivery.recipient}`,
+      };
+    });
+    const made = dispatcher(store, clock, { channels: [chat] });
+    const { sessionId, pause } = await pausedSession(store, 1, clock.now());
+    const approvalId = pause.approvals[0]?.approvalId ?? '';
+    for (const to of [['role:cfo'], ['user:dave']]) {
+      await store.apply(sessionId, escalate, [to, clock.now()]);
+    }
+    // The steps' messages are sent (their refs kept) before the decision is.
+    await made.dispatch();
+    await store.apply(sessionId, decideTransition, [
+      { decisions: [decision(approvalId, clock.now() + 1)] },
+      clock.now() + 1,
+      lease(clock.now()),
+      DECIDER,
+    ]);
+    clock.advance(1);
+    await made.dispatch();
+    expect(found).toEqual({
+      'role:cfo': 'escalated:1:role:cfo',
+      'user:dave': 'escalated:2:user:dave',
+      'role:admin': undefined,
+      [`user:${pause.userId}`]: undefined,
+    });
+  });
 });
+
+/**
+ * A test stand-in for an escalation step: the approval's deciders gain `to` and an
+ * `escalated` line says so (as the SLA's transition writes it).
+ */
+function escalate(snapshot: SessionSnapshot, to: string[], now: number): Transition<void> {
+  const pause = structuredClone(snapshot.pause as Pause);
+  const approval = pause.approvals[0] as ApprovalRequest;
+  const approvers = approval.approvers ?? { ...DEFAULT_APPROVERS };
+  approval.approvers = {
+    ...approvers,
+    roles: [...approvers.roles, ...to.filter((a) => a.startsWith('role:')).map((a) => a.slice(5))],
+    users: [...approvers.users, ...to.filter((a) => a.startsWith('user:')).map((a) => a.slice(5))],
+  };
+  const escalations = (approval.slaState?.escalations ?? 0) + 1;
+  approval.slaState = { reminders: 0, escalations };
+  return {
+    writes: {
+      meta: { ...snapshot.meta, updatedAt: now },
+      pauses: [pause],
+      audit: [approvalAudit(pause, approval, 'escalated', 'system', now, { to })],
+    },
+  };
+}
 
 describe('createHoldpoint with notifications', () => {
   const holdpoints: Holdpoint[] = [];

@@ -305,26 +305,32 @@ export class DeliveryDispatcher {
 
   /**
    * This channel's and recipient's delivery of the latest `type` event of the same
-   * approval before `delivery`'s. Its id is derived, not stored: the event's id is the
-   * hash of its audit line, found in the session's audit log (read up to `delivery`'s own
-   * line), and a delivery's id is `deliveryIdOf(event id, channel, recipient)`.
+   * approval before `delivery`'s that it got (an escalation step may have gone to others).
+   * Its id is derived, not stored: an event's id is the hash of its audit line, found in
+   * the session's audit log (read up to `delivery`'s own line), and a delivery's id is
+   * `deliveryIdOf(event id, channel, recipient)`.
    */
   private async earlier(
     delivery: DeliveryRecord,
     type: ApprovalEventType,
   ): Promise<DeliveryRecord | undefined> {
     const { event } = delivery;
-    let found: string | undefined;
+    const events: string[] = [];
     search: for (let offset = 0; ; offset += AUDIT_PAGE) {
       const lines = await this.store.listAudit(event.session_id, offset, AUDIT_PAGE);
       for (const line of lines) {
         if (line.hash === event.id) break search;
-        if (line.action === type && line.approvalId === event.approval.approval_id)
-          found = line.hash;
+        const same = line.action === type && line.approvalId === event.approval.approval_id;
+        if (same && line.hash) events.push(line.hash);
       }
       if (lines.length < AUDIT_PAGE) break;
     }
-    if (!found) return undefined;
-    return this.store.outbox.get(deliveryIdOf(found, delivery.channel, delivery.recipient));
+    for (const eventId of events.reverse()) {
+      const found = await this.store.outbox.get(
+        deliveryIdOf(eventId, delivery.channel, delivery.recipient),
+      );
+      if (found) return found;
+    }
+    return undefined;
   }
 }
