@@ -43,8 +43,9 @@ export class ExpirySweeper {
       if (await this.ctx.store.takeSweepTurn(this.owner, 2 * this.intervalMs)) {
         await expireDue(this.ctx);
         if (this.recover) await recoverInterrupted(this.ctx, this.recovering, this.notBefore);
-        // Retries, and deliveries other processes' commits wrote (claims keep it once).
-        await this.ctx.dispatcher?.dispatch();
+        // Retries, and deliveries other processes' commits wrote (claims keep each once);
+        // in the background, so a slow receiver never holds up the sweep.
+        this.ctx.dispatcher?.nudge();
       }
     } catch (error) {
       this.ctx.logger.warn({ err: error }, 'sweep failed');
