@@ -7,6 +7,7 @@ import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
 import { appName, idText, validate } from '../core/validate.js';
 import type { Delegation } from '../store/delegations.js';
+import type { DeliveryRecord } from '../store/outbox.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';
@@ -18,6 +19,7 @@ import {
 import { clearDelegation, getDelegation, setDelegation } from './commands/out-of-office.js';
 import { type ReassignedApproval, reassignApproval } from './commands/reassign-approval.js';
 import { recoverRun } from './commands/recover-run.js';
+import { resendDelivery } from './commands/resend-delivery.js';
 import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
 import { expireDue } from './expiry/expire-due.js';
@@ -26,6 +28,12 @@ import { applySlaDue, type SlaSweep } from './expiry/sla-due.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
+import {
+  type DeliveriesPage,
+  type DeliveriesQuery,
+  getDelivery,
+  listDeliveries,
+} from './queries/deliveries.js';
 import { type InboxSummary, InboxWatches, inboxSummary } from './queries/inbox-watch.js';
 import {
   listPendingApprovals,
@@ -324,6 +332,29 @@ export class HoldpointRuntime {
     return recoverInterrupted(this.ctx, new Set());
   }
 
+  /** Notifications (the outbox's deliveries), newest first, all or by status: for admins. */
+  listDeliveries(query: DeliveriesQuery, by: Principal): Promise<DeliveriesPage> {
+    return listDeliveries(this.ctx, query, checked(by));
+  }
+
+  /** One notification by its delivery id: for admins. */
+  getDelivery(deliveryId: string, by: Principal): Promise<DeliveryRecord> {
+    return getDelivery(this.ctx, deliveryId, checked(by));
+  }
+
+  /** Sends a notification again (due now, attempts from zero, same id): for admins. */
+  resendDelivery(deliveryId: string, by: Principal): Promise<DeliveryRecord> {
+    return resendDelivery(this.ctx, deliveryId, checked(by));
+  }
+
+  /**
+   * Sends the notifications due now (as each sweep does, and each commit that wrote some
+   * nudges); resolves with how many attempts it made (0 without notifications).
+   */
+  dispatchNotifications(): Promise<number> {
+    return this.ctx.dispatcher?.dispatch() ?? Promise.resolve(0);
+  }
+
   /**
    * Starts recording expiries every `intervalSeconds` and, with `recover`, resuming
    * interrupted runs; returns what stops it.
@@ -391,11 +422,13 @@ export class HoldpointRuntime {
 
   /**
    * Ends the inbox watches, releases the pauses this process holds in place (a decision
-   * then resumes them on any instance), then the store.
+   * then resumes them on any instance), stops sending notifications, then releases the
+   * store.
    */
   async close(): Promise<void> {
     this.endInboxWatches();
     await Promise.all([...this.ctx.holds].map((release) => release()));
+    await this.ctx.dispatcher?.stop();
     await this.ctx.store.close();
   }
 }

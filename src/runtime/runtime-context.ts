@@ -8,7 +8,9 @@ import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError, runNotFound, sessionNotFound } from '../core/errors.js';
 import type { Lease, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
+import { holdpointMetrics } from '../telemetry/metrics.js';
 import type { RateLimits } from './limits/rate-limits.js';
+import { DeliveryDispatcher, type DispatcherOptions } from './notify/dispatcher.js';
 import type { RunEventSink } from './run-event.js';
 
 export interface RuntimeOptions {
@@ -39,6 +41,11 @@ export interface RuntimeOptions {
    */
   healthTimeoutMs?: number;
   clock?: Clock;
+  /**
+   * Notifications of approval events: commits plan deliveries for these channels and the
+   * dispatcher sends them (kept `retentionSeconds`). None when absent.
+   */
+  notifications?: DispatcherOptions & { retentionSeconds?: number };
 }
 
 /** What every phase of the runtime works with: the store, the apps, time and the log. */
@@ -54,6 +61,8 @@ export class RuntimeContext {
    * once, releasing the pause to be resumed anywhere, for a process that stops.
    */
   readonly holds = new Set<() => Promise<void>>();
+  /** Sends the outbox's deliveries, when notifications are configured. */
+  readonly dispatcher?: DeliveryDispatcher;
   private readonly shapes = new WeakMap<object, AppShape>();
 
   constructor(readonly options: RuntimeOptions) {
@@ -63,6 +72,25 @@ export class RuntimeContext {
     this.leaseMs = (options.runLeaseSeconds ?? DEFAULTS.runLeaseSeconds) * 1000;
     this.pauseTtlMs = options.pauseTtlSeconds * 1000;
     this.retentionMs = options.retentionSeconds * 1000;
+    if (options.notifications) {
+      const store = this.store;
+      this.dispatcher = new DeliveryDispatcher(
+        store,
+        {
+          // A person away (out of office) is reached through their delegate meanwhile.
+          delegateOf: async (userId, now) => {
+            const delegation = await store.delegations.get(userId, now);
+            return delegation && delegation.from <= now ? delegation.delegate : undefined;
+          },
+          onSettled: (delivery, result) =>
+            holdpointMetrics().recordDelivery(delivery.channel, result.status),
+          ...options.notifications,
+        },
+        this.clock,
+        this.logger.child({ component: 'notifications' }),
+      );
+      this.dispatcher.attach(options.notifications.retentionSeconds);
+    }
   }
 
   /** Names of the apps this runtime serves. */

@@ -11,6 +11,7 @@ import type {
   SessionMeta,
 } from '../core/types.js';
 import type { Delegations } from './delegations.js';
+import type { DeliveryRecord, Outbox } from './outbox.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -46,6 +47,8 @@ export interface SessionWrites {
   pauseRetainUntil?: number;
   /** The ADK events and state a run segment appended. */
   append?: SessionAppend;
+  /** The notifications of this commit's approval events (the outbox's planner). */
+  deliveries?: DeliveryRecord[];
 }
 
 /**
@@ -166,6 +169,8 @@ export interface HoldpointStore {
   readonly memories: UserMemories;
   /** Out-of-office delegations: whose approvals someone decides meanwhile. */
   readonly delegations: Delegations;
+  /** Notifications of approval events, written with the commits that make them true. */
+  readonly outbox: Outbox;
 
   /**
    * Creates an idle session, or with `begin` one whose first run already holds it.

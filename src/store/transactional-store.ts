@@ -11,6 +11,7 @@ import {
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type { Delegations } from './delegations.js';
 import { INBOX_CHANNEL, inboxNews } from './inbox-news.js';
+import type { Outbox } from './outbox.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -78,6 +79,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly relay: RunRelay;
   abstract readonly memories: UserMemories;
   abstract readonly delegations: Delegations;
+  abstract readonly outbox: Outbox;
 
   /** The session's snapshot and its version, read now. */
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
@@ -255,12 +257,17 @@ export abstract class TransactionalStore implements HoldpointStore {
       }
       const result = transition(read.snapshot, ...args);
       const writes = result.writes && chainWrites(read.snapshot.meta.auditHead, result.writes);
+      // Planned on the chained lines (an event's id is its line's hash), in the same
+      // compare-and-set: the deliveries are stored with the commit or not at all.
+      const deliveries = writes && this.outbox.planner?.(read.snapshot, writes, Date.now());
+      if (writes && deliveries?.length) writes.deliveries = deliveries;
       if (writes && !(await this.store(sessionId, read, writes))) {
         // Someone else changed the session between our read and commit: read again.
         await sleep(Math.random() * Math.min(50, 2 ** attempt));
         continue;
       }
       if (writes) this.committed(read.snapshot, writes);
+      if (writes?.deliveries) this.outbox.onWritten?.(writes.deliveries);
       if (result.error) throw result.error;
       return result.value as T;
     }

@@ -7,8 +7,9 @@ import { applySlaDue } from './sla-due.js';
 
 /**
  * Records pauses that pass their time even when nobody asks about them, takes the
- * approvals' SLA steps that came due (reminders, escalations, deadlines) and, with
- * `recover`, resumes runs whose process stopped. Each beat reads only what is due;
+ * approvals' SLA steps that came due (reminders, escalations, deadlines), with
+ * `recover` resumes runs whose process stopped, and sends the notifications due. Each
+ * beat reads only what is due;
  * instances sharing a store take turns (the store's sweep turn, `takeSweepTurn`), and a beat is
  * skipped while the previous sweep still runs.
  */
@@ -46,6 +47,9 @@ export class ExpirySweeper {
         await expireDue(this.ctx);
         await applySlaDue(this.ctx);
         if (this.recover) await recoverInterrupted(this.ctx, this.recovering, this.notBefore);
+        // Retries, and deliveries other processes' commits wrote (claims keep each once);
+        // in the background, so a slow receiver never holds up the sweep.
+        this.ctx.dispatcher?.nudge();
       }
     } catch (error) {
       this.ctx.logger.warn({ err: error }, 'sweep failed');

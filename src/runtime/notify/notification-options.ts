@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { notificationDirectory } from '../../core/settings/notify-settings.js';
+import { SETTINGS } from '../../core/settings/settings.js';
 import type { NotificationChannel, RecipientAddress } from './channel.js';
 
 /**
@@ -27,3 +30,32 @@ export interface NotificationOptions {
   /** How long deliveries are kept (for the admin list). Default 7 days. */
   retentionSeconds?: number;
 }
+
+/** NotificationOptions as `createHoldpoint` checks them. */
+export const notificationOptions = z.strictObject({
+  channels: z
+    .array(
+      z.custom<NotificationChannel>((value) => {
+        const channel = value as Partial<NotificationChannel> | undefined;
+        return (
+          typeof channel?.name === 'string' &&
+          channel.name.length > 0 &&
+          (channel.audience === 'people' || channel.audience === 'endpoint') &&
+          typeof channel.send === 'function'
+        );
+      }, 'a notification channel ({ name, audience: "people" | "endpoint", send })'),
+    )
+    .refine((channels) => new Set(channels.map((c) => c.name)).size === channels.length, {
+      message: 'two channels have the same name',
+    }),
+  directory: notificationDirectory.optional(),
+  links: z
+    .strictObject({
+      baseUrl: z.string().url(),
+      secret: SETTINGS.linkSecret.schema,
+      ttlSeconds: SETTINGS.linkTtlSeconds.schema.optional(),
+    })
+    .optional(),
+  maxAttempts: SETTINGS.deliveryMaxAttempts.schema.optional(),
+  retentionSeconds: SETTINGS.deliveryRetentionSeconds.schema.optional(),
+});

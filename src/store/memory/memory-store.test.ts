@@ -6,6 +6,7 @@ import {
   pausedSession,
   runningSession,
   segmentEnd,
+  testPlanner,
   unique,
   userEvent,
 } from '../store-fixtures.test-support.js';
@@ -108,5 +109,22 @@ describe('MemoryStore', () => {
     expect(
       await codeOf(store.apply('none', renewLeaseTransition, ['inv', lease(Date.now())])),
     ).toBe('SESSION_NOT_FOUND');
+  });
+
+  it('keeps deliveries for the retention, then forgets them, waiting or not', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const store = new MemoryStore({ sessionTtlSeconds: 600 });
+    store.outbox.planner = testPlanner;
+    store.outbox.retentionSeconds = 60;
+    await pausedSession(store, 2);
+    const { items } = await store.outbox.list({ limit: 10 });
+    expect(items).toHaveLength(2);
+    vi.setSystemTime(Date.now() + 59_000);
+    expect(await store.outbox.due(Date.now(), 10)).toHaveLength(2);
+    vi.setSystemTime(Date.now() + 2_000);
+    expect(await store.outbox.get(items[0]?.deliveryId ?? '')).toBeUndefined();
+    expect(await store.outbox.due(Date.now(), 10)).toEqual([]);
+    expect((await store.outbox.list({ limit: 10 })).items).toEqual([]);
+    expect((await store.outbox.list({ status: 'pending', limit: 10 })).items).toEqual([]);
   });
 });

@@ -11,15 +11,17 @@ const AUDIENCE_INDEX_GRACE_MS = 60_000;
 /**
  * One index write a commit makes true, applied by the commit script (lua/commit-session.lua)
  * with the commit or not at all: a sorted-set entry added (`keepUntil`: the index lives at
- * least that long) or dropped, a pointer set until `keepUntil`, or a hash field's count
- * moved `by` (never below zero).
+ * least that long) or dropped, a pointer set until `keepUntil`, a hash field's count
+ * moved `by` (never below zero), or a hash written whole unless it exists (an outbox
+ * delivery: a commit computed again writes the same ids).
  */
 export type IndexOperation =
   | { op: 'zadd'; key: string; score: number; member: string; keepUntil?: number }
   | { op: 'zrem'; key: string; member: string }
   | { op: 'trim'; key: string; upTo: number }
   | { op: 'set'; key: string; value: string; keepUntil: number }
-  | { op: 'hincrby'; key: string; field: string; by: number };
+  | { op: 'hincrby'; key: string; field: string; by: number }
+  | { op: 'hnew'; key: string; fields: string[]; keepUntil: number };
 
 /**
  * The operations as the commit script reads them: the keys they touch (declared after
@@ -45,8 +47,10 @@ export function encodeIndexOperations(
       args.push('trim', key, operation.upTo, '', '');
     } else if (operation.op === 'hincrby') {
       args.push('hincrby', key, operation.field, operation.by, '');
-    } else {
+    } else if (operation.op === 'set') {
       args.push('set', key, operation.value, operation.keepUntil, '');
+    } else {
+      args.push('hnew', key, JSON.stringify(operation.fields), operation.keepUntil, '');
     }
   }
   return { keys, args };

@@ -14,6 +14,7 @@ import {
   requested,
   runningSession,
   segmentEnd,
+  testPlanner,
   unique,
   userEvent,
 } from '../store-fixtures.test-support.js';
@@ -423,5 +424,31 @@ describe('RedisStore when Redis is unreachable', () => {
         await hung.close();
       }
     });
+  });
+});
+
+describe('the Redis outbox', () => {
+  it('keeps each delivery under {index} for the retention, written by the commit script alone', async () => {
+    const writer = await RedisStore.connect(options);
+    try {
+      writer.outbox.planner = testPlanner;
+      writer.outbox.retentionSeconds = 120;
+      const before = Date.now();
+      const sent = await scratch.commandsDuring(() => pausedSession(writer, 1));
+      // The delivery is in the commit's script: no command of its own.
+      const named = sent.filter((args) => args.some((arg) => arg.includes(':delivery')));
+      expect(named.length).toBeGreaterThan(0);
+      expect(named.every((args) => /^eval(sha)?$/i.test(args[0] ?? ''))).toBe(true);
+      const [record] = (await scratch.keys()).filter((k) => k.includes('{index}:delivery:'));
+      expect(record).toBeDefined();
+      const expiresAt = await scratch.redis.pexpiretime(record as string);
+      expect(expiresAt).toBeGreaterThanOrEqual(before + 120_000);
+      expect(expiresAt).toBeLessThanOrEqual(Date.now() + 120_000);
+      const deliveryId = (record as string).split('{index}:delivery:')[1] ?? '';
+      expect(await peer.outbox.get(deliveryId)).toMatchObject({ deliveryId, status: 'pending' });
+      expect(await scratch.redis.zscore(key('{index}:deliveries-due'), deliveryId)).not.toBeNull();
+    } finally {
+      await writer.close();
+    }
   });
 });

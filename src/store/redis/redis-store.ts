@@ -13,6 +13,7 @@ import { RedisDelegations } from './redis-delegations.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisOutbox } from './redis-outbox.js';
 import { RedisRateCounters } from './redis-rate-counters.js';
 import { decodeRecord } from './redis-records.js';
 import { RedisRelay } from './redis-relay.js';
@@ -63,6 +64,7 @@ export class RedisStore extends TransactionalStore {
   readonly rates: RedisRateCounters;
   readonly memories: RedisUserMemories;
   readonly delegations: RedisDelegations;
+  readonly outbox: RedisOutbox;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly writer: RedisSessionWriter;
@@ -88,6 +90,7 @@ export class RedisStore extends TransactionalStore {
     this.rates = new RedisRateCounters(this.conn, this.keys.prefix);
     this.memories = new RedisUserMemories(this.conn, this.keys, this.sessionTtlMs);
     this.delegations = new RedisDelegations(this.conn, this.keys);
+    this.outbox = new RedisOutbox(this.conn, this.keys);
     this.readSnapshotScript = this.conn.script('read-snapshot');
     this.readSessionScript = this.conn.script('read-session');
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
@@ -160,13 +163,11 @@ export class RedisStore extends TransactionalStore {
     writes: SessionWrites,
     commitIds: string[],
   ): Promise<Committed | undefined> {
-    const index = this.indexes.commitOperations(
-      sessionId,
-      before,
-      writes,
-      Date.now(),
-      this.sessionTtlMs,
-    );
+    const now = Date.now();
+    const index = [
+      ...this.indexes.commitOperations(sessionId, before, writes, now, this.sessionTtlMs),
+      ...this.outbox.commitOperations(writes.deliveries ?? [], now),
+    ];
     const committed = await this.conn.write(() =>
       this.writer.write(sessionId, version, writes, commitIds, index),
     );

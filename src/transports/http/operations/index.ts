@@ -3,6 +3,7 @@ import { approvalOperations } from './approvals.js';
 import { auditOperations } from './audit.js';
 import { chatOperations } from './chat.js';
 import { delegationOperations } from './delegations.js';
+import { deliveryOperations } from './deliveries.js';
 import type { Operation, Resource } from './operation.js';
 import { runOperations } from './runs.js';
 import { serverOperations } from './server.js';
@@ -21,6 +22,7 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   delegations: delegationOperations,
   audit: auditOperations,
   chat: chatOperations,
+  deliveries: deliveryOperations,
 };
 
 export type { Operation, OperationCall } from './operation.js';

@@ -13,7 +13,8 @@ export type Resource =
   | 'delegations'
   | 'audit'
   | 'server'
-  | 'chat';
+  | 'chat'
+  | 'deliveries';
 
 /** What an operation's `act` and `present` get: the request as validated, and who sends it. */
 export interface OperationCall<Body, Query> {
