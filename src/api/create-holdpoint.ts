@@ -15,6 +15,8 @@ import type { Pause } from '../core/types.js';
 import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
+import { decisionLinks } from '../runtime/notify/decision-links.js';
+import type { NotificationOptions } from '../runtime/notify/notification-options.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
 import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
 import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
@@ -118,6 +120,11 @@ export interface HoldpointOptions {
    * process are not limited.
    */
   limits?: LimitsOptions;
+  /**
+   * How people are told about approvals: channels, the directory of addresses, and
+   * signed decision links (`links: { baseUrl, secret }`, served at `/decide/:token`).
+   */
+  notifications?: NotificationOptions;
 }
 
 /**
@@ -283,6 +290,12 @@ const holdpointOptions = z
       .optional(),
     ...browserOptions.shape,
     limits: limitsOptions.optional(),
+    notifications: z
+      .custom<NotificationOptions>(
+        (value) => Array.isArray((value as NotificationOptions | undefined)?.channels),
+        '{ channels: [...], directory?, links? }',
+      )
+      .optional(),
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
@@ -399,7 +412,16 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     corsOrigins: options.corsOrigins,
   });
   const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
-  const routes = createHttpApp({ runtime, logger, identity, policy, webRoot });
+  const linkOptions = options.notifications?.links;
+  const links = linkOptions && decisionLinks({ ...linkOptions, clock: options.clock });
+  const routes = createHttpApp({
+    runtime,
+    logger,
+    identity,
+    policy,
+    webRoot,
+    decisionLinks: links,
+  });
   const attached = new Set<AttachedWebSocket>();
   // In process, the host vouches for who acts; reads are the host's own (trusted).
   const holdpoint: Holdpoint = {

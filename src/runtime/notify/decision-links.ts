@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalEvent } from '../../core/approval-event.js';
 import { type Clock, systemClock } from '../../core/clock.js';
+import { HoldpointError } from '../../core/errors.js';
 import { idText } from '../../core/validate.js';
 import type { MessageLinks } from './channel.js';
 
@@ -75,7 +76,10 @@ export function decisionLinks({
   clock = systemClock,
 }: DecisionLinksOptions): DecisionLinks {
   if (secret.length < MIN_SECRET_CHARS) {
-    throw new Error(`The decision link secret must have at least ${MIN_SECRET_CHARS} characters.`);
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `The decision link secret must have at least ${MIN_SECRET_CHARS} characters.`,
+    );
   }
   const base = baseUrl.replace(/\/+$/, '');
   const mac = (payload: string) => createHmac('sha256', secret).update(payload).digest();
