@@ -1,5 +1,5 @@
 import type { BaseAgent } from '@google/adk';
-import type { Approvers } from '../core/types.js';
+import type { Approvers, LinkPolicy, NotifyRule, SlaPolicy } from '../core/types.js';
 
 /** The text a person sees with an approval of one tool, from the call's arguments. */
 export type ApprovalHint = (args: Record<string, unknown>) => string;
@@ -29,8 +29,17 @@ export interface AgentApp {
   approvalPolicies: Record<string, ApprovalPolicy>;
   /** Who may decide each tool's approvals; a tool without one has DEFAULT_APPROVERS. */
   approvers?: Record<string, Approvers>;
+  /** Who is told, the SLA and the links policy of each tool's approvals (copied onto each). */
+  approvalRules?: Record<string, ApprovalRules>;
   /** Tools whose approved calls a recovered run may run again without asking. */
   idempotentTools?: ReadonlySet<string>;
   /** Fingerprints of earlier shapes of this app whose paused or interrupted runs it resumes. */
   compatibleWith?: ReadonlySet<string>;
+}
+
+/** A tool's notification rule, SLA and decision-link policy, as stored on each of its approvals. */
+export interface ApprovalRules {
+  notify?: NotifyRule;
+  sla?: SlaPolicy;
+  links?: LinkPolicy;
 }

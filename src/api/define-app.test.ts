@@ -23,6 +23,48 @@ describe('defineApp', () => {
     [{ name: 'echo', agent, approvals: { t: { onTimeout: 'wait' } } }, /approvals\.t\.onTimeout/],
     [{ name: 'echo', agent, approvals: { t: { timeoutSeconds: -1 } } }, /timeoutSeconds/],
     [{ name: 'echo', agent, extra: true }, /Unrecognized key/],
+    [
+      { name: 'echo', agent, approvals: { t: { sla: { remind: { afterSeconds: 0 } } } } },
+      /approvals\.t\.sla\.remind\.afterSeconds/,
+    ],
+    [
+      {
+        name: 'echo',
+        agent,
+        approvals: {
+          t: {
+            sla: {
+              escalate: [
+                { afterSeconds: 600, to: { roles: ['cfo'] } },
+                { afterSeconds: 300, to: { users: ['dave'] } },
+              ],
+            },
+          },
+        },
+      },
+      /approvals\.t\.sla\.escalate: steps must come in increasing afterSeconds/,
+    ],
+    [
+      {
+        name: 'echo',
+        agent,
+        approvals: { t: { sla: { escalate: [{ afterSeconds: 5, to: {} }] } } },
+      },
+      /approvals\.t\.sla\.escalate\.0\.to: names nobody/,
+    ],
+    [
+      {
+        name: 'echo',
+        agent,
+        approvals: { t: { sla: { deadline: { afterSeconds: 5, action: 'wait' } } } },
+      },
+      /approvals\.t\.sla\.deadline\.action/,
+    ],
+    [
+      { name: 'echo', agent, approvals: { t: { notify: { to: ['dave'] } } } },
+      /approvals\.t\.notify\.to\.0: an audience/,
+    ],
+    [{ name: 'echo', agent, approvals: { t: { links: 'sign-in' } } }, /approvals\.t\.links/],
   ])('refuses %j with INVALID_APP naming the field', (definition, message) => {
     expect(() => defineApp(definition as unknown as AppDefinition)).toThrow(message);
     try {
@@ -55,6 +97,39 @@ describe('defineApp', () => {
       ask: { timeoutSeconds: 5, onTimeout: undefined },
     });
     expect(resolved.label).toBe('echo');
+  });
+
+  it('fills in the SLA’s defaults and puts notify, sla and links on the resolved app', () => {
+    const app = defineApp({
+      name: 'echo',
+      agent,
+      approvals: {
+        pay: {
+          notify: { channels: ['slack'], to: ['role:finance'] },
+          sla: {
+            remind: { afterSeconds: 60, everySeconds: 120 },
+            escalate: [{ afterSeconds: 300, to: { roles: ['cfo'] } }],
+            deadline: { afterSeconds: 900, action: 'park' },
+          },
+          links: 'link+sign-in',
+        },
+        ask: { sla: { remind: { afterSeconds: 30 } } },
+        plain: { hint: 'Go?' },
+      },
+    });
+    const resolved = resolveApp(app, { model: 'rules' });
+    expect(resolved.approvalRules).toEqual({
+      pay: {
+        notify: { channels: ['slack'], to: ['role:finance'] },
+        sla: {
+          remind: { afterSeconds: 60, everySeconds: 120, times: 3 },
+          escalate: [{ afterSeconds: 300, to: { roles: ['cfo'], users: [] } }],
+          deadline: { afterSeconds: 900, action: 'park' },
+        },
+        links: 'link+sign-in',
+      },
+      ask: { sla: { remind: { afterSeconds: 30, times: 1 } } },
+    });
   });
 
   it('refuses an agent function that returns no agent', () => {

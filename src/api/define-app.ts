@@ -1,8 +1,8 @@
 import type { BaseAgent } from '@google/adk';
 import { z } from 'zod';
-import type { AgentApp, ApprovalHint, ApprovalPolicy } from '../agents/agent-app.js';
+import type { AgentApp, ApprovalHint, ApprovalPolicy, ApprovalRules } from '../agents/agent-app.js';
 import { HoldpointError } from '../core/errors.js';
-import type { Approvers } from '../core/types.js';
+import type { Approvers, LinkPolicy, NotifyRule, SlaPolicy } from '../core/types.js';
 import { idText } from '../core/validate.js';
 
 /** How one tool's approvals look and how long a waiting stream holds them. */
@@ -26,6 +26,24 @@ export interface ApprovalSettings extends ApprovalPolicy {
    * they cancel the run as the session's owner).
    */
   approvers?: ApproverSettings;
+  /** Who is told when one waits, and through which channels (default: its approvers, every channel). */
+  notify?: NotifyRule;
+  /** Reminders, escalation and the deadline, counted from when it was asked. */
+  sla?: SlaSettings;
+  /** Decision links: the signed link is enough (`link`, default) or the approver signs in too. */
+  links?: LinkPolicy;
+}
+
+/**
+ * A tool's approval SLA: remind after `remind.afterSeconds` (then every `everySeconds`,
+ * `times` reminders in all: default 1, or 3 with `everySeconds`); each `escalate` step
+ * (in increasing `afterSeconds`) lets its roles and users decide too; at the
+ * `deadline` the approval is denied, left waiting (`park`), or escalated to its next step.
+ */
+export interface SlaSettings {
+  remind?: { afterSeconds: number; everySeconds?: number; times?: number };
+  escalate?: { afterSeconds: number; to: { roles?: string[]; users?: string[] } }[];
+  deadline?: { afterSeconds: number; action: 'deny' | 'park' | 'escalate' };
 }
 
 /** Who may decide a tool's approvals (see `ApprovalSettings.approvers`). */
@@ -91,13 +109,94 @@ const approverSettings = z
     { message: 'names fewer people than its quorum, or nobody at all' },
   );
 
+/** At most a year, in whole seconds: an SLA step is a business delay, not a timer. */
+const slaSeconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(365 * 24 * 3600);
+
+const slaSettings = z.strictObject({
+  remind: z
+    .strictObject({
+      afterSeconds: slaSeconds,
+      everySeconds: slaSeconds.optional(),
+      times: z.number().int().min(1).max(100).optional(),
+    })
+    .optional(),
+  escalate: z
+    .array(
+      z.strictObject({
+        afterSeconds: slaSeconds,
+        to: z
+          .strictObject({
+            roles: z.array(idText).max(50).optional(),
+            users: z.array(idText).max(200).optional(),
+          })
+          .refine((to) => (to.roles?.length ?? 0) + (to.users?.length ?? 0) > 0, {
+            message: 'names nobody',
+          }),
+      }),
+    )
+    .min(1)
+    .max(10)
+    .refine(
+      (steps) =>
+        steps.every((step, i) => i === 0 || (steps[i - 1]?.afterSeconds ?? 0) < step.afterSeconds),
+      {
+        message: 'steps must come in increasing afterSeconds',
+      },
+    )
+    .optional(),
+  deadline: z
+    .strictObject({ afterSeconds: slaSeconds, action: z.enum(['deny', 'park', 'escalate']) })
+    .optional(),
+});
+
+const notifySettings = z.strictObject({
+  channels: z
+    .array(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,49}$/, 'a channel name'))
+    .max(20)
+    .optional(),
+  to: z
+    .array(
+      z.string().regex(/^(user|role):[^\s]{1,200}$/, "an audience: 'user:<id>' or 'role:<name>'"),
+    )
+    .max(200)
+    .optional(),
+});
+
 const approvalSettings = z.strictObject({
   hint: z.union([z.string().min(1).max(2000), z.function()]).optional(),
   timeoutSeconds: z.number().positive().optional(),
   onTimeout: z.enum(['deny', 'park']).optional(),
   idempotent: z.boolean().optional(),
   approvers: approverSettings.optional(),
+  notify: notifySettings.optional(),
+  sla: slaSettings.optional(),
+  links: z.enum(['link', 'link+sign-in']).optional(),
 });
+
+/** The SLA policy `settings` describe, with the reminders' count filled in. */
+function slaPolicyOf(settings: SlaSettings): SlaPolicy {
+  const { remind, escalate, deadline } = settings;
+  return {
+    ...(remind && {
+      remind: {
+        afterSeconds: remind.afterSeconds,
+        ...(remind.everySeconds !== undefined && { everySeconds: remind.everySeconds }),
+        times: remind.times ?? (remind.everySeconds ? 3 : 1),
+      },
+    }),
+    ...(escalate && {
+      escalate: escalate.map((step) => ({
+        afterSeconds: step.afterSeconds,
+        to: { roles: step.to.roles ?? [], users: step.to.users ?? [] },
+      })),
+    }),
+    ...(deadline && { deadline: { ...deadline } }),
+  };
+}
 
 /** The policy `settings` describe, with its defaults filled in. */
 function approversOf(settings: ApproverSettings): Approvers {
@@ -205,6 +304,7 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
   const approvalPolicies: Record<string, ApprovalPolicy> = {};
   const idempotentTools = new Set<string>();
   const approvers: Record<string, Approvers> = {};
+  const approvalRules: Record<string, ApprovalRules> = {};
   for (const [tool, settings] of Object.entries(app.approvals ?? {})) {
     const { hint, timeoutSeconds, onTimeout, idempotent } = settings;
     if (typeof hint === 'string') hints[tool] = () => hint;
@@ -212,6 +312,14 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
     approvalPolicies[tool] = { timeoutSeconds, onTimeout };
     if (idempotent) idempotentTools.add(tool);
     if (settings.approvers) approvers[tool] = approversOf(settings.approvers);
+    const { notify, sla, links } = settings;
+    if (notify || sla || links) {
+      approvalRules[tool] = {
+        ...(notify && { notify: { ...notify } }),
+        ...(sla && { sla: slaPolicyOf(sla) }),
+        ...(links && { links }),
+      };
+    }
   }
   return {
     name: app.name,
@@ -222,6 +330,7 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
     hints,
     approvalPolicies,
     approvers,
+    approvalRules,
     idempotentTools,
     compatibleWith: new Set(app.compatibleWith ?? []),
   };

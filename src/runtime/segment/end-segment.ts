@@ -124,6 +124,7 @@ async function pauseRun(
     approvals: collector.approvals.map((a) => ({
       ...a,
       approvers: ctx.options.apps.get(segment.app)?.approvers?.[a.toolName] ?? DEFAULT_APPROVERS,
+      ...ctx.options.apps.get(segment.app)?.approvalRules?.[a.toolName],
       createdAt: end.now,
       expiresAt,
     })),
