@@ -1,14 +1,5 @@
 import type { ApprovalRequest } from '../../core/types.js';
-
-/** Text made safe to place in HTML, in element content and in quoted attributes alike. */
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
+import { escapeHtml } from '../escape-html.js';
 
 /** At most this much of the arguments is shown; the page says when it is cut. */
 const MAX_ARGS_CHARS = 10_000;
