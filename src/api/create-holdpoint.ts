@@ -16,7 +16,10 @@ import { idText, positiveNumber, reasonText, validate } from '../core/validate.j
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
 import { decisionLinks } from '../runtime/notify/decision-links.js';
-import type { NotificationOptions } from '../runtime/notify/notification-options.js';
+import {
+  type NotificationOptions,
+  notificationOptions,
+} from '../runtime/notify/notification-options.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
 import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
 import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
@@ -121,8 +124,12 @@ export interface HoldpointOptions {
    */
   limits?: LimitsOptions;
   /**
-   * How people are told about approvals: channels, the directory of addresses, and
-   * signed decision links (`links: { baseUrl, secret }`, served at `/decide/:token`).
+   * Who is told when an approval waits or moves, and how: `channels` (`webhookChannel(...)`,
+   * `emailChannel(...)`, or your own), the `directory` of where people and roles are
+   * reached, signed decision links (`links: { baseUrl, secret }`, served at
+   * `/decide/:token`), retries and retention. Each approval event is written to the
+   * store's outbox in the commit that makes it true and delivered at least once.
+   * Default: nobody is told.
    */
   notifications?: NotificationOptions;
 }
@@ -290,12 +297,7 @@ const holdpointOptions = z
       .optional(),
     ...browserOptions.shape,
     limits: limitsOptions.optional(),
-    notifications: z
-      .custom<NotificationOptions>(
-        (value) => Array.isArray((value as NotificationOptions | undefined)?.channels),
-        '{ channels: [...], directory?, links? }',
-      )
-      .optional(),
+    notifications: notificationOptions.optional(),
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
@@ -388,6 +390,8 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   warnUnknownApprovalTools(apps, logger);
   const limits = resolveLimits(options.limits);
   const store = internalStore(options.store ?? memoryStore());
+  const linkOptions = options.notifications?.links;
+  const links = linkOptions && decisionLinks({ ...linkOptions, clock: options.clock });
   const runtime = new HoldpointRuntime({
     store,
     apps: new Map(apps.map((app) => [app.name, app])),
@@ -401,6 +405,13 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     memoryService: options.memoryService ?? new StoreMemoryService(store.memories),
     logger,
     clock: options.clock,
+    notifications: options.notifications && {
+      channels: options.notifications.channels,
+      directory: options.notifications.directory,
+      maxAttempts: options.notifications.maxAttempts,
+      retentionSeconds: options.notifications.retentionSeconds,
+      links,
+    },
   });
   const interval = options.sweepIntervalSeconds ?? DEFAULTS.sweepIntervalSeconds;
   const stopSweeper =
@@ -412,8 +423,6 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     corsOrigins: options.corsOrigins,
   });
   const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
-  const linkOptions = options.notifications?.links;
-  const links = linkOptions && decisionLinks({ ...linkOptions, clock: options.clock });
   const routes = createHttpApp({
     runtime,
     logger,
