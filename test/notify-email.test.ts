@@ -1,28 +1,31 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createHoldpoint, defineApp, type Holdpoint } from 'holdpoint';
+import { createHoldpoint, defineApp, type Holdpoint, redisStore } from 'holdpoint';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApprovalEvent } from '../src/core/approval-event.js';
 import { type DeliveryContext, DeliveryFailure } from '../src/runtime/notify/channel.js';
 import { decisionLinks } from '../src/runtime/notify/decision-links.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { emailChannel } from '../src/transports/notify/email-channel.js';
 import approvalTools from './support/approval-tools-app.js';
+import { freePort } from './support/free-port.js';
 import { JsonClient } from './support/json-client.js';
-import { SmtpInbox } from './support/smtp-inbox.js';
+import { type ReceivedMail, SmtpInbox } from './support/smtp-inbox.js';
 import { launchChromium } from './web/browser.js';
 
 // A browser starts slowly on a loaded 2-core machine: bounded by these limits, not timed by them.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
-// The email channel against a real SMTP server (smtp-server): a person gets text and HTML
-// with their own decision link, followed in Chromium to the confirmation page, a
-// decision, and a second use refused; a role's address gets the web UI's page; a missing
-// address or a mailbox the server refuses gives up, a server that says "later" retries.
-// The channel is driven here with deliveries built as the dispatcher builds them.
+// Email against a real SMTP server (smtp-server), on Redis: a pause is mailed by the
+// outbox's dispatcher to its approvers — a person with their own decision link, a role's
+// shared address with the web UI's page — and the link, followed from the received mail
+// in Chromium, shows the approval, decides once, and is refused when used again; the
+// decision is mailed too. The channel's own rules (subjects, a missing address, refused
+// mailboxes) are checked by sending deliveries built as the dispatcher builds them.
 
 const SECRET = 'notify-email-test-secret-0123456789';
+const FROM = 'Holdpoint <holdpoint@example.com>';
 const mailApp = defineApp({
   name: 'mailed',
   label: 'Mailed payments',
@@ -35,6 +38,10 @@ const mailApp = defineApp({
   },
 });
 
+const scratch = new RedisScratch();
+/** Where the dispatcher's email channel sends. */
+const mailbox = new SmtpInbox();
+/** Where the channel driven directly sends. */
 const inbox = new SmtpInbox();
 let holdpoint: Holdpoint;
 let server: Server;
@@ -44,25 +51,40 @@ let channel: ReturnType<typeof emailChannel>;
 let browser: Browser;
 
 beforeAll(async () => {
-  const smtpUrl = await inbox.listen();
-  channel = emailChannel({ smtpUrl, from: 'Holdpoint <holdpoint@example.com>' });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
   holdpoint = createHoldpoint({
     apps: [mailApp],
+    store: redisStore({ url: TEST_REDIS_URL, keyPrefix: scratch.prefix }),
     sweepIntervalSeconds: false,
-    notifications: { channels: [channel], links: { baseUrl: 'http://unused', secret: SECRET } },
+    notifications: {
+      channels: [emailChannel({ smtpUrl: await mailbox.listen(), from: FROM })],
+      directory: {
+        users: { alice: { email: 'alice@example.com' } },
+        roles: { finance: { email: 'finance@example.com' } },
+      },
+      links: { baseUrl: base, secret: SECRET },
+    },
   });
   server = createServer(holdpoint.handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   links = decisionLinks({ baseUrl: base, secret: SECRET });
+  channel = emailChannel({ smtpUrl: await inbox.listen(), from: FROM });
   browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => server.close(resolve));
   await holdpoint.close();
-  await inbox.close();
+  await Promise.all([mailbox.close(), inbox.close()]);
+  await scratch.cleanup();
 });
+
+/** A mail to `to` whose text says `says`. */
+const mailTo =
+  (to: string, says: string) =>
+  ({ to: recipients, mail }: ReceivedMail) =>
+    recipients.includes(to) && (mail.text ?? '').includes(says);
 
 /** Starts a run as carol that pauses on one approval: its `requested` event. */
 async function requested(amount: number): Promise<ApprovalEvent> {
@@ -130,25 +152,27 @@ const send = (event: ApprovalEvent, audience: string, email?: string) =>
   channel.send(deliveryOf(event, audience), contextFor(event, audience, email));
 
 describe('the email channel', () => {
-  it('mails a person their decision link, which decides once in a browser', async () => {
-    const event = await requested(42);
-    const before = inbox.received.length;
-    const sent = await send(event, 'user:alice', 'alice@example.com');
-    const [{ to, mail }] = (await inbox.until(before + 1)).slice(before) as [
-      (typeof inbox.received)[number],
-    ];
-    expect(to).toEqual(['alice@example.com']);
-    expect(mail.subject).toBe('[Holdpoint] Approval needed: always_confirm (mailed)');
-    expect(mail.messageId).toBe(`<${deliveryOf(event, 'user:alice').deliveryId}@holdpoint>`);
-    expect(sent).toEqual({ ref: mail.messageId });
-    const text = mail.text ?? '';
-    expect(text).toContain('Question: Move 42 credits <now>?');
+  it('mails a pause to its approvers; the link in the mail decides once in a browser', async () => {
+    const started = await new JsonClient(base, { user: 'carol' }).post('/api/agent/start', {
+      query: 'always 42',
+    });
+    expect(started.body.status).toBe('pending_approval');
+    const sessionId: string = started.body.session_id;
+    const asked = 'Question: Move 42 credits <now>?';
+
+    const personal = await mailbox.find(mailTo('alice@example.com', asked));
+    expect(personal.mail.subject).toBe('[Holdpoint] Approval needed: always_confirm (mailed)');
+    expect(personal.mail.messageId).toMatch(/^<dlv_[0-9a-f]{32}@holdpoint>$/);
+    const text = personal.mail.text ?? '';
     expect(text).toContain('"amount": 42');
     const link = text.match(/Approve or reject: (\S+)/)?.[1] ?? '';
-    expect(link).toMatch(new RegExp(`^${base}/decide/[\\w-]+\\.[\\w-]+$`));
-    const html = String(mail.html);
+    expect(link.startsWith(`${base}/decide/`)).toBe(true);
+    const html = String(personal.mail.html);
     expect(html).toContain('Move 42 credits &lt;now&gt;?');
     expect(html).toContain(`<a href="${link}">Approve or reject</a>`);
+    const shared = await mailbox.find(mailTo('finance@example.com', asked));
+    expect(shared.mail.text).toContain(`Decide in Holdpoint: ${base}/approvals`);
+    expect(shared.mail.text).not.toContain('/decide/');
 
     const page = await browser.newPage();
     try {
@@ -157,17 +181,15 @@ describe('the email channel', () => {
       await page.getByRole('heading', { name: 'Approve always_confirm?' }).waitFor();
       expect(await page.getByText('Move 42 credits <now>?').count()).toBe(1);
       // Opening decided nothing.
-      const waiting = await new JsonClient(base).get(`/api/sessions/${event.session_id}`);
+      const waiting = await new JsonClient(base).get(`/api/sessions/${sessionId}`);
       expect(waiting.body.status).toBe('paused');
 
       await page.getByLabel('Reason (optional)').fill('Paid from the mail');
       await page.getByRole('button', { name: 'Approve' }).click();
       await page.getByRole('heading', { name: 'Approved' }).waitFor();
-      const done = await new JsonClient(base).get(`/api/sessions/${event.session_id}`);
+      const done = await new JsonClient(base).get(`/api/sessions/${sessionId}`);
       expect(done.body).toMatchObject({ status: 'idle', run: { status: 'completed' } });
-      const { body: audit } = await new JsonClient(base).get(
-        `/api/audit?session_id=${event.session_id}`,
-      );
+      const { body: audit } = await new JsonClient(base).get(`/api/audit?session_id=${sessionId}`);
       expect(audit.entries.filter((e: { action: string }) => e.action === 'decided')).toEqual([
         expect.objectContaining({ actor: 'alice', channel: 'link', reason: 'Paid from the mail' }),
       ]);
@@ -178,15 +200,17 @@ describe('the email channel', () => {
     } finally {
       await page.close();
     }
+    const told = await mailbox.find(
+      mailTo('finance@example.com', 'alice approved it through link'),
+    );
+    expect(told.mail.subject).toBe('[Holdpoint] Approved: always_confirm (mailed)');
+    expect(told.mail.text).toContain('Reason: Paid from the mail');
   });
 
   it("gives a role's shared address the web UI's page, never a personal link", async () => {
     const event = await requested(43);
-    const before = inbox.received.length;
     await send(event, 'role:finance', 'finance@example.com');
-    const [{ to, mail }] = (await inbox.until(before + 1)).slice(before) as [
-      (typeof inbox.received)[number],
-    ];
+    const { to, mail } = await inbox.find(mailTo('finance@example.com', 'Move 43 credits'));
     expect(to).toEqual(['finance@example.com']);
     expect(mail.text).toContain(`Decide in Holdpoint: ${base}/approvals`);
     expect(mail.text).not.toContain('/decide/');
@@ -202,11 +226,8 @@ describe('the email channel', () => {
       approval: { ...event.approval, status: 'approved' },
       decision: { approved: true, decided_by: 'alice', channel: 'link', reason: 'Fine' },
     };
-    const before = inbox.received.length;
     await send(decided, 'user:alice', 'alice@example.com');
-    const [{ mail }] = (await inbox.until(before + 1)).slice(before) as [
-      (typeof inbox.received)[number],
-    ];
+    const { mail } = await inbox.find(mailTo('alice@example.com', 'Move 44 credits'));
     expect(mail.subject).toBe('[Holdpoint] Approved: always_confirm (mailed)');
     expect(mail.text).toContain('alice approved it through link');
     expect(mail.text).toContain('Reason: Fine');

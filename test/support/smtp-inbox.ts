@@ -52,12 +52,13 @@ export class SmtpInbox {
     return `smtp://127.0.0.1:${port}`;
   }
 
-  /** Resolves once `count` messages have arrived in all. */
-  async until(count: number): Promise<ReceivedMail[]> {
-    while (this.received.length < count) {
+  /** The first message received that `matches`, once it has arrived. */
+  async find(matches: (received: ReceivedMail) => boolean): Promise<ReceivedMail> {
+    for (;;) {
+      const found = this.received.find(matches);
+      if (found) return found;
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
-    return this.received;
   }
 
   close(): Promise<void> {
