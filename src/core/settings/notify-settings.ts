@@ -3,6 +3,16 @@ import { setting } from './setting.js';
 
 const text = z.string().min(1);
 const positiveInt = z.number().int().positive();
+const addresses = z.record(z.string(), z.record(z.string(), z.string()));
+
+/**
+ * Where people (by principal id) and roles (by name) are reached, per channel:
+ * `{ "users": { "alice": { "email": "alice@example.com" } }, "roles": { … } }`.
+ */
+export const notificationDirectory = z.strictObject({
+  users: addresses.optional(),
+  roles: addresses.optional(),
+});
 
 /**
  * Who is told when an approval waits, and how: webhooks, Slack, email, decision links,
@@ -64,7 +74,7 @@ export const NOTIFY_SETTINGS = {
     doc: 'email: the sender',
   }),
   notifyDirectory: setting({
-    schema: text,
+    schema: z.union([text, notificationDirectory]),
     flag: 'notify-directory',
     env: 'HOLDPOINT_NOTIFY_DIRECTORY',
     placeholder: 'FILE',
