@@ -105,7 +105,9 @@ function partsOf(delivery: DeliveryRecord, ctx: DeliveryContext): MessageParts {
   const person = ctx.recipient.audience.startsWith('user:')
     ? ctx.recipient.audience.slice('user:'.length)
     : undefined;
-  const decide = open && person ? ctx.decisionLink(approval.approval_id, person) : undefined;
+  // An approval that asks for an answer (`input`) is answered in the web UI, not by yes or no.
+  const linked = open && person && approval.kind === 'confirmation';
+  const decide = linked ? ctx.decisionLink(approval.approval_id, person) : undefined;
   const page = ctx.approvalUrl(approval.approval_id);
   const link = decide
     ? { url: decide, label: 'Approve or reject' }
