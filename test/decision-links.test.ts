@@ -175,6 +175,27 @@ describe('a decision link', () => {
     expect(await decidedLines(paused.sessionId)).toHaveLength(1);
   });
 
+  it('decides once when one link is posted twice at the same time, and the first of two approvers wins', async () => {
+    const paused = await pause('always 48');
+    const link = linkFor(paused, 'alice');
+    const twice = await Promise.all([
+      submit(link, { decision: 'approve' }),
+      submit(link, { decision: 'approve' }),
+    ]);
+    expect(twice.map((answer) => answer.status).sort()).toContainEqual(200);
+    for (const answer of twice) expect([200, 410]).toContain(answer.status);
+    expect(await decidedLines(paused.sessionId)).toHaveLength(1);
+
+    const raced = await pause('always 49');
+    const both = await Promise.all([
+      submit(linkFor(raced, 'alice'), { decision: 'approve' }),
+      submit(linkFor(raced, 'bob'), { decision: 'reject' }),
+    ]);
+    expect(both.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    expect(both.find((answer) => answer.status === 409)?.html).toContain('Already decided');
+    expect(await decidedLines(raced.sessionId)).toHaveLength(1);
+  });
+
   it('records a rejection with its reason', async () => {
     const paused = await pause('always 44');
     const rejected = await submit(linkFor(paused, 'bob'), { decision: 'reject', reason: 'No' });
