@@ -114,6 +114,7 @@ export type {
   JwtSettings,
   OidcSettings,
 } from './transports/auth/index.js';
+export { type EmailChannelOptions, emailChannel } from './transports/notify/email-channel.js';
 export {
   verifyWebhookSignature,
   WEBHOOK_HEADERS,

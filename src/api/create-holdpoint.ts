@@ -16,6 +16,7 @@ import { idText, positiveNumber, reasonText, validate } from '../core/validate.j
 import type { ReassignedApproval } from '../runtime/commands/reassign-approval.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
+import { decisionLinks } from '../runtime/notify/decision-links.js';
 import {
   type NotificationOptions,
   notificationOptions,
@@ -140,9 +141,11 @@ export interface HoldpointOptions {
   metrics?: SettingValue<'metrics'>;
   /**
    * Who is told when an approval waits or moves, and how: `channels` (`webhookChannel(...)`,
-   * or your own), the `directory` of where people and roles are reached, retries and
-   * retention. Each approval event is written to the store's outbox in the commit that
-   * makes it true and delivered at least once. Default: nobody is told.
+   * `emailChannel(...)`, or your own), the `directory` of where people and roles are
+   * reached, signed decision links (`links: { baseUrl, secret }`, served at
+   * `/decide/:token`), retries and retention. Each approval event is written to the
+   * store's outbox in the commit that makes it true and delivered at least once.
+   * Default: nobody is told.
    */
   notifications?: NotificationOptions;
 }
@@ -421,6 +424,8 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   warnUnknownApprovalTools(apps, logger);
   const limits = resolveLimits(options.limits);
   const store = internalStore(options.store ?? memoryStore());
+  const linkOptions = options.notifications?.links;
+  const links = linkOptions && decisionLinks({ ...linkOptions, clock: options.clock });
   const runtime = new HoldpointRuntime({
     store,
     apps: new Map(apps.map((app) => [app.name, app])),
@@ -439,6 +444,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       directory: options.notifications.directory,
       maxAttempts: options.notifications.maxAttempts,
       retentionSeconds: options.notifications.retentionSeconds,
+      links,
     },
   });
   const interval = options.sweepIntervalSeconds ?? DEFAULTS.sweepIntervalSeconds;
@@ -459,6 +465,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     policy,
     webRoot,
     metrics: metrics.prometheus,
+    decisionLinks: links,
   });
   const attached = new Set<AttachedWebSocket>();
   // In process, the host vouches for who acts; reads are the host's own (trusted).

@@ -58,6 +58,10 @@ const configSchema = (
       'webhooks are signed: --webhook-url needs --webhook-secret (or HOLDPOINT_WEBHOOK_SECRET)',
     path: ['webhookSecret'],
   })
+  .refine((c) => c.linkSecret === undefined || c.publicUrl !== undefined, {
+    message: "decision links start with the server's address: --link-secret needs --public-url",
+    path: ['publicUrl'],
+  })
   .refine((c) => c.oidcClientId === undefined || c.auth === 'jwt', {
     message: 'OpenID Connect sign-in (--oidc-client-id) needs --auth jwt',
     path: ['oidcClientId'],

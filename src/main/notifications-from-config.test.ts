@@ -7,6 +7,7 @@ import { codeOf } from '../core/errors.test-support.js';
 import { notificationsFromConfig } from './notifications-from-config.js';
 
 const SECRET = 'a-webhook-secret-of-at-least-32-characters';
+const LINK_SECRET = 'a-decision-link-secret-of-32-characters';
 const dir = mkdtempSync(join(tmpdir(), 'hp-directory-'));
 
 function written(name: string, text: string): string {
@@ -50,6 +51,37 @@ describe('notifications from the settings', () => {
     await expect(unsigned()).rejects.toThrow(/--webhook-url needs --webhook-secret/);
     expect(await codeOf(unsigned())).toBe('VALIDATION_FAILED');
     expect(() => loadConfig(['--webhook-secret', 'short'], {})).toThrow(/webhookSecret/);
+  });
+
+  it('mail through --smtp-url from --mail-from, with signed links from --public-url and --link-secret', () => {
+    const config = loadConfig(
+      [
+        '--smtp-url',
+        'smtp://mail.example.com:587',
+        '--mail-from',
+        'Approvals <hp@example.com>',
+        '--public-url',
+        'https://hp.example.com',
+        '--link-ttl',
+        '600',
+      ],
+      { HOLDPOINT_LINK_SECRET: LINK_SECRET },
+    );
+    const notifications = notificationsFromConfig(config);
+    expect(notifications?.channels.map((c) => [c.name, c.audience])).toEqual([['email', 'people']]);
+    expect(notifications?.links).toEqual({
+      baseUrl: 'https://hp.example.com',
+      secret: LINK_SECRET,
+      ttlSeconds: 600,
+    });
+    const unlinked = loadConfig(['--smtp-url', 'smtp://mail.example.com:587'], {});
+    expect(notificationsFromConfig(unlinked)?.links).toBeUndefined();
+    expect(() => loadConfig([], { HOLDPOINT_LINK_SECRET: LINK_SECRET })).toThrow(
+      /--link-secret needs --public-url/,
+    );
+    expect(() => loadConfig(['--link-secret', 'short', '--public-url', 'https://x'], {})).toThrow(
+      /linkSecret/,
+    );
   });
 
   it('read the directory from a JSON file, or take the object a config file gives', () => {

@@ -7,6 +7,7 @@ import type {
   NotificationDirectory,
   NotificationOptions,
 } from '../runtime/notify/notification-options.js';
+import { emailChannel } from '../transports/notify/email-channel.js';
 import { webhookChannel } from '../transports/notify/webhook-channel.js';
 
 /** A webhook channel per `--webhook-url`: `webhook`, then `webhook-2`, `webhook-3`, … */
@@ -15,6 +16,21 @@ function webhookChannels(config: HoldpointConfig): NotificationChannel[] {
   return config.webhookUrls.map((url, i) =>
     webhookChannel({ url, secret, name: i === 0 ? 'webhook' : `webhook-${i + 1}` }),
   );
+}
+
+/** The email channel, when `--smtp-url` names a server. */
+function emailChannels(config: HoldpointConfig): NotificationChannel[] {
+  return config.smtpUrl ? [emailChannel({ smtpUrl: config.smtpUrl, from: config.mailFrom })] : [];
+}
+
+/** Signed decision links, when `--link-secret` is set (config checks `--public-url` is too). */
+function linksFrom(config: HoldpointConfig): NotificationOptions['links'] {
+  if (config.linkSecret === undefined || config.publicUrl === undefined) return undefined;
+  return {
+    baseUrl: config.publicUrl,
+    secret: config.linkSecret,
+    ttlSeconds: config.linkTtlSeconds,
+  };
 }
 
 /** The directory the config gives: the object (config file), or a JSON file read now. */
@@ -42,14 +58,16 @@ function directoryFrom(
 
 /**
  * Who `holdpoint serve` tells about approvals, as the settings say: a channel per
- * configured address (webhooks), the directory, retries and retention. Undefined when no
- * channel is configured.
+ * configured address (webhooks, email), signed decision links, the directory, retries
+ * and retention. Undefined when no channel is configured.
  */
 export function notificationsFromConfig(config: HoldpointConfig): NotificationOptions | undefined {
-  const channels = [...webhookChannels(config)];
+  const channels = [...webhookChannels(config), ...emailChannels(config)];
   if (channels.length === 0) return undefined;
+  const links = linksFrom(config);
   return {
     channels,
+    ...(links ? { links } : {}),
     directory: directoryFrom(config.notifyDirectory),
     maxAttempts: config.deliveryMaxAttempts,
     retentionSeconds: config.deliveryRetentionSeconds,

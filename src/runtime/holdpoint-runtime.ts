@@ -27,6 +27,7 @@ import { ExpirySweeper } from './expiry/expiry-sweeper.js';
 import { applySlaDue, type SlaSweep } from './expiry/sla-due.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
+import { type ApprovalLookup, approvalLookup } from './queries/approval-lookup.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
 import {
   type DeliveriesPage,
@@ -214,6 +215,14 @@ export class HoldpointRuntime {
   /** The session's meta, state, current run and pending approvals: for its owner or an admin. */
   async getSession(sessionId: string, by: Principal): Promise<SessionView> {
     return (await sessionView(this.ctx, sessionId, checked(by))).view;
+  }
+
+  /**
+   * One approval by its id, with its pause, as of now (a decision link's page): for
+   * those who may read its session; undefined when it is gone or its session moved on.
+   */
+  approval(approvalId: string, by: Principal): Promise<ApprovalLookup | undefined> {
+    return approvalLookup(this.ctx, approvalId, checked(by));
   }
 
   /** The session's conversation as turns of run events, for clients that reload. */

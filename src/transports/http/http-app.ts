@@ -4,6 +4,7 @@ import { type Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import { isHoldpointError } from '../../core/errors.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
+import type { DecisionLinks } from '../../runtime/notify/decision-links.js';
 import { httpSpans } from '../../telemetry/http-span.js';
 import {
   PROMETHEUS_CONTENT_TYPE,
@@ -12,6 +13,7 @@ import {
 import { type Identity, requireIdentity } from '../auth/index.js';
 import { bodyUserOf } from './body-user.js';
 import type { WithPrincipal } from './caller.js';
+import { decisionLinkRoutes } from './decision-link-routes.js';
 import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
 import { retryAfterOf } from './limits/index.js';
 import { openApiDocument } from './openapi/openapi-document.js';
@@ -32,6 +34,8 @@ export interface HttpAppOptions {
   webRoot?: string;
   /** Holdpoint's metrics, served at `/metrics` in Prometheus text format when given. */
   metrics?: PrometheusEndpoint;
+  /** Signed decision links: their pages are served at `/decide/:token` when given. */
+  decisionLinks?: DecisionLinks;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -48,6 +52,7 @@ export function createHttpApp({
   policy,
   webRoot,
   metrics,
+  decisionLinks,
 }: HttpAppOptions): Hono<WithPrincipal> {
   const app = new Hono<WithPrincipal>();
 
@@ -106,6 +111,10 @@ export function createHttpApp({
     // Signing out changes state: JSON or no body, like the API (Origin: guardBrowsers).
     app.use('/auth/*', limited, jsonBodies());
     app.route('/auth', identity.loginRoutes);
+  }
+
+  if (decisionLinks) {
+    app.route('/decide', decisionLinkRoutes({ runtime, identity, links: decisionLinks, logger }));
   }
 
   if (webRoot) {

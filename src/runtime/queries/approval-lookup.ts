@@ -1,0 +1,36 @@
+import type { Principal } from '../../core/principal.js';
+import type { ApprovalRequest, Pause } from '../../core/types.js';
+import { idText, validate } from '../../core/validate.js';
+import type { RuntimeContext } from '../runtime-context.js';
+import { currentSnapshot, requireSessionReader } from './session-view.js';
+
+/** One approval as of now, with the pause that asked it (whatever became of that pause). */
+export interface ApprovalLookup {
+  sessionId: string;
+  app: string;
+  /** The pause holding the approval: its status, decisions and expiry. */
+  pause: Pause;
+  approval: ApprovalRequest;
+  /** The runtime's clock when it was read, for "time left". */
+  now: number;
+}
+
+/**
+ * The approval `approvalId` and its pause, read by `by` (who must be allowed to read the
+ * session); a pause past its time is expired first, as every read does. Undefined when
+ * no session holds it, or its session has moved on to a later pause.
+ */
+export async function approvalLookup(
+  ctx: RuntimeContext,
+  approvalId: string,
+  by: Principal,
+): Promise<ApprovalLookup | undefined> {
+  const sessionId = await ctx.store.findApproval(validate(idText, approvalId));
+  if (!sessionId) return undefined;
+  const read = await ctx.requireSnapshot(sessionId);
+  requireSessionReader(read, by, 'read this session');
+  const { meta, pause } = await currentSnapshot(ctx, sessionId, read);
+  const approval = pause?.approvals.find((a) => a.approvalId === approvalId);
+  if (!pause || !approval) return undefined;
+  return { sessionId, app: meta.app, pause, approval, now: ctx.clock.now() };
+}
