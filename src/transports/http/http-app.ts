@@ -16,6 +16,7 @@ import { presentError } from './present.js';
 import { limitBodies, settleUnreadBodies } from './request-bodies.js';
 import { countRequest } from './routes/rate-counting.js';
 import { resourceRoutes } from './routes/resource-routes.js';
+import { type SlackInteractivity, slackInteractivityRoutes } from './slack-interactivity.js';
 
 export interface HttpAppOptions {
   runtime: HoldpointRuntime;
@@ -26,6 +27,8 @@ export interface HttpAppOptions {
   policy: BrowserPolicy;
   /** The built web UI (index.html and assets), served at `/` when given. */
   webRoot?: string;
+  /** Slack's button presses, at `/slack/interactivity`, when a Slack channel is configured. */
+  slack?: SlackInteractivity;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -41,6 +44,7 @@ export function createHttpApp({
   identity,
   policy,
   webRoot,
+  slack,
 }: HttpAppOptions): Hono<WithPrincipal> {
   const app = new Hono<WithPrincipal>();
 
@@ -86,6 +90,9 @@ export function createHttpApp({
   for (const operations of Object.values(OPERATIONS_BY_RESOURCE)) {
     app.route('/', resourceRoutes(operations, deps));
   }
+
+  // Public like the sign-in routes: Slack signs its requests instead of proving an identity.
+  if (slack) app.route('/', slackInteractivityRoutes({ runtime, logger, ...slack }));
 
   if (identity.loginRoutes) {
     // Signing out changes state: JSON or no body, like the API (Origin: guardBrowsers).
