@@ -32,10 +32,18 @@ export function parseButtonValue(
   return { approvalId: value.slice(0, bar), argsHash: value.slice(bar + 1) };
 }
 
-/** At most `max` characters, whole code points (an emoji is never cut in half), marked when cut. */
+/**
+ * At most `max` characters as Slack counts them (UTF-16 units), cut between code points
+ * (an emoji is never halved) and never inside an escape (`&amp;`), marked when cut.
+ */
 function truncate(text: string, max: number): string {
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+  if (text.length <= max) return text;
+  let kept = '';
+  for (const point of text) {
+    if (kept.length + point.length > max - 1) break;
+    kept += point;
+  }
+  return `${kept.replace(/&[a-z]*$/, '')}…`;
 }
 
 /** Text as Slack's mrkdwn shows it literally: its three control characters escaped. */
@@ -45,9 +53,12 @@ function escapeMrkdwn(text: string): string {
 
 /** The arguments as a code block that no argument can close early or overflow. */
 function argsBlock(args: Record<string, unknown>): string {
-  const json = truncate(JSON.stringify(args, null, 2) ?? '{}', MAX_ARGS_CHARS);
   // A zero-width space between backticks keeps an argument from ending the code block.
-  return `\`\`\`${escapeMrkdwn(json).replaceAll('```', '`\u200b`\u200b`')}\`\`\``;
+  const code = escapeMrkdwn(JSON.stringify(args, null, 2) ?? '{}').replaceAll(
+    '```',
+    '`\u200b`\u200b`',
+  );
+  return `\`\`\`${truncate(code, MAX_ARGS_CHARS)}\`\`\``;
 }
 
 /** A time as Slack shows it in the reader's own time zone, with a fallback for old clients. */
