@@ -5,7 +5,7 @@ import type { NotificationDirectory } from '../../runtime/notify/notification-op
  * Who Slack's users are in Holdpoint, by Slack user id: a principal id, or a principal
  * with its roles (a Slack user proves no roles of its own, so the host names them).
  */
-export type SlackUsers = Record<string, string | { id: string; roles?: string[] }>;
+export type SlackUsers = NonNullable<NotificationDirectory['slackUsers']>;
 
 /**
  * The principal a Slack user acts as: from the channel's `users`, else the person whose
