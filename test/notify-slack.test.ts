@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineApp, type Holdpoint } from 'holdpoint';
+import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildHoldpoint } from '../src/api/create-holdpoint.js';
 import { nodeHandler } from '../src/api/node-handler.js';
@@ -16,12 +17,16 @@ import type { ApprovalRequest } from '../src/core/types.js';
 import type { DeliveryContext, RecipientAddress } from '../src/runtime/notify/channel.js';
 import { DeliveryFailure } from '../src/runtime/notify/channel.js';
 import type { PendingOutcome } from '../src/runtime/run-outcome.js';
+import { MemoryStore } from '../src/store/memory/memory-store.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
 import { slackInteractivityRoutes } from '../src/transports/http/slack-interactivity.js';
 import { type SlackChannel, slackChannel } from '../src/transports/notify/slack-channel.js';
 import { slackPrincipalOf } from '../src/transports/notify/slack-users.js';
 import approvalTools, { effectRuns } from './support/approval-tools-app.js';
 import { FakeSlack } from './support/fake-slack.js';
+import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
+import { ann } from './support/principals.js';
+import { runtimeOn } from './support/runtime-on.js';
 
 // Slack end to end against a stand-in of its Web API (bearer token checked, calls
 // recorded): the request message with its buttons, thread replies, the rewrite once
@@ -184,6 +189,7 @@ async function press(
     secret?: string;
   },
   responseId = 'r1',
+  handler?: (request: Request) => Response | Promise<Response>,
 ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
   const payload = {
     type: 'block_actions',
@@ -208,7 +214,7 @@ async function press(
   const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET)
     .update(`v0:${timestamp}:${body}`)
     .digest('hex')}`;
-  const response = await fetch(`${base}/slack/interactivity`, {
+  const request = new Request(`${base}/slack/interactivity`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -217,6 +223,7 @@ async function press(
     },
     body,
   });
+  const response = await (handler ? handler(request) : fetch(request));
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -464,6 +471,42 @@ describe('POST /slack/interactivity', () => {
     );
     expect(await decisionsOf(outcome.sessionId)).toHaveLength(0);
     await expect.poll(() => fake.responses.map((r) => r.body.text)).toEqual([pressed.body?.text]);
+  });
+});
+
+describe('a press that resumes a long run', () => {
+  it('is answered once the decision is stored, while the run goes on', async () => {
+    const calls = new HeldCalls();
+    const runtime = runtimeOn(
+      new MemoryStore({ sessionTtlSeconds: 600 }),
+      heldToolApp(calls),
+      clock,
+    );
+    const routes = slackInteractivityRoutes({
+      runtime,
+      logger: pino({ level: 'silent' }),
+      signingSecret: SIGNING_SECRET,
+      clock,
+      principalOf: (id) => (id === 'UANN' ? ann : undefined),
+    });
+    const outcome = (await runtime.start({ query: 'pay' }, ann)) as PendingOutcome;
+    const approval = outcome.approvals[0] as ApprovalRequest;
+    const pressed = await press(
+      {
+        user: 'UANN',
+        action: 'holdpoint_approve',
+        value: `${approval.approvalId}|${hashArgs(approval.args)}`,
+      },
+      'r1',
+      routes.fetch,
+    );
+    // The payment waits in its tool: the run has not ended, yet the press was answered.
+    const payment = await calls.next();
+    expect(pressed.body?.text).toBe('You approved it.');
+    expect(calls.effects).toEqual([]);
+    payment.release();
+    await expect.poll(() => calls.effects).toHaveLength(1);
+    await runtime.close();
   });
 });
 
