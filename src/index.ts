@@ -89,3 +89,9 @@ export type {
   JwtSettings,
   OidcSettings,
 } from './transports/auth/index.js';
+export {
+  type SlackChannel,
+  type SlackChannelOptions,
+  slackChannel,
+} from './transports/notify/slack-channel.js';
+export type { SlackUsers } from './transports/notify/slack-users.js';

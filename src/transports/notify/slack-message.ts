@@ -19,7 +19,7 @@ const MAX_TEXT_CHARS = 2_900;
 const MAX_HEADER_CHARS = 150;
 
 /** The arguments a button names: the approval and the hash of the arguments the person saw. */
-export function buttonValue(approvalId: string, argsHash: string): string {
+function buttonValue(approvalId: string, argsHash: string): string {
   return `${approvalId}|${argsHash}`;
 }
 
@@ -68,7 +68,7 @@ function slackDate(iso: string, format = '{date_short_pretty} at {time}'): strin
 }
 
 /** "3 h 5 min", "12 min", "less than a minute"; "expired" once past. */
-export function timeLeft(untilMs: number, nowMs: number): string {
+function timeLeft(untilMs: number, nowMs: number): string {
   const minutes = Math.floor((untilMs - nowMs) / 60_000);
   if (untilMs <= nowMs) return 'expired';
   if (minutes < 1) return 'less than a minute';
