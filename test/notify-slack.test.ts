@@ -308,6 +308,32 @@ describe('the Slack channel', () => {
     expect(buttonsOf(whole?.args.blocks as Block[])).toHaveLength(2);
   });
 
+  it('rewrites the message once expired or cancelled; tells someone who never got it', async () => {
+    const outcome = await paused(3);
+    const requested = await requestToAlice(outcome);
+    const expired = eventOf('expired', outcome);
+    expired.approval.status = 'expired';
+    await channel.send(
+      deliveryOf(expired),
+      contextFor('user:alice', { slack: 'UALICE' }, { requested }),
+    );
+    const [update] = fake.callsOf('chat.update');
+    expect(update?.args.ts).toBe((requested.ref as string).split(':')[1]);
+    expect(textOf(update?.args.blocks as Block[])).toContain('Expired');
+    expect(buttonsOf(update?.args.blocks as Block[])).toHaveLength(0);
+
+    const cancelled = eventOf('cancelled', outcome, { actor: 'ann' });
+    cancelled.approval.status = 'cancelled';
+    const told = await channel.send(
+      deliveryOf(cancelled, 'role:finance'),
+      contextFor('role:finance', { slack: 'CFINANCE' }),
+    );
+    expect(told?.ref).toMatch(/^CFINANCE:/);
+    const posted = fake.callsOf('chat.postMessage').at(-1);
+    expect(textOf(posted?.args.blocks as Block[])).toContain('Cancelled by ann');
+    expect(buttonsOf(posted?.args.blocks as Block[])).toHaveLength(0);
+  });
+
   it('says when Slack refuses for good, and when to try again', async () => {
     const outcome = await paused(9);
     const event = eventOf('requested', outcome);

@@ -87,16 +87,17 @@ function messageOf(ref: string): { channel: string; ts: string } | undefined {
   return colon > 0 ? { channel: ref.slice(0, colon), ts: ref.slice(colon + 1) } : undefined;
 }
 
-/** The events that carry the full message (with buttons) to a recipient who had none. */
-const FULL_MESSAGE_EVENTS: ApprovalEventType[] = ['requested', 'escalated', 'delegated'];
+/** The events whose delivery may have posted the whole message (with buttons). */
+const MESSAGE_EVENTS: ApprovalEventType[] = ['requested', 'escalated', 'delegated', 'reminded'];
 
 /**
  * The message this recipient was sent about the approval, to thread under or update:
- * the request, or for someone an escalation or a hand-over added, that one. Replies in a
- * thread keep no ref, so a ref is always a full message.
+ * the request, or whichever later event first reached them (someone an escalation or a
+ * hand-over added; someone whose request was never delivered). Replies in a thread keep
+ * no ref, so a ref is always a whole message.
  */
 async function earlierMessage(ctx: DeliveryContext) {
-  for (const type of FULL_MESSAGE_EVENTS) {
+  for (const type of MESSAGE_EVENTS) {
     const ref = (await ctx.earlier(type))?.ref;
     const message = ref ? messageOf(ref) : undefined;
     if (message) return message;
