@@ -15,6 +15,10 @@ import type { Pause } from '../core/types.js';
 import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
+import {
+  type NotificationOptions,
+  notificationOptions,
+} from '../runtime/notify/notification-options.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
 import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
 import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
@@ -118,6 +122,13 @@ export interface HoldpointOptions {
    * process are not limited.
    */
   limits?: LimitsOptions;
+  /**
+   * Who is told when an approval waits or moves, and how: `channels` (`webhookChannel(...)`,
+   * or your own), the `directory` of where people and roles are reached, retries and
+   * retention. Each approval event is written to the store's outbox in the commit that
+   * makes it true and delivered at least once. Default: nobody is told.
+   */
+  notifications?: NotificationOptions;
 }
 
 /**
@@ -283,6 +294,7 @@ const holdpointOptions = z
       .optional(),
     ...browserOptions.shape,
     limits: limitsOptions.optional(),
+    notifications: notificationOptions.optional(),
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
@@ -388,6 +400,12 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     memoryService: options.memoryService ?? new StoreMemoryService(store.memories),
     logger,
     clock: options.clock,
+    notifications: options.notifications && {
+      channels: options.notifications.channels,
+      directory: options.notifications.directory,
+      maxAttempts: options.notifications.maxAttempts,
+      retentionSeconds: options.notifications.retentionSeconds,
+    },
   });
   const interval = options.sweepIntervalSeconds ?? DEFAULTS.sweepIntervalSeconds;
   const stopSweeper =

@@ -253,6 +253,14 @@ export class HoldpointRuntime {
   }
 
   /**
+   * Sends the notifications due now (as each sweep does, and each commit that wrote some
+   * nudges); resolves with how many attempts it made (0 without notifications).
+   */
+  dispatchNotifications(): Promise<number> {
+    return this.ctx.dispatcher?.dispatch() ?? Promise.resolve(0);
+  }
+
+  /**
    * Starts recording expiries every `intervalSeconds` and, with `recover`, resuming
    * interrupted runs; returns what stops it.
    */
@@ -319,10 +327,11 @@ export class HoldpointRuntime {
 
   /**
    * Releases the pauses this process holds in place (a decision then resumes them on
-   * any instance), then the store.
+   * any instance), stops sending notifications, then releases the store.
    */
   async close(): Promise<void> {
     await Promise.all([...this.ctx.holds].map((release) => release()));
+    await this.ctx.dispatcher?.stop();
     await this.ctx.store.close();
   }
 }

@@ -9,6 +9,7 @@ import { HoldpointError, runNotFound, sessionNotFound } from '../core/errors.js'
 import type { Lease, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
 import type { RateLimits } from './limits/rate-limits.js';
+import { DeliveryDispatcher, type DispatcherOptions } from './notify/dispatcher.js';
 import type { RunEventSink } from './run-event.js';
 
 export interface RuntimeOptions {
@@ -39,6 +40,11 @@ export interface RuntimeOptions {
    */
   healthTimeoutMs?: number;
   clock?: Clock;
+  /**
+   * Notifications of approval events: commits plan deliveries for these channels and the
+   * dispatcher sends them (kept `retentionSeconds`). None when absent.
+   */
+  notifications?: DispatcherOptions & { retentionSeconds?: number };
 }
 
 /** What every phase of the runtime works with: the store, the apps, time and the log. */
@@ -54,6 +60,8 @@ export class RuntimeContext {
    * once, releasing the pause to be resumed anywhere, for a process that stops.
    */
   readonly holds = new Set<() => Promise<void>>();
+  /** Sends the outbox's deliveries, when notifications are configured. */
+  readonly dispatcher?: DeliveryDispatcher;
   private readonly shapes = new WeakMap<object, AppShape>();
 
   constructor(readonly options: RuntimeOptions) {
@@ -63,6 +71,15 @@ export class RuntimeContext {
     this.leaseMs = (options.runLeaseSeconds ?? DEFAULTS.runLeaseSeconds) * 1000;
     this.pauseTtlMs = options.pauseTtlSeconds * 1000;
     this.retentionMs = options.retentionSeconds * 1000;
+    if (options.notifications) {
+      this.dispatcher = new DeliveryDispatcher(
+        this.store,
+        options.notifications,
+        this.clock,
+        this.logger.child({ component: 'notifications' }),
+      );
+      this.dispatcher.attach(options.notifications.retentionSeconds);
+    }
   }
 
   /** Names of the apps this runtime serves. */

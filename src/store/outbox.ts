@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ApprovalEvent } from '../core/approval-event.js';
 import type { Page, PageCursor, SessionSnapshot, SessionWrites } from './store.js';
 
@@ -37,6 +38,18 @@ export interface DeliveryRecord {
   version: number;
 }
 
+/**
+ * A delivery's stable id: the same event to the same recipient through the same channel
+ * has the same id however often it is planned, sent or re-sent.
+ */
+export function deliveryIdOf(eventId: string, channel: string, recipient: string): string {
+  const digest = createHash('sha256').update(`${eventId}|${channel}|${recipient}`).digest('hex');
+  return `dlv_${digest.slice(0, 32)}`;
+}
+
+/** How long deliveries are kept by default (the `deliveryRetentionSeconds` setting's default). */
+export const DEFAULT_DELIVERY_RETENTION_SECONDS = 7 * 24 * 3600;
+
 /** How an attempt ended, as its claimer records it. */
 export type DeliveryResult =
   | { status: 'sent'; ref?: string }
@@ -62,6 +75,16 @@ export type DeliveryPlanner = (
 export interface Outbox {
   /** Set by the runtime that dispatches deliveries; without it commits write none. */
   planner?: DeliveryPlanner;
+  /**
+   * Called in this process once a commit that wrote deliveries is stored (never before),
+   * so they go out at once instead of at the next sweep.
+   */
+  onWritten?: (deliveries: DeliveryRecord[]) => void;
+  /**
+   * How long a delivery is kept after it was written (then it is gone, whatever its
+   * status). Default DEFAULT_DELIVERY_RETENTION_SECONDS.
+   */
+  retentionSeconds: number;
   /** Deliveries due by `now` (pending or failed), earliest first, at most `limit`. */
   due(now: number, limit: number): Promise<DeliveryRecord[]>;
   /**

@@ -8,6 +8,7 @@ import type { Principal } from '../core/principal.js';
 import type { Approvers, Pause } from '../core/types.js';
 import { verifyAuditChain } from '../core/verify-audit-chain.js';
 import { MemoryStore } from './memory/memory-store.js';
+import { type DeliveryPlanner, deliveryIdOf } from './outbox.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
 import { RedisStore } from './redis/redis-store.js';
 import type { HoldpointStore, PageCursor } from './store.js';
@@ -24,6 +25,7 @@ import {
   requested,
   runningSession,
   segmentEnd,
+  testPlanner,
   unique,
   userEvent,
   vote,
@@ -1153,5 +1155,220 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     await peer.memories.put(APP, user, 'session-a', [fact('Rust has lifetimes.', 'd-1')]);
     expect(await texts(store)).toEqual(['Bread needs steam.', 'Rust has lifetimes.']);
     expect(await store.memories.list('another-app', user)).toEqual([]);
+  });
+  describe('outbox', () => {
+    beforeAll(() => {
+      store.outbox.planner = testPlanner;
+      peer.outbox.planner = testPlanner;
+    });
+    afterAll(() => {
+      store.outbox.planner = undefined;
+      peer.outbox.planner = undefined;
+    });
+
+    /** The ids of the deliveries the test planner makes for `sessionId`'s approval lines. */
+    async function plannedIds(sessionId: string): Promise<string[]> {
+      return (await store.listAudit(sessionId, 0, 1000))
+        .filter((line) => line.action === 'requested' || line.action === 'decided')
+        .map((line) => deliveryIdOf(line.hash ?? '', 'test', 'endpoint:test'));
+    }
+
+    it('writes deliveries with the commit that plans them, or not at all', async () => {
+      const now = Date.now();
+      const approvers = {
+        owner: false,
+        roles: ['voter'],
+        users: [],
+        quorum: 5,
+        requesterMayApprove: true,
+      };
+      const { sessionId, approvalId } = await pausedWithApprovers(store, approvers, now);
+      const planned: string[] = [];
+      const recording: DeliveryPlanner = (before, writes, at) => {
+        const deliveries = testPlanner(before, writes, at);
+        planned.push(...deliveries.map((d) => d.deliveryId));
+        return deliveries;
+      };
+      store.outbox.planner = recording;
+      peer.outbox.planner = recording;
+      const written: string[] = [];
+      store.outbox.onWritten = (deliveries) => written.push(...deliveries.map((d) => d.deliveryId));
+      try {
+        // Five voters at once: commits that lose the race plan deliveries never stored.
+        await Promise.all(
+          Array.from({ length: 5 }, (_, i) =>
+            (i % 2 ? peer : store).apply(sessionId, decideTransition, [
+              { decisions: [vote(approvalId, { id: `voter-${i}`, roles: ['voter'] }, now + 1)] },
+              now + 1,
+              lease(now),
+              { id: `voter-${i}`, roles: ['voter'] },
+            ]),
+          ),
+        );
+      } finally {
+        store.outbox.planner = testPlanner;
+        peer.outbox.planner = testPlanner;
+        store.outbox.onWritten = undefined;
+      }
+      const stored = await plannedIds(sessionId);
+      expect(stored).toHaveLength(6);
+      for (const id of stored) {
+        expect(await peer.outbox.get(id)).toMatchObject({
+          deliveryId: id,
+          status: 'pending',
+          attempts: 0,
+        });
+      }
+      for (const id of planned.filter((id) => !stored.includes(id))) {
+        expect(await peer.outbox.get(id)).toBeUndefined();
+      }
+      // Told only of what its own commits stored.
+      expect(written.every((id) => stored.includes(id))).toBe(true);
+      expect(written.length).toBeGreaterThan(0);
+    });
+
+    it('lets exactly one of 20 concurrent claimers take a due delivery', async () => {
+      const now = Date.now();
+      const { sessionId } = await pausedSession(store, 1, now);
+      const [deliveryId] = (await plannedIds(sessionId)) as [string];
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? peer : store).outbox.claim(deliveryId, `worker-${i}`, now + 60_000, now + 1),
+        ),
+      );
+      const won = claims.filter((claim) => claim !== undefined);
+      expect(won).toHaveLength(1);
+      expect(won[0]).toMatchObject({ attempts: 1, nextAttemptAt: now + 60_000, status: 'pending' });
+      expect(await peer.outbox.get(deliveryId)).toMatchObject({
+        attempts: 1,
+        claimedBy: won[0]?.claimedBy,
+      });
+      // Claimed: not due until the claim ends; then it is due again for anyone.
+      expect((await store.outbox.due(now + 1, 1000)).map((d) => d.deliveryId)).not.toContain(
+        deliveryId,
+      );
+      expect(
+        await store.outbox.claim(deliveryId, 'late', now + 120_000, now + 59_999),
+      ).toBeUndefined();
+      const again = await peer.outbox.claim(deliveryId, 'late', now + 120_000, now + 60_000);
+      expect(again).toMatchObject({ attempts: 2, claimedBy: 'late' });
+    });
+
+    it('settles a delivery only for its claim holder', async () => {
+      const now = Date.now();
+      const { sessionId } = await pausedSession(store, 2, now);
+      const [sent, failed] = (await plannedIds(sessionId)) as [string, string];
+      await store.outbox.claim(sent, 'holder', now + 60_000, now);
+      expect(await peer.outbox.settle(sent, 'intruder', { status: 'sent' }, now + 1)).toBe(false);
+      expect(
+        await peer.outbox.settle(sent, 'holder', { status: 'sent', ref: 'C1:42' }, now + 1),
+      ).toBe(true);
+      expect(await store.outbox.settle(sent, 'holder', { status: 'sent' }, now + 2)).toBe(false);
+      expect(await store.outbox.get(sent)).toMatchObject({
+        status: 'sent',
+        ref: 'C1:42',
+        sentAt: now + 1,
+      });
+      expect(await store.outbox.claim(sent, 'again', now + 60_000, now + 2)).toBeUndefined();
+
+      await store.outbox.claim(failed, 'holder', now + 60_000, now);
+      const retryAt = now + 5_000;
+      expect(
+        await peer.outbox.settle(
+          failed,
+          'holder',
+          { status: 'failed', error: 'HTTP 500', retryAt },
+          now + 1,
+        ),
+      ).toBe(true);
+      const read = await store.outbox.get(failed);
+      expect(read).toMatchObject({
+        status: 'failed',
+        lastError: 'HTTP 500',
+        nextAttemptAt: retryAt,
+        attempts: 1,
+      });
+      expect(read?.claimedBy).toBeUndefined();
+      const dueSoon = (await store.outbox.due(retryAt - 1, 1000)).map((d) => d.deliveryId);
+      expect(dueSoon).not.toContain(failed);
+      const dueThen = (await store.outbox.due(retryAt, 1000)).map((d) => d.deliveryId);
+      expect(dueThen).toContain(failed);
+      expect(dueThen).not.toContain(sent);
+    });
+
+    it('reads only what is due, earliest first', async () => {
+      const now = Date.now();
+      const early = await pausedSession(store, 1, now - 2_000);
+      const later = await pausedSession(store, 1, now - 1_000);
+      const future = await pausedSession(store, 1, now + HOUR);
+      const [earlyId] = (await plannedIds(early.sessionId)) as [string];
+      const [laterId] = (await plannedIds(later.sessionId)) as [string];
+      const [futureId] = (await plannedIds(future.sessionId)) as [string];
+      const due = (await peer.outbox.due(now, 1000)).map((d) => d.deliveryId);
+      expect(due).toContain(earlyId);
+      expect(due).toContain(laterId);
+      expect(due).not.toContain(futureId);
+      expect(due.indexOf(earlyId)).toBeLessThan(due.indexOf(laterId));
+      expect(await peer.outbox.due(now, 1)).toHaveLength(1);
+      expect((await peer.outbox.due(now + HOUR, 1000)).map((d) => d.deliveryId)).toContain(
+        futureId,
+      );
+    });
+
+    it('re-sends a delivery given up: due now, attempts from zero', async () => {
+      const now = Date.now();
+      const { sessionId } = await pausedSession(store, 1, now);
+      const [deliveryId] = (await plannedIds(sessionId)) as [string];
+      await store.outbox.claim(deliveryId, 'holder', now + 60_000, now);
+      await store.outbox.settle(
+        deliveryId,
+        'holder',
+        { status: 'gave_up', error: 'HTTP 404' },
+        now + 1,
+      );
+      expect(await peer.outbox.get(deliveryId)).toMatchObject({
+        status: 'gave_up',
+        lastError: 'HTTP 404',
+      });
+      expect((await peer.outbox.due(now + HOUR, 1000)).map((d) => d.deliveryId)).not.toContain(
+        deliveryId,
+      );
+      const resent = await peer.outbox.resend(deliveryId, now + 2);
+      expect(resent).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: now + 2 });
+      expect((await store.outbox.due(now + 2, 1000)).map((d) => d.deliveryId)).toContain(
+        deliveryId,
+      );
+      expect(await store.outbox.resend('dlv_unknown', now)).toBeUndefined();
+      expect(await store.outbox.get('dlv_unknown')).toBeUndefined();
+    });
+
+    it('lists deliveries newest first, a page at a time, all or by status', async () => {
+      // Written "later" than every other test's, so they are the newest.
+      const base = Date.now() + 1000 * HOUR;
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const { sessionId } = await pausedSession(store, 1, base + i * 1000);
+        ids.push(...(await plannedIds(sessionId)));
+      }
+      const newest = [...ids].reverse();
+      const first = await peer.outbox.list({ limit: 2 });
+      expect(first.items.map((d) => d.deliveryId)).toEqual(newest.slice(0, 2));
+      const second = await peer.outbox.list({ limit: 2, after: first.next });
+      expect(second.items.map((d) => d.deliveryId)).toEqual(newest.slice(2, 4));
+
+      const [gaveUp, sent] = [ids[1] as string, ids[3] as string];
+      for (const [id, result] of [
+        [gaveUp, { status: 'gave_up', error: 'HTTP 410' }],
+        [sent, { status: 'sent' }],
+      ] as const) {
+        await store.outbox.claim(id, 'holder', base + HOUR, base + HOUR);
+        await store.outbox.settle(id, 'holder', result, base + HOUR);
+      }
+      const given = await peer.outbox.list({ status: 'gave_up', limit: 200 });
+      expect(given.items.map((d) => d.deliveryId)).toContain(gaveUp);
+      expect(given.items.every((d) => d.status === 'gave_up')).toBe(true);
+      const pending = await peer.outbox.list({ status: 'pending', limit: 3 });
+      expect(pending.items.map((d) => d.deliveryId)).toEqual([ids[4], ids[2], ids[0]]);
+    });
   });
 });

@@ -1,6 +1,8 @@
 import { createEvent, type Event } from '@google/adk';
+import type { ApprovalEvent } from '../core/approval-event.js';
 import type { Principal } from '../core/principal.js';
 import type { Approvers, AuditEntry, Decision, Lease, Pause, RunRecord } from '../core/types.js';
+import { type DeliveryPlanner, deliveryIdOf } from './outbox.js';
 import type { HoldpointStore, SegmentEnd, SessionAppend } from './store.js';
 import { savePauseTransition } from './transitions.js';
 
@@ -165,3 +167,52 @@ export async function pausedWithApprovers(
 export function vote(approvalId: string, who: Principal, at: number, approved = true): Decision {
   return { approvalId, approved, decidedBy: who.id, at };
 }
+
+/** A valid approval event for store tests (its content does not matter to the outbox). */
+export function testEvent(line: AuditEntry): ApprovalEvent {
+  const at = new Date(line.at).toISOString();
+  return {
+    v: 1,
+    id: line.hash ?? '',
+    type: line.action as ApprovalEvent['type'],
+    at,
+    app: APP,
+    session_id: line.sessionId,
+    invocation_id: line.invocationId,
+    pause_id: 'pause',
+    actor: line.actor,
+    approval: {
+      approval_id: line.approvalId ?? '',
+      kind: 'confirmation',
+      tool_name: line.toolName ?? 'process_payment',
+      args: { amount: 200, tags: [], nested: {} },
+      args_hash: line.argsHash ?? '',
+      hint: 'Send $200 to Jiro?',
+      created_at: at,
+      expires_at: at,
+      approvers: { owner: true, roles: [], users: [], quorum: 1, requester_may_approve: true },
+      status: 'pending',
+    },
+  };
+}
+
+/**
+ * A planner for store tests: one delivery through channel `test` per approval line of a
+ * commit, due when its line was written.
+ */
+export const testPlanner: DeliveryPlanner = (_before, writes) =>
+  writes.audit
+    .filter((line) => line.approvalId && (line.action === 'requested' || line.action === 'decided'))
+    .map((line) => ({
+      deliveryId: deliveryIdOf(line.hash ?? '', 'test', 'endpoint:test'),
+      eventId: line.hash ?? '',
+      event: testEvent(line),
+      channel: 'test',
+      recipient: 'endpoint:test',
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: line.at,
+      createdAt: line.at,
+      updatedAt: line.at,
+      version: 1,
+    }));

@@ -10,6 +10,7 @@ import type {
   RunStatus,
   SessionMeta,
 } from '../core/types.js';
+import type { DeliveryRecord, Outbox } from './outbox.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -44,6 +45,8 @@ export interface SessionWrites {
   pauseRetainUntil?: number;
   /** The ADK events and state a run segment appended. */
   append?: SessionAppend;
+  /** The notifications of this commit's approval events (the outbox's planner). */
+  deliveries?: DeliveryRecord[];
 }
 
 /** A transition's writes and its answer; `error` is thrown after the writes commit. */
@@ -155,6 +158,8 @@ export interface HoldpointStore {
   readonly relay: RunRelay;
   /** What ADK's memory service keeps per app and user. */
   readonly memories: UserMemories;
+  /** Notifications of approval events, written with the commits that make them true. */
+  readonly outbox: Outbox;
 
   /**
    * Creates an idle session, or with `begin` one whose first run already holds it.

@@ -9,6 +9,7 @@ import {
   sessionNotFound,
 } from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
+import type { Outbox } from './outbox.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
@@ -73,6 +74,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly rates: RateCounters;
   abstract readonly relay: RunRelay;
   abstract readonly memories: UserMemories;
+  abstract readonly outbox: Outbox;
 
   /** The session's snapshot and its version, read now. */
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;
@@ -224,11 +226,16 @@ export abstract class TransactionalStore implements HoldpointStore {
       }
       const result = transition(read.snapshot, ...args);
       const writes = result.writes && chainWrites(read.snapshot.meta.auditHead, result.writes);
+      // Planned on the chained lines (an event's id is its line's hash), in the same
+      // compare-and-set: the deliveries are stored with the commit or not at all.
+      const deliveries = writes && this.outbox.planner?.(read.snapshot, writes, Date.now());
+      if (writes && deliveries?.length) writes.deliveries = deliveries;
       if (writes && !(await this.store(sessionId, read, writes))) {
         // Someone else changed the session between our read and commit: read again.
         await sleep(Math.random() * Math.min(50, 2 ** attempt));
         continue;
       }
+      if (writes?.deliveries) this.outbox.onWritten?.(writes.deliveries);
       if (result.error) throw result.error;
       return result.value as T;
     }

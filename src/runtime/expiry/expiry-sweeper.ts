@@ -5,8 +5,8 @@ import type { RuntimeContext } from '../runtime-context.js';
 import { expireDue } from './expire-due.js';
 
 /**
- * Records pauses that pass their time even when nobody asks about them and, with
- * `recover`, resumes runs whose process stopped. Each beat reads only what is due;
+ * Records pauses that pass their time even when nobody asks about them, with
+ * `recover` resumes runs whose process stopped, and sends the notifications due. Each beat reads only what is due;
  * instances sharing a store take turns (the store's sweep turn, `takeSweepTurn`), and a beat is
  * skipped while the previous sweep still runs.
  */
@@ -43,6 +43,8 @@ export class ExpirySweeper {
       if (await this.ctx.store.takeSweepTurn(this.owner, 2 * this.intervalMs)) {
         await expireDue(this.ctx);
         if (this.recover) await recoverInterrupted(this.ctx, this.recovering, this.notBefore);
+        // Retries, and deliveries other processes' commits wrote (claims keep it once).
+        await this.ctx.dispatcher?.dispatch();
       }
     } catch (error) {
       this.ctx.logger.warn({ err: error }, 'sweep failed');

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { SETTINGS } from '../../core/settings/settings.js';
 import type { NotificationChannel, RecipientAddress } from './channel.js';
 
 /**
@@ -33,3 +35,39 @@ export interface NotificationOptions {
   /** How long deliveries are kept (for the admin list). Default 7 days. */
   retentionSeconds?: number;
 }
+
+const address = z.record(z.string(), z.string());
+
+/** NotificationOptions as `createHoldpoint` checks them. */
+export const notificationOptions = z.strictObject({
+  channels: z
+    .array(
+      z.custom<NotificationChannel>((value) => {
+        const channel = value as Partial<NotificationChannel> | undefined;
+        return (
+          typeof channel?.name === 'string' &&
+          channel.name.length > 0 &&
+          (channel.audience === 'people' || channel.audience === 'endpoint') &&
+          typeof channel.send === 'function'
+        );
+      }, 'a notification channel ({ name, audience: "people" | "endpoint", send })'),
+    )
+    .refine((channels) => new Set(channels.map((c) => c.name)).size === channels.length, {
+      message: 'two channels have the same name',
+    }),
+  directory: z
+    .strictObject({
+      users: z.record(z.string(), address).optional(),
+      roles: z.record(z.string(), address).optional(),
+    })
+    .optional(),
+  links: z
+    .strictObject({
+      baseUrl: z.string().url(),
+      secret: SETTINGS.linkSecret.schema,
+      ttlSeconds: SETTINGS.linkTtlSeconds.schema.optional(),
+    })
+    .optional(),
+  maxAttempts: SETTINGS.deliveryMaxAttempts.schema.optional(),
+  retentionSeconds: SETTINGS.deliveryRetentionSeconds.schema.optional(),
+});

@@ -20,6 +20,7 @@ import type {
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
+import { MemoryOutbox } from './memory-outbox.js';
 import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
 import { MemoryRequestRecords } from './memory-request-records.js';
@@ -67,6 +68,7 @@ export class MemoryStore extends TransactionalStore {
   readonly requests = new MemoryRequestRecords();
   readonly rates = new MemoryRateCounters();
   readonly memories = new MemoryUserMemories();
+  readonly outbox = new MemoryOutbox();
   /** In order of last change, oldest first. */
   private readonly sessions = new Map<string, StoredSession>();
   private readonly expiries = new SortedIndex();
@@ -262,6 +264,7 @@ export class MemoryStore extends TransactionalStore {
     stored.audit.push(...writes.audit);
     stored.logBytes += jsonBytes(writes.audit);
     if (writes.append) this.append(stored, writes.append);
+    if (writes.deliveries) this.outbox.write(writes.deliveries);
     stored.keepUntil = Math.max(stored.keepUntil, writes.pauseRetainUntil ?? 0);
     stored.expiresAt = Math.max(Date.now() + this.ttlMs, stored.keepUntil);
     this.expiries.set(sessionId, stored.expiresAt);

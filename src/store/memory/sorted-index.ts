@@ -20,6 +20,11 @@ export class SortedIndex {
     return this.entries.length;
   }
 
+  /** The score of `member`, if it is in the index. */
+  score(member: string): number | undefined {
+    return this.scores.get(member);
+  }
+
   /** Adds `member`, or moves it to `score`. */
   set(member: string, score: number): void {
     this.delete(member);

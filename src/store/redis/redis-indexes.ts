@@ -9,13 +9,15 @@ const AUDIENCE_INDEX_GRACE_MS = 60_000;
 /**
  * One index write a commit makes true, applied by the commit script (lua/commit-session.lua)
  * with the commit or not at all: a sorted-set entry added (`keepUntil`: the index lives at
- * least that long) or dropped, or a pointer set until `keepUntil`.
+ * least that long) or dropped, a pointer set until `keepUntil`, or a hash written whole
+ * unless it exists (an outbox delivery: a commit computed again writes the same ids).
  */
 export type IndexOperation =
   | { op: 'zadd'; key: string; score: number; member: string; keepUntil?: number }
   | { op: 'zrem'; key: string; member: string }
   | { op: 'trim'; key: string; upTo: number }
-  | { op: 'set'; key: string; value: string; keepUntil: number };
+  | { op: 'set'; key: string; value: string; keepUntil: number }
+  | { op: 'hnew'; key: string; fields: string[]; keepUntil: number };
 
 /**
  * The operations as the commit script reads them: the keys they touch (declared after
@@ -39,8 +41,10 @@ export function encodeIndexOperations(
       args.push('zrem', key, operation.member, '', '');
     } else if (operation.op === 'trim') {
       args.push('trim', key, operation.upTo, '', '');
-    } else {
+    } else if (operation.op === 'set') {
       args.push('set', key, operation.value, operation.keepUntil, '');
+    } else {
+      args.push('hnew', key, JSON.stringify(operation.fields), operation.keepUntil, '');
     }
   }
   return { keys, args };

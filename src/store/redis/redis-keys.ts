@@ -110,6 +110,28 @@ export class RedisKeys {
     return `${this.prefix}:{index}:run:${invocationId}`;
   }
 
+  /**
+   * Hash: one delivery of the outbox. `data` (what never changes: ids, event, channel,
+   * recipient, createdAt, as JSON) and one field per changing one ('' when absent);
+   * expires with the retention.
+   */
+  delivery(deliveryId: string): string {
+    return `${this.prefix}:{index}:delivery:${deliveryId}`;
+  }
+
+  /** Zset of deliveries waiting for an attempt, scored by when the next one is due. */
+  deliveriesDue(): string {
+    return `${this.prefix}:{index}:deliveries-due`;
+  }
+
+  /**
+   * Zset of deliveries scored by when they were written (read newest first): all of them,
+   * or those with `status`.
+   */
+  deliveries(status?: string): string {
+    return `${this.prefix}:{index}:deliveries${status ? `:${status}` : ''}`;
+  }
+
   /** String: the instance that runs the expiry sweep now. */
   sweeper(): string {
     return `${this.prefix}:{index}:sweeper`;

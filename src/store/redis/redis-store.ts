@@ -10,6 +10,7 @@ import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisOutbox } from './redis-outbox.js';
 import { RedisRateCounters } from './redis-rate-counters.js';
 import { decodeRecord } from './redis-records.js';
 import { RedisRelay } from './redis-relay.js';
@@ -59,6 +60,7 @@ export class RedisStore extends TransactionalStore {
   readonly requests: RedisRequestRecords;
   readonly rates: RedisRateCounters;
   readonly memories: RedisUserMemories;
+  readonly outbox: RedisOutbox;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly writer: RedisSessionWriter;
@@ -83,6 +85,7 @@ export class RedisStore extends TransactionalStore {
     this.requests = new RedisRequestRecords(this.conn, this.keys.prefix);
     this.rates = new RedisRateCounters(this.conn, this.keys.prefix);
     this.memories = new RedisUserMemories(this.conn, this.keys, this.sessionTtlMs);
+    this.outbox = new RedisOutbox(this.conn, this.keys);
     this.readSnapshotScript = this.conn.script('read-snapshot');
     this.readSessionScript = this.conn.script('read-session');
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
@@ -155,13 +158,11 @@ export class RedisStore extends TransactionalStore {
     writes: SessionWrites,
     commitIds: string[],
   ): Promise<Committed | undefined> {
-    const index = this.indexes.commitOperations(
-      sessionId,
-      before,
-      writes,
-      Date.now(),
-      this.sessionTtlMs,
-    );
+    const now = Date.now();
+    const index = [
+      ...this.indexes.commitOperations(sessionId, before, writes, now, this.sessionTtlMs),
+      ...this.outbox.commitOperations(writes.deliveries ?? [], now),
+    ];
     const committed = await this.conn.write(() =>
       this.writer.write(sessionId, version, writes, commitIds, index),
     );

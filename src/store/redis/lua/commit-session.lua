@@ -19,6 +19,8 @@
 --     zrem  key member '' ''       drop an entry
 --     trim  key upTo '' ''         drop the entries scored up to `upTo`
 --     set   key value keep ''      a pointer, kept until `keep` (ms)
+--     hnew  key fields keep ''     a hash (`fields`: a JSON array of field, value, ...)
+--                                  written unless the key exists, kept until `keep` (ms)
 -- Returns { new version, watched (0 or 1) }, or false when the session is not at ARGV[1]
 -- (or, for 'new', exists): then nothing was written.
 local function call(command, key, list, first, last)
@@ -44,7 +46,7 @@ local a = 10
 local first = a + 2 * metaPairs + auditLines + 2 * events + 2 * statePairs
 for i = first, first + 5 * (operations - 1), 5 do
   local name = ARGV[i]
-  if name ~= 'zadd' and name ~= 'zrem' and name ~= 'trim' and name ~= 'set' then
+  if name ~= 'zadd' and name ~= 'zrem' and name ~= 'trim' and name ~= 'set' and name ~= 'hnew' then
     return redis.error_reply('unknown index operation ' .. tostring(name))
   end
 end
@@ -95,8 +97,11 @@ for i = first, first + 5 * (operations - 1), 5 do
     redis.call('ZREM', key, ARGV[i + 2])
   elseif name == 'trim' then
     redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[i + 2])
-  else
+  elseif name == 'set' then
     redis.call('SET', key, ARGV[i + 2], 'PXAT', ARGV[i + 3])
+  elseif redis.call('EXISTS', key) == 0 then
+    redis.call('HSET', key, unpack(cjson.decode(ARGV[i + 2])))
+    redis.call('PEXPIREAT', key, ARGV[i + 3])
   end
 end
 return { version, redis.call('EXISTS', KEYS[6]) }

@@ -1,0 +1,335 @@
+import { createHoldpoint, type Holdpoint, memoryStore } from 'holdpoint';
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalEventType } from '../src/core/approval-event.js';
+import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import {
+  type DeliveryContext,
+  DeliveryFailure,
+  type NotificationChannel,
+} from '../src/runtime/notify/channel.js';
+import { DeliveryDispatcher, type DispatcherOptions } from '../src/runtime/notify/dispatcher.js';
+import type { DeliveryRecord } from '../src/store/outbox.js';
+import type { HoldpointStore } from '../src/store/store.js';
+import {
+  DECIDER,
+  decision,
+  lease,
+  pausedSession,
+} from '../src/store/store-fixtures.test-support.js';
+import { TestStores } from '../src/store/test-stores.test-support.js';
+import { decideTransition } from '../src/store/transitions.js';
+import approvalTools from './support/approval-tools-app.js';
+
+const stores = new TestStores();
+const running: DeliveryDispatcher[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((dispatcher) => dispatcher.stop()));
+  await stores.close();
+});
+afterAll(() => stores.cleanup());
+
+/** What a channel was handed, in order. */
+interface Handed {
+  delivery: DeliveryRecord;
+  ctx: DeliveryContext;
+}
+
+/** A channel that records what it is handed and answers with `answer` (default: sent). */
+function recording(
+  name: string,
+  audience: 'people' | 'endpoint',
+  answer: (
+    delivery: DeliveryRecord,
+    ctx: DeliveryContext,
+  ) => Promise<{ ref?: string } | undefined> = async () => undefined,
+): NotificationChannel & { handed: Handed[] } {
+  const handed: Handed[] = [];
+  return {
+    name,
+    audience,
+    handed,
+    send: (delivery, ctx) => {
+      handed.push({ delivery, ctx });
+      return answer(delivery, ctx);
+    },
+  };
+}
+
+/** A pino logger whose lines are kept, to see what was logged at which level. */
+function keptLogger() {
+  const lines: { level: number; msg: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
+
+function dispatcher(
+  store: HoldpointStore,
+  clock: ManualClock,
+  options: DispatcherOptions,
+  logger = pino({ level: 'silent' }),
+): DeliveryDispatcher {
+  const made = new DeliveryDispatcher(store, options, clock, logger);
+  made.attach();
+  running.push(made);
+  return made;
+}
+
+describe.each(['memory', 'redis'])('the dispatcher on the %s store', (kind) => {
+  const open = () => stores.byKind[kind]?.() as HoldpointStore;
+
+  it('sends each delivery once, to the address the directory gives, even with two dispatchers', async () => {
+    const store = open();
+    const peer = kind === 'redis' ? open() : store;
+    const clock = new ManualClock(Date.now());
+    const webhook = recording('webhook', 'endpoint');
+    const chat = recording('chat', 'people');
+    const options: DispatcherOptions = {
+      channels: [webhook, chat],
+      directory: { users: { dave: { chat: 'D-1' } }, roles: { admin: { chat: 'C-admins' } } },
+      delegateOf: async (userId) => (userId === 'ann-away' ? 'dave' : undefined),
+      links: {
+        decisionLink: (event, approver) =>
+          `https://hp.test/decide/${event.approval.approval_id}/${approver}`,
+        approvalUrl: (approvalId) => `https://hp.test/approvals/${approvalId}`,
+      },
+    };
+    const first = dispatcher(store, clock, options);
+    const second = new DeliveryDispatcher(peer, options, clock, pino({ level: 'silent' }));
+    running.push(second);
+    const { pause } = await pausedSession(store, 1, clock.now());
+    await Promise.all([first.dispatch(), second.dispatch()]);
+
+    expect(webhook.handed).toHaveLength(1);
+    expect(webhook.handed[0]?.delivery).toMatchObject({
+      recipient: 'endpoint:webhook',
+      attempts: 1,
+      event: { type: 'requested', approval: { approval_id: pause.approvals[0]?.approvalId } },
+    });
+    expect(
+      chat.handed.map((h) => h.ctx.recipient).sort((a, b) => a.audience.localeCompare(b.audience)),
+    ).toEqual([
+      { audience: 'role:admin', address: { chat: 'C-admins' } },
+      { audience: `user:${pause.userId}` },
+    ]);
+    const approvalId = pause.approvals[0]?.approvalId ?? '';
+    const ctx = chat.handed[0]?.ctx as DeliveryContext;
+    expect(ctx.decisionLink(approvalId, 'bob')).toBe(`https://hp.test/decide/${approvalId}/bob`);
+    expect(ctx.decisionLink('another-approval', 'bob')).toBeUndefined();
+    expect(ctx.approvalUrl(approvalId)).toBe(`https://hp.test/approvals/${approvalId}`);
+    const sent = await store.outbox.get(webhook.handed[0]?.delivery.deliveryId ?? '');
+    expect(sent).toMatchObject({ status: 'sent', attempts: 1, sentAt: clock.now() });
+    // Nothing left: another pass sends nothing.
+    expect(await first.dispatch()).toBe(0);
+  });
+
+  it("sends to an out-of-office person's delegate, on their behalf", async () => {
+    const store = open();
+    const clock = new ManualClock(Date.now());
+    const chat = recording('chat', 'people');
+    const made = dispatcher(store, clock, {
+      channels: [chat],
+      directory: { users: { dave: { chat: 'D-1' } } },
+      delegateOf: async (userId) => (userId.startsWith('user-') ? 'dave' : undefined),
+    });
+    const { userId } = await pausedSession(store, 1, clock.now());
+    await made.dispatch();
+    expect(chat.handed.map((h) => h.ctx.recipient)).toContainEqual({
+      audience: 'user:dave',
+      address: { chat: 'D-1' },
+      onBehalfOf: userId,
+    });
+  });
+
+  it('retries with backoff, then gives up and says so at warn', async () => {
+    const store = open();
+    const clock = new ManualClock(Date.now());
+    const failing = recording('webhook', 'endpoint', async () => {
+      throw new Error('HTTP 503');
+    });
+    const settled: string[] = [];
+    const { logger, lines } = keptLogger();
+    const made = dispatcher(
+      store,
+      clock,
+      {
+        channels: [failing],
+        maxAttempts: 3,
+        backoff: { baseMs: 1_000, maxMs: 1_500 },
+        random: () => 0.5,
+        onSettled: (_delivery, result) => settled.push(result.status),
+      },
+      logger,
+    );
+    await pausedSession(store, 1, clock.now());
+    const start = clock.now();
+    await made.dispatch();
+    const [{ delivery }] = failing.handed as [Handed];
+    // 1 s, less a tenth (half the fifth of jitter).
+    expect(await store.outbox.get(delivery.deliveryId)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastError: 'HTTP 503',
+      nextAttemptAt: start + 900,
+    });
+    clock.advance(899);
+    expect(await made.dispatch()).toBe(0);
+    clock.advance(1);
+    expect(await made.dispatch()).toBe(1);
+    // Doubled, but capped at 1.5 s.
+    expect((await store.outbox.get(delivery.deliveryId))?.nextAttemptAt).toBe(clock.now() + 1_350);
+    clock.advance(1_350);
+    await made.dispatch();
+    expect(await store.outbox.get(delivery.deliveryId)).toMatchObject({
+      status: 'gave_up',
+      attempts: 3,
+      lastError: 'HTTP 503 (attempt 3 of 3)',
+    });
+    expect(failing.handed).toHaveLength(3);
+    expect(settled).toEqual(['failed', 'failed', 'gave_up']);
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+      'gave up a notification',
+    ]);
+    clock.advance(3_600_000);
+    expect(await made.dispatch()).toBe(0);
+  });
+
+  it('gives up at once on a failure that is not retryable', async () => {
+    const store = open();
+    const clock = new ManualClock(Date.now());
+    const refused = recording('webhook', 'endpoint', async () => {
+      throw new DeliveryFailure('HTTP 404', false);
+    });
+    const made = dispatcher(store, clock, { channels: [refused] });
+    await pausedSession(store, 1, clock.now());
+    await made.dispatch();
+    const id = refused.handed[0]?.delivery.deliveryId ?? '';
+    expect(await store.outbox.get(id)).toMatchObject({
+      status: 'gave_up',
+      attempts: 1,
+      lastError: 'HTTP 404',
+    });
+  });
+
+  it('aborts an attempt that takes too long, even through a channel that ignores its signal', async () => {
+    const store = open();
+    const clock = new ManualClock(Date.now());
+    let signal: AbortSignal | undefined;
+    const hanging = recording('webhook', 'endpoint', (_delivery, ctx) => {
+      signal = ctx.signal;
+      return new Promise(() => {});
+    });
+    const made = dispatcher(store, clock, { channels: [hanging], attemptTimeoutMs: 50 });
+    await pausedSession(store, 1, clock.now());
+    await made.dispatch();
+    expect(signal?.aborted).toBe(true);
+    const id = hanging.handed[0]?.delivery.deliveryId ?? '';
+    expect(await store.outbox.get(id)).toMatchObject({
+      status: 'failed',
+      lastError: 'No answer within 50 ms.',
+    });
+  });
+
+  it("finds this recipient's delivery of an earlier event of the same approval", async () => {
+    const store = open();
+    const clock = new ManualClock(Date.now());
+    const earlier: (DeliveryRecord | undefined)[] = [];
+    const chat = recording('chat', 'people', async (delivery, ctx) => {
+      if (delivery.event.type === 'decided')
+        earlier.push(await ctx.earlier('requested' as ApprovalEventType));
+      return { ref: `C1:${delivery.event.type}:${delivery.recipient}` };
+    });
+    const made = dispatcher(store, clock, { channels: [chat] });
+    const { sessionId, pause } = await pausedSession(store, 1, clock.now());
+    await made.dispatch();
+    const approvalId = pause.approvals[0]?.approvalId ?? '';
+    await store.apply(sessionId, decideTransition, [
+      { decisions: [decision(approvalId, clock.now() + 1)] },
+      clock.now() + 1,
+      lease(clock.now()),
+      DECIDER,
+    ]);
+    clock.advance(1);
+    await made.dispatch();
+    expect(earlier).toHaveLength(2);
+    expect(earlier.map((d) => d?.ref).sort()).toEqual([
+      'C1:requested:role:admin',
+      `C1:requested:user:${pause.userId}`,
+    ]);
+    expect(earlier.every((d) => d?.event.type === 'requested' && d.status === 'sent')).toBe(true);
+  });
+});
+
+describe('createHoldpoint with notifications', () => {
+  const holdpoints: Holdpoint[] = [];
+  afterAll(async () => {
+    for (const holdpoint of holdpoints) await holdpoint.close();
+  });
+
+  it('hands a pause to the channels once its commit is stored, then its decision', async () => {
+    const handed: DeliveryRecord[] = [];
+    let told: (() => void) | undefined;
+    const channel: NotificationChannel = {
+      name: 'mine',
+      audience: 'endpoint',
+      send: async (delivery) => {
+        handed.push(delivery);
+        told?.();
+        return undefined;
+      },
+    };
+    const holdpoint = createHoldpoint({
+      apps: [approvalTools],
+      store: memoryStore(),
+      sweepIntervalSeconds: false,
+      notifications: { channels: [channel] },
+    });
+    holdpoints.push(holdpoint);
+    const requested = new Promise<void>((resolve) => {
+      told = resolve;
+    });
+    const paused = await holdpoint.start({ userId: 'ann', query: 'always 1' });
+    expect(paused.status).toBe('pending_approval');
+    if (paused.status !== 'pending_approval') return;
+    // Nudged by the commit: no sweep runs here.
+    await requested;
+    const [approval] = paused.approvals;
+    expect(handed.map((d) => d.event.type)).toEqual(['requested']);
+    expect(handed[0]?.event).toMatchObject({
+      app: approvalTools.name,
+      approval: {
+        approval_id: approval?.approvalId,
+        tool_name: 'always_confirm',
+        status: 'pending',
+      },
+    });
+    const decided = new Promise<void>((resolve) => {
+      told = resolve;
+    });
+    await holdpoint.decide({
+      approvalId: approval?.approvalId ?? '',
+      approved: true,
+      decidedBy: { id: 'bob', roles: ['admin'] },
+    });
+    await decided;
+    expect(handed.map((d) => d.event.type)).toEqual(['requested', 'decided']);
+    expect(handed[1]?.event).toMatchObject({
+      actor: 'bob',
+      decision: { approved: true, decided_by: 'bob' },
+      approval: { status: 'approved' },
+    });
+  });
+
+  it('refuses channels that are not channels, and two of one name', () => {
+    const channel = { name: 'x', audience: 'endpoint' as const, send: async () => undefined };
+    expect(() =>
+      createHoldpoint({ apps: [approvalTools], notifications: { channels: [channel, channel] } }),
+    ).toThrow(/same name/);
+    expect(() =>
+      createHoldpoint({
+        apps: [approvalTools],
+        notifications: { channels: [{ name: 'x' } as unknown as NotificationChannel] },
+      }),
+    ).toThrow(/notification channel/);
+  });
+});
