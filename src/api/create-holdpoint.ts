@@ -41,6 +41,8 @@ import {
   resolveLimits,
   SocketLimits,
 } from '../transports/http/limits/index.js';
+import { slackInteractivityOf } from '../transports/http/slack-interactivity.js';
+import { isSlackChannel } from '../transports/notify/slack-channel.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
 import { nodeHandler } from './node-handler.js';
@@ -417,7 +419,17 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     corsOrigins: options.corsOrigins,
   });
   const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
-  const routes = createHttpApp({ runtime, logger, identity, policy, webRoot });
+  const slack = options.notifications?.channels.find(isSlackChannel);
+  const routes = createHttpApp({
+    runtime,
+    logger,
+    identity,
+    policy,
+    webRoot,
+    slack:
+      slack &&
+      slackInteractivityOf(slack, options.notifications?.directory, options.clock ?? systemClock),
+  });
   const attached = new Set<AttachedWebSocket>();
   // In process, the host vouches for who acts; reads are the host's own (trusted).
   const holdpoint: Holdpoint = {

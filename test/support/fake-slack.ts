@@ -38,6 +38,7 @@ export class FakeSlack {
   /** Channels Slack does not know (`channel_not_found`). */
   readonly unknownChannels = new Set<string>();
   private failures: Array<{ status: number; error?: string }> = [];
+  private waiters: Array<{ until: () => boolean; resolve: () => void }> = [];
   private server?: Server;
   private counter = 0;
   url = '';
@@ -73,6 +74,24 @@ export class FakeSlack {
     await new Promise((resolve) => this.server?.close(resolve));
   }
 
+  /** Resolves once the calls received make `until` true (at once if they already do). */
+  waitFor(until: (calls: SlackCall[]) => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const waiter = { until: () => until(this.calls), resolve };
+      if (waiter.until()) resolve();
+      else this.waiters.push(waiter);
+    });
+  }
+
+  private record(call: SlackCall): void {
+    this.calls.push(call);
+    this.waiters = this.waiters.filter((waiter) => {
+      if (!waiter.until()) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
   /** The calls of one method. */
   callsOf(method: string): SlackCall[] {
     return this.calls.filter((call) => call.method === method);
@@ -95,7 +114,7 @@ export class FakeSlack {
     }
     const failure = this.failures.shift();
     if (failure && failure.status !== 200) {
-      this.calls.push({ method, args, answer: `http_${failure.status}` });
+      this.record({ method, args, answer: `http_${failure.status}` });
       const headers = failure.status === 429 ? { 'retry-after': '1' } : {};
       response.writeHead(failure.status, headers).end();
       return;
@@ -103,7 +122,7 @@ export class FakeSlack {
     const answer = failure?.error
       ? { ok: false, error: failure.error }
       : this.answer(method, args, request.headers.authorization);
-    this.calls.push({ method, args, answer: answer.ok ? 'ok' : String(answer.error) });
+    this.record({ method, args, answer: answer.ok ? 'ok' : String(answer.error) });
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
   }
 

@@ -59,6 +59,15 @@ export const notificationOptions = z.strictObject({
     .strictObject({
       users: z.record(z.string(), address).optional(),
       roles: z.record(z.string(), address).optional(),
+      slackUsers: z
+        .record(
+          z.string(),
+          z.union([
+            z.string().min(1),
+            z.strictObject({ id: z.string().min(1), roles: z.array(z.string()).optional() }),
+          ]),
+        )
+        .optional(),
     })
     .optional(),
   links: z

@@ -5,9 +5,12 @@ import type { Clock } from '../../core/clock.js';
 import { type ErrorCode, isHoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
+import type { NotificationDirectory } from '../../runtime/notify/notification-options.js';
 import type { RunEvent } from '../../runtime/run-event.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
+import type { SlackChannel } from '../notify/slack-channel.js';
 import { APPROVE_ACTION, parseButtonValue, REJECT_ACTION } from '../notify/slack-message.js';
+import { slackPrincipalOf } from '../notify/slack-users.js';
 import { limitBodies } from './request-bodies.js';
 import { verifySlackSignature } from './slack-signature.js';
 
@@ -21,6 +24,22 @@ export interface SlackInteractivity {
   principalOf(slackUserId: string): Principal | undefined;
   /** Judges the signature's timestamp. */
   clock: Clock;
+}
+
+/**
+ * What the endpoint needs of the configured Slack channel: its signing secret, and who
+ * Slack users are (its `users`, then the directory's people); `clock` is Holdpoint's.
+ */
+export function slackInteractivityOf(
+  channel: SlackChannel,
+  directory: NotificationDirectory | undefined,
+  clock: Clock,
+): SlackInteractivity {
+  return {
+    signingSecret: channel.signingSecret,
+    clock,
+    principalOf: (slackUserId) => slackPrincipalOf(slackUserId, channel.users, directory),
+  };
 }
 
 /** The endpoint's options: the runtime it decides through, and Slack's side. */

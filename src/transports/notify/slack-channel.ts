@@ -31,7 +31,7 @@ export interface SlackChannelOptions {
    * ['finance'] } }`). Users the directory gives a Slack address are known too.
    */
   users?: SlackUsers;
-  /** Time as the messages' "time left" sees it, and the interactivity endpoint's replay window. */
+  /** Time as the messages' "time left" sees it. */
   clock?: Clock;
 }
 
@@ -40,7 +40,6 @@ export interface SlackChannel extends NotificationChannel {
   readonly name: 'slack';
   readonly signingSecret: string;
   readonly users: SlackUsers;
-  readonly clock: Clock;
 }
 
 /** Whether `channel` is a Slack channel (the server mounts its interactivity endpoint then). */
@@ -172,7 +171,6 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
     audience: 'people',
     signingSecret: options.signingSecret,
     users: options.users ?? {},
-    clock,
     send,
   };
 }
