@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHoldpoint, defineApp, type Holdpoint } from 'holdpoint';
+import { createHoldpoint, defineApp, type Holdpoint, memoryStore, redisStore } from 'holdpoint';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildHoldpoint } from '../src/api/create-holdpoint.js';
@@ -19,6 +19,7 @@ import { DeliveryFailure } from '../src/runtime/notify/channel.js';
 import type { PendingOutcome } from '../src/runtime/run-outcome.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { slackInteractivityRoutes } from '../src/transports/http/slack-interactivity.js';
 import { type SlackChannel, slackChannel } from '../src/transports/notify/slack-channel.js';
 import { slackPrincipalOf } from '../src/transports/notify/slack-users.js';
@@ -500,83 +501,93 @@ describe('POST /slack/interactivity', () => {
   });
 });
 
-describe('end to end: pause → outbox → Slack → button → run completes → message rewritten', () => {
-  const slack = new FakeSlack(TOKEN);
-  let e2e: Holdpoint;
-  let e2eServer: Server;
-  let e2eBase: string;
+const scratch = new RedisScratch();
+afterAll(() => scratch.cleanup());
 
-  beforeAll(async () => {
-    await slack.start();
-    e2e = createHoldpoint({
-      apps: [slackApp],
-      sweepIntervalSeconds: false,
-      clock,
-      notifications: {
-        channels: [
-          slackChannel({
-            token: TOKEN,
-            signingSecret: SIGNING_SECRET,
-            apiUrl: slack.apiUrl,
-            clock,
-          }),
-        ],
-        directory: {
-          users: { alice: { slack: 'UALICE' } },
-          roles: { finance: { slack: 'CFINANCE' } },
+describe.each([
+  ['memory', () => memoryStore()],
+  ['redis', () => redisStore({ url: TEST_REDIS_URL, keyPrefix: scratch.prefix })],
+])(
+  'end to end on the %s store: pause → outbox → Slack → button → run completes → message rewritten',
+  (_kind, store) => {
+    const slack = new FakeSlack(TOKEN);
+    let e2e: Holdpoint;
+    let e2eServer: Server;
+    let e2eBase: string;
+
+    beforeAll(async () => {
+      await slack.start();
+      e2e = createHoldpoint({
+        apps: [slackApp],
+        store: store(),
+        sweepIntervalSeconds: false,
+        clock,
+        notifications: {
+          channels: [
+            slackChannel({
+              token: TOKEN,
+              signingSecret: SIGNING_SECRET,
+              apiUrl: slack.apiUrl,
+              clock,
+            }),
+          ],
+          directory: {
+            users: { alice: { slack: 'UALICE' } },
+            roles: { finance: { slack: 'CFINANCE' } },
+          },
         },
-      },
-    });
-    e2eServer = createServer(e2e.handler);
-    await new Promise<void>((resolve) => e2eServer.listen(0, '127.0.0.1', resolve));
-    e2eBase = `http://127.0.0.1:${(e2eServer.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await new Promise((resolve) => e2eServer.close(resolve));
-    await e2e.close();
-    await slack.stop();
-  });
-
-  it('asks alice and finance in Slack; alice approves there; both messages say so', async () => {
-    const outcome = (await e2e.start({ userId: 'ann', query: 'always 64' })) as PendingOutcome;
-    expect(outcome.status).toBe('pending_approval');
-    const posted = (calls: { method: string }[]) =>
-      calls.filter((c) => c.method === 'chat.postMessage');
-    await slack.waitFor((calls) => posted(calls).length === 2);
-    const asked = slack.callsOf('chat.postMessage');
-    expect(asked.map((c) => c.args.channel).sort()).toEqual(['CFINANCE', 'UALICE']);
-    const dm = asked.find((c) => c.args.channel === 'UALICE');
-    const [approve] = buttonsOf(dm?.args.blocks as Block[]);
-    expect(approve?.action_id).toBe('holdpoint_approve');
-
-    const ended = new Promise<string>((resolve) => {
-      void e2e.watch(outcome.sessionId, (event) => {
-        if (event.type === 'outcome') resolve(event.outcome.status);
       });
+      e2eServer = createServer(e2e.handler);
+      await new Promise<void>((resolve) => e2eServer.listen(0, '127.0.0.1', resolve));
+      e2eBase = `http://127.0.0.1:${(e2eServer.address() as AddressInfo).port}`;
     });
-    // Alice presses Approve on her direct message: the directory says U-ALICE is alice.
-    const pressed = await press(
-      { user: 'UALICE', action: 'holdpoint_approve', value: String(approve?.value) },
-      'e2e',
-      (request) => fetch(new Request(`${e2eBase}/slack/interactivity`, request)),
-    );
-    expect(pressed).toMatchObject({ status: 200, body: { text: 'You approved it.' } });
-    expect(await ended).toBe('completed');
+    afterAll(async () => {
+      await new Promise((resolve) => e2eServer.close(resolve));
+      await e2e.close();
+      await slack.stop();
+    });
 
-    const { entries } = await e2e.audit({ sessionId: outcome.sessionId, limit: 200 });
-    expect(entries.filter((e) => e.action === 'decided')).toEqual([
-      expect.objectContaining({ actor: 'alice', channel: 'slack' }),
-    ]);
-    await slack.waitFor((calls) => calls.filter((c) => c.method === 'chat.update').length === 2);
-    for (const update of slack.callsOf('chat.update')) {
-      const ref = `${String(update.args.channel)}:${String(update.args.ts)}`;
-      expect(['DALICE', 'CFINANCE']).toContain(update.args.channel);
-      expect(slack.messages.get(ref)?.text).toContain('Approved by alice (via slack)');
-      expect(buttonsOf(update.args.blocks as Block[])).toHaveLength(0);
-    }
-    expect(slack.calls.every((c) => c.answer === 'ok')).toBe(true);
-  });
-});
+    it('asks alice and finance in Slack; alice approves there; both messages say so', async () => {
+      const outcome = (await e2e.start({ userId: 'ann', query: 'always 64' })) as PendingOutcome;
+      expect(outcome.status).toBe('pending_approval');
+      const posted = (calls: { method: string }[]) =>
+        calls.filter((c) => c.method === 'chat.postMessage');
+      await slack.waitFor((calls) => posted(calls).length === 2);
+      const asked = slack.callsOf('chat.postMessage');
+      expect(asked.map((c) => c.args.channel).sort()).toEqual(['CFINANCE', 'UALICE']);
+      const dm = asked.find((c) => c.args.channel === 'UALICE');
+      const [approve] = buttonsOf(dm?.args.blocks as Block[]);
+      expect(approve?.action_id).toBe('holdpoint_approve');
+
+      const ended = new Promise<string>((resolve) => {
+        void e2e.watch(outcome.sessionId, (event) => {
+          if (event.type === 'outcome') resolve(event.outcome.status);
+        });
+      });
+      // Alice presses Approve on her direct message: the directory says U-ALICE is alice.
+      const pressed = await press(
+        { user: 'UALICE', action: 'holdpoint_approve', value: String(approve?.value) },
+        'e2e',
+        (request) => fetch(new Request(`${e2eBase}/slack/interactivity`, request)),
+      );
+      expect(pressed).toMatchObject({ status: 200, body: { text: 'You approved it.' } });
+      expect(await ended).toBe('completed');
+
+      const { entries } = await e2e.audit({ sessionId: outcome.sessionId, limit: 200 });
+      expect(entries.filter((e) => e.action === 'decided')).toEqual([
+        expect.objectContaining({ actor: 'alice', channel: 'slack' }),
+      ]);
+      await slack.waitFor((calls) => calls.filter((c) => c.method === 'chat.update').length === 2);
+      for (const update of slack.callsOf('chat.update')) {
+        const ref = `${String(update.args.channel)}:${String(update.args.ts)}`;
+        expect(['DALICE', 'CFINANCE']).toContain(update.args.channel);
+        expect(slack.messages.get(ref)?.text).toContain('Approved by alice (via slack)');
+        expect(buttonsOf(update.args.blocks as Block[])).toHaveLength(0);
+      }
+      expect(slack.calls.every((c) => c.answer === 'ok')).toBe(true);
+    });
+  },
+);
 
 describe('a press that resumes a long run', () => {
   it('is answered once the decision is stored, while the run goes on', async () => {
