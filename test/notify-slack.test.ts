@@ -16,7 +16,7 @@ import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { ApprovalRequest } from '../src/core/types.js';
 import type { DeliveryContext, RecipientAddress } from '../src/runtime/notify/channel.js';
 import { DeliveryFailure } from '../src/runtime/notify/channel.js';
-import type { PendingOutcome } from '../src/runtime/run-outcome.js';
+import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
@@ -234,13 +234,19 @@ async function decisionsOf(sessionId: string) {
   return entries.filter((e) => e.action === 'decided');
 }
 
-/** Resolves with the run's outcome event once the resumed run ends. */
-function runEnd(sessionId: string): Promise<string> {
-  return new Promise((resolve) => {
-    void holdpoint.watch(sessionId, (event) => {
-      if (event.type === 'outcome') resolve(event.outcome.status);
-    });
+/** Watches `sessionId` (from now on, on any instance): `done` is its run's next outcome. */
+async function runEnd(
+  instance: Holdpoint,
+  sessionId: string,
+): Promise<{ done: Promise<RunOutcome> }> {
+  let resolve!: (outcome: RunOutcome) => void;
+  const done = new Promise<RunOutcome>((settle) => {
+    resolve = settle;
   });
+  await instance.watch(sessionId, (event) => {
+    if (event.type === 'outcome') resolve(event.outcome);
+  });
+  return { done };
 }
 
 describe('the Slack channel', () => {
@@ -389,18 +395,22 @@ describe('POST /slack/interactivity', () => {
     const requested = await requestToAlice(outcome);
     const approval = outcome.approvals[0] as ApprovalRequest;
     const value = `${approval.approvalId}|${hashArgs(approval.args)}`;
-    const ended = runEnd(outcome.sessionId);
+    const ended = await runEnd(holdpoint, outcome.sessionId);
 
     const pressed = await press({ user: 'UALICE', action: 'holdpoint_approve', value });
     expect(pressed.status).toBe(200);
     expect(pressed.body).toMatchObject({ response_type: 'ephemeral' });
     expect(String(pressed.body?.text)).toMatch(/^You approved it/);
-    expect(await ended).toBe('completed');
+    const done = await ended.done;
+    expect(done.status).toBe('completed');
+    const { key } = JSON.parse(
+      done.status === 'completed' ? done.result.replace(/^[^{]*/, '') : '{}',
+    );
+    expect(effectRuns.get(key)).toBe(1);
 
     const [decided, ...more] = await decisionsOf(outcome.sessionId);
     expect(more).toHaveLength(0);
     expect(decided).toMatchObject({ actor: 'alice', channel: 'slack' });
-    expect([...effectRuns.values()]).toContain(1);
 
     const event = eventOf('decided', outcome, {
       actor: 'alice',
@@ -580,11 +590,7 @@ describe.each([
       const [approve] = buttonsOf(dm?.args.blocks as Block[]);
       expect(approve?.action_id).toBe('holdpoint_approve');
 
-      const ended = new Promise<string>((resolve) => {
-        void e2e.watch(outcome.sessionId, (event) => {
-          if (event.type === 'outcome') resolve(event.outcome.status);
-        });
-      });
+      const ended = await runEnd(e2e, outcome.sessionId);
       // Alice presses Approve on her direct message: the directory says U-ALICE is alice.
       const pressed = await press(
         { user: 'UALICE', action: 'holdpoint_approve', value: String(approve?.value) },
@@ -592,7 +598,7 @@ describe.each([
         (request) => fetch(new Request(`${e2eBase}/slack/interactivity`, request)),
       );
       expect(pressed).toMatchObject({ status: 200, body: { text: 'You approved it.' } });
-      expect(await ended).toBe('completed');
+      expect((await ended.done).status).toBe('completed');
 
       const { entries } = await e2e.audit({ sessionId: outcome.sessionId, limit: 200 });
       expect(entries.filter((e) => e.action === 'decided')).toEqual([
