@@ -41,6 +41,10 @@ export {
   type Store,
 } from './api/stores.js';
 export { defineConfig, type ServerConfig } from './config/config.js';
+export type {
+  ApprovalEvent,
+  ApprovalEventType,
+} from './core/approval-event.js';
 export type { Cancel, Clock } from './core/clock.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
 export type { Principal } from './core/principal.js';
@@ -59,6 +63,16 @@ export type {
   SessionStatus,
 } from './core/types.js';
 export type { AppSummary, Health } from './runtime/holdpoint-runtime.js';
+export {
+  type DeliveryContext,
+  DeliveryFailure,
+  type NotificationChannel,
+  type RecipientAddress,
+} from './runtime/notify/channel.js';
+export type {
+  NotificationDirectory,
+  NotificationOptions,
+} from './runtime/notify/notification-options.js';
 export type { AuditPage, AuditQuery } from './runtime/queries/audit-log.js';
 export type {
   PendingApproval,
@@ -76,6 +90,7 @@ export type {
 export type { DecisionInput, ResumeRequest, StartRequest } from './runtime/requests.js';
 export type { RunEvent, RunEventSink } from './runtime/run-event.js';
 export type { CompletedOutcome, PendingOutcome, RunOutcome } from './runtime/run-outcome.js';
+export type { DeliveryRecord, DeliveryStatus } from './store/outbox.js';
 export type { Unsubscribe } from './store/run-relay.js';
 export {
   INVOCATION_ID,
@@ -95,3 +110,10 @@ export {
   slackChannel,
 } from './transports/notify/slack-channel.js';
 export type { SlackUsers } from './transports/notify/slack-users.js';
+export {
+  verifyWebhookSignature,
+  WEBHOOK_HEADERS,
+  type WebhookChannelOptions,
+  type WebhookHeaders,
+  webhookChannel,
+} from './transports/notify/webhook-channel.js';

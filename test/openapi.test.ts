@@ -19,7 +19,14 @@ let base: string;
 let document: any;
 
 beforeAll(async () => {
-  holdpoint = createHoldpoint({ apps: [payments], sweepIntervalSeconds: false });
+  holdpoint = createHoldpoint({
+    apps: [payments],
+    sweepIntervalSeconds: false,
+    // Notifications on, so the deliveries' routes have one to show.
+    notifications: {
+      channels: [{ name: 'quiet', audience: 'endpoint', send: async () => undefined }],
+    },
+  });
   server = createServer(holdpoint.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -119,6 +126,19 @@ const CALLS: Record<string, () => Call[]> = {
     { path: `/api/runs/${seen.run}/cancel`, body: { reason: 'done' }, status: 409 },
     { path: `/api/runs/${seen.run}/cancel`, body: { reason: 7 }, status: 400 },
   ],
+  listDeliveries: () => [
+    { path: '/api/deliveries?limit=5', status: 200 },
+    { path: '/api/deliveries?status=lost', status: 400, code: 'VALIDATION_FAILED' },
+    { path: '/api/deliveries', status: 403, code: 'FORBIDDEN', as: signedInAs('ann') },
+  ],
+  getDelivery: () => [
+    { path: `/api/deliveries/${seen.delivery}`, status: 200 },
+    { path: '/api/deliveries/dlv_nobody', status: 404, code: 'NOT_FOUND' },
+  ],
+  resendDelivery: () => [
+    { path: `/api/deliveries/${seen.delivery}/resend`, body: {}, status: 200 },
+    { path: `/api/deliveries/${seen.delivery}/resend`, body: { now: true }, status: 400 },
+  ],
   chat: () => [
     {
       path: '/api/chat',
@@ -147,6 +167,9 @@ const ORDER = [
   'getRun',
   'recoverRun',
   'cancelRun',
+  'listDeliveries',
+  'getDelivery',
+  'resendDelivery',
   'chat',
 ];
 
@@ -219,6 +242,9 @@ describe('the OpenAPI document', () => {
           seen.session = body.session_id;
           seen.run = body.invocation_id;
           seen.approval = body.approvals[0].approval_id;
+        }
+        if (id === 'listDeliveries' && call.status === 200) {
+          seen.delivery = body.deliveries[0].delivery_id;
         }
       }
     }

@@ -53,6 +53,11 @@ const configSchema = (
     message: 'jwt needs --jwt-jwks-url, --jwt-issuer and --jwt-audience',
     path: ['auth'],
   })
+  .refine((c) => c.webhookUrls.length === 0 || c.webhookSecret !== undefined, {
+    message:
+      'webhooks are signed: --webhook-url needs --webhook-secret (or HOLDPOINT_WEBHOOK_SECRET)',
+    path: ['webhookSecret'],
+  })
   .refine((c) => c.oidcClientId === undefined || c.auth === 'jwt', {
     message: 'OpenID Connect sign-in (--oidc-client-id) needs --auth jwt',
     path: ['oidcClientId'],

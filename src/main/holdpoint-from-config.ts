@@ -10,6 +10,7 @@ import { LIMIT_SETTING_NAMES, type SocketLimits } from '../transports/http/limit
 import { allowedHostsFor } from './allowed-hosts.js';
 import { identityFromConfig } from './identity-from-config.js';
 import { loadApps } from './load-apps.js';
+import { notificationsFromConfig } from './notifications-from-config.js';
 
 /** A Holdpoint wired from a config: what the server and the CLI run. */
 export interface ConfiguredHoldpoint {
@@ -78,6 +79,7 @@ export async function holdpointFromConfig(
       limits: Object.fromEntries(
         Object.entries(LIMIT_SETTING_NAMES).map(([limit, setting]) => [limit, config[setting]]),
       ),
+      notifications: notificationsFromConfig(config),
     },
     wiring.webRoot,
   );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.js';
+import { notificationsFromConfig } from './notifications-from-config.js';
 import { slackFromConfig } from './slack-from-config.js';
 
 describe('slackFromConfig', () => {
@@ -22,5 +23,22 @@ describe('slackFromConfig', () => {
     expect(() => loadConfig(['--slack-token', 'xoxb-1'], {})).toThrow(
       /Slack needs both --slack-token and --slack-signing-secret/,
     );
+  });
+
+  it('joins the notifications of holdpoint serve, with the directory from the config', () => {
+    const directory = {
+      users: { alice: { slack: 'U1' } },
+      slackUsers: { U2: { id: 'bob', roles: ['finance'] } },
+    };
+    const config = loadConfig(
+      ['--slack-token', 'xoxb-1'],
+      { SLACK_SIGNING_SECRET: 'secret' },
+      { notifyDirectory: directory },
+    );
+    const notifications = notificationsFromConfig(config);
+    expect(notifications?.directory).toEqual(directory);
+    expect(notifications?.channels).toEqual([
+      expect.objectContaining({ name: 'slack', users: directory.slackUsers }),
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import { isHoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { Pause, RunRecord } from '../core/types.js';
 import { appName, idText, validate } from '../core/validate.js';
+import type { DeliveryRecord } from '../store/outbox.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';
@@ -14,6 +15,7 @@ import {
   type RequestAct,
 } from './commands/idempotent-request.js';
 import { recoverRun } from './commands/recover-run.js';
+import { resendDelivery } from './commands/resend-delivery.js';
 import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
 import { expireDue } from './expiry/expire-due.js';
@@ -21,6 +23,12 @@ import { ExpirySweeper } from './expiry/expiry-sweeper.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
 import { type AuditPage, type AuditQuery, auditLog } from './queries/audit-log.js';
+import {
+  type DeliveriesPage,
+  type DeliveriesQuery,
+  getDelivery,
+  listDeliveries,
+} from './queries/deliveries.js';
 import {
   listPendingApprovals,
   type PendingPage,
@@ -250,6 +258,21 @@ export class HoldpointRuntime {
   /** Resumes interrupted runs now (as `recover: 'auto'` does each beat); returns how many. */
   recoverInterrupted(): Promise<number> {
     return recoverInterrupted(this.ctx, new Set());
+  }
+
+  /** Notifications (the outbox's deliveries), newest first, all or by status: for admins. */
+  listDeliveries(query: DeliveriesQuery, by: Principal): Promise<DeliveriesPage> {
+    return listDeliveries(this.ctx, query, checked(by));
+  }
+
+  /** One notification by its delivery id: for admins. */
+  getDelivery(deliveryId: string, by: Principal): Promise<DeliveryRecord> {
+    return getDelivery(this.ctx, deliveryId, checked(by));
+  }
+
+  /** Sends a notification again (due now, attempts from zero, same id): for admins. */
+  resendDelivery(deliveryId: string, by: Principal): Promise<DeliveryRecord> {
+    return resendDelivery(this.ctx, deliveryId, checked(by));
   }
 
   /**

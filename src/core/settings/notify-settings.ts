@@ -3,6 +3,27 @@ import { setting } from './setting.js';
 
 const text = z.string().min(1);
 const positiveInt = z.number().int().positive();
+const addresses = z.record(z.string(), z.record(z.string(), z.string()));
+
+/**
+ * Where people (by principal id) and roles (by name) are reached, per channel:
+ * `{ "users": { "alice": { "email": "alice@example.com" } }, "roles": { … } }`, and who
+ * Slack users are (`slackUsers`).
+ */
+export const notificationDirectory = z.strictObject({
+  users: addresses.optional(),
+  roles: addresses.optional(),
+  /** Slack user id → principal id, or principal with roles (slack-users.ts). */
+  slackUsers: z
+    .record(
+      z.string(),
+      z.union([
+        z.string().min(1),
+        z.strictObject({ id: z.string().min(1), roles: z.array(z.string()).optional() }),
+      ]),
+    )
+    .optional(),
+});
 
 /**
  * Who is told when an approval waits, and how: webhooks, Slack, email, decision links,
@@ -64,7 +85,7 @@ export const NOTIFY_SETTINGS = {
     doc: 'email: the sender',
   }),
   notifyDirectory: setting({
-    schema: text,
+    schema: z.union([text, notificationDirectory]),
     flag: 'notify-directory',
     env: 'HOLDPOINT_NOTIFY_DIRECTORY',
     placeholder: 'FILE',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notificationDirectory } from '../../core/settings/notify-settings.js';
 import { SETTINGS } from '../../core/settings/settings.js';
 import type { NotificationChannel, RecipientAddress } from './channel.js';
 
@@ -36,8 +37,6 @@ export interface NotificationOptions {
   retentionSeconds?: number;
 }
 
-const address = z.record(z.string(), z.string());
-
 /** NotificationOptions as `createHoldpoint` checks them. */
 export const notificationOptions = z.strictObject({
   channels: z
@@ -55,21 +54,7 @@ export const notificationOptions = z.strictObject({
     .refine((channels) => new Set(channels.map((c) => c.name)).size === channels.length, {
       message: 'two channels have the same name',
     }),
-  directory: z
-    .strictObject({
-      users: z.record(z.string(), address).optional(),
-      roles: z.record(z.string(), address).optional(),
-      slackUsers: z
-        .record(
-          z.string(),
-          z.union([
-            z.string().min(1),
-            z.strictObject({ id: z.string().min(1), roles: z.array(z.string()).optional() }),
-          ]),
-        )
-        .optional(),
-    })
-    .optional(),
+  directory: notificationDirectory.optional(),
   links: z
     .strictObject({
       baseUrl: z.string().url(),

@@ -2,6 +2,7 @@ import { agentOperations } from './agent.js';
 import { approvalOperations } from './approvals.js';
 import { auditOperations } from './audit.js';
 import { chatOperations } from './chat.js';
+import { deliveryOperations } from './deliveries.js';
 import type { Operation, Resource } from './operation.js';
 import { runOperations } from './runs.js';
 import { serverOperations } from './server.js';
@@ -19,6 +20,7 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   approvals: approvalOperations,
   audit: auditOperations,
   chat: chatOperations,
+  deliveries: deliveryOperations,
 };
 
 export type { Operation, OperationCall } from './operation.js';

@@ -5,7 +5,15 @@ import type { HoldpointRuntime } from '../../../runtime/holdpoint-runtime.js';
 import type { Identity } from '../../auth/index.js';
 
 /** The resources the REST API groups its operations by: one Hono sub-app and one OpenAPI tag each. */
-export type Resource = 'agent' | 'runs' | 'sessions' | 'approvals' | 'audit' | 'server' | 'chat';
+export type Resource =
+  | 'agent'
+  | 'runs'
+  | 'sessions'
+  | 'approvals'
+  | 'audit'
+  | 'server'
+  | 'chat'
+  | 'deliveries';
 
 /** What an operation's `act` and `present` get: the request as validated, and who sends it. */
 export interface OperationCall<Body, Query> {

@@ -6,6 +6,7 @@
  */
 export * from './approvals.js';
 export * from './audit.js';
+export * from './deliveries.js';
 export * from './requests.js';
 export * from './runs.js';
 export * from './server.js';

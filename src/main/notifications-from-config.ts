@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import type { HoldpointConfig } from '../config/config.js';
+import { HoldpointError } from '../core/errors.js';
+import { notificationDirectory } from '../core/settings/notify-settings.js';
+import type { NotificationChannel } from '../runtime/notify/channel.js';
+import type {
+  NotificationDirectory,
+  NotificationOptions,
+} from '../runtime/notify/notification-options.js';
+import { webhookChannel } from '../transports/notify/webhook-channel.js';
+import { slackFromConfig } from './slack-from-config.js';
+
+/** A webhook channel per `--webhook-url`: `webhook`, then `webhook-2`, `webhook-3`, … */
+function webhookChannels(config: HoldpointConfig): NotificationChannel[] {
+  const secret = config.webhookSecret as string;
+  return config.webhookUrls.map((url, i) =>
+    webhookChannel({ url, secret, name: i === 0 ? 'webhook' : `webhook-${i + 1}` }),
+  );
+}
+
+/** The directory the config gives: the object (config file), or a JSON file read now. */
+function directoryFrom(
+  given: HoldpointConfig['notifyDirectory'],
+): NotificationDirectory | undefined {
+  if (given === undefined || typeof given === 'object') return given;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(given, 'utf8'));
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? 'not JSON';
+    throw new HoldpointError('VALIDATION_FAILED', `Cannot read the directory ${given} (${why}).`);
+  }
+  const parsed = notificationDirectory.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `${given}: ${issue?.path.join('.') || 'it'}: ${issue?.message} (expected { "users": { "<id>": { "<channel>": "<address>" } }, "roles": { … }, "slackUsers": { "<Slack user id>": "<id>" } })`,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Who `holdpoint serve` tells about approvals, as the settings say: a channel per
+ * configured address (webhooks; Slack, slack-from-config.ts), the directory, retries
+ * and retention. Undefined when no
+ * channel is configured.
+ */
+export function notificationsFromConfig(config: HoldpointConfig): NotificationOptions | undefined {
+  const directory = directoryFrom(config.notifyDirectory);
+  const slack = slackFromConfig(config, directory);
+  const channels = [...webhookChannels(config), ...(slack ? [slack] : [])];
+  if (channels.length === 0) return undefined;
+  return {
+    channels,
+    directory,
+    maxAttempts: config.deliveryMaxAttempts,
+    retentionSeconds: config.deliveryRetentionSeconds,
+  };
+}
