@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildHoldpoint } from '../src/api/create-holdpoint.js';
 import { nodeHandler } from '../src/api/node-handler.js';
+import { loadConfig } from '../src/config/config.js';
 import {
   type ApprovalEvent,
   type ApprovalEventType,
@@ -14,6 +15,7 @@ import {
 import { hashArgs } from '../src/core/hash.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { ApprovalRequest } from '../src/core/types.js';
+import { holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
 import type { DeliveryContext, RecipientAddress } from '../src/runtime/notify/channel.js';
 import { DeliveryFailure } from '../src/runtime/notify/channel.js';
 import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
@@ -615,6 +617,47 @@ describe.each([
     });
   },
 );
+
+describe('holdpoint serve with the Slack settings', () => {
+  it('posts to Slack and takes the presses at /slack/interactivity', async () => {
+    const slack = new FakeSlack(TOKEN);
+    await slack.start();
+    const config = loadConfig(
+      ['--slack-token', TOKEN, '--slack-api-url', slack.apiUrl],
+      { SLACK_SIGNING_SECRET: SIGNING_SECRET },
+      { apps: [slackApp], notifyDirectory: { users: { alice: { slack: 'UALICE' } } } },
+    );
+    const served = await holdpointFromConfig(config, {
+      clock,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const outcome = (await served.holdpoint.start({
+        userId: 'ann',
+        query: 'always 8',
+      })) as PendingOutcome;
+      await slack.waitFor((calls) => calls.some((c) => c.method === 'chat.postMessage'));
+      const [approve] = buttonsOf(slack.callsOf('chat.postMessage')[0]?.args.blocks as Block[]);
+      const pressed = await press(
+        { user: 'UALICE', action: 'holdpoint_approve', value: String(approve?.value) },
+        'serve',
+        (request) => served.holdpoint.routes.fetch(request),
+      );
+      expect(pressed).toMatchObject({ status: 200, body: { text: 'You approved it.' } });
+      const { entries } = await served.holdpoint.audit({
+        sessionId: outcome.sessionId,
+        limit: 200,
+      });
+      expect(entries.filter((e) => e.action === 'decided')).toEqual([
+        expect.objectContaining({ actor: 'alice', channel: 'slack' }),
+      ]);
+      await slack.waitFor((calls) => calls.some((c) => c.method === 'chat.update'));
+    } finally {
+      await served.holdpoint.close();
+      await slack.stop();
+    }
+  });
+});
 
 describe('a press that resumes a long run', () => {
   it('is answered once the decision is stored, while the run goes on', async () => {
