@@ -116,6 +116,12 @@ export type {
 } from './transports/auth/index.js';
 export { type EmailChannelOptions, emailChannel } from './transports/notify/email-channel.js';
 export {
+  type SlackChannel,
+  type SlackChannelOptions,
+  slackChannel,
+} from './transports/notify/slack-channel.js';
+export type { SlackUsers } from './transports/notify/slack-users.js';
+export {
   verifyWebhookSignature,
   WEBHOOK_HEADERS,
   type WebhookChannelOptions,

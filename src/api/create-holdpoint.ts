@@ -51,6 +51,8 @@ import {
   resolveLimits,
   SocketLimits,
 } from '../transports/http/limits/index.js';
+import { slackInteractivityOf } from '../transports/http/slack-interactivity.js';
+import { isSlackChannel } from '../transports/notify/slack-channel.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
 import { nodeHandler } from './node-handler.js';
@@ -458,6 +460,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   });
   const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
   const metrics = storeMetrics(store, options.metrics ?? 'off');
+  const slack = options.notifications?.channels.find(isSlackChannel);
   const routes = createHttpApp({
     runtime,
     logger,
@@ -466,6 +469,9 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     webRoot,
     metrics: metrics.prometheus,
     decisionLinks: links,
+    slack:
+      slack &&
+      slackInteractivityOf(slack, options.notifications?.directory, options.clock ?? systemClock),
   });
   const attached = new Set<AttachedWebSocket>();
   // In process, the host vouches for who acts; reads are the host's own (trusted).

@@ -73,7 +73,11 @@ const configSchema = (
         (setting) => setting === undefined,
       ),
     { message: 'the --oidc-* settings need --oidc-client-id', path: ['oidcClientId'] },
-  );
+  )
+  .refine((c) => (c.slackToken === undefined) === (c.slackSigningSecret === undefined), {
+    message: 'Slack needs both --slack-token and --slack-signing-secret',
+    path: ['slackToken'],
+  });
 
 /** What a `holdpoint.config.ts` exports by default: apps, and any setting by its long name. */
 export type ServerConfig = Omit<SettingInputs, 'apps'> & {

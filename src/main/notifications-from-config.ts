@@ -9,6 +9,7 @@ import type {
 } from '../runtime/notify/notification-options.js';
 import { emailChannel } from '../transports/notify/email-channel.js';
 import { webhookChannel } from '../transports/notify/webhook-channel.js';
+import { slackFromConfig } from './slack-from-config.js';
 
 /** A webhook channel per `--webhook-url`: `webhook`, then `webhook-2`, `webhook-3`, … */
 function webhookChannels(config: HoldpointConfig): NotificationChannel[] {
@@ -50,7 +51,7 @@ function directoryFrom(
     const issue = parsed.error.issues[0];
     throw new HoldpointError(
       'VALIDATION_FAILED',
-      `${given}: ${issue?.path.join('.') || 'it'}: ${issue?.message} (expected { "users": { "<id>": { "<channel>": "<address>" } }, "roles": { … } })`,
+      `${given}: ${issue?.path.join('.') || 'it'}: ${issue?.message} (expected { "users": { "<id>": { "<channel>": "<address>" } }, "roles": { … }, "slackUsers": { "<Slack user id>": "<id>" } })`,
     );
   }
   return parsed.data;
@@ -58,17 +59,23 @@ function directoryFrom(
 
 /**
  * Who `holdpoint serve` tells about approvals, as the settings say: a channel per
- * configured address (webhooks, email), signed decision links, the directory, retries
- * and retention. Undefined when no channel is configured.
+ * configured address (webhooks, email; Slack, slack-from-config.ts), signed decision
+ * links, the directory, retries and retention. Undefined when no channel is configured.
  */
 export function notificationsFromConfig(config: HoldpointConfig): NotificationOptions | undefined {
-  const channels = [...webhookChannels(config), ...emailChannels(config)];
+  const directory = directoryFrom(config.notifyDirectory);
+  const slack = slackFromConfig(config, directory);
+  const channels = [
+    ...webhookChannels(config),
+    ...emailChannels(config),
+    ...(slack ? [slack] : []),
+  ];
   if (channels.length === 0) return undefined;
   const links = linksFrom(config);
   return {
     channels,
     ...(links ? { links } : {}),
-    directory: directoryFrom(config.notifyDirectory),
+    directory,
     maxAttempts: config.deliveryMaxAttempts,
     retentionSeconds: config.deliveryRetentionSeconds,
   };

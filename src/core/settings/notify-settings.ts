@@ -7,11 +7,22 @@ const addresses = z.record(z.string(), z.record(z.string(), z.string()));
 
 /**
  * Where people (by principal id) and roles (by name) are reached, per channel:
- * `{ "users": { "alice": { "email": "alice@example.com" } }, "roles": { … } }`.
+ * `{ "users": { "alice": { "email": "alice@example.com" } }, "roles": { … } }`, and who
+ * Slack users are (`slackUsers`).
  */
 export const notificationDirectory = z.strictObject({
   users: addresses.optional(),
   roles: addresses.optional(),
+  /** Slack user id → principal id, or principal with roles (slack-users.ts). */
+  slackUsers: z
+    .record(
+      z.string(),
+      z.union([
+        z.string().min(1),
+        z.strictObject({ id: z.string().min(1), roles: z.array(z.string()).optional() }),
+      ]),
+    )
+    .optional(),
 });
 
 /**

@@ -13,6 +13,12 @@ export interface NotificationDirectory {
   users?: Record<string, RecipientAddress>;
   /** By role name: `{ finance: { email: 'finance@example.com', slack: 'C0456' } }`. */
   roles?: Record<string, RecipientAddress>;
+  /**
+   * Who a Slack user is when pressing a button: principal id, or principal with its roles
+   * (`{ U0789: { id: 'bob', roles: ['finance'] } }`). A person whose entry in `users`
+   * names a Slack user id is known without it, with no roles.
+   */
+  slackUsers?: Record<string, string | { id: string; roles?: string[] }>;
 }
 
 /** How Holdpoint tells people about approvals (`createHoldpoint({ notifications })`). */

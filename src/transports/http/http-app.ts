@@ -22,6 +22,7 @@ import { presentError } from './present.js';
 import { limitBodies, settleUnreadBodies } from './request-bodies.js';
 import { countRequest } from './routes/rate-counting.js';
 import { resourceRoutes } from './routes/resource-routes.js';
+import { type SlackInteractivity, slackInteractivityRoutes } from './slack-interactivity.js';
 
 export interface HttpAppOptions {
   runtime: HoldpointRuntime;
@@ -36,6 +37,8 @@ export interface HttpAppOptions {
   metrics?: PrometheusEndpoint;
   /** Signed decision links: their pages are served at `/decide/:token` when given. */
   decisionLinks?: DecisionLinks;
+  /** Slack's button presses, at `/slack/interactivity`, when a Slack channel is configured. */
+  slack?: SlackInteractivity;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -53,6 +56,7 @@ export function createHttpApp({
   webRoot,
   metrics,
   decisionLinks,
+  slack,
 }: HttpAppOptions): Hono<WithPrincipal> {
   const app = new Hono<WithPrincipal>();
 
@@ -106,6 +110,9 @@ export function createHttpApp({
   for (const operations of Object.values(OPERATIONS_BY_RESOURCE)) {
     app.route('/', resourceRoutes(operations, deps));
   }
+
+  // Public like the sign-in routes: Slack signs its requests instead of proving an identity.
+  if (slack) app.route('/', slackInteractivityRoutes({ runtime, logger, ...slack }));
 
   if (identity.loginRoutes) {
     // Signing out changes state: JSON or no body, like the API (Origin: guardBrowsers).
