@@ -64,6 +64,7 @@ const PROGRAMS = [
   'traces.ts',
   'sign-in.ts',
   'wait-for-approval.ts',
+  'sla.ts',
 ];
 /** Fixtures that are servers: each listens on PORT and answers a payment with a pause. */
 const SERVERS = ['hono-server.ts', 'node-server.ts', 'express-server.ts'];
