@@ -20,7 +20,7 @@ import { clearDelegation, getDelegation, setDelegation } from './commands/out-of
 import { type ReassignedApproval, reassignApproval } from './commands/reassign-approval.js';
 import { recoverRun } from './commands/recover-run.js';
 import { resendDelivery } from './commands/resend-delivery.js';
-import { decideApproval, resumeRun } from './commands/resume-run.js';
+import { decideApproval, delegatorsOf, resumeRun } from './commands/resume-run.js';
 import { startRun } from './commands/start-run.js';
 import { expireDue } from './expiry/expire-due.js';
 import { ExpirySweeper } from './expiry/expiry-sweeper.js';
@@ -102,7 +102,11 @@ export class HoldpointRuntime {
 
   constructor(options: RuntimeOptions) {
     this.ctx = new RuntimeContext(options);
-    this.inboxWatches = new InboxWatches(this.ctx.store.relay);
+    this.inboxWatches = new InboxWatches(
+      this.ctx.store.relay,
+      (by) => delegatorsOf(this.ctx, by, this.ctx.clock.now()),
+      () => this.ctx.clock.now(),
+    );
   }
 
   /** Names of the apps this runtime serves. */

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { INBOX_CHANNEL } from '../../store/inbox-news.js';
 import { MemoryRelay } from '../../store/memory/memory-relay.js';
-import { INBOX_WATCHES_PER_PRINCIPAL, InboxWatches } from './inbox-watch.js';
+import {
+  INBOX_DELEGATORS_TTL_MS,
+  INBOX_WATCHES_PER_PRINCIPAL,
+  InboxWatches,
+} from './inbox-watch.js';
 
 const BOB = { id: 'bob', roles: ['approver'] };
 const noop = () => {};
@@ -59,5 +63,40 @@ describe('an inbox watch', () => {
     await stop();
     watches.endAll();
     expect(ended).toEqual(['open']);
+  });
+
+  it('hears news of those who left their approvals to its principal, read again when stale', async () => {
+    const relay = new MemoryRelay();
+    let now = 1_000_000;
+    let delegators: string[] = ['ann'];
+    let reads = 0;
+    const watches = new InboxWatches(
+      relay,
+      async () => {
+        reads += 1;
+        return delegators;
+      },
+      () => now,
+    );
+    let heard = 0;
+    const stop = await watches.watch(BOB, () => (heard += 1), noop);
+    relay.publish(INBOX_CHANNEL, { audiences: ['user:ann'] });
+    await expect.poll(() => heard).toBe(1);
+    // carl leaves his approvals to bob after the watch opened: heard once what was read is stale.
+    delegators = ['ann', 'carl'];
+    relay.publish(INBOX_CHANNEL, { audiences: ['user:carl'] });
+    relay.publish(INBOX_CHANNEL, { audiences: ['user:ann'] });
+    await expect.poll(() => heard).toBe(2);
+    expect(reads).toBe(1);
+    now += INBOX_DELEGATORS_TTL_MS;
+    relay.publish(INBOX_CHANNEL, { audiences: ['user:carl'] });
+    await expect.poll(() => heard).toBe(3);
+    expect(reads).toBe(2);
+    // News for someone unrelated costs no read while what was read is fresh.
+    relay.publish(INBOX_CHANNEL, { audiences: ['user:dora'] });
+    relay.publish(INBOX_CHANNEL, { audiences: ['role:approver'] });
+    await expect.poll(() => heard).toBe(4);
+    expect(reads).toBe(2);
+    await stop();
   });
 });

@@ -12,6 +12,15 @@ export const INBOX_COUNT_CAP = 200;
 export const INBOX_SUMMARY_SIZE = 20;
 /** Inbox watches one principal may hold open at once in one process. */
 export const INBOX_WATCHES_PER_PRINCIPAL = 16;
+/**
+ * How long a watch trusts what it read of the people who left their approvals to its
+ * principal (out of office): news for someone else reads it again once it is older, so a
+ * delegation reaches open streams this soon, at one read per stream per period at most.
+ */
+export const INBOX_DELEGATORS_TTL_MS = 15_000;
+
+/** Who left their approvals to `by` now (out of office): their principal ids. */
+export type DelegatorsOf = (by: Principal) => Promise<string[]>;
 
 /** One approval a summary names: enough to tell it is new and to say what it is. */
 export interface InboxEntry {
@@ -60,7 +69,11 @@ export class InboxWatches {
   /** How each open watch's holder is told to end it (the process stops). */
   private readonly enders = new Set<() => void>();
 
-  constructor(private readonly relay: RunRelay) {}
+  constructor(
+    private readonly relay: RunRelay,
+    private readonly delegatorsOf: DelegatorsOf = async () => [],
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * Calls `onNews` whenever a commit may have changed what `by` may decide (news whose
@@ -80,6 +93,17 @@ export class InboxWatches {
     }
     this.open.set(by.id, held + 1);
     const mine = new Set(principalAudiences(by));
+    // The `user:` audiences of those who left their approvals to `by`, and when read.
+    let delegated = new Set<string>();
+    let readAt = Number.NEGATIVE_INFINITY;
+    const concerns = (audiences: string[]) =>
+      audiences.some((audience) => mine.has(audience) || delegated.has(audience));
+    // A store that cannot say keeps what was read last: the stream still hears `by`'s own.
+    const readDelegators = async () => {
+      readAt = this.now();
+      const ids = await this.delegatorsOf(by).catch(() => undefined);
+      if (ids) delegated = new Set(ids.map((id) => `user:${id}`));
+    };
     let released = false;
     const release = () => {
       if (released) return;
@@ -90,10 +114,18 @@ export class InboxWatches {
       else this.open.delete(by.id);
     };
     try {
+      await readDelegators();
       const unsubscribe = await this.relay.subscribe(INBOX_CHANNEL, (message) => {
         const news = inboxNewsSchema.safeParse(message);
-        // News about other audiences' pauses is none of this inbox's business.
-        if (news.success && news.data.audiences.some((audience) => mine.has(audience))) onNews();
+        if (!news.success) return;
+        const { audiences } = news.data;
+        if (concerns(audiences)) {
+          onNews();
+        } else if (this.now() - readAt >= INBOX_DELEGATORS_TTL_MS) {
+          // Perhaps someone left their approvals to `by` since: read that again, then look.
+          void readDelegators().then(() => concerns(audiences) && onNews());
+        }
+        // Otherwise news about other audiences' pauses is none of this inbox's business.
       });
       this.enders.add(onEnd);
       return async () => {
