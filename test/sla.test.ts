@@ -87,6 +87,31 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
     await runtime.cancel(sessionId, ann);
   });
 
+  it('stores the app’s notification rule with approvals of tools that name none', async () => {
+    /** The notification rule stored with the approval of a run of an app with `notify`. */
+    async function storedRule(toolNotify?: ApprovalSettings['notify']) {
+      const app = resolveApp(
+        defineApp({
+          name: 'sla',
+          agent: approvalTools.agent,
+          notify: { channels: ['webhook'], to: ['user:controller'] },
+          approvals: {
+            always_confirm: { approvers: { roles: ['approver'] }, notify: toolNotify },
+          },
+        }),
+        { model: 'rules' },
+      );
+      const runtime = runtimeOn(newStore(), app, new ManualClock(Date.now()));
+      const paused = pending(await runtime.start({ query: 'always 5' }, ann));
+      const [approval] = (await runtime.getSession(paused.sessionId, ann)).pendingApprovals;
+      await runtime.cancel(paused.sessionId, ann);
+      return approval?.notify;
+    }
+    expect(await storedRule()).toEqual({ channels: ['webhook'], to: ['user:controller'] });
+    // A tool's own rule replaces the app's.
+    expect(await storedRule({ channels: ['email'] })).toEqual({ channels: ['email'] });
+  });
+
   it('reminds at +60 s and +180 s, escalates to the cfo at +300 s, who then decides', async () => {
     const { clock, runtime, approvalId, sessionId } = await waiting({
       sla: {

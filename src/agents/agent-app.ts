@@ -31,6 +31,8 @@ export interface AgentApp {
   approvers?: Record<string, Approvers>;
   /** Who is told, the SLA and the links policy of each tool's approvals (copied onto each). */
   approvalRules?: Record<string, ApprovalRules>;
+  /** Who is told of the approvals of tools whose rules name no `notify` of their own. */
+  notify?: NotifyRule;
   /** Tools whose approved calls a recovered run may run again without asking. */
   idempotentTools?: ReadonlySet<string>;
   /** Fingerprints of earlier shapes of this app whose paused or interrupted runs it resumes. */

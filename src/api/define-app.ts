@@ -84,6 +84,11 @@ export interface AppDefinition {
    * on with. A run of any other version is refused with APP_CHANGED.
    */
   compatibleWith?: string[];
+  /**
+   * Who is told of the approvals of every tool whose `approvals` entry has no `notify`
+   * of its own, and through which channels (a tool's own rule replaces it).
+   */
+  notify?: NotifyRule;
 }
 
 /** What `defineApp` returns; an app module's default export. */
@@ -225,6 +230,7 @@ const appDefinition = z.strictObject({
     'an ADK agent (e.g. an LlmAgent) or a function returning one',
   ),
   approvals: z.record(z.string().min(1).max(200), approvalSettings).optional(),
+  notify: notifySettings.optional(),
   compatibleWith: z
     .array(z.string().regex(/^[0-9a-f]{16}$/, 'a fingerprint'))
     .max(100)
@@ -333,5 +339,6 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
     approvalRules,
     idempotentTools,
     compatibleWith: new Set(app.compatibleWith ?? []),
+    ...(app.notify && { notify: { ...app.notify } }),
   };
 }

@@ -114,6 +114,7 @@ async function pauseRun(
   holdUntil: number | undefined,
 ): Promise<RunOutcome> {
   const expiresAt = end.now + ctx.pauseTtlMs;
+  const app = ctx.options.apps.get(segment.app);
   const pause: Pause = {
     pauseId: `pause-${randomUUID()}`,
     sessionId: segment.sessionId,
@@ -123,8 +124,10 @@ async function pauseRun(
     status: 'pending',
     approvals: collector.approvals.map((a) => ({
       ...a,
-      approvers: ctx.options.apps.get(segment.app)?.approvers?.[a.toolName] ?? DEFAULT_APPROVERS,
-      ...ctx.options.apps.get(segment.app)?.approvalRules?.[a.toolName],
+      approvers: app?.approvers?.[a.toolName] ?? DEFAULT_APPROVERS,
+      // The app's notification rule, unless the tool's own rules name one.
+      ...(app?.notify && { notify: app.notify }),
+      ...app?.approvalRules?.[a.toolName],
       createdAt: end.now,
       expiresAt,
     })),
