@@ -152,7 +152,7 @@ describe.each(['memory', 'redis'] as const)('webhooks on the %s store', (kind) =
       maxAttempts: 3,
     });
     receiver.answers = ['hang', 'hang', 'hang'];
-    await holdpoint.start({ userId: 'ann', query: 'always 3' });
+    const paused = await holdpoint.start({ userId: 'ann', query: 'always 3' });
     await receiver.receivedCount(1);
     await runtime.dispatchNotifications();
     const id = receiver.received[0]?.body.delivery_id ?? '';
@@ -174,6 +174,16 @@ describe.each(['memory', 'redis'] as const)('webhooks on the %s store', (kind) =
       last_error: 'No answer within 100 ms. (attempt 3 of 3)',
       event: { type: 'requested' },
     });
+    // The session's audit log says who was never told, and why.
+    const { entries } = await holdpoint.audit({ sessionId: paused.sessionId, limit: 50 });
+    expect(entries.filter((line) => line.action === 'undelivered')).toEqual([
+      expect.objectContaining({
+        actor: 'system',
+        channel: 'webhook',
+        toolName: 'always_confirm',
+        reason: 'endpoint:webhook: No answer within 100 ms. (attempt 3 of 3)',
+      }),
+    ]);
     // Nothing more is tried, however long one waits.
     clock.advance(24 * 3_600_000);
     expect(await runtime.dispatchNotifications()).toBe(0);

@@ -217,6 +217,7 @@ export const AUDIT_ACTIONS = [
   'reminded',
   'escalated',
   'delegated',
+  'undelivered',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -9,6 +9,7 @@ import {
   deliveryIdOf,
 } from '../../store/outbox.js';
 import type { HoldpointStore } from '../../store/store.js';
+import { undeliveredTransition } from '../../store/transitions.js';
 import {
   type DeliveryContext,
   DeliveryFailure,
@@ -17,6 +18,9 @@ import {
 } from './channel.js';
 import type { NotificationDirectory } from './notification-options.js';
 import { deliveryPlanner } from './plan-deliveries.js';
+
+/** How long an `undelivered` audit line's reason may be (the audit's limit for reasons). */
+const UNDELIVERED_REASON_LENGTH = 2000;
 
 /** Retries: the first after `baseMs`, each next twice as late, never later than `maxMs`. */
 export interface Backoff {
@@ -216,11 +220,37 @@ export class DeliveryDispatcher {
       log.info('a delivery attempt ended after its claim was taken over; the next one settles it');
     } else if (result.status === 'gave_up') {
       log.warn({ error: result.error }, 'gave up a notification');
+      await this.recordUndelivered(claimed, result.error, log);
     } else if (result.status === 'failed') {
       log.info({ error: result.error }, 'a notification attempt failed; retrying later');
     }
     if (settled) this.options.onSettled?.(claimed, result);
     return true;
+  }
+
+  /**
+   * Writes the give-up into the session's audit log (`undelivered`), so the log shows who
+   * was never told; a session gone meanwhile (or a store that fails) leaves the log line
+   * above as the only trace.
+   */
+  private async recordUndelivered(
+    delivery: DeliveryRecord,
+    error: string,
+    log: Logger,
+  ): Promise<void> {
+    const { event } = delivery;
+    const notice = {
+      invocationId: event.invocation_id,
+      approvalId: event.approval.approval_id,
+      toolName: event.approval.tool_name,
+      channel: delivery.channel,
+      reason: `${delivery.recipient}: ${error}`.slice(0, UNDELIVERED_REASON_LENGTH),
+    };
+    try {
+      await this.store.apply(event.session_id, undeliveredTransition, [notice, this.clock.now()]);
+    } catch (failure) {
+      log.warn({ err: failure }, 'could not record the given-up notification in the audit log');
+    }
   }
 
   /** Sends a claimed delivery through its channel: how the attempt ended. */
