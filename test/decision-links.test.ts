@@ -99,7 +99,7 @@ const open = async (path: string, headers: Record<string, string> = {}) => {
 /** Posts the page's form as a browser on this server's own page does. */
 const submit = async (
   path: string,
-  form: Record<string, string>,
+  form: Record<string, string> | [string, string][],
   headers: Record<string, string> = {},
 ) => {
   const response = await fetch(`${base}${path}`, {
@@ -266,7 +266,24 @@ describe('a decision link', () => {
     expect((await submit(link, { decision: 'maybe' })).status).toBe(400);
     const long = await submit(link, { decision: 'approve', reason: 'x'.repeat(2001) });
     expect(long.status).toBe(400);
+    // A repeated field is ambiguous (which decision was meant?): refused, not the last one taken.
+    for (const repeated of [
+      [
+        ['decision', 'approve'],
+        ['decision', 'reject'],
+      ],
+      [
+        ['decision', 'reject'],
+        ['reason', 'a'],
+        ['reason', 'b'],
+      ],
+    ] satisfies [string, string][][]) {
+      const answer = await submit(link, repeated);
+      expect(answer.status).toBe(400);
+      expect(answer.html).toContain('Not a decision');
+    }
     expect(await decidedLines(paused.sessionId)).toEqual([]);
+    expect(await statusOf(paused.sessionId)).toBe('paused/paused');
   });
 });
 

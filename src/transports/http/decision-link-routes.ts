@@ -44,6 +44,19 @@ const decisionForm = z.strictObject({
     .optional(),
 });
 
+/**
+ * The fields of a urlencoded form, or undefined (not a form) when one is repeated:
+ * `decision=approve&decision=reject` is ambiguous, and no page of ours sends it.
+ */
+function formFields(body: string): Record<string, string> | undefined {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    if (Object.hasOwn(fields, name)) return undefined;
+    fields[name] = value;
+  }
+  return fields;
+}
+
 /** A page and its status: what the routes answer with instead of throwing. */
 interface Answer {
   status: 400 | 401 | 403 | 404 | 409 | 410 | 415 | 429;
@@ -259,9 +272,7 @@ export function decisionLinkRoutes({
     const opened = await open(c);
     if ('refused' in opened) return html(c, opened.refused);
     const { claims, principal } = opened;
-    const form = decisionForm.safeParse(
-      Object.fromEntries(new URLSearchParams(await c.req.text())),
-    );
+    const form = decisionForm.safeParse(formFields(await c.req.text()));
     if (!form.success) {
       return html(c, {
         status: 400,
