@@ -261,6 +261,19 @@ describe('reassignTransition', () => {
     expect(decided.value?.outcome).toBe('resumes');
   });
 
+  it('writes nothing when handed to someone it already names: themselves, or again', () => {
+    const snapshot = paused(approval('a1'));
+    const writes = reassignTransition(snapshot, 'a1', 'bob', maria, undefined, T0 + S)
+      .writes as SessionWrites;
+    const handedToBob = { ...snapshot, pause: writes.pauses?.[0] };
+    const again = reassignTransition(handedToBob, 'a1', 'bob', maria, undefined, T0 + 2 * S);
+    expect(again.writes).toBeUndefined();
+    expect(again.value).toBe(handedToBob.pause);
+    const named = paused(approval('a1', undefined, { ...PAYMENTS, users: ['maria'] }));
+    const toSelf = reassignTransition(named, 'a1', 'maria', maria, undefined, T0 + S);
+    expect(toSelf.writes).toBeUndefined();
+  });
+
   it('refuses someone who may not decide it, and an approval already decided', () => {
     const snapshot = paused(approval('a1'));
     expect(() => reassignTransition(snapshot, 'a1', 'eve', eve, undefined, T0)).toThrow(

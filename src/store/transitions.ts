@@ -697,6 +697,9 @@ export function reassignTransition(
   if (now >= pause.expiresAt) {
     return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
   }
+  // Handing it to someone it already names adds nobody: no line, and no notification
+  // telling them it was "handed to" them again.
+  if (approversOf(approval).users.includes(to)) return { value: pause };
   const handed = withApprovers(approval, { users: [to] });
   const next: Pause = {
     ...pause,
