@@ -319,6 +319,32 @@ describe('decideTransition with out-of-office delegations', () => {
     });
   });
 
+  it('counts a person once toward a quorum, whether they or their delegate voted', () => {
+    const votedBy = (who: string) => expect.objectContaining({ decided_by: who });
+    const two = paused(approval('a1', undefined, { ...named, users: ['alice', 'bob'], quorum: 2 }));
+    const alice: Principal = { id: 'alice', roles: [] };
+    const aliceVote = {
+      decisions: [{ approvalId: 'a1', approved: true, decidedBy: 'alice', at: T0 }],
+    };
+    // The delegate voted for alice: alice's own vote would be her second.
+    const forAlice = decideTransition(two, vote(), T0, LEASE, dave, ['alice']).value?.pause;
+    expect(forAlice?.decisions).toEqual([expect.objectContaining({ onBehalfOf: 'alice' })]);
+    const afterDelegate = { ...two, pause: forAlice };
+    expect(() => decideTransition(afterDelegate, aliceVote, T0, LEASE, alice)).toThrow(
+      expect.objectContaining({ code: 'ALREADY_VOTED', details: votedBy('alice') }),
+    );
+    // Alice voted: her delegate may not vote for her again.
+    const byAlice = decideTransition(two, aliceVote, T0, LEASE, alice).value?.pause;
+    const afterAlice = { ...two, pause: byAlice };
+    expect(() => decideTransition(afterAlice, vote(), T0, LEASE, dave, ['alice'])).toThrow(
+      expect.objectContaining({ code: 'ALREADY_VOTED', details: votedBy('alice') }),
+    );
+    // A delegate for two people votes for the one who has not voted yet.
+    const forBob = decideTransition(afterAlice, vote(), T0, LEASE, dave, ['alice', 'bob']);
+    expect(forBob.value?.pause.decisions[1]).toMatchObject({ onBehalfOf: 'bob' });
+    expect(forBob.value?.outcome).toBe('resumes');
+  });
+
   it('records no delegator when the delegate may decide themselves', () => {
     const snapshot = paused(approval('a1', undefined, { ...named, users: ['alice', 'dave'] }));
     const result = decideTransition(snapshot, vote(), T0, LEASE, dave, ['alice']);
