@@ -257,10 +257,16 @@ export class HoldpointRuntime {
    * Calls `onNews` whenever a stored commit may have changed `by`'s inbox, until the
    * returned function is called; subscribed when it resolves, so read the inbox after.
    * `onEnd` when the runtime stops (`endInboxWatches`, `close`): end what the watch serves.
+   * `alsoHears`: more audiences whose news is `by`'s (a live set: their delegators').
    * TOO_MANY_INBOX_STREAMS when `by` holds as many watches as they may in this process.
    */
-  watchInbox(by: Principal, onNews: () => void, onEnd: () => void): Promise<Unsubscribe> {
-    return this.inboxWatches.watch(checked(by), onNews, onEnd);
+  watchInbox(
+    by: Principal,
+    onNews: () => void,
+    onEnd: () => void,
+    alsoHears?: ReadonlySet<string>,
+  ): Promise<Unsubscribe> {
+    return this.inboxWatches.watch(checked(by), onNews, onEnd, alsoHears);
   }
 
   /**

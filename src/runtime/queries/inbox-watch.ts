@@ -3,6 +3,7 @@ import { HoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import { INBOX_CHANNEL, inboxNewsSchema } from '../../store/inbox-news.js';
 import type { RunRelay, Unsubscribe } from '../../store/run-relay.js';
+import { delegatorsOf } from '../commands/resume-run.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { listPendingApprovals } from './pending-approvals.js';
 
@@ -29,6 +30,8 @@ export interface InboxSummary {
   more: boolean;
   /** The first INBOX_SUMMARY_SIZE of them, soonest to expire first. */
   approvals: InboxEntry[];
+  /** The people away who left their approvals to them now: their inbox news is theirs too. */
+  delegators: string[];
 }
 
 /**
@@ -36,9 +39,13 @@ export interface InboxSummary {
  * of the inbox query, so its cost is a page however many pauses wait), and the first few.
  */
 export async function inboxSummary(ctx: RuntimeContext, by: Principal): Promise<InboxSummary> {
-  const page = await listPendingApprovals(ctx, { limit: INBOX_COUNT_CAP }, by);
+  const [page, delegators] = await Promise.all([
+    listPendingApprovals(ctx, { limit: INBOX_COUNT_CAP }, by),
+    delegatorsOf(ctx, by, ctx.clock.now()),
+  ]);
   const decidable = page.approvals.filter((approval) => approval.canDecide);
   return {
+    delegators,
     pending: decidable.length,
     more: page.nextCursor !== undefined,
     approvals: decidable.slice(0, INBOX_SUMMARY_SIZE).map((approval) => ({
@@ -64,12 +71,18 @@ export class InboxWatches {
 
   /**
    * Calls `onNews` whenever a commit may have changed what `by` may decide (news whose
-   * audiences include one of theirs), from now on, until the returned function is called;
+   * audiences include one of theirs, or one of `alsoHears`: a live set the holder keeps,
+   * the people away who left their approvals to `by`), from now on, until the returned function is called;
    * `onEnd` when the process stops (`endAll`), for the holder to end what it serves.
    * Subscribed before it returns: a caller reads the inbox after this, and so misses
    * nothing in between. TOO_MANY_INBOX_STREAMS when `by` holds as many as they may.
    */
-  async watch(by: Principal, onNews: () => void, onEnd: () => void): Promise<Unsubscribe> {
+  async watch(
+    by: Principal,
+    onNews: () => void,
+    onEnd: () => void,
+    alsoHears: ReadonlySet<string> = new Set(),
+  ): Promise<Unsubscribe> {
     const held = this.open.get(by.id) ?? 0;
     if (held >= INBOX_WATCHES_PER_PRINCIPAL) {
       throw new HoldpointError(
@@ -93,7 +106,8 @@ export class InboxWatches {
       const unsubscribe = await this.relay.subscribe(INBOX_CHANNEL, (message) => {
         const news = inboxNewsSchema.safeParse(message);
         // News about other audiences' pauses is none of this inbox's business.
-        if (news.success && news.data.audiences.some((audience) => mine.has(audience))) onNews();
+        const heard = (audience: string) => mine.has(audience) || alsoHears.has(audience);
+        if (news.success && news.data.audiences.some(heard)) onNews();
       });
       this.enders.add(onEnd);
       return async () => {

@@ -84,9 +84,18 @@ export async function inboxEvents(
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const stream = new SSEStreamingApi(writable, readable);
   let failed = false;
+  // The people away who left their approvals to `by`, as of the latest count: their
+  // pauses' news is `by`'s too. One who joins is counted again, so no news between the
+  // count that found them and the watch hearing them is lost.
+  const delegators = new Set<string>();
   const recounter = new Recounter(async () => {
     try {
       const summary = await runtime.inboxSummary(by);
+      const now = summary.delegators.map((id) => `user:${id}`);
+      const joined = now.some((audience) => !delegators.has(audience));
+      delegators.clear();
+      for (const audience of now) delegators.add(audience);
+      if (joined) recounter.request();
       await stream.writeSSE({ event: 'inbox', data: JSON.stringify(presentInbox(summary)) });
     } catch (error) {
       // The store is away for now: the next news or the client's reconnect counts again.
@@ -101,6 +110,7 @@ export async function inboxEvents(
     by,
     () => recounter.request(),
     () => stream.abort(),
+    delegators,
   );
   const stopBeat = runtime.clock.every(INBOX_HEARTBEAT_MS, () => void stream.write(': beat\n\n'));
   stream.onAbort(async () => {
