@@ -161,6 +161,16 @@ describe.each(Object.entries(SETUPS))('the inbox stream (%s)', (_, setup) => {
     });
     // Someone else's streams are theirs.
     await open(b, 'eve');
+    // A HEAD request holds no stream: as many as one may hold, and more, leave room.
+    for (let i = 0; i <= INBOX_WATCHES_PER_PRINCIPAL; i++) {
+      const head = await fetch(`${b}/api/approvals/events`, {
+        method: 'HEAD',
+        headers: signedInAs('fay', []),
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toBe('text/event-stream');
+    }
+    await open(b, 'fay');
     held[0]?.close();
     await expect
       .poll(async () => {
