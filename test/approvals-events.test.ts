@@ -10,7 +10,7 @@ import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.t
 import approvalTools from './support/approval-tools-app.js';
 import { exampleConfig } from './support/example-apps.js';
 import { InboxStream } from './support/inbox-stream.js';
-import { JsonClient } from './support/json-client.js';
+import { JsonClient, signedInAs } from './support/json-client.js';
 
 // The inbox by push (`GET /api/approvals/events`): a person's count of what they may
 // decide now reaches their open stream after each commit that changes it — a pause
@@ -117,6 +117,31 @@ describe.each(Object.entries(SETUPS))('the inbox stream (%s)', (_, setup) => {
     expect(await bob.next()).toMatchObject({ pending: 0, approvals: [] });
   });
 
+  it("tells an out-of-office person's delegate of what waits for that person", async () => {
+    // Hana is away and leaves her approvals (an owner's, by default) to ivo.
+    const until = new Date(clock.now() + 3_600_000).toISOString();
+    const away = await fetch(`${a}/api/delegations/me`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...signedInAs('hana', []) },
+      body: JSON.stringify({ delegate: 'ivo', until }),
+    });
+    expect(away.status).toBe(200);
+    const ivo = await open(b, 'ivo');
+    expect(await ivo.next()).toMatchObject({ pending: 0 });
+    const hana = new JsonClient(a, { user: 'hana', roles: [] });
+    const asked = await hana.post('/api/agent/start', { app: 'approval-tools', query: 'always 6' });
+    expect(asked.body.status).toBe('pending_approval');
+    // Pushed, not polled: the count that names hana's approval arrives by itself.
+    for (let event = await ivo.next(); event.pending === 0; event = await ivo.next()) {}
+    const approvalId: string = asked.body.approvals[0].approval_id;
+    const decided = await new JsonClient(a, { user: 'ivo', roles: [] }).post(
+      `/api/approvals/${approvalId}`,
+      { approved: true },
+    );
+    expect(decided.status).toBe(200);
+    for (let event = await ivo.next(); event.pending !== 0; event = await ivo.next()) {}
+  });
+
   it('beats every 15 seconds on the runtime clock', async () => {
     const carl = await open(b, 'carl');
     await carl.next();
@@ -136,6 +161,16 @@ describe.each(Object.entries(SETUPS))('the inbox stream (%s)', (_, setup) => {
     });
     // Someone else's streams are theirs.
     await open(b, 'eve');
+    // A HEAD request holds no stream: as many as one may hold, and more, leave room.
+    for (let i = 0; i <= INBOX_WATCHES_PER_PRINCIPAL; i++) {
+      const head = await fetch(`${b}/api/approvals/events`, {
+        method: 'HEAD',
+        headers: signedInAs('fay', []),
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toBe('text/event-stream');
+    }
+    await open(b, 'fay');
     held[0]?.close();
     await expect
       .poll(async () => {

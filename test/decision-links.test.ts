@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHoldpoint, defineApp, type Holdpoint } from 'holdpoint';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHoldpoint, defineApp, type Holdpoint, memoryStore } from 'holdpoint';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HoldpointError } from '../src/core/errors.js';
 import { hashArgs } from '../src/core/hash.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { decisionLinks, type LinkClaims } from '../src/runtime/notify/decision-links.js';
+import type { HoldpointStore } from '../src/store/store.js';
 import approvalTools from './support/approval-tools-app.js';
 import { JsonClient, signedInAs } from './support/json-client.js';
 
@@ -32,6 +35,7 @@ const linksApp = defineApp({
 });
 
 const clock = new ManualClock(Date.now());
+const store = memoryStore();
 let holdpoint: Holdpoint;
 let server: Server;
 let base: string;
@@ -41,6 +45,8 @@ const admin = () => new JsonClient(base);
 beforeAll(async () => {
   holdpoint = createHoldpoint({
     apps: [linksApp],
+    store,
+    logger: pino({ level: 'silent' }),
     sweepIntervalSeconds: false,
     clock,
     notifications: { channels: [], links: { baseUrl: 'http://unused', secret: SECRET } },
@@ -99,7 +105,7 @@ const open = async (path: string, headers: Record<string, string> = {}) => {
 /** Posts the page's form as a browser on this server's own page does. */
 const submit = async (
   path: string,
-  form: Record<string, string>,
+  form: Record<string, string> | [string, string][],
   headers: Record<string, string> = {},
 ) => {
   const response = await fetch(`${base}${path}`, {
@@ -266,7 +272,45 @@ describe('a decision link', () => {
     expect((await submit(link, { decision: 'maybe' })).status).toBe(400);
     const long = await submit(link, { decision: 'approve', reason: 'x'.repeat(2001) });
     expect(long.status).toBe(400);
+    // A repeated field is ambiguous (which decision was meant?): refused, not the last one taken.
+    for (const repeated of [
+      [
+        ['decision', 'approve'],
+        ['decision', 'reject'],
+      ],
+      [
+        ['decision', 'reject'],
+        ['reason', 'a'],
+        ['reason', 'b'],
+      ],
+    ] satisfies [string, string][][]) {
+      const answer = await submit(link, repeated);
+      expect(answer.status).toBe(400);
+      expect(answer.html).toContain('Not a decision');
+    }
     expect(await decidedLines(paused.sessionId)).toEqual([]);
+    expect(await statusOf(paused.sessionId)).toBe('paused/paused');
+    const huge = await submit(link, { decision: 'approve', reason: 'x'.repeat(20_000) });
+    expect(huge.status).toBe(413);
+    expect(huge.html).toContain('Not a decision');
+  });
+
+  it('says to try again (503) while the store does not answer, and decides nothing', async () => {
+    const paused = await pause('always 48');
+    const link = linkFor(paused, 'alice');
+    for (const attempt of [() => open(link), () => submit(link, { decision: 'approve' })]) {
+      const away = vi
+        .spyOn(store as HoldpointStore, 'findApproval')
+        .mockRejectedValueOnce(
+          new HoldpointError('STORE_UNAVAILABLE', 'The store is unavailable.'),
+        );
+      const answer = await attempt();
+      away.mockRestore();
+      expect(answer.status).toBe(503);
+      expect(answer.html).toContain('Try the link again in a moment');
+    }
+    expect(await decidedLines(paused.sessionId)).toEqual([]);
+    expect((await submit(link, { decision: 'approve' })).status).toBe(200);
   });
 });
 

@@ -427,5 +427,10 @@ describe('createHoldpoint with notifications', () => {
         notifications: { channels: [{ name: 'x' } as unknown as NotificationChannel] },
       }),
     ).toThrow(/notification channel/);
+    // Links start with the server's address, which people open in a browser: http(s) only.
+    const links = { baseUrl: 'javascript:alert(1)//', secret: 'x'.repeat(32) };
+    expect(() =>
+      createHoldpoint({ apps: [approvalTools], notifications: { channels: [], links } }),
+    ).toThrow(/http:\/\/ or https:\/\//);
   });
 });

@@ -234,6 +234,25 @@ describe('the email channel', () => {
     expect(mail.text).not.toContain('/decide/');
   });
 
+  it('tells of a vote short of the quorum as still waiting, with a link to decide', async () => {
+    const event = await requested(46);
+    const voted: ApprovalEvent = {
+      ...event,
+      type: 'decided',
+      actor: 'dave',
+      approval: { ...event.approval, approvers: { ...event.approval.approvers, quorum: 2 } },
+      decision: { approved: true, decided_by: 'dave' },
+    };
+    await send(voted, 'user:alice', 'alice@example.com');
+    const { mail } = await inbox.find(mailTo('alice@example.com', 'Move 46 credits'));
+    expect(mail.subject).toBe(
+      '[Holdpoint] Vote recorded, approval still needed: always_confirm (mailed)',
+    );
+    expect(mail.text).toContain('dave approved it at');
+    expect(mail.text).toContain('It waits for more approvals.');
+    expect(mail.text).toMatch(/Approve or reject: \S+\/decide\//);
+  });
+
   it('gives up on a missing address or a refused mailbox, and retries a server that says later', async () => {
     const event = await requested(45);
     const nowhere = await send(event, 'user:nobody').catch((e: unknown) => e);

@@ -108,6 +108,19 @@ describe('out-of-office delegation over HTTP', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('VALIDATION_FAILED');
   });
+
+  it('takes ISO times with an offset, as people in other time zones write them', async () => {
+    // An hour from now, written in Tokyo time (+09:00): the same instant as in UTC.
+    const until = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000);
+    const tokyo = new Date(until.getTime() + 9 * 3_600_000).toISOString().replace('Z', '+09:00');
+    const set = await send('PUT', '/api/delegations/me', 'kenji', {
+      delegate: 'dave',
+      until: tokyo,
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.delegation.until).toBe(until.toISOString());
+    await send('DELETE', '/api/delegations/me', 'kenji');
+  });
 });
 
 describe('reassignment over HTTP', () => {

@@ -411,6 +411,30 @@ function warnUnknownApprovalTools(apps: AgentApp[], logger: Logger): void {
 }
 
 /**
+ * Channels a tool's `notify` names that are not configured: most likely typos, and that
+ * tool's approvals would reach nobody through them.
+ */
+function warnUnknownNotifyChannels(
+  apps: AgentApp[],
+  channels: readonly { name: string }[] | undefined,
+  logger: Logger,
+): void {
+  if (!channels) return;
+  const configured = channels.map((channel) => channel.name);
+  for (const app of apps) {
+    for (const [tool, rules] of Object.entries(app.approvalRules ?? {})) {
+      const unknown = (rules.notify?.channels ?? []).filter((name) => !configured.includes(name));
+      if (unknown.length > 0) {
+        logger.warn(
+          { app: app.name, tool, channels: unknown, configured },
+          `app ${app.name}: ${tool}'s notify names channels that are not configured: ${unknown.join(', ')}`,
+        );
+      }
+    }
+  }
+}
+
+/**
  * Builds a Holdpoint and hands the server what it needs beside it. `webRoot` (the
  * built web UI) is served by its routes too: only `holdpoint serve` gives one.
  */
@@ -424,6 +448,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   const logger = options.logger ?? pino({ level: 'warn', base: { service: 'holdpoint' } });
   routeAdkLogs(logger);
   warnUnknownApprovalTools(apps, logger);
+  warnUnknownNotifyChannels(apps, options.notifications?.channels, logger);
   const limits = resolveLimits(options.limits);
   const store = internalStore(options.store ?? memoryStore());
   const linkOptions = options.notifications?.links;

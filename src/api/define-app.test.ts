@@ -206,4 +206,18 @@ describe('options are checked where they are given', () => {
     createHoldpoint({ apps: [typo], logger, sweepIntervalSeconds: false });
     expect(lines.join('')).toContain('approvals name tools its agent does not have: no_such_tool');
   });
+
+  it('warns about notify rules naming channels that are not configured', () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const typo = defineApp({
+      name: 'echo',
+      agent,
+      approvals: { t: { notify: { channels: ['slak', 'mine'] } } },
+    });
+    const mine = { name: 'mine', audience: 'people' as const, send: async () => undefined };
+    const options = { apps: [typo], logger, sweepIntervalSeconds: false as const };
+    createHoldpoint({ ...options, notifications: { channels: [mine] } });
+    expect(lines.join('')).toContain('t\'s notify names channels that are not configured: slak"');
+  });
 });

@@ -6,9 +6,15 @@ export function votesOn(pause: Pause, approvalId: string): Decision[] {
   return pause.decisions.filter((d) => d.approvalId === approvalId);
 }
 
-/** Whether `decidedBy` has voted on the approval `approvalId` of `pause`. */
-export function hasVoted(pause: Pause, approvalId: string, decidedBy: string): boolean {
-  return pause.decisions.some((d) => d.approvalId === approvalId && d.decidedBy === decidedBy);
+/**
+ * Whether `person` has voted on the approval `approvalId` of `pause`: themselves, or
+ * through their out-of-office delegate (`onBehalfOf`). A person's vote counts once
+ * either way, so a quorum is never met by one person and their delegate.
+ */
+export function hasVoted(pause: Pause, approvalId: string, person: string): boolean {
+  return pause.decisions.some(
+    (d) => d.approvalId === approvalId && (d.decidedBy === person || d.onBehalfOf === person),
+  );
 }
 
 /**

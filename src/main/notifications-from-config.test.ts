@@ -53,6 +53,19 @@ describe('notifications from the settings', () => {
     expect(() => loadConfig(['--webhook-secret', 'short'], {})).toThrow(/webhookSecret/);
   });
 
+  it('refuse addresses in another scheme than the one they are reached by', () => {
+    for (const [flag, url, scheme] of [
+      ['--webhook-url', 'ftp://a.example.com/hooks', 'https'],
+      ['--public-url', 'javascript:alert(1)//', 'https'],
+      ['--slack-api-url', 'file:///etc/passwd', 'https'],
+      ['--smtp-url', 'https://mail.example.com', 'smtps'],
+    ]) {
+      expect(() => loadConfig([flag as string, url as string], {})).toThrow(
+        new RegExp(`${scheme}://`),
+      );
+    }
+  });
+
   it('mail through --smtp-url from --mail-from, with signed links from --public-url and --link-secret', () => {
     const config = loadConfig(
       [

@@ -261,6 +261,7 @@ export class HoldpointRuntime {
    * Calls `onNews` whenever a stored commit may have changed `by`'s inbox, until the
    * returned function is called; subscribed when it resolves, so read the inbox after.
    * `onEnd` when the runtime stops (`endInboxWatches`, `close`): end what the watch serves.
+   * News for someone away who left their approvals to `by` is `by`'s too.
    * TOO_MANY_INBOX_STREAMS when `by` holds as many watches as they may in this process.
    */
   watchInbox(by: Principal, onNews: () => void, onEnd: () => void): Promise<Unsubscribe> {

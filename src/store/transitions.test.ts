@@ -261,6 +261,19 @@ describe('reassignTransition', () => {
     expect(decided.value?.outcome).toBe('resumes');
   });
 
+  it('writes nothing when handed to someone it already names: themselves, or again', () => {
+    const snapshot = paused(approval('a1'));
+    const writes = reassignTransition(snapshot, 'a1', 'bob', maria, undefined, T0 + S)
+      .writes as SessionWrites;
+    const handedToBob = { ...snapshot, pause: writes.pauses?.[0] };
+    const again = reassignTransition(handedToBob, 'a1', 'bob', maria, undefined, T0 + 2 * S);
+    expect(again.writes).toBeUndefined();
+    expect(again.value).toBe(handedToBob.pause);
+    const named = paused(approval('a1', undefined, { ...PAYMENTS, users: ['maria'] }));
+    const toSelf = reassignTransition(named, 'a1', 'maria', maria, undefined, T0 + S);
+    expect(toSelf.writes).toBeUndefined();
+  });
+
   it('refuses someone who may not decide it, and an approval already decided', () => {
     const snapshot = paused(approval('a1'));
     expect(() => reassignTransition(snapshot, 'a1', 'eve', eve, undefined, T0)).toThrow(
@@ -304,6 +317,32 @@ describe('decideTransition with out-of-office delegations', () => {
       actor: 'dave',
       onBehalfOf: 'alice',
     });
+  });
+
+  it('counts a person once toward a quorum, whether they or their delegate voted', () => {
+    const votedBy = (who: string) => expect.objectContaining({ decided_by: who });
+    const two = paused(approval('a1', undefined, { ...named, users: ['alice', 'bob'], quorum: 2 }));
+    const alice: Principal = { id: 'alice', roles: [] };
+    const aliceVote = {
+      decisions: [{ approvalId: 'a1', approved: true, decidedBy: 'alice', at: T0 }],
+    };
+    // The delegate voted for alice: alice's own vote would be her second.
+    const forAlice = decideTransition(two, vote(), T0, LEASE, dave, ['alice']).value?.pause;
+    expect(forAlice?.decisions).toEqual([expect.objectContaining({ onBehalfOf: 'alice' })]);
+    const afterDelegate = { ...two, pause: forAlice };
+    expect(() => decideTransition(afterDelegate, aliceVote, T0, LEASE, alice)).toThrow(
+      expect.objectContaining({ code: 'ALREADY_VOTED', details: votedBy('alice') }),
+    );
+    // Alice voted: her delegate may not vote for her again.
+    const byAlice = decideTransition(two, aliceVote, T0, LEASE, alice).value?.pause;
+    const afterAlice = { ...two, pause: byAlice };
+    expect(() => decideTransition(afterAlice, vote(), T0, LEASE, dave, ['alice'])).toThrow(
+      expect.objectContaining({ code: 'ALREADY_VOTED', details: votedBy('alice') }),
+    );
+    // A delegate for two people votes for the one who has not voted yet.
+    const forBob = decideTransition(afterAlice, vote(), T0, LEASE, dave, ['alice', 'bob']);
+    expect(forBob.value?.pause.decisions[1]).toMatchObject({ onBehalfOf: 'bob' });
+    expect(forBob.value?.outcome).toBe('resumes');
   });
 
   it('records no delegator when the delegate may decide themselves', () => {

@@ -445,11 +445,12 @@ export function decideTransition(
   const decisions = asked.map((wanted) => {
     const approval = pause.approvals.find((a) => a.approvalId === wanted.approvalId);
     if (!approval) return wanted;
-    const onBehalfOf = delegatedFor(approval, snapshot, by, asDelegate, wanted.approved);
+    const onBehalfOf = delegatedFor(approval, pause, snapshot, by, asDelegate, wanted.approved);
     const refusal =
       onBehalfOf === undefined &&
       deciderRefusal(approval, by, wanted.approved, snapshot.meta.userId, snapshot.run?.userId);
-    if (refusal) throw refusal;
+    if (refusal)
+      throw votedThroughDelegate(approval, pause, snapshot, asDelegate, wanted) ?? refusal;
     const decision = onBehalfOf === undefined ? wanted : { ...wanted, onBehalfOf };
     const argsHash = hashArgs(approval.args);
     if (decision.argsHash !== undefined && decision.argsHash !== argsHash) {
@@ -500,6 +501,7 @@ export function decideTransition(
  */
 function delegatedFor(
   approval: ApprovalRequest,
+  pause: Pause,
   snapshot: SessionSnapshot,
   by: Principal,
   delegators: Principal[],
@@ -512,8 +514,34 @@ function delegatedFor(
     return undefined;
   }
   return delegators.find(
-    (who) => !deciderRefusal(approval, who, approved, meta.userId, run?.userId),
+    (who) =>
+      !hasVoted(pause, approval.approvalId, who.id) &&
+      !deciderRefusal(approval, who, approved, meta.userId, run?.userId),
   )?.id;
+}
+
+/**
+ * ALREADY_VOTED when the delegate could have decided only for delegators who have voted
+ * on the approval already (themselves, or through this delegate): each person votes once.
+ */
+function votedThroughDelegate(
+  approval: ApprovalRequest,
+  pause: Pause,
+  { meta, run }: SessionSnapshot,
+  delegators: Principal[],
+  wanted: Decision,
+): HoldpointError | undefined {
+  const voted = delegators.find(
+    (who) =>
+      hasVoted(pause, approval.approvalId, who.id) &&
+      !deciderRefusal(approval, who, wanted.approved, meta.userId, run?.userId),
+  );
+  if (!voted) return undefined;
+  return new HoldpointError(
+    'ALREADY_VOTED',
+    `${voted.id} already decided on approval ${approval.approvalId}; it waits for someone else.`,
+    { approval_id: approval.approvalId, decided_by: voted.id },
+  );
 }
 
 /** What applying a pause's due SLA steps did. */
@@ -697,6 +725,9 @@ export function reassignTransition(
   if (now >= pause.expiresAt) {
     return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
   }
+  // Handing it to someone it already names adds nobody: no line, and no notification
+  // telling them it was "handed to" them again.
+  if (approversOf(approval).users.includes(to)) return { value: pause };
   const handed = withApprovers(approval, { users: [to] });
   const next: Pause = {
     ...pause,

@@ -3,6 +3,9 @@ import { setting } from './setting.js';
 
 const text = z.string().min(1);
 const positiveInt = z.number().int().positive();
+/** Webhooks, Slack's Web API and the links in messages are reached over HTTP(S), nothing else. */
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
+const smtpUrl = z.url({ protocol: /^smtps?$/, error: 'expected an smtp:// or smtps:// URL' });
 const addresses = z.record(z.string(), z.record(z.string(), z.string()));
 
 /**
@@ -31,7 +34,7 @@ export const notificationDirectory = z.strictObject({
  */
 export const NOTIFY_SETTINGS = {
   webhookUrls: setting({
-    schema: z.array(z.string().url()),
+    schema: z.array(httpUrl),
     default: [],
     flag: 'webhook-url',
     env: 'HOLDPOINT_WEBHOOK_URLS',
@@ -62,7 +65,7 @@ export const NOTIFY_SETTINGS = {
     doc: "Slack: the app's signing secret, which button presses at `/slack/interactivity` are checked with",
   }),
   slackApiUrl: setting({
-    schema: z.string().url(),
+    schema: httpUrl,
     default: 'https://slack.com/api/',
     flag: 'slack-api-url',
     env: 'HOLDPOINT_SLACK_API_URL',
@@ -70,7 +73,7 @@ export const NOTIFY_SETTINGS = {
     doc: "Slack: the Web API's address (a stand-in's, for tests)",
   }),
   smtpUrl: setting({
-    schema: z.string().url(),
+    schema: smtpUrl,
     flag: 'smtp-url',
     env: 'HOLDPOINT_SMTP_URL',
     placeholder: 'URL',
@@ -92,7 +95,7 @@ export const NOTIFY_SETTINGS = {
     doc: 'a JSON file saying where people and roles are reached and who Slack users are ([notifications.md](notifications.md#the-directory)); a config file may give the object itself',
   }),
   publicUrl: setting({
-    schema: z.string().url(),
+    schema: httpUrl,
     flag: 'public-url',
     env: 'HOLDPOINT_PUBLIC_URL',
     placeholder: 'URL',

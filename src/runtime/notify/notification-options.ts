@@ -57,7 +57,7 @@ export const notificationOptions = z.strictObject({
   directory: notificationDirectory.optional(),
   links: z
     .strictObject({
-      baseUrl: z.string().url(),
+      baseUrl: SETTINGS.publicUrl.schema,
       secret: SETTINGS.linkSecret.schema,
       ttlSeconds: SETTINGS.linkTtlSeconds.schema.optional(),
     })

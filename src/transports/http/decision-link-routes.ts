@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { type Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { isHoldpointError } from '../../core/errors.js';
+import { isHoldpointError, isStoreAway } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { type Principal, SYSTEM } from '../../core/principal.js';
 import { hasVoted, settlingDecision } from '../../core/settlement.js';
@@ -43,6 +43,19 @@ const decisionForm = z.strictObject({
     .transform((r) => (r === '' ? undefined : r))
     .optional(),
 });
+
+/**
+ * The fields of a urlencoded form, or undefined (not a form) when one is repeated:
+ * `decision=approve&decision=reject` is ambiguous, and no page of ours sends it.
+ */
+function formFields(body: string): Record<string, string> | undefined {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    if (Object.hasOwn(fields, name)) return undefined;
+    fields[name] = value;
+  }
+  return fields;
+}
 
 /** A page and its status: what the routes answer with instead of throwing. */
 interface Answer {
@@ -129,6 +142,11 @@ function closed(
   }
   return undefined;
 }
+
+/** What the approver is told when the store does not answer, by whether a write was sent. */
+const STORE_AWAY = 'Holdpoint cannot reach its store. Try the link again in a moment.';
+const DECISION_UNCONFIRMED =
+  'Holdpoint could not confirm your decision. Try the link again in a moment: it shows whether it was recorded.';
 
 /** What a refused decision becomes: a page saying why, or the error itself when it is not one. */
 function refusalOf(error: unknown): Answer | undefined {
@@ -259,9 +277,7 @@ export function decisionLinkRoutes({
     const opened = await open(c);
     if ('refused' in opened) return html(c, opened.refused);
     const { claims, principal } = opened;
-    const form = decisionForm.safeParse(
-      Object.fromEntries(new URLSearchParams(await c.req.text())),
-    );
+    const form = decisionForm.safeParse(formFields(await c.req.text()));
     if (!form.success) {
       return html(c, {
         status: 400,
@@ -305,7 +321,16 @@ export function decisionLinkRoutes({
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) c.header('retry-after', String(retryAfter));
       c.header('cache-control', 'no-store');
-      return c.html(messagePage('Not now', error.message), error.status as 400);
+      const title = error.status === 429 ? 'Not now' : 'Not a decision';
+      return c.html(messagePage(title, error.message), error.status as 400);
+    }
+    // The store not answering is no bug of the link: say so, as /api says 503, and let the
+    // approver try again (after OUTCOME_UNKNOWN, opening the link shows what was recorded).
+    if (isStoreAway(error)) {
+      logger.warn({ err: error }, 'decision link: the store is unavailable');
+      c.header('cache-control', 'no-store');
+      const text = error.code === 'OUTCOME_UNKNOWN' ? DECISION_UNCONFIRMED : STORE_AWAY;
+      return c.html(messagePage('Not now', text), 503);
     }
     logger.error({ err: error }, 'decision link failed');
     return c.html(messagePage('Something went wrong', 'Try the link again later.'), 500);

@@ -32,6 +32,14 @@ const OPEN_EVENTS: ReadonlySet<ApprovalEventType> = new Set([
   'delegated',
 ]);
 
+/**
+ * Whether `event` leaves its approval waiting for people: every event but a settling
+ * decision, an expiry and a cancellation. A vote short of the quorum is `decided` and
+ * still waits for the others' votes.
+ */
+const stillOpen = (event: ApprovalEvent) =>
+  OPEN_EVENTS.has(event.type) || (event.type === 'decided' && event.approval.status === 'pending');
+
 /** A header's text without line breaks (nothing a tool's name could add a header with). */
 const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ').slice(0, 200);
 
@@ -48,6 +56,7 @@ export function subjectOf(event: ApprovalEvent): string {
     case 'delegated':
       return `[Holdpoint] Handed to you: approval needed: ${what}`;
     case 'decided':
+      if (stillOpen(event)) return `[Holdpoint] Vote recorded, approval still needed: ${what}`;
       return `[Holdpoint] ${event.decision?.approved ? 'Approved' : 'Rejected'}: ${what}`;
     case 'expired':
       return `[Holdpoint] Expired: ${what}`;
@@ -77,7 +86,8 @@ function headline(event: ApprovalEvent): string {
         ? `${decision.decided_by} (for ${decision.on_behalf_of})`
         : (decision?.decided_by ?? event.actor);
       const through = decision?.channel ? ` through ${decision.channel}` : '';
-      return `${by} ${verdict} it${through} at ${when(event.at)}.`;
+      const more = stillOpen(event) ? ' It waits for more approvals.' : '';
+      return `${by} ${verdict} it${through} at ${when(event.at)}.${more}`;
     }
     case 'expired':
       return 'Nobody decided it in time: it expired.';
@@ -100,7 +110,7 @@ function partsOf(delivery: DeliveryRecord, ctx: DeliveryContext): MessageParts {
   const { event } = delivery;
   const { approval } = event;
   const json = JSON.stringify(approval.args, null, 2) ?? '{}';
-  const open = OPEN_EVENTS.has(event.type);
+  const open = stillOpen(event);
   // A link is bound to one person: a role's shared address gets the web UI's page instead.
   const person = ctx.recipient.audience.startsWith('user:')
     ? ctx.recipient.audience.slice('user:'.length)

@@ -134,6 +134,10 @@ describe('webhookChannel', () => {
   it('refuses a short secret and a bad URL', () => {
     expect(() => webhookChannel({ url, secret: 'short' })).toThrow(/secret/);
     expect(() => webhookChannel({ url: 'not a url', secret: SECRET })).toThrow(/url/);
+    // Another scheme would fail every attempt until given up: refused when configured.
+    expect(() => webhookChannel({ url: 'ftp://hooks.example.com/x', secret: SECRET })).toThrow(
+      /http:\/\/ or https:\/\//,
+    );
   });
 });
 

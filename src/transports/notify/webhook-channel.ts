@@ -26,7 +26,7 @@ export const WEBHOOK_HEADERS = {
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 const webhookChannelOptions = z.strictObject({
-  url: z.string().url(),
+  url: SETTINGS.webhookUrls.schema.element,
   secret: SETTINGS.webhookSecret.schema,
   name: z.string().min(1).max(100).optional(),
   timeoutMs: positiveNumber.optional(),

@@ -68,6 +68,12 @@ function perform(operation: Operation): MiddlewareHandler<OperationEnv> {
   return async (c) => {
     const call = c.get('call');
     const result = await c.get('runAct')((requestId) => operation.act({ ...call, requestId }));
+    if (result instanceof Response && c.req.method === 'HEAD') {
+      // Nobody reads a HEAD answer's body: a stream's is cancelled at once, which ends
+      // what it holds (an inbox stream's watch), instead of waiting forever.
+      await result.body?.cancel();
+      return new Response(null, { status: result.status, headers: result.headers });
+    }
     if (result instanceof Response) return result;
     const answer: z.input<z.ZodType> = operation.present(result, call);
     return c.json(answer as object, operation.status?.(answer) ?? 200);

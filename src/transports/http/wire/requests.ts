@@ -47,11 +47,14 @@ export const reassignBody = z.strictObject({
   reason: reasonText.optional(),
 });
 
+/** An ISO 8601 time as people write it: in UTC (`Z`) or with their offset (`+09:00`). */
+const isoTimeWithOffset = z.iso.datetime({ offset: true });
+
 /** `PUT /api/delegations/:userId`: the delegate, and when (ISO times; `from` default now). */
 export const delegationBody = z.strictObject({
   delegate: idText,
-  from: z.iso.datetime().optional(),
-  until: z.iso.datetime(),
+  from: isoTimeWithOffset.optional(),
+  until: isoTimeWithOffset,
   reason: reasonText.optional(),
 });
 
