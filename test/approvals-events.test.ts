@@ -142,6 +142,30 @@ describe.each(Object.entries(SETUPS))('the inbox stream (%s)', (_, setup) => {
     for (let event = await ivo.next(); event.pending !== 0; event = await ivo.next()) {}
   });
 
+  it('tells a delegate at once when someone leaves their approvals to them, and takes them back', async () => {
+    const jun = new JsonClient(a, { user: 'jun', roles: [] });
+    const asked = await jun.post('/api/agent/start', { app: 'approval-tools', query: 'always 7' });
+    expect(asked.body.status).toBe('pending_approval');
+    const kai = await open(b, 'kai');
+    expect(await kai.next()).toMatchObject({ pending: 0 });
+    const delegation = (method: string, body?: object) =>
+      fetch(`${a}/api/delegations/me`, {
+        method,
+        headers: { 'content-type': 'application/json', ...signedInAs('jun', []) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const until = new Date(clock.now() + 3_600_000).toISOString();
+    expect((await delegation('PUT', { delegate: 'kai', until })).status).toBe(200);
+    // No pause changed: the delegation itself is the news.
+    expect(await kai.next()).toMatchObject({
+      pending: 1,
+      approvals: [{ approval_id: asked.body.approvals[0].approval_id }],
+    });
+    expect((await delegation('DELETE')).status).toBe(200);
+    expect(await kai.next()).toMatchObject({ pending: 0 });
+    await jun.post('/api/agent/cancel', { session_id: asked.body.session_id });
+  });
+
   it('beats every 15 seconds on the runtime clock', async () => {
     const carl = await open(b, 'carl');
     await carl.next();

@@ -15,9 +15,13 @@ export const INBOX_CHANNEL = 'inbox:';
  * What an inbox hears: whose inbox may have changed, as the audiences of the pause
  * before and after the commit (`user:<id>`, `role:<name>`, see pauseAudiences). A
  * listener re-reads its inbox when one of its own audiences is among them; the message
- * carries no approval, only that the store has news.
+ * carries no approval, only that the store has news. `delegation`: someone left their
+ * approvals to the audience (or stopped): it reads again whose news is its own too.
  */
-export const inboxNewsSchema = z.strictObject({ audiences: z.array(z.string()) });
+export const inboxNewsSchema = z.strictObject({
+  audiences: z.array(z.string()),
+  delegation: z.literal(true).optional(),
+});
 export type InboxNews = z.infer<typeof inboxNewsSchema>;
 
 /** Whether `after` differs from `before` in what an inbox shows or who it shows it to. */

@@ -2,8 +2,20 @@ import { HoldpointError } from '../../core/errors.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import { idText, validate } from '../../core/validate.js';
 import type { Delegation } from '../../store/delegations.js';
+import { INBOX_CHANNEL, type InboxNews } from '../../store/inbox-news.js';
 import { type DelegationRequest, delegationEndsInTime, delegationRequest } from '../requests.js';
 import type { RuntimeContext } from '../runtime-context.js';
+
+/**
+ * Tells the open inboxes of `delegates` that what they may decide changed (a delegation
+ * to them began or ended), once the delegation is stored.
+ */
+function tellDelegates(ctx: RuntimeContext, delegates: (string | undefined)[]): void {
+  const audiences = [...new Set(delegates.filter((d) => d !== undefined))].map((d) => `user:${d}`);
+  if (audiences.length > 0) {
+    ctx.store.relay.publish(INBOX_CHANNEL, { audiences, delegation: true } satisfies InboxNews);
+  }
+}
 
 /**
  * Leaves `userId`'s approvals to a delegate while they are away (replacing an earlier
@@ -40,7 +52,9 @@ export async function setDelegation(
     ...(reason === undefined ? {} : { reason }),
     createdAt: now,
   };
+  const earlier = await ctx.store.delegations.get(id, now);
   await ctx.store.delegations.set(delegation);
+  tellDelegates(ctx, [delegate, earlier?.delegate]);
   ctx.logger.info({ user_id: id, delegate, until, by: by.id }, 'out-of-office delegation set');
   return delegation;
 }
@@ -64,7 +78,9 @@ export async function clearDelegation(
 ): Promise<boolean> {
   const id = validate(idText, userId);
   requireOwnerOrAdmin(by, id, "end this person's out-of-office delegation");
+  const earlier = await ctx.store.delegations.get(id, ctx.clock.now());
   const cleared = await ctx.store.delegations.clear(id);
+  tellDelegates(ctx, [earlier?.delegate]);
   if (cleared) ctx.logger.info({ user_id: id, by: by.id }, 'out-of-office delegation ended');
   return cleared;
 }

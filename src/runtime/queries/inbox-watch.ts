@@ -118,8 +118,11 @@ export class InboxWatches {
       const unsubscribe = await this.relay.subscribe(INBOX_CHANNEL, (message) => {
         const news = inboxNewsSchema.safeParse(message);
         if (!news.success) return;
-        const { audiences } = news.data;
-        if (concerns(audiences)) {
+        const { audiences, delegation } = news.data;
+        if (delegation && audiences.some((audience) => mine.has(audience))) {
+          // Someone left their approvals to `by`, or took them back: count with them.
+          void readDelegators().then(onNews);
+        } else if (concerns(audiences)) {
           onNews();
         } else if (this.now() - readAt >= INBOX_DELEGATORS_TTL_MS) {
           // Perhaps someone left their approvals to `by` since: read that again, then look.
