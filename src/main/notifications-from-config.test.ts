@@ -44,6 +44,12 @@ describe('notifications from the settings', () => {
       HOLDPOINT_WEBHOOK_SECRET: SECRET,
     });
     expect(notificationsFromConfig(fromEnv)?.channels).toHaveLength(2);
+    // The same receiver named twice is one channel: it gets each event once.
+    const twice = loadConfig([], {
+      HOLDPOINT_WEBHOOK_URLS: 'https://a.example.com/hooks,https://a.example.com/hooks',
+      HOLDPOINT_WEBHOOK_SECRET: SECRET,
+    });
+    expect(notificationsFromConfig(twice)?.channels.map((c) => c.name)).toEqual(['webhook']);
   });
 
   it('refuse webhooks without a secret, or with a short one', async () => {

@@ -14,7 +14,9 @@ import { slackFromConfig } from './slack-from-config.js';
 /** A webhook channel per `--webhook-url`: `webhook`, then `webhook-2`, `webhook-3`, … */
 function webhookChannels(config: HoldpointConfig): NotificationChannel[] {
   const secret = config.webhookSecret as string;
-  return config.webhookUrls.map((url, i) =>
+  // A URL given twice is one receiver: two channels would send it every event twice,
+  // under different delivery ids it could not drop.
+  return [...new Set(config.webhookUrls)].map((url, i) =>
     webhookChannel({ url, secret, name: i === 0 ? 'webhook' : `webhook-${i + 1}` }),
   );
 }

@@ -274,6 +274,17 @@ describe('reassignTransition', () => {
     expect(toSelf.writes).toBeUndefined();
   });
 
+  it('refuses to hand it to the person who asked for it, when they may not approve it', () => {
+    expect(() =>
+      reassignTransition(paused(approval('a1')), 'a1', OWNER, maria, undefined, T0 + S),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'FORBIDDEN',
+        details: expect.objectContaining({ reason: 'requester' }),
+      }),
+    );
+  });
+
   it('refuses someone who may not decide it, and an approval already decided', () => {
     const snapshot = paused(approval('a1'));
     expect(() => reassignTransition(snapshot, 'a1', 'eve', eve, undefined, T0)).toThrow(

@@ -727,7 +727,15 @@ export function reassignTransition(
   }
   // Handing it to someone it already names adds nobody: no line, and no notification
   // telling them it was "handed to" them again.
-  if (approversOf(approval).users.includes(to)) return { value: pause };
+  const approvers = approversOf(approval);
+  if (approvers.users.includes(to)) return { value: pause };
+  if (!approvers.requesterMayApprove && to === run?.userId) {
+    throw new HoldpointError(
+      'FORBIDDEN',
+      `${to} asked for this ${approval.toolName} and may not approve it; hand it to someone else.`,
+      { approval_id: approvalId, principal: to, reason: 'requester' },
+    );
+  }
   const handed = withApprovers(approval, { users: [to] });
   const next: Pause = {
     ...pause,
