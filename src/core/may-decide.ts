@@ -20,8 +20,33 @@ export function mayDecideNow(
 ): boolean {
   if (by === SYSTEM || hasVoted(pause, approval.approvalId, by.id)) return false;
   if (!deciderRefusal(approval, by, true, pause.userId, requesterId)) return true;
-  if (by.id === requesterId && !approversOf(approval).requesterMayApprove) return false;
-  return delegators.some(
-    (id) => !deciderRefusal(approval, { id, roles: [] }, true, pause.userId, requesterId),
+  return decidingFor(pause, approval, by, true, requesterId, delegators) !== undefined;
+}
+
+/**
+ * Whom `by` decides `approval` for (approving it or not, as `approved` says) through an
+ * out-of-office delegation: when `by` may not decide it themselves, the first of
+ * `delegators` (the people whose delegation to `by` is in force) who may and has not
+ * voted on it yet; undefined when none. A delegate decides as the delegator's user, not
+ * with their roles, and the requester rule holds for `by` too (whoever asked for a call
+ * only others may approve does not approve it through someone's delegation).
+ */
+export function decidingFor(
+  pause: Pause,
+  approval: ApprovalRequest,
+  by: Principal,
+  approved: boolean,
+  requesterId: string | undefined,
+  delegators: readonly string[],
+): string | undefined {
+  if (delegators.length === 0) return undefined;
+  if (!deciderRefusal(approval, by, approved, pause.userId, requesterId)) return undefined;
+  if (approved && by.id === requesterId && !approversOf(approval).requesterMayApprove) {
+    return undefined;
+  }
+  return delegators.find(
+    (id) =>
+      !hasVoted(pause, approval.approvalId, id) &&
+      !deciderRefusal(approval, { id, roles: [] }, approved, pause.userId, requesterId),
   );
 }

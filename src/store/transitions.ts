@@ -3,6 +3,7 @@ import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
 import { AUDIT_GENESIS, chainAudit } from '../core/audit-chain.js';
 import { HoldpointError } from '../core/errors.js';
 import { hashArgs } from '../core/hash.js';
+import { decidingFor } from '../core/may-decide.js';
 import { isOwnerOrAdmin, type Principal, SYSTEM } from '../core/principal.js';
 import { hasVoted, settledDecisions, settlingDecision } from '../core/settlement.js';
 import { nextSlaStep, slaStateOf } from '../core/sla.js';
@@ -445,7 +446,7 @@ export function decideTransition(
   const decisions = asked.map((wanted) => {
     const approval = pause.approvals.find((a) => a.approvalId === wanted.approvalId);
     if (!approval) return wanted;
-    const onBehalfOf = delegatedFor(approval, pause, snapshot, by, asDelegate, wanted.approved);
+    const onBehalfOf = decidingFor(pause, approval, by, wanted.approved, run?.userId, delegators);
     const refusal =
       onBehalfOf === undefined &&
       deciderRefusal(approval, by, wanted.approved, snapshot.meta.userId, snapshot.run?.userId);
@@ -492,32 +493,6 @@ export function decideTransition(
     },
     value: { pause: next, outcome: complete ? (holder ? 'handed' : 'resumes') : 'pending' },
   };
-}
-
-/**
- * The delegator `by` decides `approval` for, when `by` may not decide it themselves but
- * one of `delegators` (their out-of-office delegations to `by`) may; the requester rule
- * holds for `by` too (whoever asked may not approve it through a delegation).
- */
-function delegatedFor(
-  approval: ApprovalRequest,
-  pause: Pause,
-  snapshot: SessionSnapshot,
-  by: Principal,
-  delegators: Principal[],
-  approved: boolean,
-): string | undefined {
-  const { meta, run } = snapshot;
-  if (delegators.length === 0) return undefined;
-  if (!deciderRefusal(approval, by, approved, meta.userId, run?.userId)) return undefined;
-  if (approved && !approversOf(approval).requesterMayApprove && by.id === run?.userId) {
-    return undefined;
-  }
-  return delegators.find(
-    (who) =>
-      !hasVoted(pause, approval.approvalId, who.id) &&
-      !deciderRefusal(approval, who, approved, meta.userId, run?.userId),
-  )?.id;
 }
 
 /**
