@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decidingFor, mayDecideNow } from './may-decide.js';
+import { decidingFor, mayDecideNow, mayNeedDelegators } from './may-decide.js';
 import type { Principal } from './principal.js';
 import type { ApprovalRequest, Pause } from './types.js';
 
@@ -61,5 +61,12 @@ describe('deciding for someone out of office', () => {
     expect(
       decidingFor(pause(), approval, { id: 'olga', roles: [] }, false, 'olga', ['alice']),
     ).toBe('alice');
+  });
+
+  it('reads delegators only for someone who may not decide a waiting approval themselves', () => {
+    expect(mayNeedDelegators(pause(), dave, 'olga')).toBe(true);
+    expect(mayNeedDelegators(pause(), { id: 'bob', roles: [] }, 'olga')).toBe(false);
+    expect(mayNeedDelegators({ ...pause(), status: 'resuming' }, dave, 'olga')).toBe(false);
+    expect(mayNeedDelegators(undefined, dave, 'olga')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { approversOf, deciderRefusal } from './approvers.js';
 import { type Principal, SYSTEM } from './principal.js';
-import { hasVoted } from './settlement.js';
+import { hasVoted, settlingDecision } from './settlement.js';
 import type { ApprovalRequest, Pause } from './types.js';
 
 /**
@@ -48,5 +48,25 @@ export function decidingFor(
     (id) =>
       !hasVoted(pause, approval.approvalId, id) &&
       !deciderRefusal(approval, { id, roles: [] }, approved, pause.userId, requesterId),
+  );
+}
+
+/**
+ * Whether a delegation to `by` can matter for `pause`: it still waits on an approval
+ * `by` may not decide themselves. Only then are their delegators worth reading.
+ */
+export function mayNeedDelegators(
+  pause: Pause | undefined,
+  by: Principal,
+  requesterId: string | undefined,
+): boolean {
+  return (
+    pause?.status === 'pending' &&
+    by !== SYSTEM &&
+    pause.approvals.some(
+      (approval) =>
+        !settlingDecision(pause, approval) &&
+        deciderRefusal(approval, by, false, pause.userId, requesterId) !== undefined,
+    )
   );
 }

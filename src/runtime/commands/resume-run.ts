@@ -1,5 +1,6 @@
 import type { AgentApp } from '../../agents/agent-app.js';
 import { HoldpointError, withRun } from '../../core/errors.js';
+import { mayNeedDelegators } from '../../core/may-decide.js';
 import { type Principal, SYSTEM } from '../../core/principal.js';
 import { settledDecisions } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
@@ -50,8 +51,11 @@ export async function resumeRun(
     ? { decisions: decisions.map((d) => ({ channel, ...d, ...base })), pauseId }
     : { all: { approved: approved as boolean, reason, channel, ...base }, pauseId };
   const lease = ctx.newLease(now);
-  // Whoever is out of office and left their approvals to `by` (read before deciding).
-  const delegators = await delegatorsOf(ctx, by, now);
+  // Whoever is out of office and left their approvals to `by`: read before deciding, when
+  // `by` may not decide some waiting approval themselves (otherwise no delegation matters).
+  const delegators = mayNeedDelegators(snapshot.pause, by, snapshot.run?.userId)
+    ? await delegatorsOf(ctx, by, now)
+    : [];
   // A segment waits in place for this pause (a tool's `waitForApproval`): the decision
   // that settles it hands the run to that segment, whose events are then followed here.
   const follower = snapshot.pause?.heldBy

@@ -1,7 +1,7 @@
 import type { Session } from '@google/adk';
 import { decidesOn } from '../../core/approvers.js';
 import { sessionNotFound } from '../../core/errors.js';
-import { mayDecideNow } from '../../core/may-decide.js';
+import { mayDecideNow, mayNeedDelegators } from '../../core/may-decide.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import type { SessionSnapshot } from '../../store/store.js';
@@ -70,8 +70,9 @@ export async function sessionView(
   by: Principal,
 ): Promise<{ view: SessionView; session: Session }> {
   const read = await ctx.requireSnapshot(sessionId);
-  const delegators =
-    read.pause?.status === 'pending' ? await delegatorsOf(ctx, by, ctx.clock.now()) : [];
+  const delegators = mayNeedDelegators(read.pause, by, read.run?.userId)
+    ? await delegatorsOf(ctx, by, ctx.clock.now())
+    : [];
   requireSessionReader(read, by, 'read this session', delegators);
   const snapshot = await currentSnapshot(ctx, sessionId, read);
   const { meta, run, pause } = snapshot;
