@@ -1,5 +1,6 @@
 import { pauseAudiences } from '../../core/approvers.js';
 import { nextSlaAt } from '../../core/sla.js';
+import type { Pause } from '../../core/types.js';
 import type { PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
 import { waitingChanges } from '../waiting-counts.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
@@ -54,6 +55,11 @@ export function encodeIndexOperations(
     }
   }
   return { keys, args };
+}
+
+/** Whether some approval of `pause` has an SLA (so the pause is in the SLA index while it waits). */
+function hasSla(pause: Pause | undefined): boolean {
+  return pause?.approvals.some((approval) => approval.sla !== undefined) ?? false;
 }
 
 /** An index entry: a session id and its score (a pause's expiry, a lease's end). */
@@ -143,15 +149,16 @@ export class RedisIndexes {
         operations.push({ op: 'zadd', key, score, member: sessionId, keepUntil: indexKeep });
       }
     }
-    if (meta.status === 'paused' && pause) {
-      // Every commit that writes the pending pause scores its next SLA step again.
+    if (meta.status === 'paused' && pause && (hasSla(pause) || hasSla(before?.pause))) {
+      // Every commit that writes the pending pause scores its next SLA step again (a pause
+      // without one never enters the index, and its commits leave it alone).
       const due = nextSlaAt(pause);
       if (due === undefined) operations.push({ op: 'zrem', key: k.slaDue(), member: sessionId });
       else operations.push({ op: 'zadd', key: k.slaDue(), score: due, member: sessionId });
     }
     if (was === 'paused' && meta.status !== 'paused' && before?.pause) {
       operations.push({ op: 'zrem', key: k.paused(), member: sessionId });
-      operations.push({ op: 'zrem', key: k.slaDue(), member: sessionId });
+      if (hasSla(before.pause)) operations.push({ op: 'zrem', key: k.slaDue(), member: sessionId });
       for (const audience of pauseAudiences(before.pause)) {
         operations.push({ op: 'zrem', key: k.pausedFor(audience), member: sessionId });
       }
