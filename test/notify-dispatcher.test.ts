@@ -416,6 +416,32 @@ describe('createHoldpoint with notifications', () => {
     });
   });
 
+  it('ends each attempt at attemptTimeoutSeconds, telling the channel through its signal', async () => {
+    let aborted: (reason: unknown) => void = () => {};
+    const abortedWith = new Promise<unknown>((resolve) => {
+      aborted = resolve;
+    });
+    const slow: NotificationChannel = {
+      name: 'slow',
+      audience: 'endpoint',
+      send: (_delivery, ctx) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted(ctx.signal.reason);
+            reject(ctx.signal.reason);
+          });
+        }),
+    };
+    const holdpoint = createHoldpoint({
+      apps: [approvalTools],
+      sweepIntervalSeconds: false,
+      notifications: { channels: [slow], attemptTimeoutSeconds: 0.05 },
+    });
+    holdpoints.push(holdpoint);
+    await holdpoint.start({ userId: 'ann', query: 'always 1' });
+    expect(await abortedWith).toMatchObject({ message: 'No answer within 50 ms.' });
+  });
+
   it('refuses channels that are not channels, and two of one name', () => {
     const channel = { name: 'x', audience: 'endpoint' as const, send: async () => undefined };
     expect(() =>

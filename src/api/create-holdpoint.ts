@@ -470,6 +470,9 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       channels: options.notifications.channels,
       directory: options.notifications.directory,
       maxAttempts: options.notifications.maxAttempts,
+      ...(options.notifications.attemptTimeoutSeconds !== undefined && {
+        attemptTimeoutMs: options.notifications.attemptTimeoutSeconds * 1000,
+      }),
       retentionSeconds: options.notifications.retentionSeconds,
       links,
     },

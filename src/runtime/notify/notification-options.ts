@@ -33,6 +33,12 @@ export interface NotificationOptions {
   links?: { baseUrl: string; secret: string; ttlSeconds?: number };
   /** Attempts per delivery before it is given up. Default 8. */
   maxAttempts?: number;
+  /**
+   * How long one attempt may take before it is abandoned and tried again later (the
+   * channel's `ctx.signal` is aborted then; a channel's own longer timeout is cut here).
+   * Default 10.
+   */
+  attemptTimeoutSeconds?: number;
   /** How long deliveries are kept (for the admin list). Default 7 days. */
   retentionSeconds?: number;
 }
@@ -63,5 +69,6 @@ export const notificationOptions = z.strictObject({
     })
     .optional(),
   maxAttempts: SETTINGS.deliveryMaxAttempts.schema.optional(),
+  attemptTimeoutSeconds: z.number().positive().max(300).optional(),
   retentionSeconds: SETTINGS.deliveryRetentionSeconds.schema.optional(),
 });

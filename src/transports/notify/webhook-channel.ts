@@ -12,7 +12,10 @@ export interface WebhookChannelOptions {
   secret: string;
   /** The channel's name (per-tool `notify.channels` use it). Default `webhook`. */
   name?: string;
-  /** How long the receiver has to answer. Default 10 s. */
+  /**
+   * How long the receiver has to answer. Default 10 s; never longer than the notifications'
+   * `attemptTimeoutSeconds` (default 10), which ends every attempt.
+   */
   timeoutMs?: number;
 }
 
