@@ -64,7 +64,6 @@ export type DeliveryResult =
 export type DeliveryPlanner = (
   before: SessionSnapshot | undefined,
   writes: SessionWrites,
-  now: number,
 ) => DeliveryRecord[];
 
 /**
@@ -75,11 +74,6 @@ export type DeliveryPlanner = (
 export interface Outbox {
   /** Set by the runtime that dispatches deliveries; without it commits write none. */
   planner?: DeliveryPlanner;
-  /**
-   * Called in this process once a commit that wrote deliveries is stored (never before),
-   * so they go out at once instead of at the next sweep.
-   */
-  onWritten?: (deliveries: DeliveryRecord[]) => void;
   /**
    * How long a delivery is kept after it was written (then it is gone, whatever its
    * status). Default DEFAULT_DELIVERY_RETENTION_SECONDS.

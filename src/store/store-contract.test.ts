@@ -1453,15 +1453,17 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       };
       const { sessionId, approvalId } = await pausedWithApprovers(store, approvers, now);
       const planned: string[] = [];
-      const recording: DeliveryPlanner = (before, writes, at) => {
-        const deliveries = testPlanner(before, writes, at);
+      const recording: DeliveryPlanner = (before, writes) => {
+        const deliveries = testPlanner(before, writes);
         planned.push(...deliveries.map((d) => d.deliveryId));
         return deliveries;
       };
       store.outbox.planner = recording;
       peer.outbox.planner = recording;
       const written: string[] = [];
-      store.outbox.onWritten = (deliveries) => written.push(...deliveries.map((d) => d.deliveryId));
+      const stopObserving = store.observeCommits((_before, writes) =>
+        written.push(...(writes.deliveries ?? []).map((d) => d.deliveryId)),
+      );
       try {
         // Five voters at once: commits that lose the race plan deliveries never stored.
         await Promise.all(
@@ -1477,7 +1479,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       } finally {
         store.outbox.planner = testPlanner;
         peer.outbox.planner = testPlanner;
-        store.outbox.onWritten = undefined;
+        stopObserving();
       }
       const stored = await plannedIds(sessionId);
       expect(stored).toHaveLength(6);
@@ -1499,8 +1501,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     it('never overwrites a delivery a commit wrote before', async () => {
       const now = Date.now();
       const fixedId = deliveryIdOf(unique('event'), 'test', 'endpoint:test');
-      const sameId: DeliveryPlanner = (before, writes, at) =>
-        testPlanner(before, writes, at).map((d) => ({ ...d, deliveryId: fixedId }));
+      const sameId: DeliveryPlanner = (before, writes) =>
+        testPlanner(before, writes).map((d) => ({ ...d, deliveryId: fixedId }));
       store.outbox.planner = sameId;
       try {
         const { sessionId, pause } = await pausedSession(store, 1, now);

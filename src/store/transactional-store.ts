@@ -259,7 +259,7 @@ export abstract class TransactionalStore implements HoldpointStore {
       const writes = result.writes && chainWrites(read.snapshot.meta.auditHead, result.writes);
       // Planned on the chained lines (an event's id is its line's hash), in the same
       // compare-and-set: the deliveries are stored with the commit or not at all.
-      const deliveries = writes && this.outbox.planner?.(read.snapshot, writes, Date.now());
+      const deliveries = writes && this.outbox.planner?.(read.snapshot, writes);
       if (writes && deliveries?.length) writes.deliveries = deliveries;
       if (writes && !(await this.store(sessionId, read, writes))) {
         // Someone else changed the session between our read and commit: read again.
@@ -267,7 +267,6 @@ export abstract class TransactionalStore implements HoldpointStore {
         continue;
       }
       if (writes) this.committed(read.snapshot, writes);
-      if (writes?.deliveries) this.outbox.onWritten?.(writes.deliveries);
       if (result.error) throw result.error;
       return result.value as T;
     }

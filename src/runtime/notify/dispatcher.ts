@@ -113,7 +113,7 @@ export class DeliveryDispatcher {
   /** Aborts the attempts in flight when the dispatcher stops (they are retried later). */
   private readonly stopping = new AbortController();
   private readonly planner: DeliveryPlanner;
-  private readonly onWritten = () => this.nudge();
+  private stopObserving?: () => void;
 
   constructor(
     private readonly store: HoldpointStore,
@@ -138,7 +138,11 @@ export class DeliveryDispatcher {
   attach(retentionSeconds?: number): void {
     const { outbox } = this.store;
     outbox.planner = this.planner;
-    outbox.onWritten = this.onWritten;
+    // Once a commit that wrote deliveries is stored (never before), they go out at once
+    // instead of at the next sweep.
+    this.stopObserving = this.store.observeCommits((_before, writes) => {
+      if (writes.deliveries?.length) this.nudge();
+    });
     if (retentionSeconds !== undefined) outbox.retentionSeconds = retentionSeconds;
   }
 
@@ -174,7 +178,7 @@ export class DeliveryDispatcher {
     this.stopping.abort(new DeliveryFailure('The dispatcher stopped.'));
     const { outbox } = this.store;
     if (outbox.planner === this.planner) outbox.planner = undefined;
-    if (outbox.onWritten === this.onWritten) outbox.onWritten = undefined;
+    this.stopObserving?.();
     await this.pass?.catch(() => {});
   }
 

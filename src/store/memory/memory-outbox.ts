@@ -21,7 +21,6 @@ function waiting(record: DeliveryRecord): boolean {
  */
 export class MemoryOutbox implements Outbox {
   planner?: DeliveryPlanner;
-  onWritten?: (deliveries: DeliveryRecord[]) => void;
   retentionSeconds = DEFAULT_DELIVERY_RETENTION_SECONDS;
   private readonly records = new Map<string, DeliveryRecord>();
   private readonly dueIndex = new SortedIndex();

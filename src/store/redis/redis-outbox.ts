@@ -106,7 +106,6 @@ function encodeDelivery(record: DeliveryRecord): string[] {
  */
 export class RedisOutbox implements Outbox {
   planner?: DeliveryPlanner;
-  onWritten?: (deliveries: DeliveryRecord[]) => void;
   retentionSeconds = DEFAULT_DELIVERY_RETENTION_SECONDS;
   private readonly claimScript: RedisScript;
   private readonly settleScript: RedisScript;
