@@ -34,7 +34,7 @@ export interface DeliveryRecord {
   sentAt?: number;
   createdAt: number;
   updatedAt: number;
-  /** Moves with every change; a claim or settle holds only against the version it read. */
+  /** Moves with every change (claims and settles hold by the claim's owner and the due time). */
   version: number;
 }
 
