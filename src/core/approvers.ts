@@ -24,12 +24,22 @@ export function approversOf(approval: ApprovalRequest): Approvers {
 export function pauseAudiences(pause: Pause): string[] {
   const audiences = new Set<string>();
   for (const approval of pause.approvals) {
-    const { owner, roles, users } = approversOf(approval);
-    if (owner) audiences.add(`user:${pause.userId}`);
-    for (const user of users) audiences.add(`user:${user}`);
-    for (const role of roles) audiences.add(`role:${role}`);
+    for (const audience of approvalAudiences(approval, pause.userId)) audiences.add(audience);
   }
   return [...audiences];
+}
+
+/**
+ * Who may decide `approval` of a session owned by `ownerId`, as audiences: `user:<id>`
+ * (the owner, when the policy lets them, and the users it names) and `role:<name>`.
+ */
+export function approvalAudiences(approval: ApprovalRequest, ownerId: string): string[] {
+  const { owner, roles, users } = approversOf(approval);
+  return [
+    ...(owner ? [`user:${ownerId}`] : []),
+    ...users.map((user) => `user:${user}`),
+    ...roles.map((role) => `role:${role}`),
+  ];
 }
 
 /** The index keys a principal's inbox reads: its own id's and its roles'. */

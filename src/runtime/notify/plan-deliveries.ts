@@ -3,7 +3,7 @@ import {
   type ApprovalEventType,
   isApprovalEventType,
 } from '../../core/approval-event.js';
-import { approversOf } from '../../core/approvers.js';
+import { approvalAudiences, approversOf } from '../../core/approvers.js';
 import { hashArgs } from '../../core/hash.js';
 import { settlingDecision } from '../../core/settlement.js';
 import type { ApprovalRequest, AuditEntry, Pause } from '../../core/types.js';
@@ -17,16 +17,6 @@ export type PlannedChannel = Pick<NotificationChannel, 'name' | 'audience'>;
 /** The recipient of an `endpoint` channel's deliveries: the channel itself. */
 export function endpointRecipient(channel: string): string {
   return `endpoint:${channel}`;
-}
-
-/** Who may decide `approval` of `pause`, as audiences (`user:<id>`, `role:<name>`). */
-function approvalAudiences(pause: Pause, approval: ApprovalRequest): string[] {
-  const { owner, roles, users } = approversOf(approval);
-  return [
-    ...(owner ? [`user:${pause.userId}`] : []),
-    ...users.map((user) => `user:${user}`),
-    ...roles.map((role) => `role:${role}`),
-  ];
 }
 
 /** Where `approval` stands once the commit is stored. */
@@ -152,7 +142,7 @@ export function planDeliveries(
     const people =
       action === 'escalated' || action === 'delegated'
         ? (line.to ?? [])
-        : [...approvalAudiences(pause, approval), ...(rule?.to ?? [])];
+        : [...approvalAudiences(approval, pause.userId), ...(rule?.to ?? [])];
     for (const channel of channels) {
       if (rule?.channels && !rule.channels.includes(channel.name)) continue;
       const recipients =
