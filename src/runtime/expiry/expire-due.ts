@@ -1,11 +1,7 @@
 import { expireTransition } from '../../store/transitions.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
-
-/** How many due pauses one read of the index returns. */
-const BATCH = 100;
-/** Reads per sweep: what is left waits for the next beat. */
-const MAX_BATCHES = 20;
+import { forEachDue } from './due-sessions.js';
 
 /**
  * Expires the session's pause if it is past its time, and tells waiting streams.
@@ -32,21 +28,13 @@ export async function expirePause(ctx: RuntimeContext, sessionId: string): Promi
  */
 export async function expireDue(ctx: RuntimeContext): Promise<number> {
   let expired = 0;
-  // Sessions this sweep already tried: one that cannot be expired stays in the index.
-  const tried = new Set<string>();
-  for (let batch = 0; batch < MAX_BATCHES; batch++) {
-    const limit = BATCH + tried.size;
-    const listed = await ctx.store.listDuePauses(ctx.clock.now(), limit);
-    const due = listed.filter((sessionId) => !tried.has(sessionId));
-    for (const sessionId of due) {
-      tried.add(sessionId);
-      try {
-        if (await expirePause(ctx, sessionId)) expired += 1;
-      } catch (error) {
-        ctx.log(sessionId).warn({ err: error }, 'could not expire the pause');
-      }
-    }
-    if (due.length === 0 || listed.length < limit) break;
-  }
+  await forEachDue(
+    ctx,
+    (limit) => ctx.store.listDuePauses(ctx.clock.now(), limit),
+    async (sessionId) => {
+      if (await expirePause(ctx, sessionId)) expired += 1;
+    },
+    'could not expire the pause',
+  );
   return expired;
 }

@@ -2,11 +2,7 @@ import { holdChannel } from '../../store/run-relay.js';
 import { slaStepTransition } from '../../store/transitions.js';
 import { resumeDecidedRun } from '../commands/resume-run.js';
 import type { RuntimeContext } from '../runtime-context.js';
-
-/** How many sessions with a due SLA step one read of the index returns. */
-const BATCH = 100;
-/** Reads per sweep: what is left waits for the next beat. */
-const MAX_BATCHES = 20;
+import { forEachDue } from './due-sessions.js';
 
 /** What one pass over the due SLA steps did. */
 export interface SlaSweep {
@@ -52,23 +48,15 @@ async function takeDueSteps(ctx: RuntimeContext, sessionId: string) {
  */
 export async function applySlaDue(ctx: RuntimeContext): Promise<SlaSweep> {
   const sweep: SlaSweep = { sessions: 0, resumed: 0 };
-  // Sessions this pass already tried: one whose steps cannot be taken stays in the index.
-  const tried = new Set<string>();
-  for (let batch = 0; batch < MAX_BATCHES; batch++) {
-    const limit = BATCH + tried.size;
-    const listed = await ctx.store.listDueSla(ctx.clock.now(), limit);
-    const due = listed.filter((sessionId) => !tried.has(sessionId));
-    for (const sessionId of due) {
-      tried.add(sessionId);
-      try {
-        const { stepped, resumed } = await takeDueSteps(ctx, sessionId);
-        if (stepped) sweep.sessions += 1;
-        if (resumed) sweep.resumed += 1;
-      } catch (error) {
-        ctx.log(sessionId).warn({ err: error }, 'could not take the approval SLA steps');
-      }
-    }
-    if (due.length === 0 || listed.length < limit) break;
-  }
+  await forEachDue(
+    ctx,
+    (limit) => ctx.store.listDueSla(ctx.clock.now(), limit),
+    async (sessionId) => {
+      const { stepped, resumed } = await takeDueSteps(ctx, sessionId);
+      if (stepped) sweep.sessions += 1;
+      if (resumed) sweep.resumed += 1;
+    },
+    'could not take the approval SLA steps',
+  );
   return sweep;
 }
