@@ -45,6 +45,10 @@ export const errorStatus = {
   STORE_UNAVAILABLE: 503,
   STORE_FULL: 503,
   OUTCOME_UNKNOWN: 503,
+  /** A SQL store's database is at an older schema and migrating was not allowed. */
+  SCHEMA_OUTDATED: 503,
+  /** A SQL store's database is at a newer schema than this version of Holdpoint knows. */
+  SCHEMA_TOO_NEW: 503,
   AUTH_UNAVAILABLE: 503,
 } as const;
 

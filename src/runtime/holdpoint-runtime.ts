@@ -4,6 +4,7 @@ import type { ApprovalPolicy } from '../agents/agent-app.js';
 import type { Clock } from '../core/clock.js';
 import { isHoldpointError } from '../core/errors.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
+import type { StoreKind } from '../core/store-kinds.js';
 import type { Pause, RunRecord } from '../core/types.js';
 import { appName, idText, validate } from '../core/validate.js';
 import type { Delegation } from '../store/delegations.js';
@@ -72,7 +73,7 @@ export interface AppSummary {
 /** Whether the store answers. */
 export interface Health {
   status: 'ok' | 'unavailable';
-  store: 'memory' | 'redis';
+  store: StoreKind;
   code?: string;
   /** Set when the store gave no answer within the health check's bound. */
   reason?: string;

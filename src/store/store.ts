@@ -1,6 +1,7 @@
 import type { Event, Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import type { HoldpointError } from '../core/errors.js';
+import type { StoreKind } from '../core/store-kinds.js';
 import type {
   AuditEntry,
   Decision,
@@ -148,6 +149,29 @@ export interface Page<T> {
   next?: PageCursor;
 }
 
+export type { StoreKind } from '../core/store-kinds.js';
+
+/**
+ * How much a store holds now, as far as it can tell without a scan: what an operator
+ * reads to size it and to see retention work. A figure the store cannot count cheaply
+ * is left out (Redis expires keys by itself and keeps no count of sessions).
+ */
+export interface StoreStats {
+  kind: StoreKind;
+  /** The schema version of a SQL store's database. */
+  schemaVersion?: number;
+  /** Sessions kept (of any status, finished ones until their retention ends). */
+  sessions?: number;
+  /** Sessions waiting on a pending pause. */
+  paused: number;
+  /** Sessions whose run holds a lease (running, or interrupted until recovered). */
+  running: number;
+  /** Deliveries kept in the outbox (of any status, until their retention ends). */
+  deliveries?: number;
+  /** What the store takes: the database's size on SQL stores, the records' JSON in memory. */
+  bytes?: number;
+}
+
 /**
  * Durable state of Holdpoint: sessions (meta, ADK events and state), runs, pauses,
  * decisions, the audit log, the effect ledger and the indexes that find paused
@@ -157,7 +181,7 @@ export interface Page<T> {
  * transition's result is visible to nobody before it is stored.
  */
 export interface HoldpointStore {
-  readonly kind: 'memory' | 'redis';
+  readonly kind: StoreKind;
   readonly effects: EffectLedger;
   /** Requests made with an idempotency key, and their first answers. */
   readonly requests: RequestRecords;
@@ -257,6 +281,17 @@ export interface HoldpointStore {
    * sharing the store take turns instead of each sweeping everything.
    */
   takeSweepTurn(owner: string, ms: number): Promise<boolean>;
+
+  /** How much the store holds now (see StoreStats). */
+  stats(): Promise<StoreStats>;
+  /**
+   * Removes, at most `limit` at a time, what has outlived its retention by `now`:
+   * sessions past their lifetime (with their pauses, runs, events, audit and index
+   * entries), and the outbox's, ledger's, request records' and rate windows' expired
+   * rows. The sweeper calls it every beat; stores that expire records by themselves
+   * (memory, Redis) have nothing to do. Answers how many records it removed.
+   */
+  purgeExpired(now: number, limit: number): Promise<number>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

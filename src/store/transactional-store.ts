@@ -24,6 +24,8 @@ import type {
   SessionSnapshot,
   SessionTransition,
   SessionWrites,
+  StoreKind,
+  StoreStats,
 } from './store.js';
 import { chainWrites, newSessionWrites } from './transitions.js';
 import type { UserMemories } from './user-memories.js';
@@ -72,7 +74,7 @@ function commitUnknown(sessionId: string, lost: HoldpointError): HoldpointError 
  * Nothing a transition decides is seen by anyone before its commit is stored.
  */
 export abstract class TransactionalStore implements HoldpointStore {
-  abstract readonly kind: 'memory' | 'redis';
+  abstract readonly kind: StoreKind;
   abstract readonly effects: EffectLedger;
   abstract readonly requests: RequestRecords;
   abstract readonly rates: RateCounters;
@@ -144,6 +146,8 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
   abstract countWaiting(): Promise<WaitingCount[]>;
   abstract takeSweepTurn(owner: string, ms: number): Promise<boolean>;
+  abstract stats(): Promise<StoreStats>;
+  abstract purgeExpired(now: number, limit: number): Promise<number>;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
 

@@ -23,6 +23,12 @@ export class MemoryOutbox implements Outbox {
   planner?: DeliveryPlanner;
   retentionSeconds = DEFAULT_DELIVERY_RETENTION_SECONDS;
   private readonly records = new Map<string, DeliveryRecord>();
+
+  /** How many deliveries are kept. */
+  count(): number {
+    this.purgeExpired();
+    return this.records.size;
+  }
   private readonly dueIndex = new SortedIndex();
   /** Every delivery by `createdAt`, and one log per status. */
   private readonly log = new SortedIndex();

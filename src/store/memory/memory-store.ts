@@ -18,6 +18,7 @@ import type {
   SessionAppend,
   SessionSnapshot,
   SessionWrites,
+  StoreStats,
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import { type WaitingCount, waitingChanges, waitingCounts, waitingOf } from '../waiting-counts.js';
@@ -108,7 +109,7 @@ export class MemoryStore extends TransactionalStore {
 
   /** An in-process write is never of unknown outcome, so no commit ids are kept. */
   protected async insert(session: NewSession, writes: SessionWrites): Promise<boolean> {
-    this.purgeExpired();
+    this.dropExpired();
     if (this.sessions.has(session.sessionId)) return false;
     this.makeRoom();
     const stored: StoredSession = {
@@ -251,6 +252,23 @@ export class MemoryStore extends TransactionalStore {
     return true;
   }
 
+  async stats(): Promise<StoreStats> {
+    this.dropExpired();
+    return {
+      kind: this.kind,
+      sessions: this.sessions.size,
+      paused: this.paused.size,
+      running: this.running.size,
+      deliveries: this.outbox.count(),
+      bytes: this.bytes,
+    };
+  }
+
+  /** Sessions go as their lifetime ends (on the next write or read); nothing is left to purge. */
+  async purgeExpired(): Promise<number> {
+    return 0;
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
@@ -382,7 +400,7 @@ export class MemoryStore extends TransactionalStore {
     return stored;
   }
 
-  private purgeExpired(): void {
+  private dropExpired(): void {
     for (const { member } of this.expiries.range({ max: Date.now(), limit: 1000 })) {
       const stored = this.sessions.get(member);
       if (stored) this.drop(stored);

@@ -282,6 +282,22 @@ export class RedisIndexes {
     return Object.entries(hash).map(([field, count]) => [field, Number(count)]);
   }
 
+  /**
+   * How many entries the paused, running and deliveries indexes hold, in one round trip
+   * (entries of sessions that aged out count until a reader drops them).
+   */
+  async sizes(): Promise<{ paused: number; running: number; deliveries: number }> {
+    const k = this.keys;
+    const replies = await this.conn.client
+      .multi()
+      .zcard(k.paused())
+      .zcard(k.running())
+      .zcard(k.deliveries())
+      .exec();
+    const [paused, running, deliveries] = (replies ?? []).map(([, count]) => Number(count));
+    return { paused: paused ?? 0, running: running ?? 0, deliveries: deliveries ?? 0 };
+  }
+
   /** Takes or keeps the sweep for `ms`; false while another instance holds it. */
   async takeSweepTurn(owner: string, ms: number): Promise<boolean> {
     return (await this.sweepTurnScript([this.keys.sweeper()], [owner, ms])) === 1;

@@ -5,7 +5,14 @@ import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
-import type { NewSession, Page, PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
+import type {
+  NewSession,
+  Page,
+  PageCursor,
+  SessionSnapshot,
+  SessionWrites,
+  StoreStats,
+} from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import { type WaitingCount, waitingCounts } from '../waiting-counts.js';
 import { RedisConnection, type RedisScript } from './redis-connection.js';
@@ -434,6 +441,15 @@ export class RedisStore extends TransactionalStore {
 
   takeSweepTurn(owner: string, ms: number): Promise<boolean> {
     return this.conn.run(() => this.indexes.takeSweepTurn(owner, ms));
+  }
+
+  stats(): Promise<StoreStats> {
+    return this.conn.run(async () => ({ kind: this.kind, ...(await this.indexes.sizes()) }));
+  }
+
+  /** Every key has a TTL: Redis removes what outlived its retention by itself. */
+  async purgeExpired(): Promise<number> {
+    return 0;
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorStatus } from '../../../core/errors.js';
+import { STORE_KINDS } from '../../../core/store-kinds.js';
 
 /** `GET /api/me`: who is signed in, how, and where they sign out (OpenID Connect sign-in). */
 export const me = z.object({
@@ -25,7 +26,7 @@ export const apps = z.object({ apps: z.array(app), default_app: z.string().optio
 /** `GET /healthz`: whether the store answers (503 when not). */
 export const health = z.object({
   status: z.enum(['ok', 'unavailable']),
-  store: z.enum(['memory', 'redis']),
+  store: z.enum(STORE_KINDS),
   code: z.string().optional(),
   reason: z.string().optional(),
 });

@@ -1,0 +1,175 @@
+import pg from 'pg';
+import { HoldpointError } from '../../core/errors.js';
+import { MemoryRelay } from '../memory/memory-relay.js';
+import type { RunRelay } from '../run-relay.js';
+import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
+
+/** What the PostgreSQL driver connects with: a URL, or the host's own pool. */
+export interface PostgresDriverOptions {
+  /** e.g. `postgres://user@127.0.0.1:5432/holdpoint`. */
+  url?: string;
+  /** An existing `pg.Pool`: used as it is, never ended by the store. */
+  pool?: pg.Pool;
+  /** Connections of the pool the driver opens from `url`. Default 10. */
+  max?: number;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+/** BIGINT and COUNT(*) as numbers (times and counts fit in 2^53), per query, so a host's pool keeps its own parsers. */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8 || oid === NUMERIC
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** Errors that retrying the whole transaction resolves: a deadlock, a serialization failure. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_TRANSACTION_ATTEMPTS = 5;
+/** The advisory lock every instance takes to change the schema (any fixed 64-bit number). */
+const SCHEMA_LOCK = 4_707_010_024;
+
+/** Whether `error` means the connection failed (refused, reset, terminated, shut down). */
+export function isConnectionError(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (
+    typeof code === 'string' &&
+    /^(08|57P0|53300)|^E(CONN|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)/.test(code)
+  ) {
+    return true;
+  }
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
+    message ?? '',
+  );
+}
+
+function unavailable(error: unknown): HoldpointError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new HoldpointError('STORE_UNAVAILABLE', `PostgreSQL cannot be reached: ${message}`);
+}
+
+/**
+ * PostgreSQL through node-postgres: a pool, one connection per transaction (`BEGIN` …
+ * `COMMIT` at READ COMMITTED; the store's compare-and-set on a session's version row
+ * makes racing commits wait for each other, then lose). A connection that drops before
+ * COMMIT was sent rolled the transaction back: STORE_UNAVAILABLE; one that drops after
+ * it: OUTCOME_UNKNOWN. A deadlock or serialization failure runs the transaction again.
+ */
+export class PostgresDriver implements SqlDriver {
+  readonly dialect = 'postgres' as const;
+  readonly relay: RunRelay = new MemoryRelay();
+  readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+
+  constructor(options: PostgresDriverOptions) {
+    if (options.pool) {
+      this.pool = options.pool;
+      this.ownsPool = false;
+    } else {
+      this.pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10 });
+      this.ownsPool = true;
+    }
+    // An idle connection that dies (the server restarted) must not crash the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  async query(sql: string, params: SqlValue[] = []): Promise<SqlResult> {
+    try {
+      const result = await this.pool.query({ text: sql, values: params, types: TYPES });
+      return { rows: result.rows, changes: result.rowCount ?? 0 };
+    } catch (error) {
+      throw isConnectionError(error) ? unavailable(error) : error;
+    }
+  }
+
+  transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
+    return this.inTransaction(work, false);
+  }
+
+  schemaTransaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
+    return this.inTransaction(work, true);
+  }
+
+  async databaseBytes(): Promise<number | undefined> {
+    const { rows } = await this.query(
+      `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind = 'r' AND c.relname LIKE 'hp\\_%' AND n.nspname = current_schema()`,
+    );
+    return Number(rows[0]?.bytes ?? 0);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private async inTransaction<T>(
+    work: (tx: SqlQueries) => Promise<T>,
+    schema: boolean,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(work, schema);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (!code || !RETRYABLE.has(code) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async attempt<T>(work: (tx: SqlQueries) => Promise<T>, schema: boolean): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw unavailable(error);
+    }
+    const tx: SqlQueries = {
+      query: async (sql, params = []) => {
+        const result = await client.query({ text: sql, values: params, types: TYPES });
+        return { rows: result.rows, changes: result.rowCount ?? 0 };
+      },
+    };
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      if (schema) await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      let result: T;
+      try {
+        result = await work(tx);
+      } catch (error) {
+        if (isConnectionError(error)) {
+          broken = error;
+          throw unavailable(error);
+        }
+        await client.query('ROLLBACK').catch((rollback: unknown) => {
+          broken = rollback;
+        });
+        throw error;
+      }
+      try {
+        await client.query('COMMIT');
+      } catch (error) {
+        if (!isConnectionError(error)) throw error;
+        broken = error;
+        throw new HoldpointError(
+          'OUTCOME_UNKNOWN',
+          'The connection to PostgreSQL dropped as a commit was sent; it may or may not be stored.',
+        );
+      }
+      return result;
+    } catch (error) {
+      if (!broken && isConnectionError(error)) {
+        broken = error;
+        throw unavailable(error);
+      }
+      throw error;
+    } finally {
+      // A broken connection leaves the pool; a healthy one goes back to it.
+      client.release(
+        broken instanceof Error ? broken : broken ? new Error(String(broken)) : undefined,
+      );
+    }
+  }
+}

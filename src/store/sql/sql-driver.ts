@@ -1,0 +1,55 @@
+import type { RunRelay } from '../run-relay.js';
+
+/** A value a statement takes or a row holds: text (JSON included), a number, or NULL. */
+export type SqlValue = string | number | null;
+
+/** One row, by column name. Integers come back as numbers on every driver. */
+export type SqlRow = Record<string, SqlValue>;
+
+/** What a statement gave: its rows (a SELECT, or `RETURNING`), and how many rows it changed. */
+export interface SqlResult {
+  rows: SqlRow[];
+  changes: number;
+}
+
+/**
+ * Statements on one connection. The SQL is written once for every dialect: `$1`, `$2`…
+ * placeholders (the SQLite driver numbers them `?1`, `?2`…), `ON CONFLICT … DO UPDATE`,
+ * `RETURNING`, TEXT for JSON, BIGINT for times in epoch milliseconds, INTEGER 0/1 for
+ * flags.
+ */
+export interface SqlQueries {
+  query(sql: string, params?: SqlValue[]): Promise<SqlResult>;
+}
+
+/** The SQL dialects a driver speaks. */
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/**
+ * A database the SQL store runs on: SQLite through `node:sqlite`, or PostgreSQL through
+ * `pg`. What differs between them lives here, nothing else does.
+ *
+ * Failures are the store's stable codes: STORE_UNAVAILABLE when the database could not
+ * be reached and nothing was sent; OUTCOME_UNKNOWN when a transaction's COMMIT was sent
+ * and its answer lost (the connection dropped), so it may or may not be stored.
+ */
+export interface SqlDriver extends SqlQueries {
+  readonly dialect: SqlDialect;
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled
+   * back when it throws (its error is rethrown). Transactions that write take the
+   * database's write lock first (SQLite `BEGIN IMMEDIATE`), so two never deadlock.
+   */
+  transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction that holds the schema lock (PostgreSQL: an advisory
+   * transaction lock; SQLite: the write lock), so two instances starting at once never
+   * migrate the same database twice.
+   */
+  schemaTransaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T>;
+  /** Carries run and inbox messages between the handles of this database. */
+  readonly relay: RunRelay;
+  /** What the database takes on disk, in bytes, where the driver can tell. */
+  databaseBytes(): Promise<number | undefined>;
+  close(): Promise<void>;
+}

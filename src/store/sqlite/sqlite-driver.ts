@@ -1,0 +1,154 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { HoldpointError } from '../../core/errors.js';
+import { MemoryRelay } from '../memory/memory-relay.js';
+import type { RunRelay } from '../run-relay.js';
+import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
+
+/** How SQLite makes a commit durable (`PRAGMA synchronous` in WAL mode). */
+export type SqliteSynchronous = 'normal' | 'full';
+
+/** What the SQLite driver opens. */
+export interface SqliteDriverOptions {
+  /** The database file; its directory is made when missing. */
+  path: string;
+  /**
+   * `normal` (default): a commit survives the process being killed at any moment; a
+   * power loss or an operating system crash may lose the last commits before the WAL is
+   * synced (never corrupting the database). `full`: every commit is synced to disk
+   * before it is acknowledged, so a power loss loses nothing acknowledged (slower).
+   */
+  synchronous?: SqliteSynchronous;
+  /** How long a statement waits for another connection's write lock (ms). Default 5,000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Relays per database file: the handles of one file in this process share one, so two
+ * handles behave as one machine. Processes do not share a relay (see docs/stores.md).
+ */
+const relays = new Map<string, { relay: MemoryRelay; handles: number }>();
+
+/** Prepared statements kept at most (statements with a varying number of rows vary). */
+const MAX_STATEMENTS = 500;
+
+/** `$1`, `$2`… as SQLite's numbered parameters `?1`, `?2`…. */
+function numbered(sql: string): string {
+  return sql.replace(/\$(\d+)/g, '?$1');
+}
+
+/** A failure of the database itself (locked past the timeout, disk, I/O) as STORE_UNAVAILABLE. */
+function storeError(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/locked|busy|disk|I\/O|full|readonly|not open|closed/i.test(message)) {
+    return new HoldpointError('STORE_UNAVAILABLE', `The SQLite database failed: ${message}`);
+  }
+  return error;
+}
+
+/**
+ * SQLite through Node's built-in `node:sqlite`: one connection, WAL journal, foreign
+ * keys on. Its calls are synchronous, so the driver runs one statement or transaction at
+ * a time (a queue): a transaction's statements are never interleaved with anyone
+ * else's, and nobody reads what a transaction wrote before it commits.
+ */
+export class SqliteDriver implements SqlDriver {
+  readonly dialect = 'sqlite' as const;
+  readonly relay: RunRelay;
+  readonly path: string;
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(options: SqliteDriverOptions) {
+    this.path = resolve(options.path);
+    mkdirSync(dirname(this.path), { recursive: true });
+    this.db = new DatabaseSync(this.path);
+    this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`);
+    this.db.exec('PRAGMA foreign_keys = ON');
+    const shared = relays.get(this.path) ?? { relay: new MemoryRelay(), handles: 0 };
+    shared.handles += 1;
+    relays.set(this.path, shared);
+    this.relay = shared.relay;
+  }
+
+  query(sql: string, params: SqlValue[] = []): Promise<SqlResult> {
+    return this.serially(async () => this.run(sql, params));
+  }
+
+  transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
+    return this.serially(async () => {
+      this.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work({ query: async (sql, params = []) => this.run(sql, params) });
+        this.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  /** SQLite's write lock (`BEGIN IMMEDIATE`) already keeps schema changes one at a time. */
+  schemaTransaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
+    return this.transaction(work);
+  }
+
+  async databaseBytes(): Promise<number | undefined> {
+    const [pages] = (await this.query('PRAGMA page_count')).rows;
+    const [size] = (await this.query('PRAGMA page_size')).rows;
+    return Number(pages?.page_count ?? 0) * Number(size?.page_size ?? 0);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    this.db.close();
+    const shared = relays.get(this.path);
+    if (shared && --shared.handles === 0) relays.delete(this.path);
+  }
+
+  /** Runs `work` after everything queued before it, alone. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      if (this.closed) {
+        throw new HoldpointError('STORE_UNAVAILABLE', 'The SQLite store is closed.');
+      }
+      return work();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private exec(sql: string): void {
+    try {
+      this.db.exec(sql);
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+
+  private run(sql: string, params: SqlValue[]): SqlResult {
+    try {
+      let statement = this.statements.get(sql);
+      if (!statement) {
+        statement = this.db.prepare(numbered(sql));
+        if (this.statements.size >= MAX_STATEMENTS) this.statements.clear();
+        this.statements.set(sql, statement);
+      }
+      if (statement.columns().length > 0) {
+        const rows = statement.all(...params) as SqlResult['rows'];
+        return { rows, changes: rows.length };
+      }
+      return { rows: [], changes: Number(statement.run(...params).changes) };
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+}
