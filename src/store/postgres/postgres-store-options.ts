@@ -1,0 +1,38 @@
+import type pg from 'pg';
+import { z } from 'zod';
+import { positiveNumber } from '../../core/validate.js';
+
+/** What `postgresStore(...)` and the store itself take; checked by `postgresStore`. */
+export const postgresStoreOptions = z
+  .strictObject({
+    /** e.g. `postgres://holdpoint@db.internal:5432/holdpoint`. */
+    url: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+      .optional(),
+    /** An existing `pg.Pool`: used as it is; the store never ends it. */
+    pool: z
+      .custom<pg.Pool>(
+        (value) =>
+          typeof (value as pg.Pool | undefined)?.connect === 'function' &&
+          typeof (value as pg.Pool | undefined)?.query === 'function',
+        'a pg.Pool (new pg.Pool(...))',
+      )
+      .optional(),
+    /** Connections of the pool the store opens from `url`. Default 10. */
+    maxConnections: z.number().int().positive().max(1000).optional(),
+    /** A session is kept this long after its last change (or its pause's retention). Default 7 days. */
+    sessionTtlSeconds: positiveNumber.optional(),
+    /**
+     * Whether connecting to a database at an older schema migrates it (default `true`,
+     * one instance at a time under an advisory lock); with `false` it is refused
+     * (SCHEMA_OUTDATED) until `holdpoint db migrate` runs.
+     */
+    migrate: z.boolean().optional(),
+  })
+  .refine((o) => (o.url === undefined) !== (o.pool === undefined), {
+    message: 'give exactly one of url or pool',
+  });
+
+/** Settings of the PostgreSQL store: a `url`, or an existing `pg.Pool`. */
+export type PostgresStoreOptions = z.input<typeof postgresStoreOptions>;
