@@ -19,7 +19,7 @@ async function runAll(tx: SqlQueries, statements: string[]): Promise<void> {
 
 /**
  * Version 1: the store as it was before approvals reached people: sessions (meta,
- * state, the indexes a commit keeps as columns), pauses, runs, the approvals' and
+ * the latest pause's and run's ids, the indexes a commit keeps as columns), pauses, runs, the approvals' and
  * runs' lookups, who may decide a pause, the audit chain, ADK events, shared state, the
  * effect ledger, idempotency records, rate windows, user memories and the sweep lock.
  * Times are epoch milliseconds; JSON is TEXT.
@@ -32,7 +32,8 @@ const V1_SESSIONS = [
     version BIGINT NOT NULL,
     meta TEXT NOT NULL,
     commit_ids TEXT NOT NULL DEFAULT '',
-    state TEXT NOT NULL DEFAULT '{}',
+    pause_id TEXT,
+    invocation_id TEXT,
     audit_count BIGINT NOT NULL DEFAULT 0,
     event_count BIGINT NOT NULL DEFAULT 0,
     status TEXT NOT NULL,
@@ -83,6 +84,12 @@ const V1_SESSIONS = [
     event TEXT NOT NULL,
     PRIMARY KEY (session_id, seq),
     UNIQUE (session_id, event_id)
+  )`,
+  `CREATE TABLE hp_session_state (
+    session_id TEXT NOT NULL REFERENCES hp_sessions ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (session_id, key)
   )`,
   `CREATE TABLE hp_app_state (
     app TEXT NOT NULL,
