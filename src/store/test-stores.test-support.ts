@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { MemoryStore } from './memory/memory-store.js';
 import { PostgresScratch, scratchPool } from './postgres/postgres-scratch.test-support.js';
 import { PostgresStore } from './postgres/postgres-store.js';
@@ -39,7 +39,11 @@ export class TestStores {
   /** A new handle on the scratch prefix: two handles stand for two server instances. */
   redis(): RedisStore {
     return this.#keep(
-      new RedisStore({ url: TEST_REDIS_URL, keyPrefix: this.scratch.prefix, sessionTtlSeconds: 600 }),
+      new RedisStore({
+        url: TEST_REDIS_URL,
+        keyPrefix: this.scratch.prefix,
+        sessionTtlSeconds: 600,
+      }),
     );
   }
 

@@ -8,10 +8,13 @@ import type { PostgresStoreOptions } from './postgres-store-options.js';
  */
 export class PostgresStore extends SqlStore {
   constructor(options: PostgresStoreOptions) {
-    super(new PostgresDriver({ url: options.url, pool: options.pool, max: options.maxConnections }), {
-      sessionTtlSeconds: options.sessionTtlSeconds,
-      migrate: options.migrate,
-    });
+    super(
+      new PostgresDriver({ url: options.url, pool: options.pool, max: options.maxConnections }),
+      {
+        sessionTtlSeconds: options.sessionTtlSeconds,
+        migrate: options.migrate,
+      },
+    );
   }
 
   /**

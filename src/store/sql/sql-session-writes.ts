@@ -6,8 +6,8 @@ import { decodeRecord, encodeRecord } from '../redis/redis-records.js';
 import { splitState } from '../split-state.js';
 import type { SessionSnapshot, SessionWrites } from '../store.js';
 import { waitingChanges, waitingOf } from '../waiting-counts.js';
-import { deliveryRow } from './sql-outbox.js';
 import type { SqlQueries, SqlValue } from './sql-driver.js';
+import { deliveryRow } from './sql-outbox.js';
 import { insertRows, lastByKey, placeholders } from './sql-rows.js';
 
 /** Between an app's name and a tool's in a waiting key (see waitingKey). */

@@ -87,7 +87,13 @@ export class SqlStore extends TransactionalStore {
     writes: SessionWrites,
     commitIds: string[],
   ): Promise<boolean> {
-    return this.write({ sessionId, before: read.snapshot, version: read.version, writes, commitIds });
+    return this.write({
+      sessionId,
+      before: read.snapshot,
+      version: read.version,
+      writes,
+      commitIds,
+    });
   }
 
   protected insert(session: NewSession, writes: SessionWrites, commitIds: string[]) {
