@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
 import { JsonClient } from './json-client.js';
+import { ownDataDir } from './temp-data-dir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/holdpoint.js', import.meta.url));
 
@@ -13,15 +14,21 @@ export class ServerProcess {
     readonly logs: string[],
   ) {}
 
+  /**
+   * Starts `holdpoint serve` with `args` and `env`, on a free port, in a data directory
+   * of its own (removed when it exits) unless they name one.
+   */
   static async start(
     args: string[] = [],
     env: Record<string, string> = {},
   ): Promise<ServerProcess> {
     const port = await freePort();
+    const data = ownDataDir(args, env);
     const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...args], {
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, LOG_LEVEL: 'info', ...data.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    data.removeOnExit(child);
     const logs: string[] = [];
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
