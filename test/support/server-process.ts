@@ -15,20 +15,23 @@ export class ServerProcess {
   ) {}
 
   /**
-   * Starts `holdpoint serve` with `args` and `env`, on a free port, in a data directory
-   * of its own (removed when it exits) unless they name one.
+   * Starts `holdpoint serve` with `args` and `env`, on a free port. Its SQLite data goes
+   * into a directory of its own (removed when it exits) unless they name one, or
+   * into `cwd`'s `.holdpoint` when the test gives it a working directory of its own.
    */
   static async start(
     args: string[] = [],
     env: Record<string, string> = {},
+    cwd?: string,
   ): Promise<ServerProcess> {
     const port = await freePort();
-    const data = ownDataDir(args, env);
+    const data = cwd === undefined ? ownDataDir(args, env) : undefined;
     const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...args], {
-      env: { ...process.env, LOG_LEVEL: 'info', ...data.env },
+      cwd,
+      env: { ...process.env, LOG_LEVEL: 'info', ...(data?.env ?? env) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    data.removeOnExit(child);
+    data?.removeOnExit(child);
     const logs: string[] = [];
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
