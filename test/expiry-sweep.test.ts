@@ -190,7 +190,8 @@ describe('the purge of what outlived its retention', () => {
       )
       .toEqual(['started', 'requested', 'expired']);
     await expect.poll(() => purges.mock.calls.length).toBeGreaterThan(0);
-    expect(purges.mock.calls[0]?.[1]).toBe(PURGE_PER_BEAT);
+    // The memory store's purge declares no parameters: the sweeper's arguments are still there.
+    expect((purges.mock.calls[0] as unknown[] | undefined)?.[1]).toBe(PURGE_PER_BEAT);
     expect(await purges.mock.results[0]?.value).toBe(0);
   });
 });

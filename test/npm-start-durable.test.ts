@@ -69,7 +69,7 @@ function readmeScript(
 
 describe('npm start twice with a SIGKILL between', () => {
   it('says where its data is, and the run paused before the kill resumes after it', async () => {
-    expect(PAUSE_SCRIPT).toContain("-d '{\"query\":\"Generate 10 images\"}'");
+    expect(PAUSE_SCRIPT).toContain('-d \'{"query":"Generate 10 images"}\'');
     expect(APPROVE_SCRIPT).toContain('/api/agent/resume');
 
     const first = await npmStart();

@@ -224,11 +224,17 @@ async function main(argv: string[]): Promise<void> {
     const [action] = rest.splice(0, 1);
     const toText = action === 'migrate' ? takeFlag(rest, 'to') : undefined;
     if ((action !== 'migrate' && action !== 'stats') || rest[0]?.startsWith('--') === false) {
-      throw new HoldpointError('VALIDATION_FAILED', 'usage: holdpoint db migrate [--to VERSION] | holdpoint db stats');
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        'usage: holdpoint db migrate [--to VERSION] | holdpoint db stats',
+      );
     }
     const to = toText === undefined ? undefined : Number(toText);
     if (to !== undefined && !(Number.isInteger(to) && to > 0)) {
-      throw new HoldpointError('VALIDATION_FAILED', `--to must be a schema version (1, 2, …): ${toText}`);
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        `--to must be a schema version (1, 2, …): ${toText}`,
+      );
     }
     const config = await configFrom(rest, {
       ...process.env,

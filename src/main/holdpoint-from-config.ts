@@ -1,13 +1,7 @@
 import { resolve } from 'node:path';
 import { type Logger, pino } from 'pino';
 import { buildHoldpoint, type Holdpoint } from '../api/create-holdpoint.js';
-import {
-  memoryStore,
-  postgresStore,
-  redisStore,
-  type Store,
-  sqliteStore,
-} from '../api/stores.js';
+import { memoryStore, postgresStore, redisStore, type Store, sqliteStore } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
