@@ -1,6 +1,12 @@
 import type { InFlightSample } from './in-flight.js';
 import type { Sample } from './measure.js';
 import type { PausedFootprint } from './paused-footprint.js';
+import {
+  ADK_DATABASE_SQLITE,
+  LANGGRAPH_POSTGRES,
+  LANGGRAPH_SQLITE,
+  type PeerCycles,
+} from './peer-figures.js';
 import type { RedisProfile } from './redis-profile.js';
 
 /** How a floor's figures read: a ratio (0.5×), a count, or bytes. */
@@ -33,7 +39,8 @@ export interface FloorInputs {
   durableFloorSequential?: Sample;
   /** Redis work of one in-process cycle (MONITOR). */
   redisProfile?: RedisProfile;
-  pausedFootprint?: PausedFootprint;
+  /** What one paused run keeps in Redis. */
+  redisFootprint?: PausedFootprint;
 }
 
 /**
@@ -59,7 +66,7 @@ export function simpleDesignFloors(inputs: FloorInputs): Floor[] {
     const label = `redis / memory, cycles/s at ${redis.concurrency} in flight`;
     floors.push(atLeast(label, redis.cyclesPerSecond / memory.cyclesPerSecond, 0.5));
   }
-  const { redisSequential, durableFloorSequential, redisProfile, pausedFootprint } = inputs;
+  const { redisSequential, durableFloorSequential, redisProfile, redisFootprint } = inputs;
   if (redisSequential && durableFloorSequential) {
     const label = 'redis / durable floor, sequential p50';
     floors.push(atMost(label, redisSequential.p50Ms / durableFloorSequential.p50Ms, 2));
@@ -69,9 +76,37 @@ export function simpleDesignFloors(inputs: FloorInputs): Floor[] {
     floors.push(atMost('redis client round trips per in-process cycle', roundTrips, 12, 'count'));
     floors.push(atMost('redis commands per in-process cycle', total, 50, 'count'));
   }
-  if (pausedFootprint) {
-    const { bytesPerRun } = pausedFootprint;
+  if (redisFootprint) {
+    const { bytesPerRun } = redisFootprint;
     floors.push(atMost('redis memory per paused run', bytesPerRun, 5_000, 'bytes'));
   }
+  return floors;
+}
+
+/** The sequential samples of the SQL stores, each when it ran. */
+export interface PeerFloorInputs {
+  sqliteSequential?: Sample;
+  postgresSequential?: Sample;
+}
+
+function overPeer(store: string, sample: Sample, peer: PeerCycles, value: number): Floor {
+  const label = `${store} / ${peer.name} (${peer.cyclesPerSecond} cycles/s), sequential cycles/s`;
+  return atLeast(label, sample.cyclesPerSecond / peer.cyclesPerSecond, value);
+}
+
+/**
+ * The floors issue 24 sets against the peers, on sequential cycles/s (the peers were
+ * measured one cycle at a time): SQLite ≥ 10× ADK's DatabaseSessionService on SQLite
+ * and ≥ 3× LangGraph's SqliteSaver; PostgreSQL ≥ 5× LangGraph's PostgresSaver.
+ * Reported, never chased; a store that did not run is left out.
+ */
+export function peerFloors(inputs: PeerFloorInputs): Floor[] {
+  const floors: Floor[] = [];
+  const { sqliteSequential: sqlite, postgresSequential: postgres } = inputs;
+  if (sqlite) {
+    floors.push(overPeer('sqlite', sqlite, ADK_DATABASE_SQLITE, 10));
+    floors.push(overPeer('sqlite', sqlite, LANGGRAPH_SQLITE, 3));
+  }
+  if (postgres) floors.push(overPeer('postgres', postgres, LANGGRAPH_POSTGRES, 5));
   return floors;
 }

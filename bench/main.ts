@@ -1,9 +1,12 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { simpleDesignFloors } from './floors.js';
+import type { StoreKind } from '../src/core/store-kinds.js';
+import { peerFloors, simpleDesignFloors } from './floors.js';
+import { memoryMeter, postgresMeter, redisMeter, sqliteMeter } from './footprint-meters.js';
 import { type InFlightSample, measureInFlight } from './in-flight.js';
 import { measure, measureInterleaved, type Sample } from './measure.js';
 import { measurePausedFootprint, type PausedFootprint } from './paused-footprint.js';
+import { acquirePostgres } from './postgres-target.js';
 import { RedisInfo } from './redis-info.js';
 import { RedisCounters, type RedisProfile } from './redis-profile.js';
 import { acquireRedis } from './redis-target.js';
@@ -18,16 +21,29 @@ import {
   type StoreChoice,
 } from './scenarios.js';
 import { loadBenchSettings } from './settings.js';
+import { acquireSqlite } from './sqlite-target.js';
+import { storeCycles } from './store-cycles.js';
 import type { StreamSample } from './stream-measure.js';
 import { streamOnServer } from './stream-scenarios.js';
 
 const NAMES = {
   adk: 'bare ADK (Runner + InMemorySessionService)',
   memory: 'in-process, memory store',
+  sqlite: 'in-process, sqlite store',
+  postgres: 'in-process, postgres store',
   redis: 'in-process, redis store',
   floor: 'in-process, durable floor',
   httpMemory: 'http, memory store',
+  httpSqlite: 'http, sqlite store',
   httpRedis: 'http, redis store',
+};
+
+/** The in-process scenario of each store. */
+const IN_PROCESS: Record<StoreKind, string> = {
+  memory: NAMES.memory,
+  sqlite: NAMES.sqlite,
+  postgres: NAMES.postgres,
+  redis: NAMES.redis,
 };
 
 /** Streaming scenarios: the transport (and its protocol), then the store. */
@@ -39,13 +55,21 @@ const STREAMS = {
 const began = performance.now();
 const settings = loadBenchSettings();
 const redis = await acquireRedis(settings.redisUrl);
+const sqlite = acquireSqlite();
+const postgres = await acquirePostgres(settings.postgresUrl);
+const sql = [`sqlite: a database in ${sqlite.root} (removed after)`];
+if (postgres.available) sql.push(`postgres: ${postgres.description}`);
+else {
+  sql.push(`postgres: skipped, the server cannot be used: ${postgres.reason}`);
+  process.stderr.write(`bench: PostgreSQL skipped: ${postgres.reason}\n`);
+}
 const counters = new RedisCounters(redis.url);
 const info = new RedisInfo(redis.url);
 const samples = new Map<string, Sample>();
 const inFlight = new Map<string, InFlightSample>();
 let redisProfile: RedisProfile | undefined;
 let httpRedisProfile: RedisProfile | undefined;
-let pausedFootprint: PausedFootprint | undefined;
+const footprints: PausedFootprint[] = [];
 const streams: StreamSample[] = [];
 let scale: ScaleReport | undefined;
 
@@ -91,19 +115,23 @@ async function run(
 }
 
 /**
- * Bare ADK, the in-process cycles on both stores and the durable floor, timed in
+ * Bare ADK, the in-process cycles on every store and the durable floor, timed in
  * alternating rounds so the ratios to bare ADK do not depend on when each ran; then
  * Redis's commands per cycle are counted on a few more cycles of the Redis store;
- * then the same four run again with many cycles in flight, in alternating slices.
+ * then the same run again with many cycles in flight, in alternating slices.
  */
 async function inProcessTogether(): Promise<void> {
   const scenarios = [
     bareAdk(NAMES.adk),
     await inProcess(NAMES.memory, { store: 'memory' }),
+    await inProcess(NAMES.sqlite, { store: 'sqlite', dataDir: sqlite.newDataDir() }),
+    ...(postgres.available
+      ? [await inProcess(NAMES.postgres, { store: 'postgres', url: await postgres.newDatabase() })]
+      : []),
     await inProcess(NAMES.redis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
     await durableFloor(NAMES.floor, redis.url),
   ];
-  const [, , redisScenario] = scenarios;
+  const redisScenario = scenarios.find((scenario) => scenario.name === NAMES.redis);
   process.stderr.write(`bench: ${scenarios.map((s) => s.name).join(', ')}, interleaved …\n`);
   try {
     const timed = await measureInterleaved(
@@ -142,16 +170,35 @@ try {
   await inProcessTogether();
   await run(await overHttp(NAMES.httpMemory, { store: 'memory' }), settings.httpCycles);
   await run(
+    await overHttp(NAMES.httpSqlite, { store: 'sqlite', dataDir: sqlite.newDataDir() }),
+    settings.httpCycles,
+  );
+  await run(
     await overHttp(NAMES.httpRedis, { store: 'redis', url: redis.url, prefix: redis.newPrefix() }),
     settings.httpCycles,
     (profiled) => {
       httpRedisProfile = profiled;
     },
   );
-  // Memory growth is the bench's own only on a Redis it has to itself.
-  if (redis.exclusive && settings.pausedRuns > 0) {
-    process.stderr.write(`bench: Redis per paused run, ${settings.pausedRuns} runs …\n`);
-    pausedFootprint = await measurePausedFootprint(redis, info, settings.pausedRuns);
+  if (settings.pausedRuns > 0) {
+    const runs = settings.pausedRuns;
+    process.stderr.write(`bench: bytes per paused run on each store, ${runs} runs each …\n`);
+    footprints.push(await measurePausedFootprint({ store: 'memory' }, memoryMeter, runs));
+    const dataDir = sqlite.newDataDir();
+    footprints.push(
+      await measurePausedFootprint({ store: 'sqlite', dataDir }, () => sqliteMeter(dataDir), runs),
+    );
+    if (postgres.available) {
+      const url = await postgres.newDatabase();
+      footprints.push(
+        await measurePausedFootprint({ store: 'postgres', url }, () => postgresMeter(url), runs),
+      );
+    }
+    // Memory growth is the bench's own only on a Redis it has to itself.
+    if (redis.exclusive) {
+      const choice = { store: 'redis', url: redis.url, prefix: redis.newPrefix() } as const;
+      footprints.push(await measurePausedFootprint(choice, () => redisMeter(info), runs));
+    }
   }
 
   if (settings.streamConcurrency > 0) {
@@ -180,13 +227,18 @@ try {
   counters.close();
   info.close();
   await redis.close();
+  sqlite.close();
+  if (postgres.available) await postgres.close();
 }
 
 const order = [
   NAMES.memory,
+  NAMES.sqlite,
+  NAMES.postgres,
   NAMES.redis,
   NAMES.floor,
   NAMES.httpMemory,
+  NAMES.httpSqlite,
   NAMES.httpRedis,
   NAMES.adk,
 ];
@@ -199,9 +251,12 @@ const report: BenchReport = {
   node: process.version,
   cpus: cpus().length,
   redis: redis.description,
+  sql,
   samples: ordered,
   ratios: [
     ...ratioOf(NAMES.redis, NAMES.adk),
+    ...ratioOf(NAMES.sqlite, NAMES.adk),
+    ...ratioOf(NAMES.postgres, NAMES.adk),
     ...ratioOf(NAMES.memory, NAMES.adk),
     ...ratioOf(NAMES.floor, NAMES.adk),
     ...ratioOf(NAMES.redis, NAMES.floor),
@@ -211,9 +266,14 @@ const report: BenchReport = {
       '  the least any store adds that makes the pause durable before answering pending_approval,\n' +
       '  and the completion before answering completed (invariant 4)'
     : undefined,
-  inFlight: [NAMES.adk, NAMES.memory, NAMES.redis, NAMES.floor].flatMap(
-    (name) => inFlight.get(name) ?? [],
-  ),
+  inFlight: [
+    NAMES.adk,
+    NAMES.memory,
+    NAMES.sqlite,
+    NAMES.postgres,
+    NAMES.redis,
+    NAMES.floor,
+  ].flatMap((name) => inFlight.get(name) ?? []),
   floors: simpleDesignFloors({
     adkInFlight: inFlight.get(NAMES.adk),
     memoryInFlight: inFlight.get(NAMES.memory),
@@ -221,11 +281,25 @@ const report: BenchReport = {
     redisSequential: samples.get(NAMES.redis),
     durableFloorSequential: samples.get(NAMES.floor),
     redisProfile,
-    pausedFootprint,
+    redisFootprint: footprints.find((footprint) => footprint.store === 'redis'),
+  }),
+  stores: storeCycles(
+    (Object.entries(IN_PROCESS) as [StoreKind, string][])
+      .filter(([, name]) => samples.has(name))
+      .map(([store, name]) => ({
+        store,
+        sequential: samples.get(name),
+        inFlight: inFlight.get(name),
+      })),
+    { sequential: samples.get(NAMES.adk), inFlight: inFlight.get(NAMES.adk) },
+  ),
+  peerFloors: peerFloors({
+    sqliteSequential: samples.get(NAMES.sqlite),
+    postgresSequential: samples.get(NAMES.postgres),
   }),
   redisProfile,
   httpRedisProfile,
-  pausedFootprint,
+  footprints,
   streams,
   scale,
   seconds: (performance.now() - began) / 1000,

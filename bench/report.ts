@@ -2,9 +2,11 @@ import type { Floor, FloorUnit } from './floors.js';
 import type { InFlightSample } from './in-flight.js';
 import type { Sample } from './measure.js';
 import type { PausedFootprint } from './paused-footprint.js';
+import { PEER_BYTES, PEER_SOURCE } from './peer-figures.js';
 import type { RedisProfile } from './redis-profile.js';
 import type { ScaleReport } from './scale.js';
 import { formatScale } from './scale-report.js';
+import { formatStoreCycles, type StoreCycles } from './store-cycles.js';
 import type { StreamSample } from './stream-measure.js';
 import { ms, table, times } from './table.js';
 
@@ -15,19 +17,25 @@ export interface BenchReport {
   /** Wall time of the whole run, the report's own formatting aside. */
   seconds: number;
   redis: string;
+  /** Where the SQL stores ran, or why one did not. */
+  sql: string[];
   samples: Sample[];
   ratios: Ratio[];
   /** The in-process scenarios with many cycles in flight at once. */
   inFlight: InFlightSample[];
   floors: Floor[];
+  /** Each store's in-process cycles/s against bare ADK and the peers. */
+  stores: StoreCycles[];
+  /** Issue 24's floors against the peers' cycles/s. */
+  peerFloors: Floor[];
   /** What the durable floor scenario is, printed under the ratios when it ran. */
   floorNote?: string;
   /** Redis work of one in-process cycle. */
   redisProfile?: RedisProfile;
   /** Redis work of one cycle over HTTP (`holdpoint serve`): the edge's rate counting too. */
   httpRedisProfile?: RedisProfile;
-  /** What one paused run keeps in Redis. */
-  pausedFootprint?: PausedFootprint;
+  /** What one paused run keeps in each store. */
+  footprints: PausedFootprint[];
   /** AI SDK streaming chats, many in flight at once. */
   streams: StreamSample[];
   scale?: ScaleReport;
@@ -62,6 +70,7 @@ export function formatReport(report: BenchReport): string {
     `Holdpoint bench — one cycle = start("Generate 10 images") → pause → resume(approved) → complete`,
     `node ${report.node}, ${report.cpus} CPUs, rules model, ${report.redis};` +
       ` ran ${report.seconds.toFixed(0)} s`,
+    ...report.sql,
     '',
     table(
       ['scenario', 'cycles', 'cycles/s', 'p50 ms', 'p99 ms', 'mean ms'],
@@ -82,7 +91,14 @@ export function formatReport(report: BenchReport): string {
   ];
   if (report.floorNote) out.push(report.floorNote);
   if (report.inFlight.length > 0) out.push('', formatInFlight(report.inFlight));
+  if (report.stores.length > 0) {
+    const concurrency = report.inFlight[0]?.concurrency ?? 0;
+    out.push('', formatStoreCycles(report.stores, concurrency));
+  }
   if (report.floors.length > 0) out.push('', formatFloors(report.floors));
+  if (report.peerFloors.length > 0) {
+    out.push('', formatFloors(report.peerFloors, 'floor against the peers'), `  ${PEER_SOURCE}`);
+  }
   const profiles = [
     { over: 'in-process', profile: report.redisProfile },
     { over: 'HTTP', profile: report.httpRedisProfile },
@@ -90,15 +106,7 @@ export function formatReport(report: BenchReport): string {
   for (const { over, profile } of profiles) {
     if (profile) out.push('', formatProfile(over, profile));
   }
-  const footprint = report.pausedFootprint;
-  if (footprint) {
-    out.push(
-      '',
-      `Redis per paused run: ${Math.round(footprint.bytesPerRun).toLocaleString('en-US')} bytes` +
-        ` and ${footprint.keysPerRun.toFixed(2)} keys (used_memory and key count growth over` +
-        ` ${footprint.runs} runs paused)`,
-    );
-  }
+  if (report.footprints.length > 0) out.push('', formatFootprints(report.footprints));
   if (report.streams.length > 0) out.push('', formatStreams(report.streams));
   if (report.scale) out.push('', formatScale(report.scale));
   return out.join('\n');
@@ -143,10 +151,32 @@ function formatInFlight(samples: InFlightSample[]): string {
   ].join('\n');
 }
 
-/** The floors for a simple design: each measured ratio against its bound. */
-function formatFloors(floors: Floor[]): string {
+/** Bytes per paused run on each store, beside the peers' figures. */
+function formatFootprints(footprints: PausedFootprint[]): string {
+  const bytes = (value: number) => `${Math.round(value).toLocaleString('en-US')} B`;
+  return [
+    'Bytes per paused run (one run first, then growth over the runs paused, per run)',
+    '',
+    table(
+      ['store', 'per paused run', 'measured as'],
+      [
+        ...footprints.map((f) => [
+          f.store,
+          bytes(f.bytesPerRun),
+          `${f.measure}, over ${f.runs} runs` +
+            (f.keysPerRun === undefined ? '' : `; ${f.keysPerRun.toFixed(2)} keys per run`),
+        ]),
+        ...PEER_BYTES.map((peer) => [peer.name, peer.figure, peer.source]),
+      ],
+      [0, 2],
+    ),
+  ].join('\n');
+}
+
+/** Floors: each measured figure against its bound. */
+function formatFloors(floors: Floor[], title = 'floor for a simple design'): string {
   return table(
-    ['floor for a simple design', 'measured', 'floor', 'result'],
+    [title, 'measured', 'floor', 'result'],
     floors.map((f) => [
       f.label,
       figure(f.measured, f.unit),

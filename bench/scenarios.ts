@@ -14,8 +14,15 @@ export interface Scenario {
   close(): Promise<void>;
 }
 
-/** Where a Holdpoint keeps its state; `redis` needs a URL and a prefix of its own. */
-export type StoreChoice = { store: 'memory' } | { store: 'redis'; url: string; prefix: string };
+/**
+ * Where a Holdpoint keeps its state: `sqlite` in a data directory, `postgres` in a
+ * database and `redis` under a key prefix, each the scenario's own.
+ */
+export type StoreChoice =
+  | { store: 'memory' }
+  | { store: 'sqlite'; dataDir: string }
+  | { store: 'postgres'; url: string }
+  | { store: 'redis'; url: string; prefix: string };
 
 /**
  * The config a real process would load, pinned to the offline model and silent
@@ -26,6 +33,8 @@ export function benchConfig(choice: StoreChoice, extra: string[] = []): Holdpoin
   argv.push('--app', fileURLToPath(new URL('../examples/image-studio/app.ts', import.meta.url)));
   if (choice.store === 'redis')
     argv.push('--redis-url', choice.url, '--redis-prefix', choice.prefix);
+  if (choice.store === 'sqlite') argv.push('--data-dir', choice.dataDir);
+  if (choice.store === 'postgres') argv.push('--postgres-url', choice.url);
   argv.push('--host', '127.0.0.1', '--port', '0');
   // One principal drives every cycle: rate limits far above what it can reach, so the
   // counters are counted (their cost is part of a request) but never refuse.

@@ -1,3 +1,5 @@
+import { DEFAULT_BENCH_POSTGRES_URL } from './postgres-target.js';
+
 /** How much work each scenario does; every count and time is bounded. */
 export interface BenchSettings {
   warmupCycles: number;
@@ -14,6 +16,8 @@ export interface BenchSettings {
   pausedRuns: number;
   /** An external Redis to use instead of a private redis-server. */
   redisUrl?: string;
+  /** The PostgreSQL server the bench creates its own databases on (and drops them). */
+  postgresUrl: string;
   /** Streaming scenarios: chats in flight at once, rounds of them, and their bounds. */
   streamConcurrency: number;
   streamWarmupRounds: number;
@@ -54,7 +58,7 @@ const LEAST_SCALE_SESSIONS = 100;
 /**
  * Bench settings from the environment: BENCH_CYCLES, BENCH_ROUND_CYCLES, BENCH_HTTP_CYCLES,
  * BENCH_WARMUP, BENCH_SCENARIO_SECONDS, BENCH_MONITOR_CYCLES, BENCH_PAUSED_RUNS,
- * BENCH_REDIS_URL; for
+ * BENCH_REDIS_URL, BENCH_POSTGRES_URL (a server to create the bench's own databases on); for
  * the streaming scenarios BENCH_STREAM_CHATS, BENCH_STREAM_ROUNDS, BENCH_STREAM_SECONDS and
  * BENCH_STREAM_REDIS (0 to stream over the memory store only); for cycles in flight
  * BENCH_IN_FLIGHT (how many at once, 0 to skip) and BENCH_IN_FLIGHT_SECONDS; for the scale
@@ -82,6 +86,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     monitorCycles: count(env.BENCH_MONITOR_CYCLES, 20, 'BENCH_MONITOR_CYCLES'),
     pausedRuns: count(env.BENCH_PAUSED_RUNS, 1000, 'BENCH_PAUSED_RUNS'),
     redisUrl: env.BENCH_REDIS_URL || undefined,
+    postgresUrl: env.BENCH_POSTGRES_URL || DEFAULT_BENCH_POSTGRES_URL,
     streamConcurrency: count(env.BENCH_STREAM_CHATS, 100, 'BENCH_STREAM_CHATS'),
     streamWarmupRounds: 1,
     streamRounds: count(env.BENCH_STREAM_ROUNDS, 3, 'BENCH_STREAM_ROUNDS'),

@@ -1,8 +1,13 @@
-/** A plain-text table: the first column is text (left-aligned), the rest numbers (right-aligned). */
-export function table(header: string[], rows: string[][]): string {
+/**
+ * A plain-text table: the columns at `textColumns` (the first, unless told) are text,
+ * left-aligned; the rest numbers, right-aligned.
+ */
+export function table(header: string[], rows: string[][], textColumns: number[] = [0]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)));
+    cells.map((c, i) =>
+      textColumns.includes(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0),
+    );
   const rule = widths.map((w) => '-'.repeat(w));
   return [line(header), rule, ...rows.map(line)].map((cells) => cells.join('  ')).join('\n');
 }
