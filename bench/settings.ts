@@ -67,10 +67,11 @@ const LEAST_SCALE_SESSIONS = 100;
  * BENCH_SCALE_IDLE_SECONDS.
  */
 export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
-  // Six scenarios at 8 s warm-up + 25 s measuring stay under ~3.5 minutes in the worst case;
-  // the four streaming ones take ~30 s in all (each at most a 10 s warm-up round + 15 s + 10 s);
-  // the four in flight 4 × 12 s; the scale figures ~50 s (seeding 100,000 took 16 s on 2 cores).
-  // Measured on 2 cores: ~2.5 minutes in all.
+  // The in-process phase shares four scenarios' 8 s warm-up + 25 s measuring among its six
+  // (bare ADK, four stores, the durable floor); the three HTTP ones take at most 33 s each;
+  // the four streaming ones ~30 s in all (each at most a 10 s warm-up round + 15 s + 10 s);
+  // the six in flight 6 × 8.4 s; bytes per paused run 1,000 runs on each of four stores;
+  // the scale figures ~50 s (seeding 100,000 took 16 s on 2 cores).
   const seconds = count(env.BENCH_SCENARIO_SECONDS, 25, 'BENCH_SCENARIO_SECONDS');
   const scaleSessions = count(env.BENCH_SCALE_SESSIONS, 100_000, 'BENCH_SCALE_SESSIONS');
   if (scaleSessions > 0 && scaleSessions < LEAST_SCALE_SESSIONS) {
@@ -78,7 +79,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
   }
   return {
     warmupCycles: count(env.BENCH_WARMUP, 200, 'BENCH_WARMUP'),
-    inProcessCycles: count(env.BENCH_CYCLES, 2000, 'BENCH_CYCLES'),
+    inProcessCycles: count(env.BENCH_CYCLES, 1000, 'BENCH_CYCLES'),
     roundCycles: Math.max(1, count(env.BENCH_ROUND_CYCLES, 50, 'BENCH_ROUND_CYCLES')),
     httpCycles: count(env.BENCH_HTTP_CYCLES, 500, 'BENCH_HTTP_CYCLES'),
     warmupBudgetMs: 8_000,
@@ -94,7 +95,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     streamChatTimeoutMs: 10_000,
     streamRedis: env.BENCH_STREAM_REDIS !== '0',
     inFlightConcurrency: count(env.BENCH_IN_FLIGHT, 50, 'BENCH_IN_FLIGHT'),
-    inFlightMs: count(env.BENCH_IN_FLIGHT_SECONDS, 10, 'BENCH_IN_FLIGHT_SECONDS') * 1000,
+    inFlightMs: count(env.BENCH_IN_FLIGHT_SECONDS, 7, 'BENCH_IN_FLIGHT_SECONDS') * 1000,
     scaleSessions,
     scaleSeedConcurrency: Math.max(
       1,
