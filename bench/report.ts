@@ -92,8 +92,7 @@ export function formatReport(report: BenchReport): string {
   if (report.floorNote) out.push(report.floorNote);
   if (report.inFlight.length > 0) out.push('', formatInFlight(report.inFlight));
   if (report.stores.length > 0) {
-    const concurrency = report.inFlight[0]?.concurrency ?? 0;
-    out.push('', formatStoreCycles(report.stores, concurrency));
+    out.push('', formatStoreCycles(report.stores, report.inFlight[0]?.concurrency));
   }
   if (report.floors.length > 0) out.push('', formatFloors(report.floors));
   if (report.peerFloors.length > 0) {

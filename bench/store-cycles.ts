@@ -60,7 +60,7 @@ export function storeCycles(
 }
 
 /** The per-store table: cycles/s, its ratio to bare ADK, and to the peers on the same database. */
-export function formatStoreCycles(rows: StoreCycles[], concurrency: number): string {
+export function formatStoreCycles(rows: StoreCycles[], concurrency?: number): string {
   const figure = (value?: number) => (value === undefined ? '-' : value.toFixed(1));
   const ratio = (value?: number) => (value === undefined ? '-' : times(value));
   return [
@@ -72,7 +72,7 @@ export function formatStoreCycles(rows: StoreCycles[], concurrency: number): str
         'store',
         'sequential',
         '× bare ADK',
-        `${concurrency} in flight`,
+        concurrency === undefined ? 'in flight' : `${concurrency} in flight`,
         '× bare ADK',
         'sequential × peer (peer cycles/s)',
       ],

@@ -9,7 +9,9 @@ export function table(header: string[], rows: string[][], textColumns: number[] 
       textColumns.includes(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0),
     );
   const rule = widths.map((w) => '-'.repeat(w));
-  return [line(header), rule, ...rows.map(line)].map((cells) => cells.join('  ')).join('\n');
+  return [line(header), rule, ...rows.map(line)]
+    .map((cells) => cells.join('  ').trimEnd())
+    .join('\n');
 }
 
 /** Milliseconds, to the microsecond. */
