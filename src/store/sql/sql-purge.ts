@@ -1,16 +1,19 @@
 import type { SqlDriver } from './sql-driver.js';
 import { dropSessions } from './sql-session-writes.js';
 
-/** Tables whose rows expire on their own (`expires_at`), with the key that names a row. */
-const EXPIRING: { table: string; key: string; column: string }[] = [
-  { table: 'hp_effects', key: 'key', column: 'expires_at' },
-  { table: 'hp_requests', key: 'key', column: 'expires_at' },
-  { table: 'hp_rate_windows', key: '(key, window_start)', column: 'expires_at' },
-  { table: 'hp_memories', key: '(app, user_id, source_id)', column: 'expires_at' },
-  { table: 'hp_user_state', key: '(app, user_id, key)', column: 'expires_at' },
-  { table: 'hp_deliveries', key: 'delivery_id', column: 'expires_at' },
-  { table: 'hp_relay', key: 'id', column: 'expires_at' },
-  { table: 'hp_delegations', key: 'user_id', column: 'until_at' },
+/**
+ * Tables whose rows expire on their own, with the columns of their primary key and the
+ * column that says when a row ends (indexed: the purge reads the oldest rows first).
+ */
+const EXPIRING: { table: string; key: string[]; column: string }[] = [
+  { table: 'hp_effects', key: ['key'], column: 'expires_at' },
+  { table: 'hp_requests', key: ['key'], column: 'expires_at' },
+  { table: 'hp_rate_windows', key: ['key', 'window_start'], column: 'expires_at' },
+  { table: 'hp_memories', key: ['app', 'user_id', 'source_id'], column: 'expires_at' },
+  { table: 'hp_user_state', key: ['app', 'user_id', 'key'], column: 'expires_at' },
+  { table: 'hp_deliveries', key: ['delivery_id'], column: 'expires_at' },
+  { table: 'hp_relay', key: ['id'], column: 'expires_at' },
+  { table: 'hp_delegations', key: ['user_id'], column: 'until_at' },
 ];
 
 /**
@@ -30,9 +33,11 @@ export async function purgeExpired(db: SqlDriver, now: number, limit: number): P
     );
   });
   for (const { table, key, column } of EXPIRING) {
+    // A composite key is compared as a row value, and selected as plain columns.
+    const row = key.length === 1 ? key.join('') : `(${key.join(', ')})`;
     const { changes } = await db.query(
-      `DELETE FROM ${table} WHERE ${key} IN
-        (SELECT ${key} FROM ${table} WHERE ${column} <= $1 LIMIT $2)`,
+      `DELETE FROM ${table} WHERE ${row} IN
+        (SELECT ${key.join(', ')} FROM ${table} WHERE ${column} <= $1 LIMIT $2)`,
       [now, limit],
     );
     removed += changes;

@@ -273,9 +273,17 @@ async function writeChildren(
       'INSERT INTO hp_user_state (app, user_id, key, value, expires_at)',
       5,
       sorted(state.user).map(([key, value]) => [meta.app, meta.userId, key, value, living]),
-      'ON CONFLICT (app, user_id, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+      `ON CONFLICT (app, user_id, key) DO UPDATE SET value = excluded.value,
+         expires_at = CASE WHEN hp_user_state.expires_at > excluded.expires_at
+           THEN hp_user_state.expires_at ELSE excluded.expires_at END`,
     );
   }
+  // The user's state lives as long as any session of the user: each commit carries it
+  // along to the session's new lifetime (it is never shortened).
+  await tx.query(
+    'UPDATE hp_user_state SET expires_at = $3 WHERE app = $1 AND user_id = $2 AND expires_at < $3',
+    [meta.app, meta.userId, living],
+  );
   await moveWaiting(tx, waitingChanges(before, writes));
   const deliveries = lastByKey(writes.deliveries ?? [], (d) => d.deliveryId).sort((a, b) =>
     a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0,
