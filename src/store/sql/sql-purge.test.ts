@@ -349,3 +349,41 @@ describe.each(['sqlite', 'postgres'] as const)('purgeExpired on %s', (kind) => {
     expect(await store.getSnapshot(paused.sessionId)).toBeDefined();
   });
 });
+
+describe('purgeExpired on postgres, beside a commit', () => {
+  it('keeps a session that a commit carried on after the purge picked it, and its waiting counts', async () => {
+    const { store, raw } = await OPEN.postgres();
+    const now = Date.now();
+    const paused = await pausedSession(store, 1, now, 10 * 60_000);
+    const end = await expiresAt(raw, paused.sessionId);
+    // Another instance's commit holds the session's row and carries its lifetime on.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const commit = raw.transaction(async (tx) => {
+      await tx.query('UPDATE hp_sessions SET expires_at = $1 WHERE session_id = $2', [
+        end + HOUR,
+        paused.sessionId,
+      ]);
+      await released;
+    });
+    const purge = store.purgeExpired(end, 100);
+    // The purge picked the session (its lifetime, as committed, had ended) and waits for the row.
+    await expect
+      .poll(async () =>
+        single(
+          raw,
+          `SELECT COUNT(*) FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        ),
+      )
+      .toBe(1);
+    release();
+    await commit;
+    expect(await purge).toBe(0);
+    expect(await store.getSnapshot(paused.sessionId)).toBeDefined();
+    const counts = await store.countWaiting();
+    expect(counts.find((c) => c.tool === 'process_payment')?.count).toBe(1);
+  });
+});

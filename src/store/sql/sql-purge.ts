@@ -30,6 +30,7 @@ export async function purgeExpired(db: SqlDriver, now: number, limit: number): P
     return dropSessions(
       tx,
       rows.map((row) => String(row.session_id)),
+      now,
     );
   });
   for (const { table, key, column } of EXPIRING) {
