@@ -1,4 +1,5 @@
-import type { SqlDriver } from './sql-driver.js';
+import type { SqlDriver, SqlValue } from './sql-driver.js';
+import { placeholders } from './sql-rows.js';
 import { dropSessions } from './sql-session-writes.js';
 
 /**
@@ -17,6 +18,39 @@ const EXPIRING: { table: string; key: string[]; column: string }[] = [
 ];
 
 /**
+ * Removes up to `limit` rows of `table` that ended by `now`, oldest first: their keys are
+ * read from the table's end index, then those rows deleted by key (each a primary-key
+ * lookup; one statement joining the two made PostgreSQL scan the whole table), each
+ * only if it has still ended (a row written again meanwhile stays).
+ */
+async function purgeTable(
+  db: SqlDriver,
+  { table, key, column }: (typeof EXPIRING)[number],
+  now: number,
+  limit: number,
+): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT ${key.join(', ')} FROM ${table} WHERE ${column} <= $1 ORDER BY ${column} LIMIT $2`,
+    [now, limit],
+  );
+  if (rows.length === 0) return 0;
+  const values: SqlValue[] = [now, ...rows.flatMap((row) => key.map((name) => row[name] ?? null))];
+  // One key column: an IN list; more: one primary-key match per row.
+  const byKey =
+    key.length === 1
+      ? `${key.join('')} IN (${placeholders(rows.length, 2)})`
+      : `(${rows
+          .map((_, i) => key.map((name, j) => `${name} = $${2 + i * key.length + j}`).join(' AND '))
+          .map((match) => `(${match})`)
+          .join(' OR ')})`;
+  const { changes } = await db.query(
+    `DELETE FROM ${table} WHERE ${column} <= $1 AND ${byKey}`,
+    values,
+  );
+  return changes;
+}
+
+/**
  * Removes what outlived its retention by `now`, at most `limit` rows per table: sessions
  * past their lifetime (their rows cascade; approvals still waiting leave the counts in
  * the same transaction), then each expiring table's old rows. Answers how many rows went.
@@ -33,15 +67,6 @@ export async function purgeExpired(db: SqlDriver, now: number, limit: number): P
       now,
     );
   });
-  for (const { table, key, column } of EXPIRING) {
-    // A composite key is compared as a row value, and selected as plain columns.
-    const row = key.length === 1 ? key.join('') : `(${key.join(', ')})`;
-    const { changes } = await db.query(
-      `DELETE FROM ${table} WHERE ${row} IN
-        (SELECT ${key.join(', ')} FROM ${table} WHERE ${column} <= $1 LIMIT $2)`,
-      [now, limit],
-    );
-    removed += changes;
-  }
+  for (const table of EXPIRING) removed += await purgeTable(db, table, now, limit);
   return removed;
 }
