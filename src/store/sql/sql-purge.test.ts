@@ -19,8 +19,8 @@ import {
   userEvent,
 } from '../store-fixtures.test-support.js';
 import { expireTransition, savePauseTransition } from '../transitions.js';
-import type { SqlDriver } from './sql-driver.js';
-import type { SqlStore } from './sql-store.js';
+import type { SqlDriver, SqlQueries, SqlValue } from './sql-driver.js';
+import { SqlStore } from './sql-store.js';
 
 /**
  * Stores compute lifetimes from Date.now() at each commit (as Redis TTLs do), so these
@@ -385,5 +385,113 @@ describe('purgeExpired on postgres, beside a commit', () => {
     expect(await store.getSnapshot(paused.sessionId)).toBeDefined();
     const counts = await store.countWaiting();
     expect(counts.find((c) => c.tool === 'process_payment')?.count).toBe(1);
+  });
+});
+
+/** Rows 1..n made by a recursive count both databases know, as `WITH … INSERT` takes them. */
+const COUNT_TO = (n: number) =>
+  `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})`;
+
+/** Every table the purge reads, filled with `n` rows ending at 1..n ms, all keys distinct. */
+async function fill(raw: SqlDriver, n: number): Promise<void> {
+  const inserts = [
+    `INSERT INTO hp_sessions (session_id, app, user_id, version, meta, status, pause_id,
+       updated_at, expires_at) SELECT 's' || i, 'app', 'u' || i, 1, '{}', 'paused', 'p', i, i FROM n`,
+    `INSERT INTO hp_pauses (session_id, pause_id, record) SELECT 's' || i, 'p', '{}' FROM n`,
+    `INSERT INTO hp_effects (key, expires_at) SELECT 'k' || i, i FROM n`,
+    `INSERT INTO hp_requests (key, record, expires_at) SELECT 'k' || i, '{}', i FROM n`,
+    `INSERT INTO hp_rate_windows (key, window_start, count, expires_at) SELECT 'k' || i, i, 1, i FROM n`,
+    `INSERT INTO hp_memories (app, user_id, source_id, memories, expires_at)
+       SELECT 'app', 'u' || i, 's', '[]', i FROM n`,
+    `INSERT INTO hp_user_state (app, user_id, key, value, expires_at)
+       SELECT 'app', 'u' || i, 'k', '1', i FROM n`,
+    `INSERT INTO hp_deliveries (delivery_id, record, status, created_at, expires_at)
+       SELECT 'd' || i, '{}', 'sent', i, i FROM n`,
+    `INSERT INTO hp_relay (id, channel, message, expires_at) SELECT 'r' || i, 'c', 'm', i FROM n`,
+    `INSERT INTO hp_delegations (user_id, delegate, from_at, until_at, record)
+       SELECT 'u' || i, 'd' || i, 0, i, '{}' FROM n`,
+  ];
+  for (const insert of inserts) await raw.query(`${COUNT_TO(n)} ${insert}`);
+  await raw.query('ANALYZE');
+}
+
+/** `driver`, writing down every statement run through it (and its transactions) while `on`. */
+function recording(driver: SqlDriver) {
+  const statements: [string, SqlValue[]][] = [];
+  const state = { on: false };
+  const record = (sql: string, params: SqlValue[] = []) => {
+    if (state.on) statements.push([sql, params]);
+  };
+  const wrapped = new Proxy(driver, {
+    get(target, property) {
+      if (property === 'query') {
+        return (sql: string, params?: SqlValue[]) => {
+          record(sql, params);
+          return target.query(sql, params);
+        };
+      }
+      if (property === 'transaction') {
+        return (work: (tx: SqlQueries) => Promise<unknown>) =>
+          target.transaction((tx) =>
+            work({
+              query: (sql: string, params?: SqlValue[]) => {
+                record(sql, params);
+                return tx.query(sql, params);
+              },
+            }),
+          );
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { driver: wrapped, statements, state };
+}
+
+/** The steps of a SQLite plan that read a whole table or index (a scan, a skip-scan). */
+function sqliteScans(steps: string[]): string[] {
+  return steps.filter((step) => step.startsWith('SCAN') || step.includes('ANY('));
+}
+
+/** The scans of a PostgreSQL plan that no index condition bounds. */
+function postgresScans(plan: string[]): string[] {
+  return plan.flatMap((line, at) => {
+    if (line.includes('Seq Scan')) return [line.trim()];
+    if (!line.includes('Index Scan') && !line.includes('Index Only Scan')) return [];
+    const next = plan.slice(at + 1).findIndex((l) => l.includes('->'));
+    const details = plan.slice(at + 1, next < 0 ? undefined : at + 1 + next);
+    return details.some((l) => l.includes('Index Cond')) ? [] : [line.trim()];
+  });
+}
+
+describe.each(['sqlite', 'postgres'] as const)('the purge on %s, in cost', (kind) => {
+  it('reads and deletes through indexes only, on tables of thousands of rows', async () => {
+    const { raw } = await OPEN[kind]();
+    await fill(raw, 5000);
+    const traced = recording(raw);
+    const store = new SqlStore(traced.driver, { sessionTtlSeconds: TTL_SECONDS });
+    await store.ping();
+    traced.state.on = true;
+    // 50 of each table's 5,000 rows ended by 100: the purge takes them in one call (the
+    // sessions and the 8 tables of records; the pauses go with their sessions, uncounted).
+    expect(await store.purgeExpired(100, 50)).toBe(50 * 9);
+    traced.state.on = false;
+    expect(traced.statements.length).toBeGreaterThan(0);
+    for (const [sql, params] of traced.statements) {
+      if (kind === 'sqlite') {
+        const { rows } = await raw.query(`EXPLAIN QUERY PLAN ${sql}`, params);
+        expect(sqliteScans(rows.map((row) => String(row.detail))), sql).toEqual([]);
+      } else {
+        // At a few thousand rows the planner may rightly prefer a sequential scan; with
+        // those discouraged, a plan that still needs one (or walks a whole index) has no
+        // index to use.
+        const plan = await raw.transaction(async (tx) => {
+          await tx.query('SET LOCAL enable_seqscan = off');
+          const { rows } = await tx.query(`EXPLAIN ${sql}`, params);
+          return rows.map((row) => String(row['QUERY PLAN']));
+        });
+        expect(postgresScans(plan), sql).toEqual([]);
+      }
+    }
   });
 });
