@@ -495,3 +495,35 @@ describe.each(['sqlite', 'postgres'] as const)('the purge on %s, in cost', (kind
     }
   });
 });
+
+describe('purgeExpired on postgres, beside a renewal', () => {
+  it('keeps a record that was written again after the purge picked it', async () => {
+    const { store, raw } = await OPEN.postgres();
+    const now = Date.now();
+    await store.requests.finish('renewed', { fingerprint: 'f', state: 'done', until: now }, 1000);
+    const end = await single(raw, "SELECT expires_at FROM hp_requests WHERE key = 'renewed'");
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Another instance writes the record again (a new lifetime) and has not committed yet.
+    const renewal = raw.transaction(async (tx) => {
+      await tx.query("UPDATE hp_requests SET expires_at = $1 WHERE key = 'renewed'", [end + HOUR]);
+      await released;
+    });
+    const purge = store.purgeExpired(end, 100);
+    await expect
+      .poll(async () =>
+        single(
+          raw,
+          `SELECT COUNT(*) FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        ),
+      )
+      .toBe(1);
+    release();
+    await renewal;
+    expect(await purge).toBe(0);
+    expect(await store.requests.get('renewed')).toBeDefined();
+  });
+});

@@ -19,9 +19,9 @@ const EXPIRING: { table: string; key: string[]; column: string }[] = [
 
 /**
  * Removes up to `limit` rows of `table` that ended by `now`, oldest first: their keys are
- * read from the table's end index, then those rows deleted by key (each a primary-key
- * lookup; one statement joining the two made PostgreSQL scan the whole table), each
- * only if it has still ended (a row written again meanwhile stays).
+ * read from the table's end index, then those rows deleted by primary key, each only if
+ * it has still ended. A row written again meanwhile stays (one DELETE with a subquery
+ * does not re-check that on PostgreSQL: a row it waited for is deleted even though renewed).
  */
 async function purgeTable(
   db: SqlDriver,
