@@ -350,6 +350,46 @@ describe.each(['sqlite', 'postgres'] as const)('purgeExpired on %s', (kind) => {
   });
 });
 
+/**
+ * Runs `sql` in a transaction of its own and holds it open (its row locks held) until
+ * `commit` is called; resolves once the statement has run.
+ */
+async function holdWrite(raw: SqlDriver, sql: string, values: SqlValue[]) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let written = () => {};
+  const wrote = new Promise<void>((resolve) => {
+    written = resolve;
+  });
+  const done = raw.transaction(async (tx) => {
+    await tx.query(sql, values);
+    written();
+    await released;
+  });
+  await Promise.race([wrote, done]);
+  return {
+    commit: async () => {
+      release();
+      await done;
+    },
+  };
+}
+
+/** Resolves once one statement on the scratch database waits for a lock. */
+async function someoneWaits(raw: SqlDriver): Promise<void> {
+  await expect
+    .poll(async () =>
+      single(
+        raw,
+        `SELECT COUNT(*) FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      ),
+    )
+    .toBe(1);
+}
+
 describe('purgeExpired on postgres, beside a commit', () => {
   it('keeps a session that a commit carried on after the purge picked it, and its waiting counts', async () => {
     const { store, raw } = await OPEN.postgres();
@@ -357,30 +397,15 @@ describe('purgeExpired on postgres, beside a commit', () => {
     const paused = await pausedSession(store, 1, now, 10 * 60_000);
     const end = await expiresAt(raw, paused.sessionId);
     // Another instance's commit holds the session's row and carries its lifetime on.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const commit = raw.transaction(async (tx) => {
-      await tx.query('UPDATE hp_sessions SET expires_at = $1 WHERE session_id = $2', [
-        end + HOUR,
-        paused.sessionId,
-      ]);
-      await released;
-    });
+    const commit = await holdWrite(
+      raw,
+      'UPDATE hp_sessions SET expires_at = $1 WHERE session_id = $2',
+      [end + HOUR, paused.sessionId],
+    );
     const purge = store.purgeExpired(end, 100);
     // The purge picked the session (its lifetime, as committed, had ended) and waits for the row.
-    await expect
-      .poll(async () =>
-        single(
-          raw,
-          `SELECT COUNT(*) FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        ),
-      )
-      .toBe(1);
-    release();
-    await commit;
+    await someoneWaits(raw);
+    await commit.commit();
     expect(await purge).toBe(0);
     expect(await store.getSnapshot(paused.sessionId)).toBeDefined();
     const counts = await store.countWaiting();
@@ -501,28 +526,13 @@ describe('purgeExpired on postgres, beside a renewal', () => {
     const { store, raw } = await OPEN.postgres();
     const now = Date.now();
     await store.requests.finish('renewed', { fingerprint: 'f', state: 'done', until: now }, 1000);
-    const end = await single(raw, "SELECT expires_at FROM hp_requests WHERE key = 'renewed'");
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    // The only record: its key as stored is the store's own.
+    const end = await single(raw, 'SELECT expires_at FROM hp_requests');
     // Another instance writes the record again (a new lifetime) and has not committed yet.
-    const renewal = raw.transaction(async (tx) => {
-      await tx.query("UPDATE hp_requests SET expires_at = $1 WHERE key = 'renewed'", [end + HOUR]);
-      await released;
-    });
+    const renewal = await holdWrite(raw, 'UPDATE hp_requests SET expires_at = $1', [end + HOUR]);
     const purge = store.purgeExpired(end, 100);
-    await expect
-      .poll(async () =>
-        single(
-          raw,
-          `SELECT COUNT(*) FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        ),
-      )
-      .toBe(1);
-    release();
-    await renewal;
+    await someoneWaits(raw);
+    await renewal.commit();
     expect(await purge).toBe(0);
     expect(await store.requests.get('renewed')).toBeDefined();
   });
