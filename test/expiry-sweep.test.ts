@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
@@ -6,6 +9,7 @@ import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { holdNextAnswer } from './support/held-answers.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
@@ -13,13 +17,15 @@ import { as, ops } from './support/principals.js';
 import { testRuntimeOptions } from './support/runtime-on.js';
 
 const scratch = new RedisScratch();
-const opened: RedisStore[] = [];
+const opened: HoldpointStore[] = [];
+const dirs: string[] = [];
 const stops: (() => void)[] = [];
 const SWEEP_SECONDS = 5;
 
 afterEach(async () => {
   for (const stop of stops.splice(0)) stop();
   await Promise.all(opened.splice(0).map((store) => store.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 afterAll(() => scratch.cleanup());
 
@@ -193,5 +199,37 @@ describe('the purge of what outlived its retention', () => {
     // The memory store's purge declares no parameters: the sweeper's arguments are still there.
     expect((purges.mock.calls[0] as unknown[] | undefined)?.[1]).toBe(PURGE_PER_BEAT);
     expect(await purges.mock.results[0]?.value).toBe(0);
+  });
+
+  it('on a SQLite store, removes a finished session once its retention ends: listed before, gone after', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-'));
+    const store = new SqliteStore({ dataDir: dir, sessionTtlSeconds: 600 });
+    dirs.push(dir);
+    opened.push(store);
+    const clock = new ManualClock(Date.now());
+    const runtime = new HoldpointRuntime({
+      ...testRuntimeOptions(store, heldToolApp(new HeldCalls())),
+      pauseTtlSeconds: 60,
+      clock,
+    });
+    stops.push(runtime.startSweeper(SWEEP_SECONDS));
+    const owner = as('retention-owner', 'admin');
+    const paused = await runtime.start({ query: 'pay' }, owner);
+    // The pause expires: the session is finished, and still kept and listed.
+    clock.advance(60_000 + SWEEP_SECONDS * 1000);
+    await expect
+      .poll(async () =>
+        (await runtime.audit({ sessionId: paused.sessionId }, ops)).entries.map((e) => e.action),
+      )
+      .toEqual(['started', 'requested', 'expired']);
+    const listed = await runtime.listSessions({}, owner);
+    expect(listed.sessions.map((s) => s.sessionId)).toEqual([paused.sessionId]);
+    expect((await store.stats()).sessions).toBe(1);
+
+    // Past its retention (the store's 10 minutes, and the pause's), a beat removes it.
+    clock.advance(2 * 3_600_000);
+    await expect.poll(async () => (await store.stats()).sessions).toBe(0);
+    expect(await store.getSnapshot(paused.sessionId)).toBeUndefined();
+    expect(await store.findRun(paused.invocationId)).toBeUndefined();
   });
 });

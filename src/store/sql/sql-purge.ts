@@ -1,17 +1,54 @@
-import type { SqlDriver } from './sql-driver.js';
+import type { SqlDriver, SqlValue } from './sql-driver.js';
+import { placeholders } from './sql-rows.js';
 import { dropSessions } from './sql-session-writes.js';
 
-/** Tables whose rows expire on their own (`expires_at`), with the key that names a row. */
-const EXPIRING: { table: string; key: string; column: string }[] = [
-  { table: 'hp_effects', key: 'key', column: 'expires_at' },
-  { table: 'hp_requests', key: 'key', column: 'expires_at' },
-  { table: 'hp_rate_windows', key: '(key, window_start)', column: 'expires_at' },
-  { table: 'hp_memories', key: '(app, user_id, source_id)', column: 'expires_at' },
-  { table: 'hp_user_state', key: '(app, user_id, key)', column: 'expires_at' },
-  { table: 'hp_deliveries', key: 'delivery_id', column: 'expires_at' },
-  { table: 'hp_relay', key: 'id', column: 'expires_at' },
-  { table: 'hp_delegations', key: 'user_id', column: 'until_at' },
+/**
+ * Tables whose rows expire on their own, with the columns of their primary key and the
+ * column that says when a row ends (indexed: the purge reads the oldest rows first).
+ */
+const EXPIRING: { table: string; key: string[]; column: string }[] = [
+  { table: 'hp_effects', key: ['key'], column: 'expires_at' },
+  { table: 'hp_requests', key: ['key'], column: 'expires_at' },
+  { table: 'hp_rate_windows', key: ['key', 'window_start'], column: 'expires_at' },
+  { table: 'hp_memories', key: ['app', 'user_id', 'source_id'], column: 'expires_at' },
+  { table: 'hp_user_state', key: ['app', 'user_id', 'key'], column: 'expires_at' },
+  { table: 'hp_deliveries', key: ['delivery_id'], column: 'expires_at' },
+  { table: 'hp_relay', key: ['id'], column: 'expires_at' },
+  { table: 'hp_delegations', key: ['user_id'], column: 'until_at' },
 ];
+
+/**
+ * Removes up to `limit` rows of `table` that ended by `now`, oldest first: their keys are
+ * read from the table's end index, then those rows deleted by primary key, each only if
+ * it has still ended. A row written again meanwhile stays (one DELETE with a subquery
+ * does not re-check that on PostgreSQL: a row it waited for is deleted even though renewed).
+ */
+async function purgeTable(
+  db: SqlDriver,
+  { table, key, column }: (typeof EXPIRING)[number],
+  now: number,
+  limit: number,
+): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT ${key.join(', ')} FROM ${table} WHERE ${column} <= $1 ORDER BY ${column} LIMIT $2`,
+    [now, limit],
+  );
+  if (rows.length === 0) return 0;
+  const values: SqlValue[] = [now, ...rows.flatMap((row) => key.map((name) => row[name] ?? null))];
+  // One key column: an IN list; more: one primary-key match per row.
+  const byKey =
+    key.length === 1
+      ? `${key.join('')} IN (${placeholders(rows.length, 2)})`
+      : `(${rows
+          .map((_, i) => key.map((name, j) => `${name} = $${2 + i * key.length + j}`).join(' AND '))
+          .map((match) => `(${match})`)
+          .join(' OR ')})`;
+  const { changes } = await db.query(
+    `DELETE FROM ${table} WHERE ${column} <= $1 AND ${byKey}`,
+    values,
+  );
+  return changes;
+}
 
 /**
  * Removes what outlived its retention by `now`, at most `limit` rows per table: sessions
@@ -27,15 +64,9 @@ export async function purgeExpired(db: SqlDriver, now: number, limit: number): P
     return dropSessions(
       tx,
       rows.map((row) => String(row.session_id)),
+      now,
     );
   });
-  for (const { table, key, column } of EXPIRING) {
-    const { changes } = await db.query(
-      `DELETE FROM ${table} WHERE ${key} IN
-        (SELECT ${key} FROM ${table} WHERE ${column} <= $1 LIMIT $2)`,
-      [now, limit],
-    );
-    removed += changes;
-  }
+  for (const table of EXPIRING) removed += await purgeTable(db, table, now, limit);
   return removed;
 }

@@ -73,17 +73,28 @@ export async function moveWaiting(tx: SqlQueries, changes: Map<string, number>):
 }
 
 /**
- * Deletes sessions `ids` with everything of theirs (the foreign keys cascade), taking
- * the approvals still waiting on their pauses out of the waiting counts first.
+ * Deletes those of sessions `ids` whose lifetime ended by `now`, with everything of
+ * theirs (the foreign keys cascade), taking the approvals still waiting on their pauses
+ * out of the waiting counts first. The rows are locked and their lifetime read again
+ * first: a commit that carried a session on since it was picked keeps it, and its
+ * counts. Answers how many went.
  */
-export async function dropSessions(tx: SqlQueries, ids: string[]): Promise<number> {
+export async function dropSessions(tx: SqlQueries, ids: string[], now: number): Promise<number> {
   if (ids.length === 0) return 0;
-  const list = placeholders(ids.length);
+  const { rows: ended } = await tx.query(
+    `UPDATE hp_sessions SET version = version
+      WHERE session_id IN (${placeholders(ids.length, 2)}) AND expires_at <= $1
+      RETURNING session_id`,
+    [now, ...ids],
+  );
+  const gone = ended.map((row) => String(row.session_id)).sort();
+  if (gone.length === 0) return 0;
+  const list = placeholders(gone.length);
   const { rows } = await tx.query(
     `SELECT s.session_id, p.record FROM hp_sessions s
        JOIN hp_pauses p ON p.session_id = s.session_id AND p.pause_id = s.pause_id
       WHERE s.session_id IN (${list}) AND s.status = 'paused'`,
-    ids,
+    gone,
   );
   const changes = new Map<string, number>();
   for (const row of rows) {
@@ -96,7 +107,7 @@ export async function dropSessions(tx: SqlQueries, ids: string[]): Promise<numbe
     for (const [key, count] of waitingOf(pause)) changes.set(key, (changes.get(key) ?? 0) - count);
   }
   await moveWaiting(tx, changes);
-  return (await tx.query(`DELETE FROM hp_sessions WHERE session_id IN (${list})`, ids)).changes;
+  return (await tx.query(`DELETE FROM hp_sessions WHERE session_id IN (${list})`, gone)).changes;
 }
 
 /**
@@ -131,7 +142,7 @@ export async function writeSession(tx: SqlQueries, commit: SessionCommit): Promi
       'SELECT session_id FROM hp_sessions WHERE session_id = $1 AND expires_at <= $2',
       [sessionId, now],
     );
-    if (expired.length > 0) await dropSessions(tx, [sessionId]);
+    if (expired.length > 0) await dropSessions(tx, [sessionId], now);
     const keep = writes.pauseRetainUntil ?? 0;
     const { rows } = await tx.query(
       `INSERT INTO hp_sessions (meta, commit_ids, pause_id, invocation_id, status, paused_until,
@@ -273,9 +284,17 @@ async function writeChildren(
       'INSERT INTO hp_user_state (app, user_id, key, value, expires_at)',
       5,
       sorted(state.user).map(([key, value]) => [meta.app, meta.userId, key, value, living]),
-      'ON CONFLICT (app, user_id, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+      `ON CONFLICT (app, user_id, key) DO UPDATE SET value = excluded.value,
+         expires_at = CASE WHEN hp_user_state.expires_at > excluded.expires_at
+           THEN hp_user_state.expires_at ELSE excluded.expires_at END`,
     );
   }
+  // The user's state lives as long as any session of the user: each commit carries it
+  // along to the session's new lifetime (it is never shortened).
+  await tx.query(
+    'UPDATE hp_user_state SET expires_at = $3 WHERE app = $1 AND user_id = $2 AND expires_at < $3',
+    [meta.app, meta.userId, living],
+  );
   await moveWaiting(tx, waitingChanges(before, writes));
   const deliveries = lastByKey(writes.deliveries ?? [], (d) => d.deliveryId).sort((a, b) =>
     a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0,

@@ -186,6 +186,8 @@ const V2_STATEMENTS = [
     record TEXT NOT NULL
   )`,
   'CREATE INDEX hp_delegations_delegate ON hp_delegations (delegate, until_at)',
+  // The purge reads ended delegations oldest first.
+  'CREATE INDEX hp_delegations_ending ON hp_delegations (until_at)',
   `CREATE TABLE hp_waiting (
     app TEXT NOT NULL,
     tool TEXT NOT NULL,
