@@ -86,18 +86,27 @@ describe('holdpoint serve on a database it cannot use', () => {
     expect(output).not.toContain('Holdpoint listening');
   });
 
-  it('stops when PostgreSQL cannot be reached', async () => {
-    const { code, output } = await serve(
+  it('listens when PostgreSQL cannot be reached yet, answering 503 and saying why without the password', async () => {
+    const server = await ServerProcess.start([
+      '--app',
+      APP,
       '--store',
       'postgres',
       '--postgres-url',
       'postgres://holdpoint:secret@127.0.0.1:1/holdpoint',
-    );
-    expect(code).toBe(1);
-    expect(output).toContain(
-      'STORE_UNAVAILABLE: The postgres store (database postgres://127.0.0.1:1/holdpoint)',
-    );
-    expect(output).not.toContain('secret');
+    ]);
+    try {
+      const logs = server.logs.join('');
+      expect(logs).toContain(
+        'The postgres store (database postgres://127.0.0.1:1/holdpoint) cannot be reached yet',
+      );
+      expect(logs).not.toContain('secret');
+      const health = await fetch(`${server.url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({ status: 'unavailable', store: 'postgres' });
+    } finally {
+      await server.kill();
+    }
   });
 });
 

@@ -171,7 +171,10 @@ describe('options are checked where they are given', () => {
     [{ pauseTTL: 5 }, /Unrecognized key/],
     [{ pauseTtlSeconds: -5 }, /pauseTtlSeconds/],
     [{ sweepIntervalSeconds: 'fast' }, /sweepIntervalSeconds/],
-    [{ store: {} }, /store: a store from memoryStore\(\) or redisStore\(\)/],
+    [
+      { store: {} },
+      /store: a store from memoryStore\(\), sqliteStore\(\), postgresStore\(\) or redisStore\(\)/,
+    ],
     [{ pauseTtlSeconds: 600, retentionSeconds: 60 }, /retentionSeconds: must be at least/],
   ])('createHoldpoint refuses %j with VALIDATION_FAILED', (extra, message) => {
     const options = { apps: [app], sweepIntervalSeconds: false, ...extra } as HoldpointOptions;

@@ -28,8 +28,11 @@ export interface RunningServer {
 
 /**
  * The configured store answers (its schema checked, or migrated where allowed), or
- * the reason it cannot be used, naming the store and where it is: a server that
- * listened without it would only answer 503s.
+ * the reason it cannot be used, naming the store and where it is. A schema this
+ * version cannot run on stops the server before it listens: waiting would not fix it.
+ * A store that cannot be reached yet is only logged: the server listens, answers 503
+ * STORE_UNAVAILABLE (and `/healthz` unavailable) until it can, then checks the schema
+ * on its first use, so a server may start before its database.
  */
 async function checkStore(holdpoint: ConfiguredHoldpoint): Promise<void> {
   const { config } = holdpoint;
@@ -38,19 +41,23 @@ async function checkStore(holdpoint: ConfiguredHoldpoint): Promise<void> {
   } catch (error) {
     const code = isHoldpointError(error) ? error.code : 'STORE_UNAVAILABLE';
     const why = error instanceof Error ? error.message : String(error);
-    throw new HoldpointError(
-      code,
-      `The ${config.store} store (${storeLocation(config)}) cannot be used: ${why}`,
-      { store: config.store },
-    );
+    const where = `The ${config.store} store (${storeLocation(config)})`;
+    if (code === 'STORE_UNAVAILABLE') {
+      holdpoint.logger.warn(
+        { store: config.store, code },
+        `${where} cannot be reached yet: ${why}; answering 503 until it can`,
+      );
+      return;
+    }
+    throw new HoldpointError(code, `${where} cannot be used: ${why}`, { store: config.store });
   }
 }
 
 /**
  * Starts the HTTP server and the expiry sweeper, which records pauses that pass
  * their TTL in the audit log even when nobody asks about them. Says which store it
- * uses and where, and fails before it listens when that store cannot be used (not
- * reachable, or its schema newer than this version or older and `--migrate never`).
+ * uses and where, and fails before it listens when that store's schema cannot be run
+ * on (newer than this version, or older and `--migrate never`).
  */
 export async function startServer(
   config: HoldpointConfig,
