@@ -1,8 +1,7 @@
 import pg from 'pg';
 import { HoldpointError } from '../../core/errors.js';
-import { MemoryRelay } from '../memory/memory-relay.js';
-import type { RunRelay } from '../run-relay.js';
 import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
+import { PostgresRelay } from './postgres-relay.js';
 
 /** What the PostgreSQL driver connects with: a URL, or the host's own pool. */
 export interface PostgresDriverOptions {
@@ -58,7 +57,8 @@ function unavailable(error: unknown): HoldpointError {
  */
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
-  readonly relay: RunRelay = new MemoryRelay();
+  /** LISTEN/NOTIFY between every handle of the database, in any process. */
+  readonly relay: PostgresRelay;
   readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
 
@@ -72,6 +72,7 @@ export class PostgresDriver implements SqlDriver {
     }
     // An idle connection that dies (the server restarted) must not crash the process.
     this.pool.on('error', () => undefined);
+    this.relay = new PostgresRelay({ pool: this.pool });
   }
 
   async query(sql: string, params: SqlValue[] = []): Promise<SqlResult> {
@@ -101,6 +102,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
+    await this.relay.close();
     if (this.ownsPool) await this.pool.end();
   }
 

@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { HoldpointError } from '../../core/errors.js';
+import type { RunRelay, Unsubscribe } from '../run-relay.js';
+
+/** The one NOTIFY channel of a database: every relay channel travels inside its payloads. */
+export const RELAY_NOTIFY_CHANNEL = 'holdpoint_relay';
+/**
+ * The largest payload sent inline. PostgreSQL refuses a NOTIFY payload of 8,000 bytes or
+ * more; a larger message is stored in `hp_relay` and its NOTIFY carries only the row id.
+ */
+export const MAX_INLINE_PAYLOAD_BYTES = 7_900;
+/** How long a stored large message stays readable (`purgeExpired` removes it after). */
+export const STORED_MESSAGE_TTL_MS = 60_000;
+/** The first wait before connecting the listener again; doubled per failure up to the max. */
+const FIRST_RECONNECT_MS = 100;
+const MAX_RECONNECT_MS = 5_000;
+
+/** What travels in a NOTIFY: the message itself, or the id of its `hp_relay` row. */
+type Notice = { channel: string; message: unknown } | { channel: string; id: string };
+
+/** How the relay reaches the database. */
+export interface PostgresRelayOptions {
+  /** Runs the relay's publishing statements (the store's pool). */
+  pool: pg.Pool;
+  /** Opens the listening connection. Default: a new `pg.Client` with the pool's options. */
+  connectListener?: () => pg.Client;
+  /** The clock of stored messages' expiry. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * The relay over PostgreSQL LISTEN/NOTIFY: every handle of a database (any process)
+ * hears every message published through any other, on one NOTIFY channel per database
+ * whose payload names the relay channel. Publishing goes through the pool, one channel's
+ * messages one after another so they arrive in publish order; listening holds one
+ * connection of its own per relay, opened by the first subscription, connected again
+ * with backoff (and LISTENing again) when it drops. Messages published while it is
+ * down are lost, as the contract allows: the store is the record.
+ */
+export class PostgresRelay implements RunRelay {
+  private readonly handlers = new Map<string, Set<(message: unknown) => void>>();
+  /** Each channel's latest publish still under way: the next one waits for it. */
+  private readonly sending = new Map<string, Promise<void>>();
+  /** The listening connection, once it LISTENs (or while it is being opened). */
+  private listener?: Promise<pg.Client>;
+  /** Notices handled one after another, so a large message read from its row keeps its place. */
+  private delivering: Promise<void> = Promise.resolve();
+  private reconnectMs = FIRST_RECONNECT_MS;
+  private reconnectTimer?: NodeJS.Timeout;
+  private closed = false;
+  private readonly pool: pg.Pool;
+  private readonly connectListener: () => pg.Client;
+  private readonly now: () => number;
+
+  constructor(options: PostgresRelayOptions) {
+    this.pool = options.pool;
+    this.connectListener =
+      options.connectListener ?? (() => new pg.Client(options.pool.options as pg.ClientConfig));
+    this.now = options.now ?? Date.now;
+  }
+
+  publish(channel: string, message: unknown): void {
+    if (this.closed) return;
+    const previous = this.sending.get(channel) ?? Promise.resolve();
+    const sent = previous.then(() =>
+      this.send(channel, message).catch(() => {
+        // Best effort by contract: the store holds the truth, waiters re-read it.
+      }),
+    );
+    this.sending.set(channel, sent);
+    void sent.then(() => {
+      if (this.sending.get(channel) === sent) this.sending.delete(channel);
+    });
+  }
+
+  async subscribe(channel: string, handler: (message: unknown) => void): Promise<Unsubscribe> {
+    if (this.closed) throw new HoldpointError('STORE_UNAVAILABLE', 'The relay is closed.');
+    let handlers = this.handlers.get(channel);
+    if (!handlers) {
+      handlers = new Set();
+      this.handlers.set(channel, handlers);
+    }
+    handlers.add(handler);
+    try {
+      await this.listening();
+    } catch (error) {
+      handlers.delete(handler);
+      if (handlers.size === 0) this.handlers.delete(channel);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new HoldpointError('STORE_UNAVAILABLE', `PostgreSQL cannot be reached: ${reason}`);
+    }
+    return async () => {
+      handlers.delete(handler);
+      if (handlers.size === 0 && this.handlers.get(channel) === handlers) {
+        this.handlers.delete(channel);
+      }
+    };
+  }
+
+  /** Resolves once every message published so far was sent, or given up on. */
+  async settled(): Promise<void> {
+    await Promise.all(this.sending.values());
+  }
+
+  /** Stops listening and publishing; messages still being sent are dropped. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    const listener = this.listener;
+    this.listener = undefined;
+    const client = await listener?.catch(() => undefined);
+    await client?.end().catch(() => undefined);
+  }
+
+  /** Sends one message: inline when it fits a NOTIFY, else stored with its id sent. */
+  private async send(channel: string, message: unknown): Promise<void> {
+    const inline = JSON.stringify({ channel, message } satisfies Notice);
+    if (Buffer.byteLength(inline) <= MAX_INLINE_PAYLOAD_BYTES) {
+      await this.pool.query('SELECT pg_notify($1, $2)', [RELAY_NOTIFY_CHANNEL, inline]);
+      return;
+    }
+    const id = randomUUID();
+    await this.pool.query(
+      `WITH stored AS (
+         INSERT INTO hp_relay (id, channel, message, expires_at) VALUES ($1, $2, $3, $4)
+         RETURNING id
+       )
+       SELECT pg_notify($5, $6) FROM stored`,
+      [
+        id,
+        channel,
+        JSON.stringify(message),
+        this.now() + STORED_MESSAGE_TTL_MS,
+        RELAY_NOTIFY_CHANNEL,
+        JSON.stringify({ channel, id } satisfies Notice),
+      ],
+    );
+  }
+
+  /** The listening connection: opened and LISTENing before it resolves. */
+  private listening(): Promise<pg.Client> {
+    if (!this.listener) {
+      const opening = this.openListener();
+      this.listener = opening;
+      opening.catch(() => {
+        if (this.listener === opening) this.listener = undefined;
+      });
+    }
+    return this.listener;
+  }
+
+  private async openListener(): Promise<pg.Client> {
+    const client = this.connectListener();
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      void client.end().catch(() => undefined);
+      this.listenerLost(client);
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    client.on('notification', (notification) => {
+      if (notification.channel !== RELAY_NOTIFY_CHANNEL || !notification.payload) return;
+      const payload = notification.payload;
+      // A handler that throws loses its message, never the ones after it.
+      this.delivering = this.delivering
+        .then(() => this.deliver(client, payload))
+        .catch(() => undefined);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${RELAY_NOTIFY_CHANNEL}`);
+    } catch (error) {
+      lost = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      throw new HoldpointError('STORE_UNAVAILABLE', 'The relay is closed.');
+    }
+    this.reconnectMs = FIRST_RECONNECT_MS;
+    return client;
+  }
+
+  /** The listening connection dropped: forget it, and listen again while anyone subscribes. */
+  private listenerLost(client: pg.Client): void {
+    void this.listener?.then(
+      (current) => {
+        if (current === client) {
+          this.listener = undefined;
+          this.scheduleReconnect();
+        }
+      },
+      () => undefined,
+    );
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.handlers.size === 0 || this.reconnectTimer) return;
+    const wait = this.reconnectMs;
+    this.reconnectMs = Math.min(this.reconnectMs * 2, MAX_RECONNECT_MS);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.closed || this.listener) return;
+      this.listening().catch(() => this.scheduleReconnect());
+    }, wait);
+    this.reconnectTimer.unref();
+  }
+
+  /** Hands one notice to the channel's handlers, reading a stored message first. */
+  private async deliver(client: pg.Client, payload: string): Promise<void> {
+    let notice: Notice;
+    try {
+      notice = JSON.parse(payload) as Notice;
+    } catch {
+      return;
+    }
+    if (!this.handlers.has(notice.channel)) return;
+    let message: unknown;
+    if ('id' in notice) {
+      try {
+        const { rows } = await client.query<{ message: string }>(
+          'SELECT message FROM hp_relay WHERE id = $1',
+          [notice.id],
+        );
+        if (!rows[0]) return;
+        message = JSON.parse(rows[0].message);
+      } catch {
+        // The connection dropped or the row expired: lost, as a message may be.
+        return;
+      }
+    } else {
+      message = notice.message;
+    }
+    for (const handler of this.handlers.get(notice.channel) ?? []) handler(message);
+  }
+}
