@@ -4,12 +4,13 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from 'n
 type Cut = { marker: string; deliver: boolean; done: () => void };
 
 /**
- * Test support: a TCP proxy in front of Redis that loses a write's reply on demand, as
- * a connection dropping at the worst moment does. After `cutAfter(marker)` the next
- * chunk a client sends that contains `marker` reaches Redis, Redis answers it, and the
- * connection is cut before the answer gets back; after `cutBefore(marker)` that chunk
- * never reaches Redis and the connection is cut. While `refusing`, new connections are
- * closed at once (Redis is unreachable).
+ * Test support: a TCP proxy in front of a database server (Redis, PostgreSQL) that loses
+ * a write's reply on demand, as a connection dropping at the worst moment does. After
+ * `cutAfter(marker)` the next chunk a client sends that contains `marker` reaches the
+ * server, the server answers it, and the connection is cut before the answer gets back;
+ * after `cutBefore(marker)` that chunk never reaches the server and the connection is
+ * cut. While `refusing`, new connections are closed at once (the server is unreachable).
+ * Its `url` is the target's with the proxy's host and port (same scheme, user, database).
  */
 export class CuttingProxy {
   refusing = false;
@@ -22,24 +23,26 @@ export class CuttingProxy {
   ) {}
 
   static async start(target: string): Promise<CuttingProxy> {
-    const { hostname, port } = new URL(target);
+    const url = new URL(target);
+    const { hostname, port } = url;
     let proxy: CuttingProxy | undefined;
     const server = createServer((client) => proxy?.accept(client, hostname, Number(port)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     const listening = typeof address === 'object' && address ? address.port : 0;
-    proxy = new CuttingProxy(server, `redis://127.0.0.1:${listening}`);
+    url.host = `127.0.0.1:${listening}`;
+    proxy = new CuttingProxy(server, url.toString());
     return proxy;
   }
 
-  /** Resolves once a chunk containing `marker` reached Redis and its answer was dropped. */
+  /** Resolves once a chunk containing `marker` reached the server and its answer was dropped. */
   cutAfter(marker: string): Promise<void> {
     return new Promise((done) => {
       this.cut = { marker, deliver: true, done };
     });
   }
 
-  /** Resolves once a chunk containing `marker` was dropped before reaching Redis. */
+  /** Resolves once a chunk containing `marker` was dropped before reaching the server. */
   cutBefore(marker: string): Promise<void> {
     return new Promise((done) => {
       this.cut = { marker, deliver: false, done };
@@ -86,7 +89,7 @@ export class CuttingProxy {
         cut.done();
         return;
       }
-      // Redis's answer proves it ran the command; the client never gets it.
+      // The server's answer proves it ran the command; the client never gets it.
       upstream.removeAllListeners('data');
       upstream.once('data', () => {
         cutBoth();

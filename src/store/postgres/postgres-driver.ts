@@ -43,6 +43,8 @@ export function isConnectionError(error: unknown): boolean {
   );
 }
 
+function ignoreError(): void {}
+
 function unavailable(error: unknown): HoldpointError {
   const message = error instanceof Error ? error.message : String(error);
   return new HoldpointError('STORE_UNAVAILABLE', `PostgreSQL cannot be reached: ${message}`);
@@ -127,6 +129,9 @@ export class PostgresDriver implements SqlDriver {
     } catch (error) {
       throw unavailable(error);
     }
+    // A connection that drops while checked out emits 'error' besides failing its query:
+    // the failed query is what reports it, and an unheard 'error' would crash the process.
+    client.on('error', ignoreError);
     const tx: SqlQueries = {
       query: async (sql, params = []) => {
         const result = await client.query({ text: sql, values: params, types: TYPES });
@@ -168,6 +173,7 @@ export class PostgresDriver implements SqlDriver {
       }
       throw error;
     } finally {
+      client.off('error', ignoreError);
       // A broken connection leaves the pool; a healthy one goes back to it.
       client.release(
         broken instanceof Error ? broken : broken ? new Error(String(broken)) : undefined,

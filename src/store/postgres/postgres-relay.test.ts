@@ -1,6 +1,6 @@
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../test/support/free-port.js';
 import { MIGRATIONS } from '../sql/schema/migrations.js';
 import { PostgresDriver } from './postgres-driver.js';
 import { MAX_INLINE_PAYLOAD_BYTES, STORED_MESSAGE_TTL_MS } from './postgres-relay.js';
@@ -32,6 +32,16 @@ async function listen(on: PostgresDriver, channel: string) {
         else waiting = { count, resolve };
       }),
   };
+}
+
+/** A port of 127.0.0.1 nothing listens on (it was free a moment ago). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 1));
+    });
+  });
 }
 
 /** The backends of the scratch database that LISTEN, once their LISTEN completed. */
@@ -128,7 +138,7 @@ describe('PostgresRelay', () => {
 
   it('never throws from publish while the database cannot be reached; subscribing says so', async () => {
     const nowhere = new PostgresDriver({
-      url: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`,
+      url: `postgres://postgres@127.0.0.1:${await closedPort()}/postgres`,
     });
     drivers.push(nowhere);
     const failures: unknown[] = [];
