@@ -38,9 +38,13 @@ export {
 export {
   type MemoryStoreOptions,
   memoryStore,
+  type PostgresStoreOptions,
+  postgresStore,
   type RedisStoreOptions,
   redisStore,
+  type SqliteStoreOptions,
   type Store,
+  sqliteStore,
 } from './api/stores.js';
 export { defineConfig, type ServerConfig } from './config/config.js';
 export type {
@@ -50,6 +54,7 @@ export type {
 export type { Cancel, Clock } from './core/clock.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
 export type { Principal } from './core/principal.js';
+export type { StoreKind } from './core/store-kinds.js';
 export type {
   ApprovalKind,
   ApprovalRequest,

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
+import { ownDataDir } from './support/temp-data-dir.js';
 
 // Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
 // by these limits, not timed by them.
@@ -16,7 +17,12 @@ function run(
   lines: string[] = [],
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const data = ownDataDir(args, {});
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...data.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    data.removeOnExit(child);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();

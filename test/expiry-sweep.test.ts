@@ -1,13 +1,16 @@
 import { pino } from 'pino';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import { PURGE_PER_BEAT } from '../src/runtime/expiry/expiry-sweeper.js';
 import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import { MemoryStore } from '../src/store/memory/memory-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { RedisStore } from '../src/store/redis/redis-store.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { holdNextAnswer } from './support/held-answers.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { as, ops } from './support/principals.js';
+import { testRuntimeOptions } from './support/runtime-on.js';
 
 const scratch = new RedisScratch();
 const opened: RedisStore[] = [];
@@ -111,5 +114,84 @@ describe('the expiry sweep', () => {
         return reads.reads();
       })
       .toBe(2);
+  });
+});
+
+/**
+ * A memory store that records the sweeper's purges (and answers `removed`), and whose
+ * sweep turn is held by someone else while `turnTaken`.
+ */
+function purgeRecorder(removed: number) {
+  const calls: [number, number][] = [];
+  const state = { turnTaken: false, turnsAsked: 0 };
+  const store = new Proxy(new MemoryStore({ sessionTtlSeconds: 600 }), {
+    get(target, property) {
+      if (property === 'purgeExpired') {
+        return async (now: number, limit: number) => {
+          calls.push([now, limit]);
+          return removed;
+        };
+      }
+      if (property === 'takeSweepTurn') {
+        return async () => {
+          state.turnsAsked += 1;
+          return !state.turnTaken;
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store, calls, state };
+}
+
+describe('the purge of what outlived its retention', () => {
+  it('asks the store to purge, as of the beat and a bounded number, each beat it holds the turn', async () => {
+    const clock = new ManualClock(Date.now());
+    const recorder = purgeRecorder(3);
+    const runtime = new HoldpointRuntime({
+      ...testRuntimeOptions(recorder.store, heldToolApp(new HeldCalls())),
+      clock,
+    });
+    stops.push(runtime.startSweeper(SWEEP_SECONDS));
+    clock.advance(SWEEP_SECONDS * 1000);
+    const firstBeat = clock.now();
+    await expect.poll(() => recorder.calls.length).toBe(1);
+    expect(recorder.calls).toEqual([[firstBeat, PURGE_PER_BEAT]]);
+    expect(PURGE_PER_BEAT).toBe(500);
+
+    // Another instance holds the turn: this one purges nothing.
+    recorder.state.turnTaken = true;
+    clock.advance(SWEEP_SECONDS * 1000);
+    await expect.poll(() => recorder.state.turnsAsked).toBe(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(recorder.calls.length).toBe(1);
+    recorder.state.turnTaken = false;
+    clock.advance(SWEEP_SECONDS * 1000);
+    await expect.poll(() => recorder.calls.length).toBe(2);
+    expect(recorder.calls[1]).toEqual([firstBeat + 2 * SWEEP_SECONDS * 1000, PURGE_PER_BEAT]);
+  });
+
+  it('on the memory store, purges nothing (sessions expire by themselves) and the sweep goes on', async () => {
+    const clock = new ManualClock(Date.now());
+    const store = new MemoryStore({ sessionTtlSeconds: 600 });
+    const purges = vi.spyOn(store, 'purgeExpired');
+    const runtime = new HoldpointRuntime({
+      ...testRuntimeOptions(store, heldToolApp(new HeldCalls())),
+      pauseTtlSeconds: 60,
+      clock,
+    });
+    stops.push(runtime.startSweeper(SWEEP_SECONDS));
+    const paused = await runtime.start({ query: 'pay' }, as('purge-owner', 'admin'));
+    clock.advance(60_000 + SWEEP_SECONDS * 1000);
+    await expect
+      .poll(async () =>
+        (await runtime.audit({ sessionId: paused.sessionId }, ops)).entries.map((e) => e.action),
+      )
+      .toEqual(['started', 'requested', 'expired']);
+    await expect.poll(() => purges.mock.calls.length).toBeGreaterThan(0);
+    // The memory store's purge declares no parameters: the sweeper's arguments are still there.
+    expect((purges.mock.calls[0] as unknown[] | undefined)?.[1]).toBe(PURGE_PER_BEAT);
+    expect(await purges.mock.results[0]?.value).toBe(0);
   });
 });

@@ -7,6 +7,7 @@ import {
 } from '../examples/knowledge-assistant/fixture-server.test-support.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { ServerProcess } from './support/server-process.js';
+import { ownDataDir } from './support/temp-data-dir.js';
 
 // Real OS processes start slowly on a loaded 2-core machine; they are bounded by these
 // limits, not timed by them.
@@ -158,10 +159,12 @@ function chatInTerminal(args: string[], lines: string[]): Promise<string> {
     .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
     .join(' ');
   return new Promise((resolve, reject) => {
+    const data = ownDataDir(args, PRIVATE_FIXTURES);
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { ...process.env, ...PRIVATE_FIXTURES, TERM: 'dumb' },
+      env: { ...process.env, ...data.env, TERM: 'dumb' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    data.removeOnExit(child);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();

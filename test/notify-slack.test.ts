@@ -623,7 +623,7 @@ describe('holdpoint serve with the Slack settings', () => {
     const slack = new FakeSlack(TOKEN);
     await slack.start();
     const config = loadConfig(
-      ['--slack-token', TOKEN, '--slack-api-url', slack.apiUrl],
+      ['--store', 'memory', '--slack-token', TOKEN, '--slack-api-url', slack.apiUrl],
       { SLACK_SIGNING_SECRET: SIGNING_SECRET },
       { apps: [slackApp], notifyDirectory: { users: { alice: { slack: 'UALICE' } } } },
     );

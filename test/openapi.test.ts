@@ -63,6 +63,10 @@ const CALLS: Record<string, () => Call[]> = {
   getMe: () => [{ path: '/api/me', status: 200 }],
   listApps: () => [{ path: '/api/apps', status: 200 }],
   health: () => [{ path: '/healthz', status: 200 }],
+  getStoreStats: () => [
+    { path: '/api/store', status: 200 },
+    { path: '/api/store', status: 403, code: 'FORBIDDEN', as: signedInAs('ann') },
+  ],
   startRun: () => [
     // Ann asks, so the tester may approve.
     {
@@ -194,6 +198,7 @@ const ORDER = [
   'getMe',
   'listApps',
   'health',
+  'getStoreStats',
   'startRun',
   'listSessions',
   'getSession',

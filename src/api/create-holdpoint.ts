@@ -62,7 +62,10 @@ import { internalStore, memoryStore, type Store } from './stores.js';
 export interface HoldpointOptions {
   /** The apps to serve, from `defineApp`. */
   apps: HoldpointApp[];
-  /** Where runs are kept. Default `memoryStore()`; use `redisStore(...)` in production. */
+  /**
+   * Where runs are kept: `sqliteStore` (one machine), `postgresStore` or `redisStore`
+   * (any number of instances), `memoryStore` (this process). Default `memoryStore()`.
+   */
   store?: Store;
   /** The app a request gets when it names none. Default: the first app. */
   defaultApp?: string;
@@ -289,7 +292,12 @@ function isStore(value: unknown): value is Store {
 const holdpointOptions = z
   .strictObject({
     apps: z.array(z.unknown()),
-    store: z.custom<Store>(isStore, 'a store from memoryStore() or redisStore()').optional(),
+    store: z
+      .custom<Store>(
+        isStore,
+        'a store from memoryStore(), sqliteStore(), postgresStore() or redisStore()',
+      )
+      .optional(),
     defaultApp: z.string().min(1).optional(),
     model: SETTINGS.model.schema.optional(),
     // Unlike the command's whole seconds, code may give any positive number.
@@ -580,6 +588,11 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
  * Wraps your ADK agents in durable pause, approve and resume: use the returned object
  * in process (`start`, `resume`, `decide`, …) or mount its HTTP API in your server.
  * Throws INVALID_APP when an app is not from `defineApp` or names collide.
+ *
+ * Without a `store` it keeps runs in memory, on purpose: a library must not write files
+ * where it was not asked to, and tests create many Holdpoints. For runs that outlive the
+ * process pass one: `sqliteStore({ dataDir })` (what `holdpoint serve` uses),
+ * `postgresStore(...)` or `redisStore(...)`.
  */
 export function createHoldpoint(options: HoldpointOptions): Holdpoint {
   return buildHoldpoint(options).holdpoint;

@@ -4,6 +4,7 @@ import { ADMIN_ROLE, type Principal } from '../core/principal.js';
 import { idText, validate } from '../core/validate.js';
 import type { AuditChainCheck } from '../core/verify-audit-chain.js';
 import { readConfigFile } from '../main/config-file.js';
+import { migrateDatabase, storeStatsJson } from '../main/db-commands.js';
 import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
 import { startServer } from '../main/serve.js';
 import { verifyAuditFile } from '../main/verify-audit-file.js';
@@ -219,6 +220,32 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${printed}\n`, () => process.exit(0));
     return;
   }
+  if (command === 'db') {
+    const [action] = rest.splice(0, 1);
+    const toText = action === 'migrate' ? takeFlag(rest, 'to') : undefined;
+    if ((action !== 'migrate' && action !== 'stats') || rest[0]?.startsWith('--') === false) {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        'usage: holdpoint db migrate [--to VERSION] | holdpoint db stats',
+      );
+    }
+    const to = toText === undefined ? undefined : Number(toText);
+    if (to !== undefined && !(Number.isInteger(to) && to > 0)) {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        `--to must be a schema version (1, 2, …): ${toText}`,
+      );
+    }
+    const config = await configFrom(rest, {
+      ...process.env,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    });
+    const printed =
+      action === 'migrate' ? await migrateDatabase(config, to) : await storeStatsJson(config);
+    // A one-shot command: a pool's idle connections must not keep it alive.
+    process.stdout.write(`${printed}\n`, () => process.exit(0));
+    return;
+  }
   if (command === 'audit') {
     const [action, file] = rest;
     if (action !== 'verify' || file === undefined) {
@@ -238,6 +265,8 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   const message = isHoldpointError(error) ? `${error.code}: ${error.message}` : String(error);
-  process.stderr.write(`holdpoint: ${message}\n${USAGE}\n`);
+  // The usage helps with a command given wrong, not with a store that cannot be used.
+  const usage = isHoldpointError(error) && error.code !== 'VALIDATION_FAILED' ? '' : `${USAGE}\n`;
+  process.stderr.write(`holdpoint: ${message}\n${usage}`);
   process.exit(1);
 });

@@ -3,17 +3,22 @@ import { settingsHelp } from '../config/settings-help.js';
 /** What `holdpoint --help` prints: the commands, then every setting. */
 export const USAGE = `Usage:
   holdpoint serve [--app ./agents/my-app.ts]… [--config holdpoint.config.ts] [--port 3000]
-                  [--store memory|redis] [--redis-url URL] [--pause-ttl SECONDS] …
+                  [--store sqlite|postgres|redis|memory] [--data-dir DIR] [--pause-ttl SECONDS] …
   holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--session ID] [--user NAME]
-                 [--roles a,b] [--token TOKEN] [--store memory|redis] …
+                 [--roles a,b] [--token TOKEN] [--store sqlite|postgres|redis|memory] …
   holdpoint chat --url http://127.0.0.1:3000 [--app NAME] [--session ID]
                  [--user NAME --roles a,b | --token TOKEN]   (a running server's sessions)
-  holdpoint resume <invocation-id> [--user NAME] [--token TOKEN] [--store redis] …
+  holdpoint resume <invocation-id> [--user NAME] [--token TOKEN] [--store …] …
                                                                     (an interrupted run)
+  holdpoint db migrate [--to VERSION] [--store sqlite|postgres] …
+                                      (brings the SQL store's schema up to date)
+  holdpoint db stats [--store …] …    (what the store holds, as JSON)
   holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
   holdpoint audit verify <file.ndjson | ->   (an exported audit log; exits 1 when broken)
-Apps come from --app (repeatable) or holdpoint.config.ts. Every setting is a flag, an
-environment variable or a config file key (its long name); flags win over the
-environment, which wins over the file (docs/configuration.md says what each does).
+The store is SQLite in --data-dir (default .holdpoint in the working directory) unless
+--store says otherwise (docs/stores.md). Apps come from --app (repeatable) or
+holdpoint.config.ts. Every setting is a flag, an environment variable or a config file
+key (its long name); flags win over the environment, which wins over the file
+(docs/configuration.md says what each does).
 
 ${settingsHelp()}`;

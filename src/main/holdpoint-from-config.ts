@@ -1,6 +1,7 @@
+import { resolve } from 'node:path';
 import { type Logger, pino } from 'pino';
 import { buildHoldpoint, type Holdpoint } from '../api/create-holdpoint.js';
-import { memoryStore, redisStore, type Store } from '../api/stores.js';
+import { memoryStore, postgresStore, redisStore, type Store, sqliteStore } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
@@ -17,6 +18,8 @@ export interface ConfiguredHoldpoint {
   config: HoldpointConfig;
   logger: Logger;
   holdpoint: Holdpoint;
+  /** The configured store (the Holdpoint's): `holdpoint serve` checks it answers before it listens. */
+  store: Store;
   runtime: HoldpointRuntime;
   identity: Identity;
   /** Which browsers may use the server: its chat socket checks handshakes with it. */
@@ -25,20 +28,39 @@ export interface ConfiguredHoldpoint {
   socketLimits: SocketLimits;
 }
 
+/** The SQLite store's data directory, absolute: relative settings are from the working directory. */
+export function dataDirOf(config: HoldpointConfig): string {
+  return resolve(config.dataDir);
+}
+
 /** The store the config names. */
 export function createStore(config: HoldpointConfig): Store {
-  if (config.store === 'redis') {
-    return redisStore({
-      url: config.redisUrl,
-      keyPrefix: config.redisPrefix,
-      sessionTtlSeconds: config.sessionTtlSeconds,
-    });
+  const sessionTtlSeconds = config.sessionTtlSeconds;
+  const migrate = config.migrate === 'auto';
+  switch (config.store) {
+    case 'sqlite':
+      return sqliteStore({
+        dataDir: dataDirOf(config),
+        synchronous: config.sqliteSynchronous,
+        sessionTtlSeconds,
+        migrate,
+      });
+    case 'postgres':
+      return postgresStore({
+        url: config.postgresUrl,
+        maxConnections: config.postgresMaxConnections,
+        sessionTtlSeconds,
+        migrate,
+      });
+    case 'redis':
+      return redisStore({ url: config.redisUrl, keyPrefix: config.redisPrefix, sessionTtlSeconds });
+    case 'memory':
+      return memoryStore({
+        sessionTtlSeconds,
+        maxSessions: config.memoryMaxSessions,
+        maxMb: config.memoryMaxMb,
+      });
   }
-  return memoryStore({
-    sessionTtlSeconds: config.sessionTtlSeconds,
-    maxSessions: config.memoryMaxSessions,
-    maxMb: config.memoryMaxMb,
-  });
 }
 
 /** What a process may hand in instead of the defaults: its logger, or (tests) its clock. */
@@ -59,10 +81,11 @@ export async function holdpointFromConfig(
 ): Promise<ConfiguredHoldpoint> {
   const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   const apps = await loadApps(config.apps);
+  const store = createStore(config);
   const { holdpoint, runtime, identity, policy, socketLimits } = buildHoldpoint(
     {
       apps,
-      store: createStore(config),
+      store,
       model: config.model,
       pauseTtlSeconds: config.pauseTtlSeconds,
       retentionSeconds: config.sessionTtlSeconds,
@@ -84,5 +107,5 @@ export async function holdpointFromConfig(
     },
     wiring.webRoot,
   );
-  return { config, logger, holdpoint, runtime, identity, policy, socketLimits };
+  return { config, logger, holdpoint, store, runtime, identity, policy, socketLimits };
 }

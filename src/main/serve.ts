@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ServerType, serve as serveNode } from '@hono/node-server';
+import { internalStore } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
-import { HoldpointError } from '../core/errors.js';
+import { HoldpointError, isHoldpointError } from '../core/errors.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
 import { isLoopbackName } from '../transports/http/guards/index.js';
 import {
@@ -11,6 +12,7 @@ import {
   type HoldpointWiring,
   holdpointFromConfig,
 } from './holdpoint-from-config.js';
+import { storeLocation } from './store-location.js';
 import { startTracing } from './tracing.js';
 
 /** Where `npm run build` puts the web UI: `web/dist`, beside `src/` and `dist/`. */
@@ -25,8 +27,30 @@ export interface RunningServer {
 }
 
 /**
+ * The configured store answers (its schema checked, or migrated where allowed), or
+ * the reason it cannot be used, naming the store and where it is: a server that
+ * listened without it would only answer 503s.
+ */
+async function checkStore(holdpoint: ConfiguredHoldpoint): Promise<void> {
+  const { config } = holdpoint;
+  try {
+    await internalStore(holdpoint.store).ping();
+  } catch (error) {
+    const code = isHoldpointError(error) ? error.code : 'STORE_UNAVAILABLE';
+    const why = error instanceof Error ? error.message : String(error);
+    throw new HoldpointError(
+      code,
+      `The ${config.store} store (${storeLocation(config)}) cannot be used: ${why}`,
+      { store: config.store },
+    );
+  }
+}
+
+/**
  * Starts the HTTP server and the expiry sweeper, which records pauses that pass
- * their TTL in the audit log even when nobody asks about them.
+ * their TTL in the audit log even when nobody asks about them. Says which store it
+ * uses and where, and fails before it listens when that store cannot be used (not
+ * reachable, or its schema newer than this version or older and `--migrate never`).
  */
 export async function startServer(
   config: HoldpointConfig,
@@ -38,6 +62,15 @@ export async function startServer(
   const { runtime, logger, identity } = holdpoint;
   const app = holdpoint.holdpoint.routes;
   if (!webRoot) logger.warn('web UI not built (npm run build); serving the API only');
+  logger.info(
+    { store: config.store, location: storeLocation(config) },
+    `Store: ${config.store}, ${storeLocation(config)}`,
+  );
+  await checkStore(holdpoint).catch(async (error: unknown) => {
+    await runtime.close();
+    await tracing.shutdown();
+    throw error;
+  });
   const { server, port } = await new Promise<{ server: ServerType; port: number }>(
     (resolve, reject) => {
       const server = serveNode(

@@ -10,6 +10,7 @@ import { appName, idText, validate } from '../core/validate.js';
 import type { Delegation } from '../store/delegations.js';
 import type { DeliveryRecord } from '../store/outbox.js';
 import type { Unsubscribe } from '../store/run-relay.js';
+import type { StoreStats } from '../store/store.js';
 import { cancelInterrupted } from './commands/cancel-interrupted.js';
 import { cancelRun } from './commands/cancel-run.js';
 import {
@@ -46,6 +47,7 @@ import { getRun, listRuns, type RunsPage, type RunsQuery, type RunView } from '.
 import { type HistoryTurn, sessionHistory } from './queries/session-history.js';
 import { requireSessionReader, type SessionView, sessionView } from './queries/session-view.js';
 import { listSessions, type SessionsPage, type SessionsQuery } from './queries/sessions.js';
+import { storeStats } from './queries/store-stats.js';
 import { recoverInterrupted } from './recovery/recover-interrupted.js';
 import type {
   CancelRunRequest,
@@ -360,6 +362,11 @@ export class HoldpointRuntime {
   /** Sends a notification again (due now, attempts from zero, same id): for admins. */
   resendDelivery(deliveryId: string, by: Principal): Promise<DeliveryRecord> {
     return resendDelivery(this.ctx, deliveryId, checked(by));
+  }
+
+  /** How much the store holds: sessions, paused, running, deliveries, bytes. For admins. */
+  storeStats(by: Principal): Promise<StoreStats> {
+    return storeStats(this.ctx, checked(by));
   }
 
   /**

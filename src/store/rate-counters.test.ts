@@ -3,10 +3,13 @@ import { MemoryStore } from './memory/memory-store.js';
 import type { RateCounters } from './rate-counters.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
 import { RedisStore } from './redis/redis-store.js';
+import { SqlRateCounters } from './sql/sql-rate-counters.js';
+import { SqlScratch } from './sql/sql-records.test-support.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 12);
 const scratch = new RedisScratch();
+const sql = { sqlite: new SqlScratch('sqlite'), postgres: new SqlScratch('postgres') };
 
 /** One hit on `key` alone, in the minute from `start`; its count. */
 async function hitOnce(
@@ -16,23 +19,25 @@ async function hitOnce(
 ): Promise<number | undefined> {
   return (await rates.hit([{ key }], start, MINUTE))[0];
 }
-afterAll(() => scratch.cleanup());
+afterAll(async () => {
+  await Promise.all([scratch.cleanup(), sql.sqlite.cleanup(), sql.postgres.cleanup()]);
+});
 
 /** Counters, and a second handle on the same counts (another process for Redis). */
 const subjects: {
   kind: string;
-  open: () => { rates: RateCounters; peer: RateCounters; close: () => Promise<void> };
+  open: () => Promise<{ rates: RateCounters; peer: RateCounters; close: () => Promise<void> }>;
 }[] = [
   {
     kind: 'memory',
-    open: () => {
+    open: async () => {
       const store = new MemoryStore({ sessionTtlSeconds: 600 });
       return { rates: store.rates, peer: store.rates, close: async () => {} };
     },
   },
   {
     kind: 'redis',
-    open: () => {
+    open: async () => {
       const options = { url: TEST_REDIS_URL, keyPrefix: scratch.prefix, sessionTtlSeconds: 600 };
       const [store, peer] = [new RedisStore(options), new RedisStore(options)];
       return {
@@ -44,11 +49,20 @@ const subjects: {
       };
     },
   },
+  ...(['sqlite', 'postgres'] as const).map((kind) => ({
+    kind,
+    // Two drivers on one database: two instances; the scratch closes them.
+    open: async () => ({
+      rates: new SqlRateCounters(await sql[kind].open()),
+      peer: new SqlRateCounters(await sql[kind].open()),
+      close: async () => {},
+    }),
+  })),
 ];
 
 describe.each(subjects)('rate counters: $kind', ({ open }) => {
   it('counts each key in its window, shared by every handle; a new window starts over', async () => {
-    const { rates, peer, close } = open();
+    const { rates, peer, close } = await open();
     const key = `runs\nann-${Math.random()}`;
     expect(await hitOnce(rates, key, T0)).toBe(1);
     expect(await hitOnce(peer, key, T0)).toBe(2);
@@ -60,7 +74,7 @@ describe.each(subjects)('rate counters: $kind', ({ open }) => {
   });
 
   it('counts several keys in one step and stops after the first past its limit', async () => {
-    const { rates, close } = open();
+    const { rates, close } = await open();
     const user = `ann-${Math.random()}`;
     const hits = [
       { key: `requests\n${user}`, limit: 2 },

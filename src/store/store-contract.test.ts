@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AUDIT_GENESIS } from '../core/audit-chain.js';
 import { auditLine } from '../core/audit-line.js';
@@ -9,8 +14,11 @@ import type { Approvers, Decision, Pause } from '../core/types.js';
 import { verifyAuditChain } from '../core/verify-audit-chain.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { type DeliveryPlanner, deliveryIdOf } from './outbox.js';
+import { PostgresScratch, scratchPool } from './postgres/postgres-scratch.test-support.js';
+import { PostgresStore } from './postgres/postgres-store.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
 import { RedisStore } from './redis/redis-store.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { HoldpointStore, PageCursor } from './store.js';
 import {
   APP,
@@ -82,6 +90,52 @@ const subjects: { kind: string; open: () => Subject }[] = [
         },
         close: async () => {
           await Promise.all([store.close(), peer.close()]);
+        },
+      };
+    },
+  },
+  {
+    kind: 'sqlite',
+    open: () => {
+      const dir = mkdtempSync(join(tmpdir(), 'hp-'));
+      const options = { dataDir: dir, sessionTtlSeconds: 600 };
+      const store = new SqliteStore(options);
+      const peer = new SqliteStore(options);
+      return {
+        store,
+        peer,
+        forgetWaiting: async () => {
+          const db = new DatabaseSync(store.path);
+          db.exec('DELETE FROM hp_waiting');
+          db.close();
+        },
+        close: async () => {
+          await Promise.all([store.close(), peer.close()]);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    kind: 'postgres',
+    open: () => {
+      const database = new PostgresScratch();
+      const pools = [scratchPool(database), scratchPool(database)];
+      const [store, peer] = pools.map(
+        (pool) => new PostgresStore({ pool, sessionTtlSeconds: 600 }),
+      ) as [PostgresStore, PostgresStore];
+      return {
+        store,
+        peer,
+        forgetWaiting: async () => {
+          const client = new pg.Client({ connectionString: database.url });
+          await client.connect();
+          await client.query('DELETE FROM hp_waiting');
+          await client.end();
+        },
+        close: async () => {
+          await Promise.all([store.close(), peer.close(), ...pools.map((pool) => pool.end())]);
+          await database.cleanup();
         },
       };
     },

@@ -15,9 +15,11 @@ export const EXAMPLE_APP_FLAGS = EXAMPLE_APPS.flatMap((path) => ['--app', path])
 
 /**
  * A test server's config: the example apps through `--app`, an ephemeral port, the
- * offline models and silent logs, then `extra` flags; nothing from the environment.
+ * offline models, silent logs and the memory store (nothing written into the
+ * repository), then `extra` flags (a `--store` of theirs wins); nothing from the
+ * environment.
  */
 export function exampleConfig(...extra: string[]): HoldpointConfig {
-  const flags = ['--port', '0', '--log-level', 'silent', '--model', 'rules', ...extra];
-  return loadConfig([...EXAMPLE_APP_FLAGS, ...flags], {});
+  const flags = ['--port', '0', '--log-level', 'silent', '--model', 'rules', '--store', 'memory'];
+  return loadConfig([...EXAMPLE_APP_FLAGS, ...flags, ...extra], {});
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
 import { JsonClient } from './json-client.js';
+import { ownDataDir } from './temp-data-dir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/holdpoint.js', import.meta.url));
 
@@ -13,15 +14,24 @@ export class ServerProcess {
     readonly logs: string[],
   ) {}
 
+  /**
+   * Starts `holdpoint serve` with `args` and `env`, on a free port. Its SQLite data goes
+   * into a directory of its own (removed when it exits) unless they name one, or
+   * into `cwd`'s `.holdpoint` when the test gives it a working directory of its own.
+   */
   static async start(
     args: string[] = [],
     env: Record<string, string> = {},
+    cwd?: string,
   ): Promise<ServerProcess> {
     const port = await freePort();
+    const data = cwd === undefined ? ownDataDir(args, env) : undefined;
     const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...args], {
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      cwd,
+      env: { ...process.env, LOG_LEVEL: 'info', ...(data?.env ?? env) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    data?.removeOnExit(child);
     const logs: string[] = [];
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ownDataDir } from './temp-data-dir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/holdpoint.js', import.meta.url));
 
@@ -23,14 +24,17 @@ export class Terminal {
     });
   }
 
+  /** `holdpoint <args>` in a data directory of its own (removed when it exits) unless they name one. */
   static start(args: string[], env: Record<string, string> = {}): Terminal {
+    const data = ownDataDir(args, env);
     const command = [process.execPath, BIN, ...args]
       .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
       .join(' ');
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { ...process.env, TERM: 'dumb', ...env },
+      env: { ...process.env, TERM: 'dumb', ...data.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    data.removeOnExit(child);
     return new Terminal(child);
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STORE_KINDS } from '../store-kinds.js';
 import { redisKeyPrefix } from '../validate.js';
 import { setting } from './setting.js';
 
@@ -7,12 +8,52 @@ const positiveInt = z.number().int().positive();
 /** Where sessions are kept, and for how long. */
 export const STORE_SETTINGS = {
   store: setting({
-    schema: z.enum(['memory', 'redis']),
-    default: 'memory',
+    schema: z.enum(STORE_KINDS),
+    default: 'sqlite',
     flag: 'store',
     env: 'HOLDPOINT_STORE',
-    placeholder: 'memory|redis',
-    doc: '`memory` (embedded, this process only) or `redis`',
+    placeholder: STORE_KINDS.join('|'),
+    doc: '`sqlite` (one machine, a file in `--data-dir`), `postgres` or `redis` (any number of instances), `memory` (this process only: lost when it stops); see [stores](stores.md)',
+  }),
+  dataDir: setting({
+    schema: z.string().min(1),
+    default: '.holdpoint',
+    flag: 'data-dir',
+    env: 'HOLDPOINT_DATA_DIR',
+    placeholder: 'DIR',
+    doc: "the SQLite store's directory (made when missing; relative to the working directory): its database is `holdpoint.db` there",
+  }),
+  sqliteSynchronous: setting({
+    schema: z.enum(['normal', 'full']),
+    default: 'normal',
+    flag: 'sqlite-synchronous',
+    env: 'HOLDPOINT_SQLITE_SYNCHRONOUS',
+    placeholder: 'normal|full',
+    doc: '`normal`: a commit survives the process being killed, a power loss may lose the last ones; `full`: synced to disk before it is acknowledged (slower)',
+  }),
+  postgresUrl: setting({
+    schema: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL'),
+    default: 'postgres://127.0.0.1:5432/holdpoint',
+    flag: 'postgres-url',
+    env: 'DATABASE_URL',
+    placeholder: 'URL',
+    doc: 'PostgreSQL connection URL (the database must exist; Holdpoint creates its `hp_*` tables)',
+  }),
+  postgresMaxConnections: setting({
+    schema: z.number().int().positive().max(1000),
+    default: 10,
+    flag: 'postgres-max-connections',
+    env: 'HOLDPOINT_POSTGRES_MAX_CONNECTIONS',
+    placeholder: 'COUNT',
+    doc: "connections of this process's PostgreSQL pool",
+  }),
+  migrate: setting({
+    schema: z.enum(['auto', 'never']),
+    default: 'auto',
+    flag: 'migrate',
+    env: 'HOLDPOINT_MIGRATE',
+    placeholder: 'auto|never',
+    doc: 'a SQL database at an older schema: `auto` migrates it at start; `never` refuses to start (`SCHEMA_OUTDATED`) until `holdpoint db migrate` runs',
   }),
   redisUrl: setting({
     schema: z.string().url(),

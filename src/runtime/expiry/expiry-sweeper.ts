@@ -6,10 +6,18 @@ import { expireDue } from './expire-due.js';
 import { applySlaDue } from './sla-due.js';
 
 /**
+ * Records removed past their retention per table per beat at most: a store that fell
+ * behind (a long outage, a lowered retention) catches up over beats instead of one
+ * beat holding the database.
+ */
+export const PURGE_PER_BEAT = 500;
+
+/**
  * Records pauses that pass their time even when nobody asks about them, takes the
  * approvals' SLA steps that came due (reminders, escalations, deadlines), with
- * `recover` resumes runs whose process stopped, and sends the notifications due. Each
- * beat reads only what is due;
+ * `recover` resumes runs whose process stopped, sends the notifications due, and has the
+ * store remove what outlived its retention (`purgeExpired`: SQL stores; memory and Redis
+ * expire records by themselves). Each beat reads only what is due;
  * instances sharing a store take turns (the store's sweep turn, `takeSweepTurn`), and a beat is
  * skipped while the previous sweep still runs.
  */
@@ -47,6 +55,7 @@ export class ExpirySweeper {
         await expireDue(this.ctx);
         await applySlaDue(this.ctx);
         if (this.recover) await recoverInterrupted(this.ctx, this.recovering, this.notBefore);
+        await this.ctx.store.purgeExpired(this.ctx.clock.now(), PURGE_PER_BEAT);
         // Retries, and deliveries other processes' commits wrote (claims keep each once);
         // in the background, so a slow receiver never holds up the sweep.
         this.ctx.dispatcher?.nudge();

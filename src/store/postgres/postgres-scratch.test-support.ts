@@ -48,3 +48,23 @@ export class PostgresScratch {
     }
   }
 }
+
+/**
+ * Test support: a pool on `scratch`'s database whose connections wait for it to exist,
+ * so a store can be made on it synchronously (its first call waits). Its owner ends it.
+ */
+export function scratchPool(scratch: PostgresScratch): pg.Pool {
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 10 });
+  const connect = pool.connect.bind(pool) as (
+    callback?: (error: Error | undefined, client?: pg.PoolClient, done?: () => void) => void,
+  ) => Promise<pg.PoolClient> | undefined;
+  const waiting = ((callback?: Parameters<typeof connect>[0]) => {
+    if (callback) {
+      scratch.ready().then(() => connect(callback), callback);
+      return undefined;
+    }
+    return scratch.ready().then(() => connect());
+  }) as typeof pool.connect;
+  pool.connect = waiting;
+  return pool;
+}

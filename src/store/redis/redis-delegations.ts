@@ -1,18 +1,7 @@
-import { z } from 'zod';
-import { HoldpointError } from '../../core/errors.js';
+import { decodeDelegation, encodeDelegation } from '../delegation-codec.js';
 import type { Delegation, Delegations } from '../delegations.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
-
-const delegationRecord = z.object({
-  v: z.literal(1),
-  userId: z.string(),
-  delegate: z.string(),
-  from: z.number(),
-  until: z.number(),
-  reason: z.string().optional(),
-  createdAt: z.number(),
-});
 
 /**
  * Out-of-office delegations in Redis: one record per person, expiring at its `until`,
@@ -25,31 +14,17 @@ export class RedisDelegations implements Delegations {
     private readonly keys: RedisKeys,
   ) {}
 
-  private decode(json: string | null, userId: string): Delegation | undefined {
-    if (json === null) return undefined;
-    const parsed = delegationRecord.safeParse(JSON.parse(json));
-    if (!parsed.success) {
-      throw new HoldpointError(
-        'RECORD_UNREADABLE',
-        `The stored delegation of ${userId} cannot be read.`,
-        { record: 'delegation' },
-      );
-    }
-    const { v: _version, ...delegation } = parsed.data;
-    return delegation;
-  }
-
   set(delegation: Delegation): Promise<void> {
     return this.conn.run(async (redis) => {
       const k = this.keys;
       const key = k.delegation(delegation.userId);
       const earlier = await redis.get(key);
-      const previous = earlier === null ? undefined : this.decode(earlier, delegation.userId);
+      const previous = earlier === null ? undefined : decodeDelegation(earlier, delegation.userId);
       const multi = redis.multi();
       if (previous && previous.delegate !== delegation.delegate) {
         multi.zrem(k.delegatesTo(previous.delegate), delegation.userId);
       }
-      multi.set(key, JSON.stringify({ v: 1, ...delegation }), 'PXAT', delegation.until);
+      multi.set(key, encodeDelegation(delegation), 'PXAT', delegation.until);
       const index = k.delegatesTo(delegation.delegate);
       multi.zadd(index, delegation.until, delegation.userId);
       // The index lives as long as its latest delegation.
@@ -61,7 +36,7 @@ export class RedisDelegations implements Delegations {
 
   get(userId: string, now: number): Promise<Delegation | undefined> {
     return this.conn.run(async (redis) => {
-      const delegation = this.decode(await redis.get(this.keys.delegation(userId)), userId);
+      const delegation = decodeDelegation(await redis.get(this.keys.delegation(userId)), userId);
       return delegation && delegation.until > now ? delegation : undefined;
     });
   }
@@ -71,7 +46,7 @@ export class RedisDelegations implements Delegations {
       const key = this.keys.delegation(userId);
       const json = await redis.get(key);
       if (json === null) return false;
-      const delegation = this.decode(json, userId);
+      const delegation = decodeDelegation(json, userId);
       const multi = redis.multi().del(key);
       if (delegation) multi.zrem(this.keys.delegatesTo(delegation.delegate), userId);
       await multi.exec();
@@ -89,7 +64,7 @@ export class RedisDelegations implements Delegations {
       for (const [i, userId] of userIds.entries()) {
         let delegation: Delegation | undefined;
         try {
-          delegation = this.decode(jsons[i] ?? null, userId);
+          delegation = decodeDelegation(jsons[i] ?? null, userId);
         } catch {
           continue; // one unreadable record harms only its delegation
         }

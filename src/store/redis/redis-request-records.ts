@@ -1,27 +1,7 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import { HoldpointError } from '../../core/errors.js';
+import { decodeRequestRecord, encodeRequestRecord } from '../request-record-codec.js';
 import type { RequestRecord, RequestRecords } from '../request-records.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
-
-const requestRecord = z.object({
-  v: z.literal(1),
-  fingerprint: z.string(),
-  state: z.enum(['pending', 'done']),
-  until: z.number(),
-  answer: z
-    .union([
-      z.object({ ok: z.unknown() }),
-      z.object({
-        error: z.object({
-          code: z.string(),
-          message: z.string(),
-          details: z.record(z.string(), z.unknown()).optional(),
-        }),
-      }),
-    ])
-    .optional(),
-});
 
 /** Request records in Redis, one key each (hashed), kept as long as asked. */
 export class RedisRequestRecords implements RequestRecords {
@@ -38,35 +18,21 @@ export class RedisRequestRecords implements RequestRecords {
     return `${this.prefix}:request:${createHash('sha256').update(key).digest('hex')}`;
   }
 
-  private decode(json: string | null): RequestRecord | undefined {
-    if (json === null) return undefined;
-    const parsed = requestRecord.safeParse(JSON.parse(json));
-    if (!parsed.success) {
-      throw new HoldpointError(
-        'RECORD_UNREADABLE',
-        'The stored answer of this Idempotency-Key cannot be read.',
-        { record: 'request' },
-      );
-    }
-    const { v: _version, ...record } = parsed.data;
-    return record as RequestRecord;
-  }
-
   reserve(key: string, record: RequestRecord, keepMs: number) {
     return this.conn.run(async () => {
-      const json = JSON.stringify({ v: 1, ...record });
+      const json = encodeRequestRecord(record);
       const held = (await this.reserveScript([this.key(key)], [json, keepMs])) as string | null;
-      return this.decode(held);
+      return decodeRequestRecord(held);
     });
   }
 
   get(key: string) {
-    return this.conn.run(async (redis) => this.decode(await redis.get(this.key(key))));
+    return this.conn.run(async (redis) => decodeRequestRecord(await redis.get(this.key(key))));
   }
 
   async finish(key: string, record: RequestRecord, keepMs: number) {
     await this.conn.run((redis) =>
-      redis.set(this.key(key), JSON.stringify({ v: 1, ...record }), 'PX', keepMs),
+      redis.set(this.key(key), encodeRequestRecord(record), 'PX', keepMs),
     );
   }
 

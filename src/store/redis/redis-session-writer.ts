@@ -1,4 +1,4 @@
-import { State } from '@google/adk';
+import { splitState } from '../split-state.js';
 import type { SessionAppend, SessionWrites } from '../store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import { encodeIndexOperations, type IndexOperation } from './redis-indexes.js';
@@ -13,32 +13,6 @@ export function pauseField(pauseId: string): string {
 /** The meta field holding the record of run `invocationId`. */
 export function runField(invocationId: string): string {
   return `run:${invocationId}`;
-}
-
-function toJson(value: unknown): string {
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** ADK state split by where it lives: the session's own keys, and the app's shared ones. */
-export interface SplitState {
-  session: Record<string, string>;
-  app: Record<string, string>;
-  user: Record<string, string>;
-}
-
-/** Splits state into session, `app:` and `user:` scopes as JSON (`temp:` is never stored). */
-export function splitState(state: Record<string, unknown>): SplitState {
-  const split: SplitState = { session: {}, app: {}, user: {} };
-  for (const [key, value] of Object.entries(state)) {
-    if (key.startsWith(State.APP_PREFIX)) {
-      split.app[key.slice(State.APP_PREFIX.length)] = toJson(value);
-    } else if (key.startsWith(State.USER_PREFIX)) {
-      split.user[key.slice(State.USER_PREFIX.length)] = toJson(value);
-    } else if (!key.startsWith(State.TEMP_PREFIX)) {
-      split.session[key] = toJson(value);
-    }
-  }
-  return split;
 }
 
 /**

@@ -5,6 +5,7 @@ import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
+import { splitState } from '../split-state.js';
 import type {
   NewSession,
   Page,
@@ -30,7 +31,6 @@ import {
   pauseField,
   RedisSessionWriter,
   runField,
-  splitState,
 } from './redis-session-writer.js';
 import { pairs, RedisSharedState } from './redis-shared-state.js';
 import type { RedisStoreOptions } from './redis-store-options.js';

@@ -25,10 +25,13 @@ export interface SqliteDriverOptions {
 }
 
 /**
- * Relays per database file: the handles of one file in this process share one, so two
- * handles behave as one machine. Processes do not share a relay (see docs/stores.md).
+ * What the handles of one database file in this process share: one relay, so two
+ * handles behave as one machine (processes do not share a relay, see docs/stores.md),
+ * and one queue: `node:sqlite` blocks the thread while it waits for a lock, so a handle
+ * waiting for another handle's open transaction in this same process would wait for a
+ * transaction that cannot go on; queued, they take turns instead.
  */
-const relays = new Map<string, { relay: MemoryRelay; handles: number }>();
+const files = new Map<string, { relay: MemoryRelay; handles: number; queue: Promise<unknown> }>();
 
 /** Prepared statements kept at most (statements with a varying number of rows vary). */
 const MAX_STATEMENTS = 500;
@@ -50,8 +53,9 @@ function storeError(error: unknown): unknown {
 /**
  * SQLite through Node's built-in `node:sqlite`: one connection, WAL journal, foreign
  * keys on. Its calls are synchronous, so the driver runs one statement or transaction at
- * a time (a queue): a transaction's statements are never interleaved with anyone
- * else's, and nobody reads what a transaction wrote before it commits.
+ * a time (a queue, shared by the handles of one file in this process): a transaction's
+ * statements are never interleaved with anyone else's, and nobody reads what a
+ * transaction wrote before it commits.
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
@@ -59,7 +63,7 @@ export class SqliteDriver implements SqlDriver {
   readonly path: string;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly file: { relay: MemoryRelay; handles: number; queue: Promise<unknown> };
   private closed = false;
 
   constructor(options: SqliteDriverOptions) {
@@ -70,10 +74,14 @@ export class SqliteDriver implements SqlDriver {
     this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`);
     this.db.exec('PRAGMA foreign_keys = ON');
-    const shared = relays.get(this.path) ?? { relay: new MemoryRelay(), handles: 0 };
-    shared.handles += 1;
-    relays.set(this.path, shared);
-    this.relay = shared.relay;
+    this.file = files.get(this.path) ?? {
+      relay: new MemoryRelay(),
+      handles: 0,
+      queue: Promise.resolve(),
+    };
+    this.file.handles += 1;
+    files.set(this.path, this.file);
+    this.relay = this.file.relay;
   }
 
   query(sql: string, params: SqlValue[] = []): Promise<SqlResult> {
@@ -108,21 +116,20 @@ export class SqliteDriver implements SqlDriver {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue.catch(() => undefined);
+    await this.file.queue.catch(() => undefined);
     this.db.close();
-    const shared = relays.get(this.path);
-    if (shared && --shared.handles === 0) relays.delete(this.path);
+    if (--this.file.handles === 0 && files.get(this.path) === this.file) files.delete(this.path);
   }
 
   /** Runs `work` after everything queued before it, alone. */
   private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
+    const run = this.file.queue.then(() => {
       if (this.closed) {
         throw new HoldpointError('STORE_UNAVAILABLE', 'The SQLite store is closed.');
       }
       return work();
     });
-    this.queue = run.catch(() => undefined);
+    this.file.queue = run.catch(() => undefined);
     return run;
   }
 

@@ -1,3 +1,6 @@
+import { nextSlaAt } from '../../../core/sla.js';
+import { decodeRecord } from '../../redis/redis-records.js';
+import { waitingCounts, waitingOf } from '../../waiting-counts.js';
 import type { SqlDialect, SqlQueries } from '../sql-driver.js';
 
 /**
@@ -215,10 +218,35 @@ export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
 /**
  * The waiting counts and SLA due times of the pauses that already wait when version 2
- * arrives, computed from their records as the store's commits would have kept them.
+ * arrives, computed from their records as the store's commits would have kept them: each
+ * paused session's latest pause, while pending, adds `waitingOf(pause)` to hp_waiting and
+ * scores the session by `nextSlaAt(pause)`. Runs once, under the schema lock.
  */
-async function backfillV2(_tx: SqlQueries): Promise<void> {
-  // Written by the SQL store's part: read each paused session's pending pause, add
-  // `waitingOf(pause)` to hp_waiting and set `sla_due_at = nextSlaAt(pause)`.
-  throw new Error('backfillV2: not written yet');
+export async function backfillV2(tx: SqlQueries): Promise<void> {
+  const { rows } = await tx.query(
+    `SELECT s.session_id, p.record FROM hp_sessions s
+       JOIN hp_pauses p ON p.session_id = s.session_id AND p.pause_id = s.pause_id
+      WHERE s.status = 'paused'`,
+  );
+  const waiting = new Map<string, number>();
+  for (const row of rows) {
+    const sessionId = String(row.session_id);
+    const pause = decodeRecord('pause', String(row.record), sessionId);
+    if (pause.status !== 'pending') continue;
+    for (const [key, count] of waitingOf(pause)) waiting.set(key, (waiting.get(key) ?? 0) + count);
+    const due = nextSlaAt(pause);
+    if (due !== undefined) {
+      await tx.query('UPDATE hp_sessions SET sla_due_at = $1 WHERE session_id = $2', [
+        due,
+        sessionId,
+      ]);
+    }
+  }
+  for (const { app, tool, count } of waitingCounts(waiting)) {
+    await tx.query('INSERT INTO hp_waiting (app, tool, count) VALUES ($1, $2, $3)', [
+      app,
+      tool,
+      count,
+    ]);
+  }
 }

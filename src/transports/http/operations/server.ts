@@ -1,7 +1,23 @@
+import type { z } from 'zod';
+import type { StoreStats } from '../../../store/store.js';
 import * as wire from '../wire/index.js';
 import { defineOperation } from './operation.js';
 
-/** Who calls, what the server serves, and whether it is healthy. */
+/** The store's statistics as the API (and `holdpoint db stats`) shows them: absent figures left out. */
+export function presentStoreStats(stats: StoreStats): z.input<typeof wire.storeStats> {
+  const { kind, schemaVersion, sessions, paused, running, deliveries, bytes } = stats;
+  return {
+    kind,
+    ...(schemaVersion === undefined ? {} : { schema_version: schemaVersion }),
+    ...(sessions === undefined ? {} : { sessions }),
+    paused,
+    running,
+    ...(deliveries === undefined ? {} : { deliveries }),
+    ...(bytes === undefined ? {} : { bytes }),
+  };
+}
+
+/** Who calls, what the server serves, whether it is healthy, and what its store holds. */
 export const serverOperations = [
   defineOperation({
     name: 'getMe',
@@ -44,5 +60,15 @@ export const serverOperations = [
     answer: wire.health,
     present: (health) => health,
     status: (health) => (health.status === 'ok' ? 200 : 503),
+  }),
+  defineOperation({
+    name: 'getStoreStats',
+    method: 'get',
+    path: '/api/store',
+    summary:
+      'What the store holds: its kind, schema version, sessions, paused, running, deliveries and bytes (admins).',
+    act: ({ by, runtime }) => runtime.storeStats(by),
+    answer: wire.storeStats,
+    present: presentStoreStats,
   }),
 ];

@@ -11,3 +11,4 @@ export * from './requests.js';
 export * from './runs.js';
 export * from './server.js';
 export * from './sessions.js';
+export * from './store.js';

@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteDriver } from './sqlite-driver.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hp-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SqliteDriver', () => {
+  it('lets two handles of one file in one process take turns at transactions', async () => {
+    const path = join(dir, 'turns.db');
+    // A short lock wait: a handle that waited for the other's open transaction would fail.
+    const [a, b] = [
+      new SqliteDriver({ path, busyTimeoutMs: 50 }),
+      new SqliteDriver({ path, busyTimeoutMs: 50 }),
+    ];
+    await a.query('CREATE TABLE turns (n INTEGER NOT NULL)');
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const first = a.transaction(async (tx) => {
+      await tx.query('INSERT INTO turns (n) VALUES (1)');
+      await gate;
+      await tx.query('INSERT INTO turns (n) VALUES (2)');
+    });
+    const second = b.transaction(async (tx) => {
+      await tx.query('INSERT INTO turns (n) VALUES (3)');
+    });
+    // The first transaction is open, awaiting the gate, while the second is asked for.
+    await new Promise((resolve) => setImmediate(resolve));
+    open();
+    await Promise.all([first, second]);
+    const { rows } = await b.query('SELECT n FROM turns ORDER BY rowid');
+    expect(rows.map((row) => row.n)).toEqual([1, 2, 3]);
+    await Promise.all([a.close(), b.close()]);
+  });
+});

@@ -1,0 +1,182 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';
+import { migrateSchema, schemaVersion } from '../src/store/sql/schema/migrate.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/sql/schema/migrations.js';
+import { SqliteDriver } from '../src/store/sqlite/sqlite-driver.js';
+import { ServerProcess } from './support/server-process.js';
+
+// What an operator meets: `holdpoint serve` refuses a database it cannot use before it
+// listens, saying why and what to run; `holdpoint db migrate` brings the schema up to
+// date and says what it did; `holdpoint db stats` prints what the store holds.
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
+const APP = fileURLToPath(new URL('../examples/payments/app.ts', import.meta.url));
+const dirs: string[] = [];
+const scratch = new PostgresScratch();
+afterAll(async () => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await scratch.cleanup();
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hp-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A SQLite database in `dir` at schema `version` (a future one: just its version row). */
+async function databaseAt(dir: string, version: number): Promise<void> {
+  const driver = new SqliteDriver({ path: join(dir, 'holdpoint.db') });
+  try {
+    await migrateSchema(driver, { to: Math.min(version, SCHEMA_VERSION) });
+    if (version > SCHEMA_VERSION) {
+      await driver.query('UPDATE hp_schema SET version = $1 WHERE id = 1', [version]);
+    }
+  } finally {
+    await driver.close();
+  }
+}
+
+/** `holdpoint <args>` to its end: its exit code and everything it printed. */
+function holdpoint(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+const serve = (...args: string[]) => holdpoint(['serve', '--port', '0', '--app', APP, ...args]);
+
+describe('holdpoint serve on a database it cannot use', () => {
+  it('stops before listening on a schema newer than it knows, naming the data directory', async () => {
+    const dir = dataDir();
+    await databaseAt(dir, SCHEMA_VERSION + 1);
+    const { code, output } = await serve('--data-dir', dir);
+    expect(code).toBe(1);
+    expect(output).toContain(`Store: sqlite, data directory ${dir}`);
+    expect(output).toContain(`holdpoint: SCHEMA_TOO_NEW: The sqlite store (data directory ${dir})`);
+    expect(output).not.toContain('Holdpoint listening');
+    expect(output).not.toContain('Usage:');
+  });
+
+  it('with --migrate never, stops on an older schema and says to run holdpoint db migrate', async () => {
+    const dir = dataDir();
+    await databaseAt(dir, 1);
+    const { code, output } = await serve('--data-dir', dir, '--migrate', 'never');
+    expect(code).toBe(1);
+    expect(output).toMatch(/SCHEMA_OUTDATED: .*holdpoint db migrate/);
+    expect(output).not.toContain('Holdpoint listening');
+  });
+
+  it('stops when PostgreSQL cannot be reached', async () => {
+    const { code, output } = await serve(
+      '--store',
+      'postgres',
+      '--postgres-url',
+      'postgres://holdpoint:secret@127.0.0.1:1/holdpoint',
+    );
+    expect(code).toBe(1);
+    expect(output).toContain(
+      'STORE_UNAVAILABLE: The postgres store (database postgres://127.0.0.1:1/holdpoint)',
+    );
+    expect(output).not.toContain('secret');
+  });
+});
+
+describe('holdpoint db migrate', () => {
+  it('migrates an older SQLite database step by step, then has nothing to do', async () => {
+    const dir = dataDir();
+    await databaseAt(dir, 1);
+    const first = await holdpoint(['db', 'migrate', '--data-dir', dir]);
+    expect(first.code, first.output).toBe(0);
+    const steps = MIGRATIONS.filter((m) => m.version > 1).map((m) => `  ${m.version}: ${m.name}`);
+    expect(first.output).toBe(
+      [
+        `The sqlite store (data directory ${dir}): migrating the schema from version 1 to ${SCHEMA_VERSION}.`,
+        ...steps,
+        `Done: schema version ${SCHEMA_VERSION}.`,
+        '',
+      ].join('\n'),
+    );
+    const again = await holdpoint(['db', 'migrate', '--data-dir', dir]);
+    expect(again.output).toBe(
+      `The sqlite store (data directory ${dir}) is at schema version ${SCHEMA_VERSION}: nothing to migrate.\n`,
+    );
+    // Migrated, it serves with --migrate never.
+    const server = await ServerProcess.start([
+      '--app',
+      APP,
+      '--data-dir',
+      dir,
+      '--migrate',
+      'never',
+    ]);
+    await server.kill();
+  });
+
+  it('creates the schema of an empty PostgreSQL database', async () => {
+    await scratch.ready();
+    const url = scratch.url;
+    const { code, output } = await holdpoint([
+      'db',
+      'migrate',
+      '--store',
+      'postgres',
+      '--postgres-url',
+      url,
+    ]);
+    expect(code, output).toBe(0);
+    expect(output).toContain(`migrating the schema from version 0 to ${SCHEMA_VERSION}.`);
+    for (const migration of MIGRATIONS) {
+      expect(output).toContain(`  ${migration.version}: ${migration.name}`);
+    }
+  });
+
+  it('says the memory and Redis stores have no schema', async () => {
+    for (const store of ['memory', 'redis']) {
+      const { code, output } = await holdpoint(['db', 'migrate', '--store', store]);
+      expect(code).toBe(0);
+      expect(output).toContain(`The ${store} store (`);
+      expect(output).toContain('has no schema to migrate');
+    }
+  });
+});
+
+describe('holdpoint db stats', () => {
+  it("prints the SQLite store's statistics as GET /api/store answers them", async () => {
+    const dir = dataDir();
+    await databaseAt(dir, SCHEMA_VERSION);
+    const { code, output } = await holdpoint(['db', 'stats', '--data-dir', dir]);
+    expect(code, output).toBe(0);
+    const stats = JSON.parse(output);
+    expect(stats).toMatchObject({
+      kind: 'sqlite',
+      schema_version: SCHEMA_VERSION,
+      sessions: 0,
+      paused: 0,
+      running: 0,
+    });
+    expect(stats.bytes).toBeGreaterThan(0);
+    const driver = new SqliteDriver({ path: join(dir, 'holdpoint.db') });
+    expect(await schemaVersion(driver)).toBe(SCHEMA_VERSION);
+    await driver.close();
+  });
+});
