@@ -1,7 +1,22 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 
-/** What the proxy does to the next client chunk that contains its marker. */
-type Cut = { marker: string; deliver: boolean; done: () => void };
+/** The longest marker found across two chunks of a connection. */
+const MARKER_SPAN = 256;
+
+/**
+ * What the proxy does to the next client chunk that contains its marker, or, with `at`,
+ * to the first chunk containing `at` sent after it on the same connection.
+ */
+type Cut = { marker: string; at?: string; deliver: boolean; done: () => void };
+
+/** Where a cut happens: with `at`, at a later chunk of the connection that sent the marker. */
+export interface CutOptions {
+  /**
+   * The cut waits for the next chunk containing `at` on the connection that sent the
+   * marker: PostgreSQL's `'COMMIT'` cuts the commit of the transaction that wrote it.
+   */
+  at?: string;
+}
 
 /**
  * Test support: a TCP proxy in front of a database server (Redis, PostgreSQL) that loses
@@ -11,6 +26,7 @@ type Cut = { marker: string; deliver: boolean; done: () => void };
  * after `cutBefore(marker)` that chunk never reaches the server and the connection is
  * cut. While `refusing`, new connections are closed at once (the server is unreachable).
  * Its `url` is the target's with the proxy's host and port (same scheme, user, database).
+ * PostgreSQL writes in transactions: `{ at: 'COMMIT' }` moves the cut to the commit.
  */
 export class CuttingProxy {
   refusing = false;
@@ -36,16 +52,16 @@ export class CuttingProxy {
   }
 
   /** Resolves once a chunk containing `marker` reached the server and its answer was dropped. */
-  cutAfter(marker: string): Promise<void> {
+  cutAfter(marker: string, options: CutOptions = {}): Promise<void> {
     return new Promise((done) => {
-      this.cut = { marker, deliver: true, done };
+      this.cut = { marker, at: options.at, deliver: true, done };
     });
   }
 
   /** Resolves once a chunk containing `marker` was dropped before reaching the server. */
-  cutBefore(marker: string): Promise<void> {
+  cutBefore(marker: string, options: CutOptions = {}): Promise<void> {
     return new Promise((done) => {
-      this.cut = { marker, deliver: false, done };
+      this.cut = { marker, at: options.at, deliver: false, done };
     });
   }
 
@@ -77,13 +93,29 @@ export class CuttingProxy {
     client.on('close', cutBoth);
     upstream.on('close', cutBoth);
     upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    /** The cut this connection sent the marker of, waiting for its `at`. */
+    let armed: Cut | undefined;
+    /** The end of what the connection sent before: a marker may straddle two chunks. */
+    let tail = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
-      const cut = this.cut;
-      if (!cut || !chunk.includes(cut.marker)) {
-        upstream.write(chunk);
-        return;
+      const seen = Buffer.concat([tail, chunk]);
+      tail = seen.subarray(-MARKER_SPAN);
+      let cut = armed;
+      if (cut?.at !== undefined && seen.includes(cut.at)) {
+        armed = undefined;
+      } else {
+        cut = this.cut;
+        if (!cut || !seen.includes(cut.marker)) {
+          upstream.write(chunk);
+          return;
+        }
+        this.cut = undefined;
+        if (cut.at !== undefined) {
+          armed = cut;
+          upstream.write(chunk);
+          return;
+        }
       }
-      this.cut = undefined;
       if (!cut.deliver) {
         cutBoth();
         cut.done();
