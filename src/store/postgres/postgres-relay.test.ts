@@ -88,6 +88,15 @@ describe('PostgresRelay', () => {
     expect(elsewhere.heard).toEqual([]);
   });
 
+  it('delivers equal messages published together as many times as they were published', async () => {
+    const a = driver();
+    const b = driver();
+    const onB = await listen(b, 'session-1');
+    for (let i = 0; i < 3; i++) a.relay.publish('session-1', { type: 'handed' });
+    await onB.next(3);
+    expect(onB.heard).toEqual([{ type: 'handed' }, { type: 'handed' }, { type: 'handed' }]);
+  });
+
   it('stops handing messages to a handler once unsubscribed', async () => {
     const a = driver();
     const b = driver();

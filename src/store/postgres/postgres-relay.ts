@@ -16,8 +16,11 @@ export const STORED_MESSAGE_TTL_MS = 60_000;
 const FIRST_RECONNECT_MS = 100;
 const MAX_RECONNECT_MS = 5_000;
 
-/** What travels in a NOTIFY: the message itself, or the id of its `hp_relay` row. */
-type Notice = { channel: string; message: unknown } | { channel: string; id: string };
+/**
+ * What travels in a NOTIFY: the message itself, or the id of its `hp_relay` row. `seq`
+ * tells apart equal messages sent in one statement, which PostgreSQL would fold into one.
+ */
+type Notice = { channel: string; seq: number } & ({ message: unknown } | { id: string });
 
 /** How the relay reaches the database. */
 export interface PostgresRelayOptions {
@@ -32,16 +35,21 @@ export interface PostgresRelayOptions {
 /**
  * The relay over PostgreSQL LISTEN/NOTIFY: every handle of a database (any process)
  * hears every message published through any other, on one NOTIFY channel per database
- * whose payload names the relay channel. Publishing goes through the pool, one channel's
- * messages one after another so they arrive in publish order; listening holds one
- * connection of its own per relay, opened by the first subscription, connected again
- * with backoff (and LISTENing again) when it drops. Messages published while it is
- * down are lost, as the contract allows: the store is the record.
+ * whose payload names the relay channel. Publishing goes through the pool, one send at
+ * a time so messages arrive in publish order, whatever a send was waiting for going out
+ * together in the next one; listening holds one connection of its own per relay, opened
+ * by the first subscription, connected again with backoff (and LISTENing again) when it
+ * drops. Messages published while it is down are lost, as the contract allows: the
+ * store is the record. Unlike the Redis relay it publishes whether or not anyone
+ * listens (a NOTIFY nobody hears costs one statement per burst, no storage).
  */
 export class PostgresRelay implements RunRelay {
   private readonly handlers = new Map<string, Set<(message: unknown) => void>>();
-  /** Each channel's latest publish still under way: the next one waits for it. */
-  private readonly sending = new Map<string, Promise<void>>();
+  /** Messages published while a send was under way: the next send takes them all. */
+  private pending: { channel: string; message: unknown }[] = [];
+  /** The send under way, and the ones after it while messages keep coming. */
+  private flushing?: Promise<void>;
+  private seq = 0;
   /** The listening connection, once it LISTENs (or while it is being opened). */
   private listener?: Promise<pg.Client>;
   /** Notices handled one after another, so a large message read from its row keeps its place. */
@@ -62,16 +70,8 @@ export class PostgresRelay implements RunRelay {
 
   publish(channel: string, message: unknown): void {
     if (this.closed) return;
-    const previous = this.sending.get(channel) ?? Promise.resolve();
-    const sent = previous.then(() =>
-      this.send(channel, message).catch(() => {
-        // Best effort by contract: the store holds the truth, waiters re-read it.
-      }),
-    );
-    this.sending.set(channel, sent);
-    void sent.then(() => {
-      if (this.sending.get(channel) === sent) this.sending.delete(channel);
-    });
+    this.pending.push({ channel, message });
+    this.flushing ??= this.flush();
   }
 
   async subscribe(channel: string, handler: (message: unknown) => void): Promise<Unsubscribe> {
@@ -100,7 +100,7 @@ export class PostgresRelay implements RunRelay {
 
   /** Resolves once every message published so far was sent, or given up on. */
   async settled(): Promise<void> {
-    await Promise.all(this.sending.values());
+    await this.flushing;
   }
 
   /** Stops listening and publishing; messages still being sent are dropped. */
@@ -113,27 +113,60 @@ export class PostgresRelay implements RunRelay {
     await client?.end().catch(() => undefined);
   }
 
-  /** Sends one message: inline when it fits a NOTIFY, else stored with its id sent. */
-  private async send(channel: string, message: unknown): Promise<void> {
-    const inline = JSON.stringify({ channel, message } satisfies Notice);
-    if (Buffer.byteLength(inline) <= MAX_INLINE_PAYLOAD_BYTES) {
-      await this.pool.query('SELECT pg_notify($1, $2)', [RELAY_NOTIFY_CHANNEL, inline]);
+  /**
+   * Sends what was published, in order, one statement per batch: a burst of messages
+   * costs one round trip, not one each.
+   */
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      await this.send(batch).catch(() => {
+        // Best effort by contract: the store holds the truth, waiters re-read it.
+      });
+    }
+    this.flushing = undefined;
+  }
+
+  /**
+   * Sends `batch` in one statement: each message inline when it fits a NOTIFY, else
+   * stored in `hp_relay` (in the same statement, so before its NOTIFY is delivered) with
+   * its id sent instead.
+   */
+  private async send(batch: { channel: string; message: unknown }[]): Promise<void> {
+    const payloads: string[] = [];
+    const stored: { id: string; channel: string; message: string }[] = [];
+    for (const { channel, message } of batch) {
+      const seq = this.seq++;
+      const inline = JSON.stringify({ channel, seq, message } satisfies Notice);
+      if (Buffer.byteLength(inline) <= MAX_INLINE_PAYLOAD_BYTES) {
+        payloads.push(inline);
+        continue;
+      }
+      const id = randomUUID();
+      stored.push({ id, channel, message: JSON.stringify(message) });
+      payloads.push(JSON.stringify({ channel, seq, id } satisfies Notice));
+    }
+    // Functions of the select list run after its ORDER BY: the notices go out in order.
+    const notify = `SELECT pg_notify($1, payload)
+                      FROM unnest($2::text[]) WITH ORDINALITY AS sent (payload, n) ORDER BY n`;
+    if (stored.length === 0) {
+      await this.pool.query(notify, [RELAY_NOTIFY_CHANNEL, payloads]);
       return;
     }
-    const id = randomUUID();
     await this.pool.query(
       `WITH stored AS (
-         INSERT INTO hp_relay (id, channel, message, expires_at) VALUES ($1, $2, $3, $4)
-         RETURNING id
-       )
-       SELECT pg_notify($5, $6) FROM stored`,
+         INSERT INTO hp_relay (id, channel, message, expires_at)
+         SELECT id, channel, message, $6 FROM unnest($3::text[], $4::text[], $5::text[])
+           AS rows (id, channel, message)
+       ) ${notify}`,
       [
-        id,
-        channel,
-        JSON.stringify(message),
-        this.now() + STORED_MESSAGE_TTL_MS,
         RELAY_NOTIFY_CHANNEL,
-        JSON.stringify({ channel, id } satisfies Notice),
+        payloads,
+        stored.map((row) => row.id),
+        stored.map((row) => row.channel),
+        stored.map((row) => row.message),
+        this.now() + STORED_MESSAGE_TTL_MS,
       ],
     );
   }
