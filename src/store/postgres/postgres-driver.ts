@@ -1,8 +1,7 @@
 import pg from 'pg';
 import { HoldpointError } from '../../core/errors.js';
-import { MemoryRelay } from '../memory/memory-relay.js';
-import type { RunRelay } from '../run-relay.js';
 import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
+import { PostgresRelay } from './postgres-relay.js';
 
 /** What the PostgreSQL driver connects with: a URL, or the host's own pool. */
 export interface PostgresDriverOptions {
@@ -44,6 +43,8 @@ export function isConnectionError(error: unknown): boolean {
   );
 }
 
+function ignoreError(): void {}
+
 function unavailable(error: unknown): HoldpointError {
   const message = error instanceof Error ? error.message : String(error);
   return new HoldpointError('STORE_UNAVAILABLE', `PostgreSQL cannot be reached: ${message}`);
@@ -58,7 +59,8 @@ function unavailable(error: unknown): HoldpointError {
  */
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
-  readonly relay: RunRelay = new MemoryRelay();
+  /** LISTEN/NOTIFY between every handle of the database, in any process. */
+  readonly relay: PostgresRelay;
   readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
 
@@ -72,6 +74,7 @@ export class PostgresDriver implements SqlDriver {
     }
     // An idle connection that dies (the server restarted) must not crash the process.
     this.pool.on('error', () => undefined);
+    this.relay = new PostgresRelay({ pool: this.pool });
   }
 
   async query(sql: string, params: SqlValue[] = []): Promise<SqlResult> {
@@ -101,6 +104,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
+    await this.relay.close();
     if (this.ownsPool) await this.pool.end();
   }
 
@@ -125,6 +129,9 @@ export class PostgresDriver implements SqlDriver {
     } catch (error) {
       throw unavailable(error);
     }
+    // A connection that drops while checked out emits 'error' besides failing its query:
+    // the failed query is what reports it, and an unheard 'error' would crash the process.
+    client.on('error', ignoreError);
     const tx: SqlQueries = {
       query: async (sql, params = []) => {
         const result = await client.query({ text: sql, values: params, types: TYPES });
@@ -166,6 +173,7 @@ export class PostgresDriver implements SqlDriver {
       }
       throw error;
     } finally {
+      client.off('error', ignoreError);
       // A broken connection leaves the pool; a healthy one goes back to it.
       client.release(
         broken instanceof Error ? broken : broken ? new Error(String(broken)) : undefined,

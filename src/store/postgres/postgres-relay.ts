@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { HoldpointError } from '../../core/errors.js';
+import type { RunRelay, Unsubscribe } from '../run-relay.js';
+
+/** The one NOTIFY channel of a database: every relay channel travels inside its payloads. */
+export const RELAY_NOTIFY_CHANNEL = 'holdpoint_relay';
+/**
+ * The largest payload sent inline. PostgreSQL refuses a NOTIFY payload of 8,000 bytes or
+ * more; a larger message is stored in `hp_relay` and its NOTIFY carries only the row id.
+ */
+export const MAX_INLINE_PAYLOAD_BYTES = 7_900;
+/** How long a stored large message stays readable (`purgeExpired` removes it after). */
+export const STORED_MESSAGE_TTL_MS = 60_000;
+/** The first wait before connecting the listener again; doubled per failure up to the max. */
+const FIRST_RECONNECT_MS = 100;
+const MAX_RECONNECT_MS = 5_000;
+
+/**
+ * What travels in a NOTIFY: the message itself, or the id of its `hp_relay` row. `seq`
+ * tells apart equal messages sent in one statement, which PostgreSQL would fold into one.
+ */
+type Notice = { channel: string; seq: number } & ({ message: unknown } | { id: string });
+
+/** How the relay reaches the database. */
+export interface PostgresRelayOptions {
+  /** Runs the relay's publishing statements (the store's pool). */
+  pool: pg.Pool;
+  /** Opens the listening connection. Default: a new `pg.Client` with the pool's options. */
+  connectListener?: () => pg.Client;
+  /** The clock of stored messages' expiry. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * The relay over PostgreSQL LISTEN/NOTIFY: every handle of a database (any process)
+ * hears every message published through any other, on one NOTIFY channel per database
+ * whose payload names the relay channel. Publishing goes through the pool, one send at
+ * a time so messages arrive in publish order, whatever a send was waiting for going out
+ * together in the next one; listening holds one connection of its own per relay, opened
+ * by the first subscription, connected again with backoff (and LISTENing again) when it
+ * drops. Messages published while it is down are lost, as the contract allows: the
+ * store is the record. Unlike the Redis relay it publishes whether or not anyone
+ * listens (a NOTIFY nobody hears costs one statement per burst, no storage).
+ */
+export class PostgresRelay implements RunRelay {
+  private readonly handlers = new Map<string, Set<(message: unknown) => void>>();
+  /** Messages published while a send was under way: the next send takes them all. */
+  private pending: { channel: string; message: unknown }[] = [];
+  /** The send under way, and the ones after it while messages keep coming. */
+  private flushing?: Promise<void>;
+  private seq = 0;
+  /** The listening connection, once it LISTENs (or while it is being opened). */
+  private listener?: Promise<pg.Client>;
+  /** Notices handled one after another, so a large message read from its row keeps its place. */
+  private delivering: Promise<void> = Promise.resolve();
+  private reconnectMs = FIRST_RECONNECT_MS;
+  private reconnectTimer?: NodeJS.Timeout;
+  private closed = false;
+  private readonly pool: pg.Pool;
+  private readonly connectListener: () => pg.Client;
+  private readonly now: () => number;
+
+  constructor(options: PostgresRelayOptions) {
+    this.pool = options.pool;
+    this.connectListener =
+      options.connectListener ?? (() => new pg.Client(options.pool.options as pg.ClientConfig));
+    this.now = options.now ?? Date.now;
+  }
+
+  publish(channel: string, message: unknown): void {
+    if (this.closed) return;
+    this.pending.push({ channel, message });
+    this.flushing ??= this.flush();
+  }
+
+  async subscribe(channel: string, handler: (message: unknown) => void): Promise<Unsubscribe> {
+    if (this.closed) throw new HoldpointError('STORE_UNAVAILABLE', 'The relay is closed.');
+    let handlers = this.handlers.get(channel);
+    if (!handlers) {
+      handlers = new Set();
+      this.handlers.set(channel, handlers);
+    }
+    handlers.add(handler);
+    try {
+      await this.listening();
+    } catch (error) {
+      handlers.delete(handler);
+      if (handlers.size === 0) this.handlers.delete(channel);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new HoldpointError('STORE_UNAVAILABLE', `PostgreSQL cannot be reached: ${reason}`);
+    }
+    return async () => {
+      handlers.delete(handler);
+      if (handlers.size === 0 && this.handlers.get(channel) === handlers) {
+        this.handlers.delete(channel);
+      }
+    };
+  }
+
+  /** Resolves once every message published so far was sent, or given up on. */
+  async settled(): Promise<void> {
+    await this.flushing;
+  }
+
+  /** Stops listening and publishing; messages still being sent are dropped. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    const listener = this.listener;
+    this.listener = undefined;
+    const client = await listener?.catch(() => undefined);
+    await client?.end().catch(() => undefined);
+  }
+
+  /**
+   * Sends what was published, in order, one statement per batch: a burst of messages
+   * costs one round trip, not one each.
+   */
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      await this.send(batch).catch(() => {
+        // Best effort by contract: the store holds the truth, waiters re-read it.
+      });
+    }
+    this.flushing = undefined;
+  }
+
+  /**
+   * Sends `batch` in one statement: each message inline when it fits a NOTIFY, else
+   * stored in `hp_relay` (in the same statement, so before its NOTIFY is delivered) with
+   * its id sent instead.
+   */
+  private async send(batch: { channel: string; message: unknown }[]): Promise<void> {
+    const payloads: string[] = [];
+    const stored: { id: string; channel: string; message: string }[] = [];
+    for (const { channel, message } of batch) {
+      const seq = this.seq++;
+      const inline = JSON.stringify({ channel, seq, message } satisfies Notice);
+      if (Buffer.byteLength(inline) <= MAX_INLINE_PAYLOAD_BYTES) {
+        payloads.push(inline);
+        continue;
+      }
+      const id = randomUUID();
+      stored.push({ id, channel, message: JSON.stringify(message) });
+      payloads.push(JSON.stringify({ channel, seq, id } satisfies Notice));
+    }
+    // Functions of the select list run after its ORDER BY: the notices go out in order.
+    const notify = `SELECT pg_notify($1, payload)
+                      FROM unnest($2::text[]) WITH ORDINALITY AS sent (payload, n) ORDER BY n`;
+    if (stored.length === 0) {
+      await this.pool.query(notify, [RELAY_NOTIFY_CHANNEL, payloads]);
+      return;
+    }
+    await this.pool.query(
+      `WITH stored AS (
+         INSERT INTO hp_relay (id, channel, message, expires_at)
+         SELECT id, channel, message, $6 FROM unnest($3::text[], $4::text[], $5::text[])
+           AS rows (id, channel, message)
+       ) ${notify}`,
+      [
+        RELAY_NOTIFY_CHANNEL,
+        payloads,
+        stored.map((row) => row.id),
+        stored.map((row) => row.channel),
+        stored.map((row) => row.message),
+        this.now() + STORED_MESSAGE_TTL_MS,
+      ],
+    );
+  }
+
+  /** The listening connection: opened and LISTENing before it resolves. */
+  private listening(): Promise<pg.Client> {
+    if (!this.listener) {
+      const opening = this.openListener();
+      this.listener = opening;
+      opening.catch(() => {
+        if (this.listener === opening) this.listener = undefined;
+      });
+    }
+    return this.listener;
+  }
+
+  private async openListener(): Promise<pg.Client> {
+    const client = this.connectListener();
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      void client.end().catch(() => undefined);
+      this.listenerLost(client);
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    client.on('notification', (notification) => {
+      if (notification.channel !== RELAY_NOTIFY_CHANNEL || !notification.payload) return;
+      const payload = notification.payload;
+      // A handler that throws loses its message, never the ones after it.
+      this.delivering = this.delivering
+        .then(() => this.deliver(client, payload))
+        .catch(() => undefined);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${RELAY_NOTIFY_CHANNEL}`);
+    } catch (error) {
+      lost = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      throw new HoldpointError('STORE_UNAVAILABLE', 'The relay is closed.');
+    }
+    this.reconnectMs = FIRST_RECONNECT_MS;
+    return client;
+  }
+
+  /** The listening connection dropped: forget it, and listen again while anyone subscribes. */
+  private listenerLost(client: pg.Client): void {
+    void this.listener?.then(
+      (current) => {
+        if (current === client) {
+          this.listener = undefined;
+          this.scheduleReconnect();
+        }
+      },
+      () => undefined,
+    );
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.handlers.size === 0 || this.reconnectTimer) return;
+    const wait = this.reconnectMs;
+    this.reconnectMs = Math.min(this.reconnectMs * 2, MAX_RECONNECT_MS);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.closed || this.listener) return;
+      this.listening().catch(() => this.scheduleReconnect());
+    }, wait);
+    this.reconnectTimer.unref();
+  }
+
+  /** Hands one notice to the channel's handlers, reading a stored message first. */
+  private async deliver(client: pg.Client, payload: string): Promise<void> {
+    let notice: Notice;
+    try {
+      notice = JSON.parse(payload) as Notice;
+    } catch {
+      return;
+    }
+    if (!this.handlers.has(notice.channel)) return;
+    let message: unknown;
+    if ('id' in notice) {
+      try {
+        const { rows } = await client.query<{ message: string }>(
+          'SELECT message FROM hp_relay WHERE id = $1',
+          [notice.id],
+        );
+        if (!rows[0]) return;
+        message = JSON.parse(rows[0].message);
+      } catch {
+        // The connection dropped or the row expired: lost, as a message may be.
+        return;
+      }
+    } else {
+      message = notice.message;
+    }
+    for (const handler of this.handlers.get(notice.channel) ?? []) handler(message);
+  }
+}
