@@ -1,9 +1,9 @@
+import { encodeRecord } from '../record-codec.js';
 import { splitState } from '../split-state.js';
 import type { SessionAppend, SessionWrites } from '../store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import { encodeIndexOperations, type IndexOperation } from './redis-indexes.js';
 import type { RedisKeys } from './redis-keys.js';
-import { encodeRecord } from './redis-records.js';
 
 /** The meta field holding the record of pause `pauseId`. */
 export function pauseField(pauseId: string): string {

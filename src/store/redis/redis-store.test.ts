@@ -3,6 +3,7 @@ import { createEvent, ToolConfirmation } from '@google/adk';
 import type { Command, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf } from '../../core/errors.test-support.js';
+import { RECORD_VERSION } from '../record-codec.js';
 import {
   APP,
   DECIDER,
@@ -25,7 +26,6 @@ import {
   finishRunTransition,
   savePauseTransition,
 } from '../transitions.js';
-import { RECORD_VERSION } from './redis-records.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
 import { RedisStore } from './redis-store.js';
 

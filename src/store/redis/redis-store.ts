@@ -5,6 +5,7 @@ import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
 import { mergePages } from '../merge-pages.js';
+import { decodeRecord } from '../record-codec.js';
 import { splitState } from '../split-state.js';
 import type {
   NewSession,
@@ -23,7 +24,6 @@ import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisOutbox } from './redis-outbox.js';
 import { RedisRateCounters } from './redis-rate-counters.js';
-import { decodeRecord } from './redis-records.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisRequestRecords } from './redis-request-records.js';
 import {

@@ -1,7 +1,7 @@
+import { decodeRecord, encodeRecord } from '../record-codec.js';
 import type { StoredMemory, UserMemories } from '../user-memories.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
-import { decodeRecord, encodeRecord } from './redis-records.js';
 
 /** A user's memories in one hash (field: source id), beside their `user:` state. */
 export class RedisUserMemories implements UserMemories {

@@ -1,6 +1,6 @@
 import { createSession as adkSession, mergeStates, type Session } from '@google/adk';
 import { HoldpointError } from '../../core/errors.js';
-import { decodeRecord } from '../redis/redis-records.js';
+import { decodeRecord } from '../record-codec.js';
 import type { Page, PageCursor, SessionSnapshot } from '../store.js';
 import type { VersionedSnapshot } from '../transactional-store.js';
 import type { SqlQueries, SqlRow, SqlValue } from './sql-driver.js';

@@ -2,7 +2,7 @@ import type { Event } from '@google/adk';
 import { pauseAudiences } from '../../core/approvers.js';
 import { nextSlaAt } from '../../core/sla.js';
 import type { Pause } from '../../core/types.js';
-import { decodeRecord, encodeRecord } from '../redis/redis-records.js';
+import { decodeRecord, encodeRecord } from '../record-codec.js';
 import { splitState } from '../split-state.js';
 import type { SessionSnapshot, SessionWrites } from '../store.js';
 import { waitingChanges, waitingOf } from '../waiting-counts.js';

@@ -1,7 +1,7 @@
 import type { Session } from '@google/adk';
 import { DEFAULTS } from '../../core/defaults.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
-import { decodeRecord } from '../redis/redis-records.js';
+import { decodeRecord } from '../record-codec.js';
 import type {
   NewSession,
   Page,

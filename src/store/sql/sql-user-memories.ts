@@ -1,4 +1,4 @@
-import { decodeRecord, encodeRecord } from '../redis/redis-records.js';
+import { decodeRecord, encodeRecord } from '../record-codec.js';
 import type { StoredMemory, UserMemories } from '../user-memories.js';
 import type { SqlDriver } from './sql-driver.js';
 

@@ -1,5 +1,5 @@
 import { nextSlaAt } from '../../../core/sla.js';
-import { decodeRecord } from '../../redis/redis-records.js';
+import { decodeRecord } from '../../record-codec.js';
 import { waitingCounts, waitingOf } from '../../waiting-counts.js';
 import type { SqlDialect, SqlQueries } from '../sql-driver.js';
 

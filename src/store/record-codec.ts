@@ -1,7 +1,7 @@
 import type { Event } from '@google/adk';
 import type { Content } from '@google/genai';
 import { z } from 'zod';
-import { HoldpointError } from '../../core/errors.js';
+import { HoldpointError } from '../core/errors.js';
 import {
   type ApprovalRequest,
   AUDIT_ACTIONS,
@@ -10,8 +10,8 @@ import {
   type Pause,
   type RunRecord,
   type SessionMeta,
-} from '../../core/types.js';
-import type { StoredMemory } from '../user-memories.js';
+} from '../core/types.js';
+import type { StoredMemory } from './user-memories.js';
 
 /**
  * The schema version every stored record carries as `v`. A release reads only its
