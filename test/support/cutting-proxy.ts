@@ -7,7 +7,14 @@ const MARKER_SPAN = 256;
  * What the proxy does to the next client chunk that contains its marker, or, with `at`,
  * to the first chunk containing `at` sent after it on the same connection.
  */
-type Cut = { marker: string; at?: string; deliver: boolean; done: () => void };
+type Cut = {
+  marker: string;
+  at?: string;
+  deliver: boolean;
+  /** Delivered, the cut waits for the server's answer (else it comes as the chunk is sent). */
+  answered?: boolean;
+  done: () => void;
+};
 
 /** Where a cut happens: with `at`, at a later chunk of the connection that sent the marker. */
 export interface CutOptions {
@@ -55,6 +62,17 @@ export class CuttingProxy {
   cutAfter(marker: string, options: CutOptions = {}): Promise<void> {
     return new Promise((done) => {
       this.cut = { marker, at: options.at, deliver: true, done };
+    });
+  }
+
+  /**
+   * Resolves once a chunk containing `marker` was sent on to the server and the
+   * connection cut at once, without waiting for the server to take it: the server may
+   * still be working on it (a COMMIT still being made) when the client learns of the cut.
+   */
+  cutAsSent(marker: string, options: CutOptions = {}): Promise<void> {
+    return new Promise((done) => {
+      this.cut = { marker, at: options.at, deliver: true, answered: false, done };
     });
   }
 
@@ -118,6 +136,16 @@ export class CuttingProxy {
       }
       if (!cut.deliver) {
         cutBoth();
+        cut.done();
+        return;
+      }
+      if (cut.answered === false) {
+        // Sent, then both sides closed: end() still flushes the chunk to the server (the
+        // client's close must not destroy the server side before it has).
+        upstream.removeAllListeners('data');
+        client.off('close', cutBoth);
+        upstream.end(chunk);
+        client.destroy();
         cut.done();
         return;
       }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { HoldpointError } from '../../core/errors.js';
 import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
@@ -26,6 +27,9 @@ const TYPES: pg.CustomTypesConfig = {
 /** Errors that retrying the whole transaction resolves: a deadlock, a serialization failure. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_TRANSACTION_ATTEMPTS = 5;
+/** How long a COMMIT whose answer was lost waits for its server process to end. */
+const LOST_COMMIT_SETTLE_MS = 5_000;
+const LOST_COMMIT_POLL_MS = 20;
 /** The advisory lock every instance takes to change the schema (any fixed 64-bit number). */
 const SCHEMA_LOCK = 4_707_010_024;
 
@@ -45,6 +49,13 @@ export function isConnectionError(error: unknown): boolean {
 
 function ignoreError(): void {}
 
+/** A COMMIT was sent and its answer lost, on the connection of server process `pid`. */
+class LostCommit extends Error {
+  constructor(readonly pid: number | undefined) {
+    super('The connection to PostgreSQL dropped as a commit was sent.');
+  }
+}
+
 function unavailable(error: unknown): HoldpointError {
   const message = error instanceof Error ? error.message : String(error);
   return new HoldpointError('STORE_UNAVAILABLE', `PostgreSQL cannot be reached: ${message}`);
@@ -55,7 +66,8 @@ function unavailable(error: unknown): HoldpointError {
  * `COMMIT` at READ COMMITTED; the store's compare-and-set on a session's version row
  * makes racing commits wait for each other, then lose). A connection that drops before
  * COMMIT was sent rolled the transaction back: STORE_UNAVAILABLE; one that drops after
- * it: OUTCOME_UNKNOWN. A deadlock or serialization failure runs the transaction again.
+ * it: OUTCOME_UNKNOWN, once its server process ended (so a read that follows finds the
+ * commit if it was made). A deadlock or serialization failure runs the transaction again.
  */
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
@@ -116,9 +128,46 @@ export class PostgresDriver implements SqlDriver {
       try {
         return await this.attempt(work, schema);
       } catch (error) {
+        if (error instanceof LostCommit) {
+          await this.settleLostCommit(error.pid);
+          throw new HoldpointError(
+            'OUTCOME_UNKNOWN',
+            'The connection to PostgreSQL dropped as a commit was sent; it may or may not be stored.',
+          );
+        }
         const code = (error as { code?: string }).code;
         if (!code || !RETRYABLE.has(code) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
       }
+    }
+  }
+
+  /**
+   * Waits until the server process whose COMMIT answer was lost has ended, so that what
+   * is read afterwards holds the commit if it was made: the server may still be making
+   * it when the client sees the connection drop, and a read before it ends would find
+   * nothing and have the transition computed again over its own commit. A process still
+   * idle in its transaction never got the COMMIT: it is ended, which rolls it back.
+   * Best effort, on a connection of its own (the dropped one was released first): a
+   * database that does not answer leaves the outcome to the store's settling.
+   */
+  private async settleLostCommit(pid: number | undefined): Promise<void> {
+    if (!pid) return;
+    const deadline = Date.now() + LOST_COMMIT_SETTLE_MS;
+    try {
+      while (Date.now() < deadline) {
+        const { rows } = await this.pool.query<{ state: string | null }>(
+          'SELECT state FROM pg_stat_activity WHERE pid = $1',
+          [pid],
+        );
+        const state = rows[0]?.state;
+        if (!rows[0]) return;
+        if (state?.startsWith('idle in transaction')) {
+          await this.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+        }
+        await sleep(LOST_COMMIT_POLL_MS);
+      }
+    } catch {
+      // Unreachable or not allowed: the store's own settling reads the session again.
     }
   }
 
@@ -160,10 +209,7 @@ export class PostgresDriver implements SqlDriver {
       } catch (error) {
         if (!isConnectionError(error)) throw error;
         broken = error;
-        throw new HoldpointError(
-          'OUTCOME_UNKNOWN',
-          'The connection to PostgreSQL dropped as a commit was sent; it may or may not be stored.',
-        );
+        throw new LostCommit((client as unknown as { processID?: number }).processID);
       }
       return result;
     } catch (error) {
