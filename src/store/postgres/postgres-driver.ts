@@ -24,6 +24,9 @@ const TYPES: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+/** How long a request waits for a connection of the pool the driver opens. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 /** Errors that retrying the whole transaction resolves: a deadlock, a serialization failure. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_TRANSACTION_ATTEMPTS = 5;
@@ -33,16 +36,22 @@ const LOST_COMMIT_POLL_MS = 20;
 /** The advisory lock every instance takes to change the schema (any fixed 64-bit number). */
 const SCHEMA_LOCK = 4_707_010_024;
 
-/** Whether `error` means the connection failed (refused, reset, terminated, shut down). */
+/**
+ * Whether `error` means the database cannot be used over this connection: refused, reset,
+ * terminated, shut down, no connection free in time, or one refused at sign-in (a wrong
+ * password, a database that does not exist).
+ */
 export function isConnectionError(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (
     typeof code === 'string' &&
-    /^(08|57P0|53300)|^E(CONN|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)/.test(code)
+    /^(08|57P0|53300|28000|28P01|3D000)|^E(CONN|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)/.test(
+      code,
+    )
   ) {
     return true;
   }
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
     message ?? '',
   );
 }
@@ -81,7 +90,15 @@ export class PostgresDriver implements SqlDriver {
       this.pool = options.pool;
       this.ownsPool = false;
     } else {
-      this.pool = new pg.Pool({ connectionString: options.url, max: options.max ?? 10 });
+      // A connection is waited for at most CONNECT_TIMEOUT_MS (an exhausted pool or an
+      // unreachable server is STORE_UNAVAILABLE, not a hung request); keep-alive finds a
+      // peer that vanished behind a partition.
+      this.pool = new pg.Pool({
+        connectionString: options.url,
+        max: options.max ?? 10,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        keepAlive: true,
+      });
       this.ownsPool = true;
     }
     // An idle connection that dies (the server restarted) must not crash the process.
