@@ -29,12 +29,16 @@ const MAX_TRANSACTION_ATTEMPTS = 5;
 /** The advisory lock every instance takes to change the schema (any fixed 64-bit number). */
 const SCHEMA_LOCK = 4_707_010_024;
 
-/** Whether `error` means the connection failed (refused, reset, terminated, shut down). */
+/**
+ * Whether `error` means the connection failed (refused, reset, terminated, shut down) or
+ * was never granted: the database does not exist (3D000), the credentials are refused
+ * (class 28). Those come only as a connection starts, so nothing was sent.
+ */
 export function isConnectionError(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (
     typeof code === 'string' &&
-    /^(08|57P0|53300)|^E(CONN|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)/.test(code)
+    /^(08|28|3D000|57P0|53300)|^E(CONN|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)/.test(code)
   ) {
     return true;
   }
