@@ -1,10 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';
+import {
+  PostgresScratch,
+  TEST_POSTGRES_URL,
+  withDatabase,
+} from '../src/store/postgres/postgres-scratch.test-support.js';
 import { migrateSchema, schemaVersion } from '../src/store/sql/schema/migrate.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/sql/schema/migrations.js';
 import { SqliteDriver } from '../src/store/sqlite/sqlite-driver.js';
@@ -110,7 +114,66 @@ describe('holdpoint serve on a database it cannot use', () => {
   });
 });
 
+describe('holdpoint on a store it cannot open', () => {
+  it('serve and db stats name a data directory that is a file, without the usage', async () => {
+    const file = join(dataDir(), 'not-a-directory');
+    writeFileSync(file, 'a file');
+    for (const run of [serve('--data-dir', file), holdpoint(['db', 'stats', '--data-dir', file])]) {
+      const { code, output } = await run;
+      expect(code).toBe(1);
+      expect(output).toContain(
+        `holdpoint: STORE_UNAVAILABLE: The SQLite database ${join(file, 'holdpoint.db')} cannot be opened`,
+      );
+      expect(output).not.toContain('Usage:');
+    }
+  });
+
+  it('a PostgreSQL database that does not exist: db stats says so, serve answers 503, not 500', async () => {
+    const url = withDatabase(TEST_POSTGRES_URL, 'hp_test_never_created');
+    const stats = await holdpoint(['db', 'stats', '--store', 'postgres', '--postgres-url', url]);
+    expect(stats.code).toBe(1);
+    expect(stats.output).toContain('holdpoint: STORE_UNAVAILABLE: ');
+    expect(stats.output).toContain('"hp_test_never_created" does not exist');
+    expect(stats.output).not.toContain('Usage:');
+    const server = await ServerProcess.start([
+      '--app',
+      APP,
+      '--store',
+      'postgres',
+      '--postgres-url',
+      url,
+    ]);
+    try {
+      const started = await fetch(`${server.url}/api/agent/start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-holdpoint-user': 'ann' },
+        body: JSON.stringify({ query: 'Send $200 to Jiro' }),
+      });
+      expect(started.status).toBe(503);
+      expect(await started.json()).toMatchObject({ error: { code: 'STORE_UNAVAILABLE' } });
+    } finally {
+      await server.kill();
+    }
+  });
+});
+
 describe('holdpoint db migrate', () => {
+  it('refuses a --to past the versions this release knows', async () => {
+    const dir = dataDir();
+    const { code, output } = await holdpoint([
+      'db',
+      'migrate',
+      '--to',
+      String(SCHEMA_VERSION + 1),
+      '--data-dir',
+      dir,
+    ]);
+    expect(code).toBe(1);
+    expect(output).toContain(
+      `VALIDATION_FAILED: This release of Holdpoint knows schema versions up to ${SCHEMA_VERSION}`,
+    );
+  });
+
   it('migrates an older SQLite database step by step, then has nothing to do', async () => {
     const dir = dataDir();
     await databaseAt(dir, 1);

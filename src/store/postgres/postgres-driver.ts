@@ -37,17 +37,16 @@ const LOST_COMMIT_POLL_MS = 20;
 const SCHEMA_LOCK = 4_707_010_024;
 
 /**
- * Whether `error` means the database cannot be used over this connection: refused, reset,
- * terminated, shut down, no connection free in time, or one refused at sign-in (a wrong
- * password, a database that does not exist).
+ * Whether `error` means the connection failed (refused, reset, terminated, shut down) or
+ * was never granted: none free within the timeout, the database does not exist (3D000),
+ * the credentials are refused (class 28). Those come only as a connection starts, so
+ * nothing was sent.
  */
 export function isConnectionError(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (
     typeof code === 'string' &&
-    /^(08|57P0|53300|28000|28P01|3D000)|^E(CONN|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)/.test(
-      code,
-    )
+    /^(08|28|3D000|57P0|53300)|^E(CONN|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)/.test(code)
   ) {
     return true;
   }

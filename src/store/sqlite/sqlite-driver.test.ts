@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HoldpointError } from '../../core/errors.js';
 import { SqliteDriver } from './sqlite-driver.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hp-'));
@@ -35,5 +36,23 @@ describe('SqliteDriver', () => {
     const { rows } = await b.query('SELECT n FROM turns ORDER BY rowid');
     expect(rows.map((row) => row.n)).toEqual([1, 2, 3]);
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('names the file when its data directory is a file, or the file is not a database', () => {
+    const notADirectory = join(dir, 'a-file');
+    writeFileSync(notADirectory, 'not a directory');
+    const garbage = join(dir, 'garbage');
+    mkdirSync(garbage);
+    writeFileSync(join(garbage, 'holdpoint.db'), 'x'.repeat(4096));
+    for (const path of [join(notADirectory, 'holdpoint.db'), join(garbage, 'holdpoint.db')]) {
+      const opening = () => new SqliteDriver({ path });
+      expect(opening).toThrow(HoldpointError);
+      expect(opening).toThrow(`The SQLite database ${path} cannot be opened`);
+      try {
+        opening();
+      } catch (error) {
+        expect((error as HoldpointError).code).toBe('STORE_UNAVAILABLE');
+      }
+    }
   });
 });

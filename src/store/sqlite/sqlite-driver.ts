@@ -50,6 +50,29 @@ function storeError(error: unknown): unknown {
   return error;
 }
 
+/** Why the database file cannot be used, naming it: the operator must fix that file or directory. */
+function unopenable(path: string, error: unknown): HoldpointError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new HoldpointError(
+    'STORE_UNAVAILABLE',
+    `The SQLite database ${path} cannot be opened: ${message}`,
+  );
+}
+
+/**
+ * Opens (making its directory when missing) the database file. A directory that is a
+ * file, a file that is not a database: reported as STORE_UNAVAILABLE naming the file,
+ * not as the file system's or SQLite's bare message.
+ */
+function openDatabase(path: string): DatabaseSync {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    return new DatabaseSync(path);
+  } catch (error) {
+    throw unopenable(path, error);
+  }
+}
+
 /**
  * SQLite through Node's built-in `node:sqlite`: one connection, WAL journal, foreign
  * keys on. Its calls are synchronous, so the driver runs one statement or transaction at
@@ -68,12 +91,16 @@ export class SqliteDriver implements SqlDriver {
 
   constructor(options: SqliteDriverOptions) {
     this.path = resolve(options.path);
-    mkdirSync(dirname(this.path), { recursive: true });
-    this.db = new DatabaseSync(this.path);
-    this.db.exec('PRAGMA journal_mode = WAL');
-    this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`);
-    this.db.exec('PRAGMA foreign_keys = ON');
+    this.db = openDatabase(this.path);
+    try {
+      this.db.exec('PRAGMA journal_mode = WAL');
+      this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`);
+      this.db.exec('PRAGMA foreign_keys = ON');
+    } catch (error) {
+      this.db.close();
+      throw unopenable(this.path, error);
+    }
     this.file = files.get(this.path) ?? {
       relay: new MemoryRelay(),
       handles: 0,

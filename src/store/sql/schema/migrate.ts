@@ -58,12 +58,21 @@ function tooNew(version: number): HoldpointError {
  * Migrates the database forward to `to` (default: the version this code runs on), one
  * step per transaction under the schema lock; each step reads the version again under
  * the lock, so instances migrating at once apply each step once (the others skip it).
- * SCHEMA_TOO_NEW when the database is newer than this code.
+ * SCHEMA_TOO_NEW when the database is newer than this code; VALIDATION_FAILED when `to` is.
  */
 export async function migrateSchema(
   driver: SqlDriver,
   { to = SCHEMA_VERSION }: { to?: number } = {},
 ): Promise<MigrationReport> {
+  // Past what this release knows there is nothing to migrate to: saying "nothing to
+  // migrate" would let an operator believe the database reached the version asked for.
+  if (to > SCHEMA_VERSION) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `This release of Holdpoint knows schema versions up to ${SCHEMA_VERSION}; it cannot migrate to ${to}.`,
+      { known_version: SCHEMA_VERSION },
+    );
+  }
   const from = await schemaVersion(driver);
   if (from > SCHEMA_VERSION) throw tooNew(from);
   const applied: AppliedMigration[] = [];
