@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { HoldpointError } from '../src/core/errors.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { PURGE_PER_BEAT } from '../src/runtime/expiry/expiry-sweeper.js';
 import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
@@ -231,5 +232,43 @@ describe('the purge of what outlived its retention', () => {
     await expect.poll(async () => (await store.stats()).sessions).toBe(0);
     expect(await store.getSnapshot(paused.sessionId)).toBeUndefined();
     expect(await store.findRun(paused.invocationId)).toBeUndefined();
+  });
+});
+
+describe('a sweep while the store is away', () => {
+  it('is said in one line per beat, with the code and why, not a stack', async () => {
+    const clock = new ManualClock(Date.now());
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
+    const away = new Proxy(new MemoryStore({ sessionTtlSeconds: 600 }), {
+      get(target, property) {
+        if (property === 'takeSweepTurn') {
+          return async () => {
+            throw new HoldpointError(
+              'STORE_UNAVAILABLE',
+              'PostgreSQL cannot be reached: no database',
+            );
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const runtime = new HoldpointRuntime({
+      ...testRuntimeOptions(away, heldToolApp(new HeldCalls())),
+      logger,
+      clock,
+    });
+    stops.push(runtime.startSweeper(SWEEP_SECONDS));
+    clock.advance(SWEEP_SECONDS * 1000);
+    await expect.poll(() => lines.length).toBe(1);
+    expect(lines[0]).toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      msg: 'sweep skipped: PostgreSQL cannot be reached: no database',
+    });
+    expect(lines[0]).not.toHaveProperty('err');
   });
 });

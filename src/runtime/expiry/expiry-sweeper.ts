@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Cancel } from '../../core/clock.js';
+import { isStoreAway } from '../../core/errors.js';
 import { recoverInterrupted } from '../recovery/recover-interrupted.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { expireDue } from './expire-due.js';
@@ -61,7 +62,13 @@ export class ExpirySweeper {
         this.ctx.dispatcher?.nudge();
       }
     } catch (error) {
-      this.ctx.logger.warn({ err: error }, 'sweep failed');
+      // A store that is away is said in one line each beat (its code and why), not with a
+      // stack: it is the store's state, not a fault of the sweep's code.
+      if (isStoreAway(error)) {
+        this.ctx.logger.warn({ code: error.code }, `sweep skipped: ${error.message}`);
+      } else {
+        this.ctx.logger.warn({ err: error }, 'sweep failed');
+      }
     } finally {
       this.running = false;
     }
