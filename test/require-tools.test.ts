@@ -23,13 +23,21 @@ describe('npm test on a machine missing what the suite needs', () => {
     expect(check({ CHROMIUM_PATH: '/nonexistent/chromium' }).lines).toEqual([
       'npm test needs chromium: apt-get install -y chromium',
     ]);
+    expect(check({ TEST_POSTGRES_BIN: '/nonexistent/bin' }).lines).toEqual([
+      'npm test needs postgresql: apt-get install -y postgresql',
+    ]);
   });
 
-  it('says so when no Redis answers, and passes when everything is there', () => {
+  it('says so when no Redis or PostgreSQL answers, and passes when everything is there', () => {
     const noRedis = check({ REDIS_URL: 'redis://127.0.0.1:1' });
     expect(noRedis.status).toBe(1);
     expect(noRedis.lines).toHaveLength(1);
     expect(noRedis.lines[0]).toMatch(/^npm test needs a Redis at redis:\/\/127\.0\.0\.1:1/);
+    const noPostgres = check({ TEST_POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/postgres' });
+    expect(noPostgres.status).toBe(1);
+    expect(noPostgres.lines).toEqual([
+      'npm test needs a PostgreSQL at 127.0.0.1:1 that lets postgres create databases (or set TEST_POSTGRES_URL)',
+    ]);
     expect(check({})).toEqual({ status: 0, lines: [] });
   });
 });
