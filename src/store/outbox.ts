@@ -66,6 +66,13 @@ export type DeliveryPlanner = (
   writes: SessionWrites,
 ) => DeliveryRecord[];
 
+/** Which deliveries a page lists: all or those with `status`, at most `limit`, after a cursor. */
+export interface DeliveryQuery {
+  status?: DeliveryStatus;
+  limit: number;
+  after?: PageCursor;
+}
+
 /**
  * The durable outbox: deliveries written by the commits whose events they announce,
  * and an index of the due ones, so a delivery is sent at least once whatever process
@@ -95,11 +102,7 @@ export interface Outbox {
   settle(deliveryId: string, owner: string, result: DeliveryResult, now: number): Promise<boolean>;
   get(deliveryId: string): Promise<DeliveryRecord | undefined>;
   /** Deliveries newest first, all or those with `status`, a page at a time. */
-  list(query: {
-    status?: DeliveryStatus;
-    limit: number;
-    after?: PageCursor;
-  }): Promise<Page<DeliveryRecord>>;
+  list(query: DeliveryQuery): Promise<Page<DeliveryRecord>>;
   /** Makes a delivery due now again, attempts from zero (an admin's re-send). */
   resend(deliveryId: string, now: number): Promise<DeliveryRecord | undefined>;
 }

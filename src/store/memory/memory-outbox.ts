@@ -1,12 +1,13 @@
 import {
   DEFAULT_DELIVERY_RETENTION_SECONDS,
   type DeliveryPlanner,
+  type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryResult,
   type DeliveryStatus,
   type Outbox,
 } from '../outbox.js';
-import type { Page, PageCursor } from '../store.js';
+import type { Page } from '../store.js';
 import { SortedIndex } from './sorted-index.js';
 
 /** Whether a delivery waits for an attempt (it may be claimed once due). */
@@ -111,15 +112,7 @@ export class MemoryOutbox implements Outbox {
     return this.copy(deliveryId);
   }
 
-  async list({
-    status,
-    limit,
-    after,
-  }: {
-    status?: DeliveryStatus;
-    limit: number;
-    after?: PageCursor;
-  }): Promise<Page<DeliveryRecord>> {
+  async list({ status, limit, after }: DeliveryQuery): Promise<Page<DeliveryRecord>> {
     this.purgeExpired();
     const index = status ? this.byStatus.get(status) : this.log;
     const entries = index?.rangeDown({ before: after, limit }) ?? [];

@@ -3,12 +3,13 @@ import { approvalEvent } from '../../core/approval-event.js';
 import {
   DEFAULT_DELIVERY_RETENTION_SECONDS,
   type DeliveryPlanner,
+  type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryResult,
   type DeliveryStatus,
   type Outbox,
 } from '../outbox.js';
-import type { Page, PageCursor } from '../store.js';
+import type { Page } from '../store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { IndexOperation } from './redis-indexes.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -220,15 +221,7 @@ export class RedisOutbox implements Outbox {
     return this.conn.run(() => this.read(deliveryId));
   }
 
-  list({
-    status,
-    limit,
-    after,
-  }: {
-    status?: DeliveryStatus;
-    limit: number;
-    after?: PageCursor;
-  }): Promise<Page<DeliveryRecord>> {
+  list({ status, limit, after }: DeliveryQuery): Promise<Page<DeliveryRecord>> {
     return this.conn.run(async () => {
       const flat = (await this.pageScript(
         [this.keys.deliveries(status)],

@@ -1,12 +1,12 @@
 import {
   DEFAULT_DELIVERY_RETENTION_SECONDS,
   type DeliveryPlanner,
+  type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryResult,
-  type DeliveryStatus,
   type Outbox,
 } from '../outbox.js';
-import type { Page, PageCursor } from '../store.js';
+import type { Page } from '../store.js';
 import type { SqlDriver, SqlRow } from './sql-driver.js';
 
 /**
@@ -117,15 +117,7 @@ export class SqlOutbox implements Outbox {
     return (await this.read(deliveryId))?.record;
   }
 
-  async list({
-    status,
-    limit,
-    after,
-  }: {
-    status?: DeliveryStatus;
-    limit: number;
-    after?: PageCursor;
-  }): Promise<Page<DeliveryRecord>> {
+  async list({ status, limit, after }: DeliveryQuery): Promise<Page<DeliveryRecord>> {
     const params: (string | number)[] = [Date.now()];
     let where = 'expires_at > $1';
     if (status) {
