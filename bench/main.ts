@@ -9,6 +9,7 @@ import { measurePausedFootprint, type PausedFootprint } from './paused-footprint
 import { acquirePostgres } from './postgres-target.js';
 import { RedisInfo } from './redis-info.js';
 import { RedisCounters, type RedisProfile } from './redis-profile.js';
+import { redisScaleStore } from './redis-scale.js';
 import { acquireRedis } from './redis-target.js';
 import { type BenchReport, formatReport, ratio } from './report.js';
 import { measureScale, type ScaleReport } from './scale.js';
@@ -21,6 +22,7 @@ import {
   type StoreChoice,
 } from './scenarios.js';
 import { loadBenchSettings } from './settings.js';
+import { postgresScaleStore, sqliteScaleStore } from './sql-scale.js';
 import { acquireSqlite } from './sqlite-target.js';
 import { storeCycles } from './store-cycles.js';
 import type { StreamSample } from './stream-measure.js';
@@ -74,7 +76,7 @@ let redisProfile: RedisProfile | undefined;
 let httpRedisProfile: RedisProfile | undefined;
 const footprints: PausedFootprint[] = [];
 const streams: StreamSample[] = [];
-let scale: ScaleReport | undefined;
+const scales: ScaleReport[] = [];
 
 /** Streams chats over `transport` on a fresh server with `choice` as its store. */
 async function stream(transport: keyof typeof STREAMS, choice: StoreChoice): Promise<void> {
@@ -218,17 +220,16 @@ try {
   }
 
   if (settings.scaleSessions > 0) {
-    scale = await measureScale(
-      redis,
-      {
-        pausedSessions: settings.scaleSessions,
-        seedConcurrency: settings.scaleSeedConcurrency,
-        resumes: settings.scaleResumes,
-        inboxReads: settings.scaleInboxReads,
-        idleMs: settings.scaleIdleMs,
-      },
-      info,
-    );
+    const plan = {
+      pausedSessions: settings.scaleSessions,
+      seedConcurrency: settings.scaleSeedConcurrency,
+      resumes: settings.scaleResumes,
+      inboxReads: settings.scaleInboxReads,
+      idleMs: settings.scaleIdleMs,
+    };
+    scales.push(await measureScale(redisScaleStore(redis, info), plan));
+    scales.push(await measureScale(sqliteScaleStore(sqlite), plan));
+    if (postgres.available) scales.push(await measureScale(postgresScaleStore(postgres), plan));
   }
 } finally {
   counters.close();
@@ -308,7 +309,7 @@ const report: BenchReport = {
   httpRedisProfile,
   footprints,
   streams,
-  scale,
+  scales,
   seconds: (performance.now() - began) / 1000,
 };
 process.stdout.write(`${formatReport(report)}\n\n${JSON.stringify(report)}\n`);

@@ -38,7 +38,8 @@ export interface BenchReport {
   footprints: PausedFootprint[];
   /** AI SDK streaming chats, many in flight at once. */
   streams: StreamSample[];
-  scale?: ScaleReport;
+  /** The scale figures of each store measured (none when BENCH_SCALE_SESSIONS is 0). */
+  scales: ScaleReport[];
 }
 
 /** How much slower scenario `of` is than the baseline, by latency. */
@@ -107,7 +108,7 @@ export function formatReport(report: BenchReport): string {
   }
   if (report.footprints.length > 0) out.push('', formatFootprints(report.footprints));
   if (report.streams.length > 0) out.push('', formatStreams(report.streams));
-  if (report.scale) out.push('', formatScale(report.scale));
+  for (const scale of report.scales) out.push('', formatScale(scale));
   return out.join('\n');
 }
 

@@ -34,7 +34,7 @@ function figures(scale: ScaleReport): Figure[] {
     },
     { label: 'inbox p99 ms', pick: (l) => l.inbox.p99Ms, format: ms, bounded: false },
     {
-      label: 'idle Redis commands/s',
+      label: `idle ${scale.idleUnit}`,
       pick: (l) => l.idleCommandsPerSecond,
       format: rate,
       bounded: true,
@@ -50,19 +50,37 @@ function row(scale: ScaleReport, { label, pick, format, bounded }: Figure): stri
   return [label, format(small), format(full), times(ratio), check];
 }
 
-/** The scale table: what a paused session costs in Redis, and the runtime at both levels. */
+/** Whether the store's lists and lookups read growing tables through indexes only. */
+function planLines(scale: ScaleReport): string[] {
+  if (!scale.plans) return [];
+  return [
+    '',
+    `  plans at ${count(scale.full.paused)} paused (EXPLAIN of the statements each call sent):`,
+    ...scale.plans.map(({ call, statements, indexes, fullScans }) => {
+      const verdict =
+        fullScans.length === 0 ? 'indexes only' : `FULL SCAN of ${fullScans.join(', ')}`;
+      return `    ${call} (${statements} statements): ${verdict}; ${indexes.join(', ') || 'no index'}`;
+    }),
+  ];
+}
+
+/** The scale table of one store: what a paused session costs in it, and the runtime at both levels. */
 export function formatScale(scale: ScaleReport): string {
   const { seed, almostEmpty, full } = scale;
+  const keys =
+    seed.keysPerSession === undefined
+      ? ''
+      : `; keys per paused session: ${seed.keysPerSession.toFixed(2)}`;
   return [
-    'Scale — Redis store; a paused session = one "Generate 10 images" run waiting for its approval',
-    `  seeded ${count(seed.sessions)} paused sessions (${seed.sessionsPerOwner} per owner, ` +
-      `expiring in an hour) in ${seed.seconds.toFixed(1)} s, ${seed.concurrency} in flight`,
-    `  bytes per paused session in Redis: ${count(Math.round(seed.bytesPerSession))}` +
-      ` (used_memory growth / sessions); keys per paused session: ${seed.keysPerSession.toFixed(2)}`,
+    `Scale — ${scale.store} store; a paused session = one "Generate 10 images" run waiting for its approval`,
+    `  seeded ${count(seed.sessions)} paused sessions (${seed.sessionsPerOwner} per owner) ` +
+      `in ${seed.seconds.toFixed(1)} s, ${seed.method}`,
+    `  bytes per paused session: ${count(Math.round(seed.bytesPerSession))}` +
+      ` (${seed.bytesMeasure})${keys}`,
     '  resume: runtime.resume(approved) of a session paused just before, one at a time',
     `  inbox: runtime.listPendingApprovals of a user with ${scale.inboxApprovals} pending approvals`,
     '  (resumes and inbox reads alternate between the two stores, 10 at a time)',
-    `  idle: Redis commands/s over ${scale.idleSeconds} s with only the expiry sweeper running` +
+    `  idle: ${scale.idleUnit} over ${scale.idleSeconds} s with only the expiry sweeper running` +
       ` (every ${almostEmpty.sweepIntervalSeconds} s, the server's default)`,
     '',
     table(
@@ -75,5 +93,6 @@ export function formatScale(scale: ScaleReport): string {
       ],
       figures(scale).map((figure) => row(scale, figure)),
     ),
+    ...planLines(scale),
   ].join('\n');
 }

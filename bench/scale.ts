@@ -1,29 +1,22 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
-import { RedisKeys } from '../src/store/redis/redis-keys.js';
-import { RedisStore } from '../src/store/redis/redis-store.js';
 import { resumeApproved, startPaused } from './holdpoint-cycles.js';
 import { percentile } from './measure.js';
-import type { RedisInfo } from './redis-info.js';
-import type { RedisTarget } from './redis-target.js';
-import { benchConfig } from './scenarios.js';
-import { capturePausedTemplate, seedPaused } from './seed-paused.js';
+import type { PlanCheck } from './sql-plans.js';
 
 /** The almost empty store: the inbox user's paused sessions and nothing else. */
-const INBOX_APPROVALS = 10;
+export const INBOX_APPROVALS = 10;
 /**
  * Inbox reads or resumes per level in one round. A round resumes sessions paused
  * just before it, so a level holds at most this many more paused sessions than it says.
  */
 const ROUND_CALLS = 10;
-const INBOX_USER = 'inbox-user';
+export const INBOX_USER = 'inbox-user';
 const RESUME_USER = 'resume-user';
-const TEMPLATE_USER = 'template-user';
+export const TEMPLATE_USER = 'template-user';
 /** Seeded sessions per owner: many owners, each with a short inbox. */
-const SESSIONS_PER_OWNER = 10;
-const HOUR_MS = 3_600_000;
+export const SESSIONS_PER_OWNER = 10;
 
 /** p50 and p99 of `count` timed calls, in ms. */
 export interface Latency {
@@ -32,7 +25,7 @@ export interface Latency {
   p99Ms: number;
 }
 
-/** What the runtime does at one number of paused sessions in Redis. */
+/** What the runtime does at one number of paused sessions in one store. */
 export interface ScaleLevel {
   /** Paused sessions indexed in the store, read before the timings (resumes add ≤ ROUND_CALLS). */
   paused: number;
@@ -40,31 +33,39 @@ export interface ScaleLevel {
   resume: Latency;
   /** `runtime.listPendingApprovals` of a user with exactly 10 pending approvals. */
   inbox: Latency;
-  /** Commands Redis executed per second while the runtime only swept. */
+  /** What the store did per second while the runtime only swept (see `ScaleReport.idleUnit`). */
   idleCommandsPerSecond: number;
   /** How often the sweeper ran meanwhile: the server's default. */
   sweepIntervalSeconds: number;
 }
 
-/** How the full store was filled, and what each paused session costs in Redis. */
+/** How the full store was filled, and what each paused session costs in it. */
 export interface SeedFigures {
   sessions: number;
   seconds: number;
-  concurrency: number;
+  /** How the sessions were written, for the report. */
+  method: string;
   sessionsPerOwner: number;
-  /** Growth of Redis's `used_memory` over the seeding, per seeded session. */
+  /** Growth of the store's size over the seeding, per seeded session. */
   bytesPerSession: number;
-  /** Keys added over the seeding, per seeded session (the owners' indexes included). */
-  keysPerSession: number;
+  /** What the size is (Redis `used_memory`, the database's size on disk). */
+  bytesMeasure: string;
+  /** Redis only: keys added over the seeding, per seeded session (the owners' indexes included). */
+  keysPerSession?: number;
 }
 
-/** The scale figures of point 6: one almost empty store against one full of paused sessions. */
+/** The scale figures of point 6 on one store: one almost empty store against one full of paused sessions. */
 export interface ScaleReport {
+  store: string;
+  /** What the idle figure counts, per second. */
+  idleUnit: string;
   idleSeconds: number;
   inboxApprovals: number;
   seed: SeedFigures;
   almostEmpty: ScaleLevel;
   full: ScaleLevel;
+  /** SQL stores: the query plans of the store's lists at the full level. */
+  plans?: PlanCheck[];
 }
 
 /** How many paused sessions, how fast to seed them, and how much to time at each level. */
@@ -76,13 +77,27 @@ export interface ScalePlan {
   idleMs: number;
 }
 
-/** A runtime on the Redis store under a fresh prefix, the inbox user's sessions paused. */
-interface Level {
-  url: string;
-  prefix: string;
+/** A runtime on a store of its own, the inbox user's sessions paused. */
+export interface ScaleLevelRuntime {
   runtime: HoldpointRuntime;
-  sessionTtlSeconds: number;
   sweepIntervalSeconds: number;
+}
+
+/** What differs between stores in the scale figures: where levels live, how they fill, what idle costs. */
+export interface ScaleStore<L extends ScaleLevelRuntime> {
+  name: string;
+  idleUnit: string;
+  /** A runtime on a fresh, empty store of its own (prefix, data directory, database). */
+  openStore(): Promise<L>;
+  /** Fills `level` up to `total` paused sessions from one real paused run. */
+  seed(level: L, total: number, plan: ScalePlan): Promise<SeedFigures>;
+  /** After seeding, before anything is timed: let the store settle what seeding set off. */
+  settle(level: L): Promise<void>;
+  pausedIn(level: L): Promise<number>;
+  /** What the store does per second over the next `ms` (the runtime's sweeper runs). */
+  ratePerSecond(level: L, ms: number): Promise<number>;
+  /** The plans of the store's list queries at `level`, when the store has plans. */
+  plans?(level: L): Promise<PlanCheck[]>;
 }
 
 function latency(ms: number[]): Latency {
@@ -96,88 +111,36 @@ async function timed(call: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-/** A runtime on a fresh prefix of `redis` with the inbox user's 10 sessions paused. */
-async function openLevel(redis: RedisTarget): Promise<Level> {
-  const prefix = redis.newPrefix();
-  const { config, runtime } = await holdpointFromConfig(
-    benchConfig({ store: 'redis', url: redis.url, prefix }),
-  );
+/** A runtime on a fresh store with the inbox user's 10 sessions paused. */
+async function openLevel<L extends ScaleLevelRuntime>(store: ScaleStore<L>): Promise<L> {
+  const level = await store.openStore();
   try {
-    for (let i = 0; i < INBOX_APPROVALS; i++) await startPaused(runtime, INBOX_USER);
+    for (let i = 0; i < INBOX_APPROVALS; i++) await startPaused(level.runtime, INBOX_USER);
   } catch (error) {
-    await runtime.close();
+    await level.runtime.close();
     throw error;
   }
-  return {
-    url: redis.url,
-    prefix,
-    runtime,
-    sessionTtlSeconds: config.sessionTtlSeconds,
-    sweepIntervalSeconds: config.sweepIntervalSeconds,
-  };
+  return level;
 }
 
-/**
- * Fills the level's store up to `total` paused sessions: one real paused run,
- * then copies of what it stored, written through the store's own transitions.
- */
-async function seed(
-  level: Level,
-  total: number,
-  concurrency: number,
-  info: RedisInfo,
-): Promise<SeedFigures> {
-  const store = await RedisStore.connect({
-    url: level.url,
-    keyPrefix: level.prefix,
-    sessionTtlSeconds: level.sessionTtlSeconds,
-  });
-  try {
-    const template = await capturePausedTemplate(level.runtime, store, TEMPLATE_USER);
-    const sessions = Math.max(0, total - INBOX_APPROVALS - 1);
-    const [memory, keys] = [await info.usedMemory(), await info.keyCount()];
-    const started = performance.now();
-    await seedPaused(store, template, {
-      count: sessions,
-      concurrency,
-      sessionsPerOwner: SESSIONS_PER_OWNER,
-      ownerPrefix: 'owner',
-      // An hour out, so nothing seeded falls due while the figures are taken.
-      pauseTtlMs: HOUR_MS,
-      retentionMs: level.sessionTtlSeconds * 1000,
-    });
-    const seconds = (performance.now() - started) / 1000;
-    const [memoryAfter, keysAfter] = [await info.usedMemory(), await info.keyCount()];
-    return {
-      sessions,
-      seconds,
-      concurrency,
-      sessionsPerOwner: SESSIONS_PER_OWNER,
-      bytesPerSession: (memoryAfter - memory) / sessions,
-      keysPerSession: (keysAfter - keys) / sessions,
-    };
-  } finally {
-    await store.close();
-  }
-}
-
-/**
- * Redis's command rate while the level's runtime runs its expiry sweeper, as a
- * server does, and nothing else runs.
- */
-async function idleRate(level: Level, info: RedisInfo, ms: number): Promise<number> {
+/** The store's rate while the level's runtime runs its expiry sweeper, as a server does, and nothing else runs. */
+async function idleRate<L extends ScaleLevelRuntime>(
+  store: ScaleStore<L>,
+  level: L,
+  ms: number,
+): Promise<number> {
   const stopSweeper = level.runtime.startSweeper(level.sweepIntervalSeconds);
   try {
     // Half a beat in, so the window holds whole beats and never straddles one.
     await sleep((level.sweepIntervalSeconds * 1000) / 2);
-    return await info.commandsPerSecond(ms);
+    return await store.ratePerSecond(level, ms);
   } finally {
     stopSweeper();
   }
 }
 
 /** ROUND_CALLS inbox reads of the inbox user, timed. */
-async function inboxRound(level: Level): Promise<number[]> {
+async function inboxRound(level: ScaleLevelRuntime): Promise<number[]> {
   const read = async () => {
     const page = await level.runtime.listPendingApprovals({}, { id: INBOX_USER, roles: [] });
     if (page.approvals.length !== INBOX_APPROVALS) {
@@ -190,7 +153,7 @@ async function inboxRound(level: Level): Promise<number[]> {
 }
 
 /** ROUND_CALLS runs paused (untimed), then resumed one at a time (timed). */
-async function resumeRound(level: Level): Promise<number[]> {
+async function resumeRound(level: ScaleLevelRuntime): Promise<number[]> {
   const { runtime } = level;
   const sessions: string[] = [];
   for (let i = 0; i < ROUND_CALLS; i++) sessions.push(await startPaused(runtime, RESUME_USER));
@@ -201,18 +164,15 @@ async function resumeRound(level: Level): Promise<number[]> {
   return ms;
 }
 
-/** The almost empty level and the full one. */
-type Pair = readonly [Level, Level];
-
 /**
  * Runs `round` on each level in turn for `rounds` rounds after one untimed round,
  * the order flipping every round, so a machine getting slower or faster meanwhile
  * weighs on both levels alike; returns each level's timings.
  */
-async function alternating(
-  levels: Pair,
+async function alternating<L>(
+  levels: readonly [L, L],
   rounds: number,
-  round: (level: Level) => Promise<number[]>,
+  round: (level: L) => Promise<number[]>,
 ): Promise<[Latency, Latency]> {
   const timings: [number[], number[]] = [[], []];
   for (let r = -1; r < rounds; r++) {
@@ -225,27 +185,24 @@ async function alternating(
 }
 
 /**
- * Seeds the full level, then takes Redis's idle command rate for each level
- * alone and alternates inbox reads and resumes between the two. On a Redis of
- * its own the append-only file is compacted after seeding, so no rewrite runs
- * while anything is timed.
+ * Seeds the full level, then takes the store's idle rate for each level alone and
+ * alternates inbox reads and resumes between the two; a SQL store's list plans are
+ * read at the full level last.
  */
-async function measureLevels(
-  levels: Pair,
+async function measureLevels<L extends ScaleLevelRuntime>(
+  store: ScaleStore<L>,
+  levels: readonly [L, L],
   plan: ScalePlan,
-  info: RedisInfo,
-  exclusive: boolean,
 ): Promise<ScaleReport> {
-  const progress = (line: string) => process.stderr.write(`bench: scale: ${line}\n`);
+  const progress = (line: string) => process.stderr.write(`bench: scale, ${store.name}: ${line}\n`);
   progress(`seeding ${plan.pausedSessions} paused …`);
-  const seeded = await seed(levels[1], plan.pausedSessions, plan.seedConcurrency, info);
+  const seeded = await store.seed(levels[1], plan.pausedSessions, plan);
   progress(`seeded in ${seeded.seconds.toFixed(1)} s; idle, inbox and resumes …`);
-  if (exclusive) await info.settleAppendOnlyFile();
-  const pausedIn = (level: Level) => info.cardinality(new RedisKeys(level.prefix).paused());
-  const paused = [await pausedIn(levels[0]), await pausedIn(levels[1])] as const;
+  await store.settle(levels[1]);
+  const paused = [await store.pausedIn(levels[0]), await store.pausedIn(levels[1])] as const;
   const idle = [
-    await idleRate(levels[0], info, plan.idleMs),
-    await idleRate(levels[1], info, plan.idleMs),
+    await idleRate(store, levels[0], plan.idleMs),
+    await idleRate(store, levels[1], plan.idleMs),
   ] as const;
   const inbox = await alternating(levels, Math.ceil(plan.inboxReads / ROUND_CALLS), inboxRound);
   const resume = await alternating(levels, Math.ceil(plan.resumes / ROUND_CALLS), resumeRound);
@@ -257,30 +214,31 @@ async function measureLevels(
     sweepIntervalSeconds: levels[i].sweepIntervalSeconds,
   });
   return {
+    store: store.name,
+    idleUnit: store.idleUnit,
     idleSeconds: plan.idleMs / 1000,
     inboxApprovals: INBOX_APPROVALS,
     seed: seeded,
     almostEmpty: figures(0),
     full: figures(1),
+    plans: store.plans ? await store.plans(levels[1]) : undefined,
   };
 }
 
 /**
- * The scale figures on `redis`: two runtimes, each on a fresh prefix, one with
- * the inbox user's 10 paused sessions alone, one with `plan.pausedSessions` paused
- * sessions in all, seeded over many owners. On a shared Redis (not `exclusive`)
- * the idle rate counts every client's commands.
+ * The scale figures on `store`: two runtimes, each on a fresh store of its own, one
+ * with the inbox user's 10 paused sessions alone, one with `plan.pausedSessions` paused
+ * sessions in all, seeded over many owners.
  */
-export async function measureScale(
-  redis: RedisTarget,
+export async function measureScale<L extends ScaleLevelRuntime>(
+  store: ScaleStore<L>,
   plan: ScalePlan,
-  info: RedisInfo,
 ): Promise<ScaleReport> {
-  const almostEmpty = await openLevel(redis);
+  const almostEmpty = await openLevel(store);
   try {
-    const full = await openLevel(redis);
+    const full = await openLevel(store);
     try {
-      return await measureLevels([almostEmpty, full], plan, info, redis.exclusive);
+      return await measureLevels(store, [almostEmpty, full], plan);
     } finally {
       await full.runtime.close();
     }

@@ -32,14 +32,14 @@ export interface BenchSettings {
   inFlightConcurrency: number;
   /** Timed wall time per in-flight scenario (ms), after a warm-up of a fifth of it. */
   inFlightMs: number;
-  /** Paused sessions in Redis for the scale figures (0: no scale figures). */
+  /** Paused sessions in each store (Redis, SQLite, PostgreSQL) for the scale figures (0: none). */
   scaleSessions: number;
   /** Sessions being seeded at once. */
   scaleSeedConcurrency: number;
   /** Resumes and inbox reads timed at each scale level. */
   scaleResumes: number;
   scaleInboxReads: number;
-  /** How long Redis's idle command rate is measured at each scale level (ms). */
+  /** How long each store's idle rate is measured at each scale level (ms). */
   scaleIdleMs: number;
 }
 

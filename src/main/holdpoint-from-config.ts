@@ -69,6 +69,11 @@ export interface HoldpointWiring {
   clock?: Clock;
   /** The built web UI, for the routes to serve at `/`. */
   webRoot?: string;
+  /**
+   * The store to run on instead of the one the config names (the bench's, on a driver
+   * that counts statements); it should be of the kind the config names.
+   */
+  store?: Store;
 }
 
 /**
@@ -81,7 +86,7 @@ export async function holdpointFromConfig(
 ): Promise<ConfiguredHoldpoint> {
   const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   const apps = await loadApps(config.apps);
-  const store = createStore(config);
+  const store = wiring.store ?? createStore(config);
   const { holdpoint, runtime, identity, policy, socketLimits } = buildHoldpoint(
     {
       apps,
