@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.js';
 import { codeOf } from '../core/errors.test-support.js';
 import { notificationsFromConfig } from './notifications-from-config.js';
@@ -9,6 +9,7 @@ import { notificationsFromConfig } from './notifications-from-config.js';
 const SECRET = 'a-webhook-secret-of-at-least-32-characters';
 const LINK_SECRET = 'a-decision-link-secret-of-32-characters';
 const dir = mkdtempSync(join(tmpdir(), 'hp-directory-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function written(name: string, text: string): string {
   const path = join(dir, name);

@@ -12,12 +12,15 @@ export class RedisScratch {
   readonly prefix = `hp-test-${randomBytes(6).toString('hex')}`;
   readonly redis = new Redis(TEST_REDIS_URL);
 
-  /** Every key under this scratch prefix. */
+  /**
+   * Every key under this scratch prefix, and under the prefixes a test derives from it
+   * (`<prefix>-q`: a second store of its own); the random prefix makes them its own.
+   */
   async keys(): Promise<string[]> {
     const found: string[] = [];
     let cursor = '0';
     do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}:*`, 'COUNT', 500);
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 500);
       found.push(...keys);
       cursor = next;
     } while (cursor !== '0');
