@@ -335,13 +335,19 @@ describe.each(['sqlite', 'postgres'] as const)('purgeExpired on %s', (kind) => {
     // In order of their ends, each goes at its end and not a moment before.
     const order = [...ends].sort(([, a], [, b]) => a - b);
     const sessionEnd = await expiresAt(raw, paused.sessionId);
+    // Rows written in the same millisecond with the same lifetime end together: the first
+    // table of such a tie is purged for all of them.
+    let purgedAt: number | undefined;
     for (const [table, end] of order) {
-      const gone = await store.purgeExpired(end - 1, 100);
-      expect(gone, `before ${table}`).toBe(0);
-      expect(await single(raw, `SELECT COUNT(*) FROM ${table}`), table).toBe(1);
-      // Several may end at one time: this call removes them all.
-      const removed = await store.purgeExpired(end, 100);
-      expect(removed, table).toBeGreaterThanOrEqual(1);
+      if (end !== purgedAt) {
+        const gone = await store.purgeExpired(end - 1, 100);
+        expect(gone, `before ${table}`).toBe(0);
+        expect(await single(raw, `SELECT COUNT(*) FROM ${table}`), table).toBe(1);
+        // Several may end at one time: this call removes them all.
+        const removed = await store.purgeExpired(end, 100);
+        expect(removed, table).toBeGreaterThanOrEqual(1);
+        purgedAt = end;
+      }
       expect(await single(raw, `SELECT COUNT(*) FROM ${table}`), table).toBe(0);
     }
     // The session is still retained: only its delivery went.
