@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HoldpointError } from '../core/errors.js';
 import type { Delegation } from './delegations.js';
+import { decodeVersioned } from './record-codec.js';
 
 const storedDelegation = z.object({
   v: z.literal(1),
@@ -19,21 +20,14 @@ export function encodeDelegation(delegation: Delegation): string {
 
 /** A stored delegation of `userId` read back; RECORD_UNREADABLE when it is not one. */
 export function decodeDelegation(json: string | null, userId: string): Delegation | undefined {
-  if (json === null) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch {
-    raw = undefined;
-  }
-  const parsed = storedDelegation.safeParse(raw);
-  if (!parsed.success) {
-    throw new HoldpointError(
-      'RECORD_UNREADABLE',
-      `The stored delegation of ${userId} cannot be read.`,
-      { record: 'delegation' },
-    );
-  }
-  const { v: _version, ...delegation } = parsed.data;
-  return delegation;
+  return decodeVersioned(
+    json,
+    storedDelegation,
+    () =>
+      new HoldpointError(
+        'RECORD_UNREADABLE',
+        `The stored delegation of ${userId} cannot be read.`,
+        { record: 'delegation' },
+      ),
+  );
 }

@@ -227,3 +227,26 @@ export function decodeRecord<K extends RecordKind>(
   }
   return parsed.data as RecordOf<K>;
 }
+
+/**
+ * A stored record whose `schema` carries its version `v` (a literal), read back without
+ * it: undefined when nothing is stored (`null`), `unreadable()` thrown when it is not
+ * JSON or not of the schema, so a caller never acts on a record it cannot read.
+ */
+export function decodeVersioned<T extends { v: number }>(
+  json: string | null,
+  schema: z.ZodType<T>,
+  unreadable: () => HoldpointError,
+): Omit<T, 'v'> | undefined {
+  if (json === null) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    throw unreadable();
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw unreadable();
+  const { v: _version, ...record } = parsed.data;
+  return record;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HoldpointError } from '../core/errors.js';
+import { decodeVersioned } from './record-codec.js';
 import type { RequestRecord } from './request-records.js';
 
 const storedRequestRecord = z.object({
@@ -31,21 +32,14 @@ export function encodeRequestRecord(record: RequestRecord): string {
  * wrote (a caller must not act again on a key whose first answer it cannot read).
  */
 export function decodeRequestRecord(json: string | null): RequestRecord | undefined {
-  if (json === null) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch {
-    raw = undefined;
-  }
-  const parsed = storedRequestRecord.safeParse(raw);
-  if (!parsed.success) {
-    throw new HoldpointError(
-      'RECORD_UNREADABLE',
-      'The stored answer of this Idempotency-Key cannot be read.',
-      { record: 'request' },
-    );
-  }
-  const { v: _version, ...record } = parsed.data;
-  return record as RequestRecord;
+  return decodeVersioned(
+    json,
+    storedRequestRecord,
+    () =>
+      new HoldpointError(
+        'RECORD_UNREADABLE',
+        'The stored answer of this Idempotency-Key cannot be read.',
+        { record: 'request' },
+      ),
+  ) as RequestRecord | undefined;
 }
