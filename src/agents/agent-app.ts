@@ -1,4 +1,6 @@
 import type { BaseAgent } from '@google/adk';
+import type { z } from 'zod';
+import type { GrantPolicy } from '../core/grants.js';
 import type { Approvers, LinkPolicy, NotifyRule, SlaPolicy } from '../core/types.js';
 
 /** The text a person sees with an approval of one tool, from the call's arguments. */
@@ -35,6 +37,8 @@ export interface AgentApp {
   notify?: NotifyRule;
   /** Tools whose approved calls a recovered run may run again without asking. */
   idempotentTools?: ReadonlySet<string>;
+  /** Per tool: edits, answers in its place and grants its deciders may make. */
+  decisionRules?: Record<string, ToolDecisionRules>;
   /** Fingerprints of earlier shapes of this app whose paused or interrupted runs it resumes. */
   compatibleWith?: ReadonlySet<string>;
 }
@@ -44,4 +48,20 @@ export interface ApprovalRules {
   notify?: NotifyRule;
   sla?: SlaPolicy;
   links?: LinkPolicy;
+}
+
+/**
+ * What a tool's deciders may answer beyond approve and reject, as the runtime checks it
+ * (define-app's `editable`, `editNeedsApproval`, `respond` and `grants`).
+ */
+export interface ToolDecisionRules {
+  /** Arguments a decider may change: all (`true`) or these top-level fields. */
+  editable?: true | string[];
+  /** Whether an edit from `seen` to `edited` needs one more approver (e.g. a raised amount). */
+  editNeedsApproval?: (seen: Record<string, unknown>, edited: Record<string, unknown>) => boolean;
+  /** Answers in the tool's place are allowed; checked against `respondSchema` when given. */
+  respond?: true;
+  respondSchema?: z.ZodType;
+  /** Grants a decider may make with an approval; absent: none. */
+  grants?: GrantPolicy;
 }

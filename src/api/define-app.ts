@@ -1,6 +1,12 @@
 import type { BaseAgent } from '@google/adk';
 import { z } from 'zod';
-import type { AgentApp, ApprovalHint, ApprovalPolicy, ApprovalRules } from '../agents/agent-app.js';
+import type {
+  AgentApp,
+  ApprovalHint,
+  ApprovalPolicy,
+  ApprovalRules,
+  ToolDecisionRules,
+} from '../agents/agent-app.js';
 import { HoldpointError } from '../core/errors.js';
 import type { Approvers, LinkPolicy, NotifyRule, SlaPolicy } from '../core/types.js';
 import { idText } from '../core/validate.js';
@@ -32,6 +38,29 @@ export interface ApprovalSettings extends ApprovalPolicy {
   sla?: SlaSettings;
   /** Decision links: the signed link is enough (`link`, default) or the approver signs in too. */
   links?: LinkPolicy;
+  /**
+   * A decider may change the call's arguments before approving it: all of them (`true`)
+   * or only these top-level fields. The edit is checked against the tool's own schema
+   * (VALIDATION_FAILED names the field) and the tool runs with it. Default: no edits.
+   */
+  editable?: boolean | string[];
+  /**
+   * Whether an edit from the arguments the decider saw to the ones they set needs one
+   * more approver (for example, a raised amount): the edit counts as its author's
+   * approval, and someone else must approve the edited call too.
+   */
+  editNeedsApproval?: (seen: Record<string, unknown>, edited: Record<string, unknown>) => boolean;
+  /**
+   * A decider may answer in the tool's place: the answer becomes the tool's result and the
+   * tool does not run. `{ schema }` checks the answer (a zod schema). Default: not allowed.
+   */
+  respond?: boolean | { schema: z.ZodType };
+  /**
+   * A decider may approve and allow later calls of this tool without a pause, for the
+   * session or for the user, for at most `maxHours`, on calls whose arguments match what
+   * they name. Default: no grants (a payment tool should leave it so).
+   */
+  grants?: { scopes?: ('session' | 'user')[]; maxHours: number };
 }
 
 /**
@@ -180,7 +209,46 @@ const approvalSettings = z.strictObject({
   notify: notifySettings.optional(),
   sla: slaSettings.optional(),
   links: z.enum(['link', 'link+sign-in']).optional(),
+  editable: z.union([z.boolean(), z.array(z.string().min(1).max(200)).min(1).max(100)]).optional(),
+  editNeedsApproval: z.function().optional(),
+  respond: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        schema: z.custom<z.ZodType>((value) => value instanceof z.ZodType, 'a zod schema'),
+      }),
+    ])
+    .optional(),
+  grants: z
+    .strictObject({
+      scopes: z
+        .array(z.enum(['session', 'user']))
+        .min(1)
+        .max(2)
+        .optional(),
+      maxHours: z
+        .number()
+        .positive()
+        .max(365 * 24),
+    })
+    .optional(),
 });
+
+/** What a tool's settings let its deciders answer, or undefined when only approve and reject. */
+function decisionRulesOf(settings: ApprovalSettings): ToolDecisionRules | undefined {
+  const { editable, editNeedsApproval, respond, grants } = settings;
+  const rules: ToolDecisionRules = {
+    ...(editable === true && { editable: true as const }),
+    ...(Array.isArray(editable) && { editable: [...editable] }),
+    ...(editable && editNeedsApproval && { editNeedsApproval }),
+    ...(respond && { respond: true as const }),
+    ...(typeof respond === 'object' && { respondSchema: respond.schema }),
+    ...(grants && {
+      grants: { scopes: grants.scopes ?? ['session', 'user'], maxHours: grants.maxHours },
+    }),
+  };
+  return Object.keys(rules).length > 0 ? rules : undefined;
+}
 
 /** The SLA policy `settings` describe, with the reminders' count filled in. */
 function slaPolicyOf(settings: SlaSettings): SlaPolicy {
@@ -311,6 +379,7 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
   const idempotentTools = new Set<string>();
   const approvers: Record<string, Approvers> = {};
   const approvalRules: Record<string, ApprovalRules> = {};
+  const decisionRules: Record<string, ToolDecisionRules> = {};
   for (const [tool, settings] of Object.entries(app.approvals ?? {})) {
     const { hint, timeoutSeconds, onTimeout, idempotent } = settings;
     if (typeof hint === 'string') hints[tool] = () => hint;
@@ -318,6 +387,8 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
     approvalPolicies[tool] = { timeoutSeconds, onTimeout };
     if (idempotent) idempotentTools.add(tool);
     if (settings.approvers) approvers[tool] = approversOf(settings.approvers);
+    const rules = decisionRulesOf(settings);
+    if (rules) decisionRules[tool] = rules;
     const { notify, sla, links } = settings;
     if (notify || sla || links) {
       approvalRules[tool] = {
@@ -337,6 +408,7 @@ export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
     approvalPolicies,
     approvers,
     approvalRules,
+    decisionRules,
     idempotentTools,
     compatibleWith: new Set(app.compatibleWith ?? []),
     ...(app.notify && { notify: { ...app.notify } }),

@@ -23,6 +23,11 @@ export interface AuditLine {
   channel?: string;
   on_behalf_of?: string;
   to?: string[];
+  edited_args_hash?: string;
+  response_hash?: string;
+  grant_id?: string;
+  grant_scope?: 'session' | 'user';
+  grant_until?: string;
   prev_hash?: string;
   hash?: string;
 }
@@ -45,6 +50,11 @@ export function auditLine(e: AuditEntry): AuditLine {
     ...(e.channel === undefined ? {} : { channel: e.channel }),
     ...(e.onBehalfOf === undefined ? {} : { on_behalf_of: e.onBehalfOf }),
     ...(e.to === undefined ? {} : { to: e.to }),
+    ...(e.editedArgsHash === undefined ? {} : { edited_args_hash: e.editedArgsHash }),
+    ...(e.responseHash === undefined ? {} : { response_hash: e.responseHash }),
+    ...(e.grantId === undefined ? {} : { grant_id: e.grantId }),
+    ...(e.grantScope === undefined ? {} : { grant_scope: e.grantScope }),
+    ...(e.grantUntil === undefined ? {} : { grant_until: new Date(e.grantUntil).toISOString() }),
     ...(e.prevHash === undefined ? {} : { prev_hash: e.prevHash }),
     ...(e.hash === undefined ? {} : { hash: e.hash }),
   };

@@ -6,6 +6,12 @@ export const errorStatus = {
   UNAUTHENTICATED: 401,
   LOGIN_FAILED: 400,
   FORBIDDEN: 403,
+  /** An edit of a tool (or of a field) whose policy does not let deciders change it. */
+  EDIT_NOT_ALLOWED: 403,
+  /** An answer in the place of a tool whose policy does not allow it. */
+  RESPOND_NOT_ALLOWED: 403,
+  /** A grant the tool's policy forbids, or one wider (scope, hours) than it permits. */
+  GRANT_NOT_ALLOWED: 403,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   ORIGIN_NOT_ALLOWED: 403,
@@ -14,6 +20,7 @@ export const errorStatus = {
   SESSION_NOT_FOUND: 404,
   APPROVAL_NOT_FOUND: 404,
   RUN_NOT_FOUND: 404,
+  GRANT_NOT_FOUND: 404,
   NO_PENDING_APPROVAL: 409,
   SESSION_PAUSED: 409,
   SESSION_BUSY: 409,

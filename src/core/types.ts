@@ -1,3 +1,6 @@
+import type { DecisionPolicy } from './decision-policy.js';
+import type { ArgCondition, GrantScope } from './grants.js';
+
 /** What a person is asked: a yes/no on a tool call, or a value for a long-running tool. */
 export type ApprovalKind = 'confirmation' | 'input';
 
@@ -31,6 +34,8 @@ export interface ApprovalRequest {
   slaState?: SlaState;
   /** Decision links: `link` (the signed link is enough) or `link+sign-in` (the approver signs in too). */
   links?: LinkPolicy;
+  /** Edits, answers in the tool's place and grants its tool allowed when it was asked. */
+  decisionPolicy?: DecisionPolicy;
   createdAt: number;
   expiresAt: number;
 }
@@ -99,6 +104,28 @@ export interface Decision {
    * lost) is answered with the run's state instead of ALREADY_DECIDED.
    */
   requestId?: string;
+  /**
+   * An approval with the call changed (a confirmation): the arguments the person approved
+   * instead of the ones they saw (`argsHash`); from then on these are the call's
+   * arguments, which later decisions name by `editedArgsHash`.
+   */
+  editedArgs?: Record<string, unknown>;
+  /** hashArgs(editedArgs). */
+  editedArgsHash?: string;
+  /** The edit needs one more approver (the tool's `editNeedsApproval` said so). */
+  editNeedsApproval?: true;
+  /**
+   * An answer in the tool's place (`approved` is true): it becomes the call's result and
+   * the tool does not run. For an input approval it is the value (as `payload`).
+   */
+  response?: unknown;
+  /** The grant this approval made (stored in the store's grants once the decision is). */
+  grant?: {
+    grantId: string;
+    scope: GrantScope;
+    expiresAt: number;
+    match?: Record<string, ArgCondition>;
+  };
 }
 
 export type PauseStatus = 'pending' | 'resuming' | 'resumed' | 'expired' | 'cancelled';
@@ -218,6 +245,9 @@ export const AUDIT_ACTIONS = [
   'escalated',
   'delegated',
   'undelivered',
+  'granted',
+  'allowed_by_grant',
+  'grant_revoked',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -251,6 +281,15 @@ export interface AuditEntry {
   onBehalfOf?: string;
   /** On `escalated` and `delegated` lines: who may now decide too (`user:<id>`, `role:<name>`). */
   to?: string[];
+  /** On a `decided` line of an edit: the hash of the arguments approved instead (`argsHash`: the ones seen). */
+  editedArgsHash?: string;
+  /** On a `decided` line of an answer in the tool's place: the answer's hash (the tool did not run). */
+  responseHash?: string;
+  /** On `granted`, `allowed_by_grant` and `grant_revoked` lines: the grant. */
+  grantId?: string;
+  /** On a `granted` line: how far it reaches and until when. */
+  grantScope?: GrantScope;
+  grantUntil?: number;
   prevHash?: string;
   hash?: string;
 }

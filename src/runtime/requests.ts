@@ -12,6 +12,41 @@ export const startRequest = z.strictObject({
 });
 export type StartRequest = z.input<typeof startRequest>;
 
+/** A condition on one argument of the calls a grant covers (see core/grants.ts). */
+const argCondition = z.union([
+  z.string().max(LIMITS.textChars),
+  z.number().finite(),
+  z.boolean(),
+  z.null(),
+  z
+    .strictObject({
+      lt: z.number().finite().optional(),
+      lte: z.number().finite().optional(),
+      gt: z.number().finite().optional(),
+      gte: z.number().finite().optional(),
+    })
+    .refine((c) => Object.keys(c).length > 0, { message: 'give at least one bound' }),
+  z.strictObject({
+    in: z
+      .array(
+        z.union([z.string().max(LIMITS.textChars), z.number().finite(), z.boolean(), z.null()]),
+      )
+      .min(1)
+      .max(100),
+  }),
+]);
+
+/** A grant asked for with an approval: this tool, for a while, without asking (GrantRequest). */
+export const grantInput = z.strictObject({
+  scope: z.enum(['session', 'user']),
+  /** At most the tool's policy's `maxHours`; at most a year in any case. */
+  hours: z
+    .number()
+    .positive()
+    .max(365 * 24),
+  match: z.record(z.string().min(1).max(200), argCondition).optional(),
+});
+
 /** One person's answer, as a transport hands it over. */
 export const decisionInput = z.strictObject({
   approvalId: idText,
@@ -22,6 +57,12 @@ export const decisionInput = z.strictObject({
   argsHash: z.string().max(100).optional(),
   /** Where the decision came from, when not the API (`slack`, `link`, a host's channel). */
   channel: idText.optional(),
+  /** Approve the call with these arguments instead (an editable confirmation; needs `argsHash`). */
+  editedArgs: z.record(z.string(), z.unknown()).optional(),
+  /** Answer in the tool's place (`approved: true`): the tool does not run. */
+  response: boundedJson.optional(),
+  /** With an approval: allow later calls of this tool for a while (needs `argsHash`). */
+  grant: grantInput.optional(),
 });
 export type DecisionInput = z.input<typeof decisionInput>;
 

@@ -72,6 +72,18 @@ const approval: z.ZodType<ApprovalRequest> = z.object({
     })
     .optional(),
   links: z.enum(['link', 'link+sign-in']).optional(),
+  decisionPolicy: z
+    .object({
+      editable: z.union([z.literal(true), z.array(z.string())]).optional(),
+      editMayNeedApproval: z.literal(true).optional(),
+      respond: z.literal(true).optional(),
+      respondSchema: z.record(z.string(), z.unknown()).optional(),
+      argsSchema: z.record(z.string(), z.unknown()).optional(),
+      grants: z
+        .object({ scopes: z.array(z.enum(['session', 'user'])), maxHours: z.number() })
+        .optional(),
+    })
+    .optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
@@ -87,6 +99,18 @@ const decision: z.ZodType<Decision> = z.object({
   channel: z.string().optional(),
   onBehalfOf: z.string().optional(),
   requestId: z.string().optional(),
+  editedArgs: z.record(z.string(), z.unknown()).optional(),
+  editedArgsHash: z.string().optional(),
+  editNeedsApproval: z.literal(true).optional(),
+  response: z.unknown().optional(),
+  grant: z
+    .object({
+      grantId: z.string(),
+      scope: z.enum(['session', 'user']),
+      expiresAt: z.number(),
+      match: z.record(z.string(), z.any()).optional(),
+    })
+    .optional(),
 });
 
 const meta: z.ZodType<SessionMeta> = z.object({
@@ -150,6 +174,11 @@ const audit: z.ZodType<AuditEntry> = z.object({
   channel: z.string().optional(),
   onBehalfOf: z.string().optional(),
   to: z.array(z.string()).optional(),
+  editedArgsHash: z.string().optional(),
+  responseHash: z.string().optional(),
+  grantId: z.string().optional(),
+  grantScope: z.enum(['session', 'user']).optional(),
+  grantUntil: z.number().optional(),
   prevHash: z.string().optional(),
   hash: z.string().optional(),
 });

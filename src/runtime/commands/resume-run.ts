@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { HoldpointError, withRun } from '../../core/errors.js';
 import { mayNeedDelegators } from '../../core/may-decide.js';
@@ -48,7 +49,22 @@ export async function resumeRun(
   const now = ctx.clock.now();
   const base = { decidedBy, at: now, requestId };
   const batch: DecisionBatch = decisions
-    ? { decisions: decisions.map((d) => ({ channel, ...d, ...base })), pauseId }
+    ? {
+        decisions: decisions.map(({ grant, ...d }) => ({
+          channel,
+          ...d,
+          ...base,
+          ...(grant && {
+            grant: {
+              grantId: `grt_${randomUUID()}`,
+              scope: grant.scope,
+              expiresAt: now + grant.hours * 3_600_000,
+              ...(grant.match && { match: grant.match }),
+            },
+          }),
+        })),
+        pauseId,
+      }
     : { all: { approved: approved as boolean, reason, channel, ...base }, pauseId };
   const lease = ctx.newLease(now);
   // Whoever is out of office and left their approvals to `by`: read before deciding, when

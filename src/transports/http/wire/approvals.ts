@@ -15,13 +15,40 @@ export const approvers = z.object({
   requester_may_approve: z.boolean(),
 });
 
+/** Grants a tool's policy lets a decider make with an approval. */
+export const grantPolicy = z.object({
+  scopes: z.array(z.enum(['session', 'user'])),
+  max_hours: z.number(),
+});
+
+/** What a decider may answer beyond approve and reject (the tool's policy when it was asked). */
+export const decisionPolicy = z.object({
+  /** `true`: every argument may be changed; a list: only these top-level fields. */
+  editable: z.union([z.literal(true), z.array(z.string())]).optional(),
+  /** Some edits need one more approver (the tool has a rule for it). */
+  edit_may_need_approval: z.literal(true).optional(),
+  /** An answer in the tool's place is allowed (`response` on a decision). */
+  respond: z.literal(true).optional(),
+  /** The JSON Schema such an answer must meet. */
+  respond_schema: z.record(z.string(), z.unknown()).optional(),
+  /** The tool's arguments as JSON Schema, to build an edit form. */
+  args_schema: z.record(z.string(), z.unknown()).optional(),
+  grants: grantPolicy.optional(),
+});
+
 /** An approval request: a yes/no on a tool call (`confirmation`) or a value (`input`). */
 export const approval = z.object({
   approval_id: z.string(),
   kind: z.enum(['confirmation', 'input']),
   tool_name: z.string(),
   tool_call_id: z.string(),
+  /** The call's arguments as they stand: the model's, or a decider's edit awaiting more approvals. */
   args: z.record(z.string(), z.unknown()),
+  /** The arguments the model made, when a decider's edit changed them (`args` are the edit). */
+  model_args: z.record(z.string(), z.unknown()).optional(),
+  /** Who made the edit that `args` show. */
+  edited_by: z.string().optional(),
+  decision_policy: decisionPolicy.optional(),
   hint: z.string(),
   payload: z.unknown().optional(),
   /** Asked again after a crash: the approved call had started, its effect unknown. */
@@ -48,6 +75,15 @@ export const decision = z.object({
   /** The person an out-of-office delegate (`decided_by`) decided for. */
   on_behalf_of: z.string().optional(),
   args_hash: z.string().optional(),
+  /** The arguments approved instead of the ones seen (`args_hash`), and their hash. */
+  edited_args: z.record(z.string(), z.unknown()).optional(),
+  edited_args_hash: z.string().optional(),
+  /** The edit needed one more approver. */
+  edit_needs_approval: z.literal(true).optional(),
+  /** The answer given in the tool's place (the tool did not run). */
+  response: z.unknown().optional(),
+  /** The grant this approval made. */
+  grant_id: z.string().optional(),
   at: isoTime,
 });
 
@@ -99,6 +135,34 @@ export const inboxEvent = z.object({
   ),
 });
 
+/** A remembered permission: later calls of a tool run without a pause while it is in force. */
+export const grant = z.object({
+  grant_id: z.string(),
+  app: z.string(),
+  tool_name: z.string(),
+  user_id: z.string(),
+  scope: z.enum(['session', 'user']),
+  session_id: z.string(),
+  approval_id: z.string(),
+  match: z.record(z.string(), z.unknown()).optional(),
+  granted_by: z.string(),
+  created_at: isoTime,
+  expires_at: isoTime,
+  revoked_at: isoTime.optional(),
+  revoked_by: z.string().optional(),
+  /** Not revoked and not expired. */
+  in_force: z.boolean(),
+});
+
+/** A page of grants (`GET /api/grants`), newest first. */
+export const grantsPage = page({ grants: z.array(grant) });
+
+/** A grant as revoked (`DELETE /api/grants/:grantId`). */
+export const grantAnswer = z.object({ grant });
+
+export type Grant = z.output<typeof grant>;
+export type GrantsPage = z.output<typeof grantsPage>;
+export type DecisionPolicy = z.output<typeof decisionPolicy>;
 export type Approvers = z.output<typeof approvers>;
 export type Approval = z.output<typeof approval>;
 export type SessionApproval = z.output<typeof sessionApproval>;

@@ -22,6 +22,11 @@ export const auditLine = z.object({
   channel: z.string().optional(),
   on_behalf_of: z.string().optional(),
   to: z.array(z.string()).optional(),
+  edited_args_hash: z.string().optional(),
+  response_hash: z.string().optional(),
+  grant_id: z.string().optional(),
+  grant_scope: z.enum(['session', 'user']).optional(),
+  grant_until: isoTime.optional(),
   prev_hash: z.string().optional(),
   hash: z.string().optional(),
 });

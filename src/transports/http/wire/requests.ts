@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../../core/limits.js';
 import { appName, boundedJson, idText, messageText, reasonText } from '../../../core/validate.js';
+import { grantInput } from '../../../runtime/requests.js';
 
 // The REST API's request bodies and queries (snake_case), as its routes validate them.
 // Every body and query is strict: a field the API does not know is a 400, never
@@ -15,12 +16,26 @@ export const startBody = z.strictObject({
 
 const argsHash = z.string().max(100);
 
+/**
+ * What a decision may carry beyond yes or no: the call's arguments changed
+ * (`edited_args`), an answer in the tool's place (`response`), a grant for later calls.
+ */
+const richDecision = {
+  /** Approve the call with these arguments instead (an editable confirmation; needs `args_hash`). */
+  edited_args: z.record(z.string(), z.unknown()).optional(),
+  /** Answer in the tool's place (with `approved: true`): the tool does not run. */
+  response: boundedJson.optional(),
+  /** With an approval: allow later calls of this tool for a while (needs `args_hash`). */
+  grant: grantInput.optional(),
+};
+
 export const decisionBody = z.strictObject({
   approval_id: idText,
   approved: z.boolean(),
   reason: reasonText.optional(),
   payload: boundedJson.optional(),
   args_hash: argsHash.optional(),
+  ...richDecision,
 });
 
 export const resumeBody = z
@@ -97,6 +112,14 @@ export const approvalDecisionBody = z.strictObject({
   payload: boundedJson.optional(),
   args_hash: argsHash.optional(),
   user_id: idText.optional(),
+  ...richDecision,
+});
+
+/** `GET /api/grants`: the grants of a user (default: the caller), in force or not. */
+export const grantsQuery = z.strictObject({
+  user_id: idText.optional(),
+  limit: pageLimit.optional(),
+  cursor: cursor.optional(),
 });
 
 export const runsQuery = z.strictObject({
