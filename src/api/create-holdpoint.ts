@@ -1,3 +1,4 @@
+import { KeyObject } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { BaseMemoryService } from '@google/adk';
 import type { ServerType } from '@hono/node-server';
@@ -5,6 +6,7 @@ import type { Hono } from 'hono';
 import { type Logger, pino } from 'pino';
 import { z } from 'zod';
 import type { AgentApp } from '../agents/agent-app.js';
+import { auditSigningKeyFrom } from '../core/audit-checkpoint.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
@@ -13,6 +15,8 @@ import type { SettingValue } from '../core/settings/setting-types.js';
 import { SETTINGS } from '../core/settings/settings.js';
 import type { Pause } from '../core/types.js';
 import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
+import { AuditCheckpointer, type CheckpointSink } from '../runtime/audit/audit-checkpointer.js';
+import { checkpointFileSink } from '../runtime/audit/checkpoint-file-sink.js';
 import type { ReassignedApproval } from '../runtime/commands/reassign-approval.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
@@ -52,6 +56,7 @@ import {
   SocketLimits,
 } from '../transports/http/limits/index.js';
 import { slackInteractivityOf } from '../transports/http/slack-interactivity.js';
+import { checkpointWebhookSink } from '../transports/notify/checkpoint-webhook-sink.js';
 import { isSlackChannel } from '../transports/notify/slack-channel.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
@@ -153,6 +158,30 @@ export interface HoldpointOptions {
    * Default: nobody is told.
    */
   notifications?: NotificationOptions;
+  /**
+   * Signed checkpoints of the audit chains, kept outside the store, so
+   * `holdpoint audit verify --checkpoints` catches a log rewritten or cut short in it
+   * ([audit.md](audit.md)). Default: none.
+   */
+  auditCheckpoints?: AuditCheckpointOptions;
+}
+
+/**
+ * Where and how often audit checkpoints are written: to `file` and/or POSTed to `url`
+ * (signed with `secret`, as webhooks are), every `everySeconds` (default 60) when heads
+ * changed, and at `close`.
+ */
+export interface AuditCheckpointOptions {
+  /** The Ed25519 private key the checkpoints are signed with: its PEM, or a KeyObject. */
+  key: string | KeyObject;
+  /** A file the checkpoints are appended to (NDJSON, synced). */
+  file?: string;
+  /** A receiver the checkpoints are POSTed to. */
+  url?: string;
+  /** The HMAC-SHA256 key the POSTs are signed with (at least 32 characters); with `url`. */
+  secret?: string;
+  /** How often changed heads are checkpointed. Default 60. */
+  everySeconds?: number;
 }
 
 /**
@@ -342,6 +371,25 @@ const holdpointOptions = z
     limits: limitsOptions.optional(),
     metrics: SETTINGS.metrics.schema.optional(),
     notifications: notificationOptions.optional(),
+    auditCheckpoints: z
+      .strictObject({
+        key: z.union([
+          z.string().min(1),
+          z.custom<KeyObject>((value) => value instanceof KeyObject, 'a KeyObject'),
+        ]),
+        file: SETTINGS.auditCheckpointFile.schema.optional(),
+        url: SETTINGS.auditCheckpointUrl.schema.optional(),
+        secret: SETTINGS.auditCheckpointSecret.schema.optional(),
+        everySeconds: positiveNumber.optional(),
+      })
+      .refine((o) => o.file !== undefined || o.url !== undefined, {
+        message: 'needs a file or a url to write checkpoints to',
+      })
+      .refine((o) => o.url === undefined || o.secret !== undefined, {
+        message: 'checkpoint POSTs are signed: url needs secret',
+        path: ['secret'],
+      })
+      .optional(),
   })
   .refine((o) => (o.retentionSeconds ?? Infinity) >= (o.pauseTtlSeconds ?? 0), {
     message: 'must be at least pauseTtlSeconds',
@@ -442,6 +490,31 @@ function warnUnknownNotifyChannels(
   }
 }
 
+/** The checkpointer `auditCheckpoints` asks for, started; none without it. */
+function auditCheckpointer(
+  store: HoldpointStore,
+  options: HoldpointOptions,
+  logger: Logger,
+): AuditCheckpointer | undefined {
+  const given = options.auditCheckpoints;
+  if (!given) return undefined;
+  const sinks: CheckpointSink[] = [];
+  if (given.file !== undefined) sinks.push(checkpointFileSink(given.file));
+  if (given.url !== undefined && given.secret !== undefined) {
+    sinks.push(checkpointWebhookSink({ url: given.url, secret: given.secret }));
+  }
+  const checkpointer = new AuditCheckpointer({
+    store,
+    key: auditSigningKeyFrom(given.key),
+    sinks,
+    everySeconds: given.everySeconds ?? DEFAULTS.auditCheckpointSeconds,
+    clock: options.clock ?? systemClock,
+    logger,
+  });
+  checkpointer.start();
+  return checkpointer;
+}
+
 /**
  * Builds a Holdpoint and hands the server what it needs beside it. `webRoot` (the
  * built web UI) is served by its routes too: only `holdpoint serve` gives one.
@@ -496,6 +569,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   });
   const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
   const metrics = storeMetrics(store, options.metrics ?? 'off');
+  const checkpointer = auditCheckpointer(store, options, logger);
   const slack = options.notifications?.channels.find(isSlackChannel);
   const routes = createHttpApp({
     runtime,
@@ -579,6 +653,8 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       for (const handle of [...attached]) handle.close();
       await metrics.close();
       await runtime.close();
+      // After the runs' last commits: the final checkpoint names their heads.
+      await checkpointer?.close();
     },
   };
   return { holdpoint, runtime, logger, apps, identity, policy, socketLimits };

@@ -2,12 +2,12 @@ import { type HoldpointConfig, loadConfig } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
 import { ADMIN_ROLE, type Principal } from '../core/principal.js';
 import { idText, validate } from '../core/validate.js';
-import type { AuditChainCheck } from '../core/verify-audit-chain.js';
+import { writeAuditKeyPair } from '../main/audit-keygen.js';
 import { readConfigFile } from '../main/config-file.js';
 import { migrateDatabase, storeStatsJson } from '../main/db-commands.js';
 import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
 import { startServer } from '../main/serve.js';
-import { verifyAuditFile } from '../main/verify-audit-file.js';
+import { type AuditFileCheck, verifyAuditFile } from '../main/verify-audit-file.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
 import { type Identity, newApiKey, requireIdentity } from '../transports/auth/index.js';
 import { runChat } from '../transports/cli/chat.js';
@@ -15,6 +15,15 @@ import type { ChatBackend } from '../transports/cli/chat-backend.js';
 import { HttpChatBackend } from '../transports/cli/http-backend.js';
 import { RuntimeChatBackend } from '../transports/cli/runtime-backend.js';
 import { USAGE } from './usage.js';
+
+/** Takes every `--name value` out of argv, returning their values. */
+function takeFlags(argv: string[], name: string): string[] {
+  const values: string[] = [];
+  for (let value = takeFlag(argv, name); value !== undefined; value = takeFlag(argv, name)) {
+    values.push(value);
+  }
+  return values;
+}
 
 /** Takes `--name value` out of argv, returning its value. */
 function takeFlag(argv: string[], name: string): string | undefined {
@@ -113,10 +122,57 @@ async function chatOverHttp(
 }
 
 /** What checking an exported audit log found, for the terminal. */
-function describeCheck(check: AuditChainCheck): string {
-  return check.ok
-    ? `The audit chain holds: ${check.lines} lines.`
-    : `The audit chain is broken at line ${check.line}: ${check.reason}.`;
+function describeCheck(check: AuditFileCheck, checkpointFile?: string): string {
+  if (!check.ok) return `The audit chain is broken at line ${check.line}: ${check.reason}.`;
+  const chain = `The audit chain holds: ${check.lines} lines.`;
+  const against = check.checkpoints;
+  if (!against) return chain;
+  if (!against.ok) {
+    return `${chain}\nCheckpoint ${against.checkpoint} of ${checkpointFile} fails: ${against.reason}.`;
+  }
+  const matched = `It contains all ${against.heads} heads of its sessions in ${against.checkpoints} signed checkpoints.`;
+  const unnamed = check.unnamed?.length
+    ? `\nNo checkpoint names session ${check.unnamed.join(', ')}: the checkpoints show nothing about it.`
+    : '';
+  return `${chain}\n${matched}${unnamed}`;
+}
+
+const AUDIT_USAGE =
+  'usage: holdpoint audit verify FILE|- [--checkpoints FILE (--public-key PEM | --key PEM)…] | holdpoint audit keygen --out FILE';
+
+/** `holdpoint audit verify` and `holdpoint audit keygen`. */
+async function auditCommand(rest: string[]): Promise<void> {
+  const [action] = rest.splice(0, 1);
+  if (action === 'keygen') {
+    const out = takeFlag(rest, 'out');
+    if (out === undefined || rest.length > 0)
+      throw new HoldpointError('VALIDATION_FAILED', AUDIT_USAGE);
+    const written = await writeAuditKeyPair(out);
+    process.stdout.write(
+      `Wrote the audit signing key ${written.privatePath} (keep it secret, away from the store)\n` +
+        `and its public key ${written.publicPath} (give it to whoever verifies): ${written.keyId}\n`,
+    );
+    return;
+  }
+  const checkpointFile = takeFlag(rest, 'checkpoints');
+  const keys = [...takeFlags(rest, 'public-key'), ...takeFlags(rest, 'key')];
+  const [file, ...extra] = rest;
+  if (action !== 'verify' || file === undefined || extra.length > 0) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `audit verify needs an exported audit log: a file, or - for stdin.\n${AUDIT_USAGE}`,
+    );
+  }
+  if ((checkpointFile === undefined) !== (keys.length === 0)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      '--checkpoints needs the key they are signed with (--public-key FILE, or --key FILE), and a key needs --checkpoints.',
+    );
+  }
+  const checkpoints = checkpointFile === undefined ? undefined : { file: checkpointFile, keys };
+  const check = await verifyAuditFile(file, process.stdin, checkpoints);
+  process.stdout.write(`${describeCheck(check, checkpointFile)}\n`);
+  if (!check.ok || check.checkpoints?.ok === false) process.exitCode = 1;
 }
 
 /** Flags, then environment, then the config file, then defaults. */
@@ -247,16 +303,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'audit') {
-    const [action, file] = rest;
-    if (action !== 'verify' || file === undefined) {
-      throw new HoldpointError(
-        'VALIDATION_FAILED',
-        'audit verify needs an exported audit log: a file, or - for stdin.',
-      );
-    }
-    const check = await verifyAuditFile(file);
-    process.stdout.write(`${describeCheck(check)}\n`);
-    if (!check.ok) process.exitCode = 1;
+    await auditCommand(rest);
     return;
   }
   process.stdout.write(`${USAGE}\n`);

@@ -15,6 +15,9 @@ export const USAGE = `Usage:
   holdpoint db stats [--store …] …    (what the store holds, as JSON)
   holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
   holdpoint audit verify <file.ndjson | ->   (an exported audit log; exits 1 when broken)
+                 [--checkpoints FILE --public-key key.pub.pem]…
+                                      (and against signed checkpoints: rewritten or cut short)
+  holdpoint audit keygen --out key.pem   (a key to sign audit checkpoints, and key.pub.pem)
 The store is SQLite in --data-dir (default .holdpoint in the working directory) unless
 --store says otherwise (docs/stores.md). Apps come from --app (repeatable) or
 holdpoint.config.ts. Every setting is a flag, an environment variable or a config file

@@ -77,7 +77,21 @@ const configSchema = (
   .refine((c) => (c.slackToken === undefined) === (c.slackSigningSecret === undefined), {
     message: 'Slack needs both --slack-token and --slack-signing-secret',
     path: ['slackToken'],
-  });
+  })
+  .refine((c) => c.auditCheckpointUrl === undefined || c.auditCheckpointSecret !== undefined, {
+    message: 'checkpoint POSTs are signed: --audit-checkpoint-url needs --audit-checkpoint-secret',
+    path: ['auditCheckpointSecret'],
+  })
+  .refine(
+    (c) =>
+      (c.auditSigningKey === undefined) ===
+      (c.auditCheckpointFile === undefined && c.auditCheckpointUrl === undefined),
+    {
+      message:
+        'audit checkpoints need a key and a place: --audit-signing-key with --audit-checkpoint-file or --audit-checkpoint-url',
+      path: ['auditSigningKey'],
+    },
+  );
 
 /** What a `holdpoint.config.ts` exports by default: apps, and any setting by its long name. */
 export type ServerConfig = Omit<SettingInputs, 'apps'> & {

@@ -9,6 +9,7 @@ import type { Identity } from '../transports/auth/index.js';
 import type { BrowserPolicy } from '../transports/http/guards/index.js';
 import { LIMIT_SETTING_NAMES, type SocketLimits } from '../transports/http/limits/index.js';
 import { allowedHostsFor } from './allowed-hosts.js';
+import { auditCheckpointsFromConfig } from './audit-checkpoints-from-config.js';
 import { identityFromConfig } from './identity-from-config.js';
 import { loadApps } from './load-apps.js';
 import { notificationsFromConfig } from './notifications-from-config.js';
@@ -86,6 +87,7 @@ export async function holdpointFromConfig(
 ): Promise<ConfiguredHoldpoint> {
   const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
   const apps = await loadApps(config.apps);
+  const auditCheckpoints = await auditCheckpointsFromConfig(config);
   const store = wiring.store ?? createStore(config);
   const { holdpoint, runtime, identity, policy, socketLimits } = buildHoldpoint(
     {
@@ -109,6 +111,7 @@ export async function holdpointFromConfig(
         Object.entries(LIMIT_SETTING_NAMES).map(([limit, setting]) => [limit, config[setting]]),
       ),
       notifications: notificationsFromConfig(config),
+      auditCheckpoints,
     },
     wiring.webRoot,
   );

@@ -54,6 +54,25 @@ async function checkStore(holdpoint: ConfiguredHoldpoint): Promise<void> {
 }
 
 /**
+ * Says once, at start, where audit checkpoints go, or that there are none: without a
+ * signing key a log rewritten in the store and re-hashed is not caught.
+ */
+function logAuditCheckpoints({ config, logger }: ConfiguredHoldpoint): void {
+  if (config.auditSigningKey === undefined) {
+    logger.info(
+      { auditCheckpoints: 'off' },
+      'Audit checkpoints: off (no --audit-signing-key); a log rewritten in the store and re-hashed is not caught',
+    );
+    return;
+  }
+  const sinks = [config.auditCheckpointFile, config.auditCheckpointUrl].filter(Boolean);
+  logger.info(
+    { auditCheckpoints: sinks, everySeconds: config.auditCheckpointSeconds },
+    `Audit checkpoints: every ${config.auditCheckpointSeconds} s to ${sinks.join(' and ')}`,
+  );
+}
+
+/**
  * Starts the HTTP server and the expiry sweeper, which records pauses that pass
  * their TTL in the audit log even when nobody asks about them. Says which store it
  * uses and where, and fails before it listens when that store's schema cannot be run
@@ -122,6 +141,7 @@ export async function startServer(
     },
     `Holdpoint listening on http://${config.host}:${port} (sign-in: ${identity.mode})`,
   );
+  logAuditCheckpoints(holdpoint);
   if (identity.mode === 'dev' && !isLoopbackName(config.host)) {
     logger.warn(
       { host: config.host, auth: 'dev' },

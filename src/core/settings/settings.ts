@@ -1,3 +1,4 @@
+import { AUDIT_SETTINGS } from './audit-settings.js';
 import { BROWSER_SETTINGS } from './browser-settings.js';
 import { LIMIT_SETTINGS } from './limit-settings.js';
 import { NOTIFY_SETTINGS } from './notify-settings.js';
@@ -13,6 +14,7 @@ export const SETTING_GROUPS = [
   { heading: 'Runs and approvals', settings: RUN_SETTINGS },
   { heading: 'Sign-in', settings: SIGN_IN_SETTINGS },
   { heading: 'Notifications', settings: NOTIFY_SETTINGS },
+  { heading: 'Audit checkpoints', settings: AUDIT_SETTINGS },
   { heading: 'Browsers', settings: BROWSER_SETTINGS },
   { heading: 'Limits (0 turns one off)', settings: LIMIT_SETTINGS },
 ] as const;
@@ -27,6 +29,7 @@ export const SETTINGS = {
   ...RUN_SETTINGS,
   ...SIGN_IN_SETTINGS,
   ...NOTIFY_SETTINGS,
+  ...AUDIT_SETTINGS,
   ...BROWSER_SETTINGS,
   ...LIMIT_SETTINGS,
 };

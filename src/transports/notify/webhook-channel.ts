@@ -35,8 +35,15 @@ const webhookChannelOptions = z.strictObject({
   timeoutMs: positiveNumber.optional(),
 });
 
-/** `v1=` and the hex HMAC-SHA256 of `${timestamp}.${rawBody}` under `secret`. */
-function signatureOf(secret: string, timestamp: string, rawBody: string | Uint8Array): string {
+/**
+ * `v1=` and the hex HMAC-SHA256 of `${timestamp}.${rawBody}` under `secret`: how every
+ * request Holdpoint POSTs to a receiver is signed (deliveries, audit checkpoints).
+ */
+export function signatureOf(
+  secret: string,
+  timestamp: string,
+  rawBody: string | Uint8Array,
+): string {
   const hmac = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody);
   return `v1=${hmac.digest('hex')}`;
 }

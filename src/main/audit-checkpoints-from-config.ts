@@ -1,0 +1,28 @@
+import { readFile } from 'node:fs/promises';
+import type { AuditCheckpointOptions } from '../api/create-holdpoint.js';
+import type { HoldpointConfig } from '../config/config.js';
+import { HoldpointError } from '../core/errors.js';
+
+/**
+ * The audit checkpoints the config asks for (`--audit-signing-key` and a file or a
+ * URL), the key read from its file; none without a key. VALIDATION_FAILED when the key
+ * file cannot be read.
+ */
+export async function auditCheckpointsFromConfig(
+  config: HoldpointConfig,
+): Promise<AuditCheckpointOptions | undefined> {
+  if (config.auditSigningKey === undefined) return undefined;
+  const key = await readFile(config.auditSigningKey, 'utf8').catch((error: unknown) => {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `Cannot read --audit-signing-key ${config.auditSigningKey}: ${(error as Error).message}`,
+    );
+  });
+  return {
+    key,
+    file: config.auditCheckpointFile,
+    url: config.auditCheckpointUrl,
+    secret: config.auditCheckpointSecret,
+    everySeconds: config.auditCheckpointSeconds,
+  };
+}
