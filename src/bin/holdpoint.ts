@@ -231,7 +231,7 @@ async function main(argv: string[]): Promise<void> {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
-    const { runtime, identity } = await holdpointFromConfig(config);
+    const { holdpoint, runtime, identity } = await holdpointFromConfig(config);
     const app = chosen && !isModulePath(chosen) ? chosen : runtime.apps[0]?.name;
     try {
       if (!app || !runtime.appNames.includes(app)) {
@@ -249,7 +249,8 @@ async function main(argv: string[]): Promise<void> {
         output: process.stdout,
       });
     } finally {
-      await runtime.close();
+      // The Holdpoint's close: the runtime's, then the last audit checkpoint.
+      await holdpoint.close();
     }
     return;
   }
@@ -263,14 +264,15 @@ async function main(argv: string[]): Promise<void> {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
-    const { runtime, identity } = await holdpointFromConfig(config);
+    const { holdpoint, runtime, identity } = await holdpointFromConfig(config);
     let printed: string;
     try {
       // Whoever runs this command holds the store's credentials: an operator.
       const caller = await commandCaller(identity, who, [ADMIN_ROLE]);
       printed = describeOutcome(await runtime.recover({ invocationId }, caller));
     } finally {
-      await runtime.close();
+      // The Holdpoint's close: the runtime's, then the last audit checkpoint.
+      await holdpoint.close();
     }
     // A one-shot command: app modules may hold connections of their own open.
     process.stdout.write(`${printed}\n`, () => process.exit(0));

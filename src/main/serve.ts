@@ -159,7 +159,8 @@ export async function startServer(
       // Open inbox streams never end by themselves; the server would wait for them.
       runtime.endInboxWatches();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await runtime.close();
+      // The Holdpoint's close: the runtime's, then the last audit checkpoint and metrics.
+      await holdpoint.holdpoint.close();
       await tracing.shutdown();
     },
   };
