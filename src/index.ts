@@ -15,6 +15,7 @@ export {
 export {
   type Actor,
   type AttachedWebSocket,
+  type AuditCheckpointOptions,
   type CancelRequest,
   createHoldpoint,
   type DecideRequest,
@@ -51,6 +52,7 @@ export type {
   ApprovalEvent,
   ApprovalEventType,
 } from './core/approval-event.js';
+export type { AuditCheckpoint, CheckpointHead } from './core/audit-checkpoint.js';
 export type { Cancel, Clock } from './core/clock.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
 export type { Principal } from './core/principal.js';
