@@ -7,10 +7,17 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import payments from '../examples/payments/app.js';
 import { chainAudit } from '../src/core/audit-chain.js';
-import type { AuditCheckpoint } from '../src/core/audit-checkpoint.js';
+import {
+  type AuditCheckpoint,
+  auditPublicKeyFrom,
+  checkAuditCheckpoint,
+  newAuditKeyPair,
+} from '../src/core/audit-checkpoint.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { AuditEntry } from '../src/core/types.js';
+import { createHoldpoint } from '../src/index.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { decodeRecord, encodeRecord } from '../src/store/record-codec.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
@@ -34,6 +41,8 @@ const redisFlags = [
   '--redis-prefix',
   scratch.prefix,
 ];
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** `holdpoint …` as a user runs it: its exit code and what it printed. */
 async function holdpoint(...args: string[]) {
@@ -175,7 +184,6 @@ describe('signed audit checkpoints', () => {
   afterAll(async () => {
     await receiver.close();
     await scratch.cleanup();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('audit keygen writes the private key (0600) and its public key', async () => {
@@ -370,5 +378,43 @@ describe('signed audit checkpoints', () => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('--checkpoints needs the key they are signed with');
     });
+  });
+});
+
+describe("createHoldpoint's auditCheckpoints", () => {
+  const { privatePem, publicPem } = newAuditKeyPair();
+
+  it('checkpoints the heads the Holdpoint wrote when it closes', async () => {
+    const file = join(dir, 'library-checkpoints.ndjson');
+    const clock = new ManualClock();
+    const holdpoint = createHoldpoint({
+      apps: [payments],
+      clock,
+      auditCheckpoints: { key: privatePem, file, everySeconds: 60 },
+    });
+    const paused = await holdpoint.start({ userId: 'ann', query: 'Send $200 to Jiro' });
+    const head = (await holdpoint.audit({ sessionId: paused.sessionId })).entries.at(-1)?.hash;
+    await holdpoint.close();
+    const [record, ...more] = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(more).toEqual([]);
+    const checkpoint = JSON.parse(record ?? '');
+    expect(checkpoint).toMatchObject({
+      at: new Date(clock.now()).toISOString(),
+      heads: [{ session_id: paused.sessionId, hash: head }],
+    });
+    expect(checkAuditCheckpoint(checkpoint, [auditPublicKeyFrom(publicPem)]).ok).toBe(true);
+  });
+
+  it('refuses a key that is not Ed25519, and checkpoints with nowhere to go', () => {
+    const apps = [payments];
+    expect(() =>
+      createHoldpoint({ apps, auditCheckpoints: { key: publicPem, file: join(dir, 'x') } }),
+    ).toThrow(/Not an Ed25519 key/);
+    expect(() => createHoldpoint({ apps, auditCheckpoints: { key: privatePem } })).toThrow(
+      /needs a file or a url/,
+    );
+    expect(() =>
+      createHoldpoint({ apps, auditCheckpoints: { key: privatePem, url: 'http://127.0.0.1:9/' } }),
+    ).toThrow(/url needs secret/);
   });
 });
