@@ -54,8 +54,11 @@ export type {
 } from './core/approval-event.js';
 export type { AuditCheckpoint, CheckpointHead } from './core/audit-checkpoint.js';
 export type { Cancel, Clock } from './core/clock.js';
+export type { DecisionPolicy } from './core/decision-policy.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
+export { hashArgs } from './core/hash.js';
 export type { Principal } from './core/principal.js';
+export { currentArgs, currentArgsHash } from './core/settlement.js';
 export type { StoreKind } from './core/store-kinds.js';
 export type {
   ApprovalKind,

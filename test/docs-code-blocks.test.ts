@@ -66,6 +66,7 @@ const PROGRAMS = [
   'wait-for-approval.ts',
   'sla.ts',
   'audit-checkpoints.ts',
+  'decisions.ts',
 ];
 /** Fixtures that are servers: each listens on PORT and answers a payment with a pause. */
 const SERVERS = ['hono-server.ts', 'node-server.ts', 'express-server.ts'];

@@ -8,7 +8,7 @@ import type { Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import { holdChannel } from '../../store/run-relay.js';
 import type { DecisionBatch } from '../../store/store.js';
-import { decideTransition } from '../../store/transitions.js';
+import { type DecisionCheck, decideTransition } from '../../store/transitions.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import { runState } from '../queries/run-state.js';
 import {
@@ -22,6 +22,7 @@ import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
+import { checkRichDecisions } from './check-rich-decisions.js';
 import { HeldRunFollower } from './follow-held-run.js';
 
 /**
@@ -48,6 +49,18 @@ export async function resumeRun(
   if (snapshot.pause?.status === 'pending') ctx.requireUnchangedApp(app, snapshot.run);
   const now = ctx.clock.now();
   const base = { decidedBy, at: now, requestId };
+  const lease = ctx.newLease(now);
+  // Whoever is out of office and left their approvals to `by`: read before deciding, when
+  // `by` may not decide some waiting approval themselves (otherwise no delegation matters).
+  const delegators = mayNeedDelegators(snapshot.pause, by, snapshot.run?.userId)
+    ? await delegatorsOf(ctx, by, now)
+    : [];
+  // Every edit, answer and grant of the batch is checked before any of it is recorded, on
+  // the pause the decision commits on, once the caller is known to decide on it (the
+  // others learn nothing of its tools' policies from a refusal).
+  const check: DecisionCheck | undefined = decisions
+    ? (pause) => checkRichDecisions(app, pause, decisions)
+    : undefined;
   const batch: DecisionBatch = decisions
     ? {
         decisions: decisions.map(({ grant, ...d }) => ({
@@ -66,12 +79,6 @@ export async function resumeRun(
         pauseId,
       }
     : { all: { approved: approved as boolean, reason, channel, ...base }, pauseId };
-  const lease = ctx.newLease(now);
-  // Whoever is out of office and left their approvals to `by`: read before deciding, when
-  // `by` may not decide some waiting approval themselves (otherwise no delegation matters).
-  const delegators = mayNeedDelegators(snapshot.pause, by, snapshot.run?.userId)
-    ? await delegatorsOf(ctx, by, now)
-    : [];
   // A segment waits in place for this pause (a tool's `waitForApproval`): the decision
   // that settles it hands the run to that segment, whose events are then followed here.
   const follower = snapshot.pause?.heldBy
@@ -79,7 +86,7 @@ export async function resumeRun(
     : undefined;
   // The snapshot read above is the decision's first try: the session is not read again.
   const { outcome, pause } = await ctx.store
-    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators], snapshot)
+    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators, check], snapshot)
     .catch(async (error: unknown) => {
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);
