@@ -53,6 +53,7 @@ export type {
 } from './core/approval-event.js';
 export type { Cancel, Clock } from './core/clock.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
+export type { ArgCondition, Grant, GrantRequest, GrantScope } from './core/grants.js';
 export type { Principal } from './core/principal.js';
 export type { StoreKind } from './core/store-kinds.js';
 export type {
@@ -82,6 +83,7 @@ export type {
   NotificationOptions,
 } from './runtime/notify/notification-options.js';
 export type { AuditPage, AuditQuery } from './runtime/queries/audit-log.js';
+export type { GrantsPage, GrantsQuery } from './runtime/queries/grants.js';
 export type {
   PendingApproval,
   PendingPage,

@@ -12,6 +12,7 @@ import { LinearAwaits, withoutAwaits } from './linear-awaits.js';
 import { openToolCalls } from './open-tool-calls.js';
 import { approvedCalls } from './resume-message.js';
 import type { SegmentCollector } from './segment-collector.js';
+import { segmentGrants } from './segment-grants.js';
 import { SegmentSessions } from './segment-sessions.js';
 import type { SegmentStart } from './segment-start.js';
 
@@ -94,6 +95,8 @@ export async function prepareSegment(
       throw error;
     }
   });
+  const granted = segmentGrants(ctx, start, stopCause);
+  const grantedCalls = granted ? [granted] : [];
   const messages = start.messages ?? [];
   // Answers to calls in parallel branches are stored first, each in its branch, and
   // ADK goes on from them; otherwise it runs on the last message.
@@ -109,8 +112,9 @@ export async function prepareSegment(
     checkpoint,
     newMessage: branched ? undefined : messages.at(-1),
     // Each approved call is marked started just before its tool runs (see
-    // ApprovedCallsStarted); a mark the store cannot take stops the segment.
-    plugins: starting.size === 0 ? [] : [startedMarks],
+    // ApprovedCallsStarted); a mark the store cannot take stops the segment. A call a
+    // grant allows runs once its line is stored (GrantedCalls).
+    plugins: [...(starting.size === 0 ? [] : [startedMarks]), ...grantedCalls],
   };
 }
 
