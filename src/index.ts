@@ -83,7 +83,7 @@ export type {
   NotificationOptions,
 } from './runtime/notify/notification-options.js';
 export type { AuditPage, AuditQuery } from './runtime/queries/audit-log.js';
-export type { GrantsPage, GrantsQuery } from './runtime/queries/grants.js';
+export type { GrantsPage, GrantsQuery, ListedGrant } from './runtime/queries/grants.js';
 export type {
   PendingApproval,
   PendingPage,

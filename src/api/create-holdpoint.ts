@@ -8,7 +8,6 @@ import type { AgentApp } from '../agents/agent-app.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
-import type { Grant } from '../core/grants.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { SettingValue } from '../core/settings/setting-types.js';
 import { SETTINGS } from '../core/settings/settings.js';
@@ -23,7 +22,7 @@ import {
   notificationOptions,
 } from '../runtime/notify/notification-options.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
-import type { GrantsPage, GrantsQuery } from '../runtime/queries/grants.js';
+import type { GrantsPage, GrantsQuery, ListedGrant } from '../runtime/queries/grants.js';
 import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
 import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
 import type { HistoryTurn } from '../runtime/queries/session-history.js';
@@ -254,7 +253,7 @@ export interface Holdpoint {
      * Revokes a grant now, audited `grant_revoked` as `by` (the grant's user, its
      * granter, or an admin: GRANT_NOT_FOUND for anyone else).
      */
-    revoke(grantId: string, by: Actor): Promise<Grant>;
+    revoke(grantId: string, by: Actor): Promise<ListedGrant>;
   };
   readonly runs: {
     /** A run by its invocation id; `interrupted` when its process stopped mid-run. */

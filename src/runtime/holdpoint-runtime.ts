@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { ApprovalPolicy } from '../agents/agent-app.js';
 import type { Clock } from '../core/clock.js';
 import { isHoldpointError } from '../core/errors.js';
-import type { Grant } from '../core/grants.js';
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { StoreKind } from '../core/store-kinds.js';
 import type { Pause, RunRecord } from '../core/types.js';
@@ -39,7 +38,12 @@ import {
   getDelivery,
   listDeliveries,
 } from './queries/deliveries.js';
-import { type GrantsPage, type GrantsQuery, listGrants } from './queries/grants.js';
+import {
+  type GrantsPage,
+  type GrantsQuery,
+  type ListedGrant,
+  listGrants,
+} from './queries/grants.js';
 import { type InboxSummary, InboxWatches, inboxSummary } from './queries/inbox-watch.js';
 import {
   listPendingApprovals,
@@ -201,7 +205,7 @@ export class HoldpointRuntime {
    * Revokes a grant now (audited `grant_revoked` in the session it was made in): for its
    * user, its granter or an admin; GRANT_NOT_FOUND for anyone else.
    */
-  revokeGrant(grantId: string, by: Principal): Promise<Grant> {
+  revokeGrant(grantId: string, by: Principal): Promise<ListedGrant> {
     return revokeGrant(this.ctx, grantId, checked(by));
   }
 

@@ -1,8 +1,8 @@
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
-import type { Grant } from '../../core/grants.js';
 import { isOwnerOrAdmin, type Principal } from '../../core/principal.js';
 import { idText, validate } from '../../core/validate.js';
 import { grantRevokedTransition } from '../../store/transitions.js';
+import { type ListedGrant, listedGrant } from '../queries/grants.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /**
@@ -17,15 +17,15 @@ export async function revokeGrant(
   ctx: RuntimeContext,
   grantId: string,
   by: Principal,
-): Promise<Grant> {
+): Promise<ListedGrant> {
   const id = validate(idText, grantId);
   const grant = await ctx.store.grants.get(id);
   if (!grant || !(isOwnerOrAdmin(by, grant.userId) || by.id === grant.grantedBy)) {
     throw new HoldpointError('GRANT_NOT_FOUND', `No grant ${id}.`, { grant_id: id });
   }
-  if (grant.revokedAt !== undefined) return grant;
   const now = ctx.clock.now();
-  const revoked = (await ctx.store.grants.revoke(id, by.id, now)) ?? grant;
+  if (grant.revokedAt !== undefined) return listedGrant(grant, now);
+  const revoked = listedGrant((await ctx.store.grants.revoke(id, by.id, now)) ?? grant, now);
   // Someone else revoked it meanwhile: their line says so.
   if (revoked.revokedBy !== by.id || revoked.revokedAt !== now) return revoked;
   try {

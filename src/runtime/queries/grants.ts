@@ -12,10 +12,18 @@ export const grantsQuery = z.strictObject({
 });
 export type GrantsQuery = z.input<typeof grantsQuery>;
 
+/** A grant as listed: whether it is in force now (not revoked, not expired). */
+export type ListedGrant = Grant & { inForce: boolean };
+
 /** A page of grants, newest first; `nextCursor` when there is more. */
 export interface GrantsPage {
-  grants: Grant[];
+  grants: ListedGrant[];
   nextCursor?: string;
+}
+
+/** `grant` with whether it is in force at `now`. */
+export function listedGrant(grant: Grant, now: number): ListedGrant {
+  return { ...grant, inForce: grant.revokedAt === undefined && now < grant.expiresAt };
 }
 
 /**
@@ -30,5 +38,9 @@ export async function listGrants(
   const { userId = by.id, limit, cursor } = validate(grantsQuery, query);
   requireOwnerOrAdmin(by, userId, "list this person's grants");
   const page = await ctx.store.grants.list(userId, limit, cursor);
-  return { grants: page.grants, ...(page.next === undefined ? {} : { nextCursor: page.next }) };
+  const now = ctx.clock.now();
+  return {
+    grants: page.grants.map((grant) => listedGrant(grant, now)),
+    ...(page.next === undefined ? {} : { nextCursor: page.next }),
+  };
 }
