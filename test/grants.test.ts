@@ -1,11 +1,14 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createHoldpoint, type Holdpoint, type PendingOutcome, type RunOutcome } from 'holdpoint';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { hashArgs } from '../src/core/hash.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
 import grantsApp from './support/grants-app.js';
+import { JsonClient } from './support/json-client.js';
 
 // A decider approves a call "and allow this tool for a while": later calls the grant
 // covers run without a pause, each audited `allowed_by_grant`; calls it does not cover
@@ -84,6 +87,11 @@ describe.each(Object.keys(testStores.byKind))('grants (%s store)', (kind) => {
       expiresAt: clock.now() + 2 * HOUR,
     });
 
+    // The decision's commit wrote its `granted` line; the grant was stored after it.
+    expect((await audit(sessionId)).filter((l) => l.action === 'granted')).toEqual([
+      expect.objectContaining({ grantId, grantScope: 'session', grantUntil: grant?.expiresAt }),
+    ]);
+
     clock.advance(60_000);
     const again = await start(user, 'tip 7 mia', sessionId);
     expect(again).toMatchObject({ status: 'completed' });
@@ -129,6 +137,51 @@ describe.each(Object.keys(testStores.byKind))('grants (%s store)', (kind) => {
     paused(await start(user, 'tip 3 ola', sessionId));
   });
 
+  it('refuses a grant wider than the tool allows, and records nothing', async () => {
+    const user = `hal-${kind}`;
+    const asked = async (
+      query: string,
+      grant: { scope: 'session' | 'user'; hours: number },
+    ): Promise<unknown> => {
+      const pause = paused(await start(user, query));
+      const [approval] = pause.approvals;
+      const refused = holdpoint.resume({
+        sessionId: pause.sessionId,
+        decidedBy: user,
+        decisions: [
+          {
+            approvalId: approval?.approvalId ?? '',
+            approved: true,
+            argsHash: hashArgs(approval?.args),
+            grant,
+          },
+        ],
+      });
+      const error = await refused.then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; details?: unknown },
+      );
+      expect(error?.code).toBe('GRANT_NOT_ALLOWED');
+      const still = await holdpoint.sessions.get(pause.sessionId);
+      expect(still.meta.status).toBe('paused');
+      return error?.details;
+    };
+    // More hours than its policy's maxHours (4).
+    expect(await asked('tip 5 jiro', { scope: 'user', hours: 5 })).toMatchObject({
+      hours: 5,
+      max_hours: 4,
+    });
+    // A scope its policy does not allow (note: the session only).
+    expect(await asked('note 5 jiro', { scope: 'user', hours: 1 })).toMatchObject({
+      scope: 'user',
+    });
+    // A tool whose policy allows no grants.
+    expect(await asked('refund 5 jiro', { scope: 'session', hours: 1 })).toMatchObject({
+      tool_name: 'refund',
+    });
+    expect((await holdpoint.grants.list({ userId: user })).grants).toEqual([]);
+  });
+
   it('no longer applies once expired', async () => {
     const user = `fay-${kind}`;
     const { sessionId } = await granted(user, 'tip 5 jiro', { scope: 'session', hours: 1 });
@@ -157,5 +210,104 @@ describe.each(Object.keys(testStores.byKind))('grants (%s store)', (kind) => {
     ]);
     paused(await start(user, 'tip 6 jiro', sessionId));
     paused(await start(user, 'tip 6 jiro'));
+  });
+});
+
+describe('grants over REST', () => {
+  const store = testStores.memory();
+  const holdpoint = createHoldpoint({ apps: [grantsApp], store, sweepIntervalSeconds: false });
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer(holdpoint.handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await holdpoint.close();
+  });
+
+  const as = (user: string, ...roles: string[]) => new JsonClient(base, { user, roles });
+  async function revoke(client: JsonClient, grantId: string) {
+    const response = await fetch(`${base}/api/grants/${grantId}`, {
+      method: 'DELETE',
+      headers: client.headersFor(undefined),
+    });
+    return { status: response.status, body: await response.json() };
+  }
+  /** A grant of `userId`'s on `tip`, made by `grantedBy`, for a session of theirs. */
+  async function made(userId: string, grantedBy: string, createdAt: number): Promise<string> {
+    const grantId = `grt_${grantedBy}_${createdAt}`;
+    await store.grants.put({
+      grantId,
+      app: 'grants',
+      toolName: 'tip',
+      userId,
+      scope: 'user',
+      sessionId: 'no-such-session',
+      approvalId: `apr_${createdAt}`,
+      grantedBy,
+      createdAt,
+      expiresAt: Date.now() + HOUR,
+    });
+    return grantId;
+  }
+
+  it("lists the caller's own grants, any user's for an admin, nobody else's", async () => {
+    const now = Date.now();
+    const first = await made('ivy', 'ivy', now - 2);
+    const second = await made('ivy', 'kim', now - 1);
+    const mine = await as('ivy').get('/api/grants');
+    expect(mine.status).toBe(200);
+    expect(mine.body.grants.map((g: { grant_id: string }) => g.grant_id)).toEqual([second, first]);
+    expect(mine.body.grants[0]).toMatchObject({
+      grant_id: second,
+      app: 'grants',
+      tool_name: 'tip',
+      user_id: 'ivy',
+      scope: 'user',
+      granted_by: 'kim',
+      created_at: new Date(now - 1).toISOString(),
+      in_force: true,
+    });
+    const paged = await as('ivy').get('/api/grants?limit=1');
+    expect(paged.body.grants).toHaveLength(1);
+    const rest = await as('ivy').get(`/api/grants?limit=1&cursor=${paged.body.next_cursor}`);
+    expect(rest.body.grants[0].grant_id).toBe(first);
+    expect((await as('root', 'admin').get('/api/grants?user_id=ivy')).body.grants).toHaveLength(2);
+    const other = await as('eve').get('/api/grants?user_id=ivy');
+    expect(other.status).toBe(403);
+    expect(other.body.error.code).toBe('FORBIDDEN');
+  });
+
+  it('revokes for its user, its granter or an admin; anyone else is told it does not exist', async () => {
+    const now = Date.now();
+    const [byUser, byGranter, byAdmin] = [
+      await made('joy', 'joy', now),
+      await made('joy', 'kim', now + 1),
+      await made('joy', 'kim', now + 2),
+    ];
+    for (const grantId of [byUser, byGranter, byAdmin]) {
+      const refused = await revoke(as('eve'), grantId);
+      expect(refused.status).toBe(404);
+      expect(refused.body.error.code).toBe('GRANT_NOT_FOUND');
+    }
+    expect((await revoke(as('nobody'), 'grt_none')).body.error.code).toBe('GRANT_NOT_FOUND');
+    for (const [grantId, who] of [
+      [byUser, as('joy')],
+      [byGranter, as('kim')],
+      [byAdmin, as('root', 'admin')],
+    ] as const) {
+      const done = await revoke(who, grantId);
+      expect(done.status).toBe(200);
+      expect(done.body.grant).toMatchObject({
+        grant_id: grantId,
+        revoked_by: who.identity.user,
+        in_force: false,
+      });
+    }
+    const listed = await as('joy').get('/api/grants');
+    expect(listed.body.grants.every((g: { in_force: boolean }) => !g.in_force)).toBe(true);
   });
 });
