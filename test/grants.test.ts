@@ -2,13 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHoldpoint, type Holdpoint, type PendingOutcome, type RunOutcome } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { hashArgs } from '../src/core/hash.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
-import grantsApp from './support/grants-app.js';
+import { allowedByGrantTransition } from '../src/store/transitions.js';
+import grantsApp, { sent } from './support/grants-app.js';
 import { JsonClient } from './support/json-client.js';
+import { storeWithTransition } from './support/store-with.js';
 
 // A decider approves a call "and allow this tool for a while": later calls the grant
 // covers run without a pause, each audited `allowed_by_grant`; calls it does not cover
@@ -21,9 +24,10 @@ afterAll(() => testStores.cleanup());
 describe.each(Object.keys(testStores.byKind))('grants (%s store)', (kind) => {
   // Store records expire by the wall clock (Redis): the runs' clock starts there.
   const clock = new ManualClock(Date.now());
+  const internal = (testStores.byKind[kind] as () => HoldpointStore)();
   const holdpoint: Holdpoint = createHoldpoint({
     apps: [grantsApp],
-    store: (testStores.byKind[kind] as () => HoldpointStore)(),
+    store: internal,
     clock,
     sweepIntervalSeconds: false,
   });
@@ -93,9 +97,11 @@ describe.each(Object.keys(testStores.byKind))('grants (%s store)', (kind) => {
     ]);
 
     clock.advance(60_000);
+    const ran = sent.length;
     const again = await start(user, 'tip 7 mia', sessionId);
     expect(again).toMatchObject({ status: 'completed' });
     expect(again.status === 'completed' && again.result).toContain('"amount":7');
+    expect(sent.slice(ran)).toEqual(['tip 7 mia']);
     const lines = await audit(sessionId);
     expect(lines.filter((l) => l.action === 'allowed_by_grant')).toEqual([
       expect.objectContaining({
@@ -111,6 +117,7 @@ describe.each(Object.keys(testStores.byKind))('grants (%s store)', (kind) => {
 
     // The session scope: another session of the same user asks again.
     paused(await start(user, 'tip 7 mia'));
+    expect(sent.slice(ran)).toEqual(['tip 7 mia']);
   });
 
   it("covers every session of its user with the user scope, never another user's", async () => {
@@ -135,6 +142,75 @@ describe.each(Object.keys(testStores.byKind))('grants (%s store)', (kind) => {
     const over = paused(await start(user, 'tip 11 mia', sessionId));
     await holdpoint.resume({ sessionId, decidedBy: user, approved: false, pauseId: over.pauseId });
     paused(await start(user, 'tip 3 ola', sessionId));
+  });
+
+  it('runs nothing when the line that it was allowed cannot be stored', async () => {
+    const user = `ida-${kind}`;
+    const { sessionId } = await granted(user, 'tip 5 jiro', { scope: 'session', hours: 1 });
+    const lost = storeWithTransition(internal, allowedByGrantTransition, () => async () => {
+      throw new HoldpointError('LEASE_LOST', 'another run took the session');
+    });
+    const failing = createHoldpoint({
+      apps: [grantsApp],
+      store: lost,
+      clock,
+      sweepIntervalSeconds: false,
+    });
+    const ran = sent.length;
+    const refused = failing.start({ userId: user, query: 'tip 6 jiro', sessionId });
+    expect(await codeOf(refused)).toBe('LEASE_LOST');
+    expect(sent.slice(ran)).toEqual([]);
+    expect((await audit(sessionId)).map((l) => l.action)).not.toContain('allowed_by_grant');
+  });
+
+  it('stores the grant when the same request comes again after its first try lost it', async () => {
+    const user = `jon-${kind}`;
+    const pause = paused(await start(user, 'tip 5 jiro'));
+    const [approval] = pause.approvals;
+    let lose = true;
+    const grants = new Proxy(internal.grants, {
+      get(target, property, receiver) {
+        if (property === 'put' && lose) {
+          return async () => {
+            lose = false;
+            throw new HoldpointError('STORE_UNAVAILABLE', 'the store stopped answering');
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const flaky = createHoldpoint({
+      apps: [grantsApp],
+      store: new Proxy(internal, {
+        get: (target, property) =>
+          property === 'grants' ? grants : Reflect.get(target, property, target),
+      }),
+      clock,
+      sweepIntervalSeconds: false,
+    });
+    const request = {
+      sessionId: pause.sessionId,
+      decidedBy: user,
+      requestId: `req-${kind}`,
+      decisions: [
+        {
+          approvalId: approval?.approvalId ?? '',
+          approved: true,
+          argsHash: hashArgs(approval?.args),
+          grant: { scope: 'session' as const, hours: 1 },
+        },
+      ],
+    };
+    // The decision is stored and the run goes on; the grant is lost (never wider).
+    expect((await flaky.resume(request)).status).toBe('completed');
+    expect((await holdpoint.grants.list({ userId: user })).grants).toEqual([]);
+    // The same request again: its decision was recorded, and its grant is stored now.
+    await holdpoint.resume(request);
+    const [grant] = (await holdpoint.grants.list({ userId: user })).grants;
+    expect(grant).toMatchObject({ approvalId: approval?.approvalId, scope: 'session' });
+    const granted = (await audit(pause.sessionId)).find((l) => l.action === 'granted');
+    expect(granted?.grantId).toBe(grant?.grantId);
   });
 
   it('refuses a grant wider than the tool allows, and records nothing', async () => {

@@ -11,6 +11,9 @@ import {
 
 const transfer = z.object({ amount: z.number(), to: z.string() });
 
+/** Every call that ran, as `<tool> <amount> <to>`, in order. */
+export const sent: string[] = [];
+
 /** A `requireConfirmation` tool that sends `amount` to `to`. */
 function sending(name: string): FunctionTool<typeof transfer> {
   return new FunctionTool({
@@ -18,7 +21,10 @@ function sending(name: string): FunctionTool<typeof transfer> {
     description: `Sends an amount (${name}); needs approval.`,
     parameters: transfer,
     requireConfirmation: true,
-    execute: async ({ amount, to }) => ({ status: 'sent', tool: name, amount, to }),
+    execute: async ({ amount, to }) => {
+      sent.push(`${name} ${amount} ${to}`);
+      return { status: 'sent', tool: name, amount, to };
+    },
   });
 }
 

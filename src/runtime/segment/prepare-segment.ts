@@ -23,6 +23,8 @@ import type { SegmentStart } from './segment-start.js';
  */
 export interface StopCause {
   error?: unknown;
+  /** Stops ADK at once, as a lost lease does (set by the segment that drives it). */
+  halt?: () => void;
 }
 
 /** A segment's session, ready for ADK to run on. */

@@ -37,8 +37,10 @@ export function segmentGrants(
       try {
         await ctx.store.apply(sessionId, allowedByGrantTransition, [allowed, grant, now]);
       } catch (error) {
-        // As a checkpoint that cannot be stored: the segment stops, the tool does not run.
+        // As a lease lost: the segment stops at once, the tool does not run (ADK would
+        // take the error for the model's and ask it again).
         stopCause.error ??= error;
+        stopCause.halt?.();
         throw error;
       }
       ctx
