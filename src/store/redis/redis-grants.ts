@@ -35,15 +35,9 @@ export class RedisGrants implements Grants {
     return this.conn.run(async (redis) => {
       const k = this.keys;
       const keepUntil = grant.expiresAt + this.retainMs;
-      const stored = await redis.set(
-        k.grant(grant.grantId),
-        encodeGrant(grant),
-        'PXAT',
-        keepUntil,
-        'NX',
-      );
-      // Stored before: its index entries were written with it.
-      if (stored === null) return;
+      // Kept once: a grant stored before (a request retried) keeps its record; its index
+      // entries are written again (the same ones), in case a first try stopped before them.
+      await redis.set(k.grant(grant.grantId), encodeGrant(grant), 'PXAT', keepUntil, 'NX');
       const multi = redis.multi();
       const byUser = k.grantsOf(grant.userId);
       multi.zadd(byUser, grant.createdAt, grant.grantId);
