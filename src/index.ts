@@ -56,6 +56,7 @@ export type { AuditCheckpoint, CheckpointHead } from './core/audit-checkpoint.js
 export type { Cancel, Clock } from './core/clock.js';
 export type { DecisionPolicy } from './core/decision-policy.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
+export type { ArgCondition, Grant, GrantRequest, GrantScope } from './core/grants.js';
 export { hashArgs } from './core/hash.js';
 export type { Principal } from './core/principal.js';
 export { currentArgs, currentArgsHash } from './core/settlement.js';
@@ -87,6 +88,7 @@ export type {
   NotificationOptions,
 } from './runtime/notify/notification-options.js';
 export type { AuditPage, AuditQuery } from './runtime/queries/audit-log.js';
+export type { GrantsPage, GrantsQuery, ListedGrant } from './runtime/queries/grants.js';
 export type {
   PendingApproval,
   PendingPage,

@@ -141,6 +141,13 @@ const CALLS: Record<string, () => Call[]> = {
     { path: '/api/delegations/me', status: 200 },
     { path: '/api/delegations/ann', status: 403, code: 'FORBIDDEN', as: signedInAs('eve') },
   ],
+  listGrants: () => [
+    { path: '/api/grants?limit=5', status: 200 },
+    { path: '/api/grants?user_id=ann', status: 200 },
+    { path: '/api/grants?limit=0', status: 400, code: 'VALIDATION_FAILED' },
+    { path: '/api/grants?user_id=ann', status: 403, code: 'FORBIDDEN', as: signedInAs('eve') },
+  ],
+  revokeGrant: () => [{ path: '/api/grants/grt_nobody', status: 404, code: 'GRANT_NOT_FOUND' }],
   resumeRun: () => [
     {
       path: '/api/agent/resume',
@@ -210,6 +217,8 @@ const ORDER = [
   'setDelegation',
   'getDelegation',
   'clearDelegation',
+  'listGrants',
+  'revokeGrant',
   'decideApproval',
   'resumeRun',
   'cancelPause',

@@ -26,6 +26,7 @@ import {
   notificationOptions,
 } from '../runtime/notify/notification-options.js';
 import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
+import type { GrantsPage, GrantsQuery, ListedGrant } from '../runtime/queries/grants.js';
 import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
 import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
 import type { HistoryTurn } from '../runtime/queries/session-history.js';
@@ -269,6 +270,19 @@ export interface Holdpoint {
     set(userId: string, request: DelegationRequest): Promise<Delegation>;
     /** Ends it now; whether there was one. */
     clear(userId: string): Promise<boolean>;
+  };
+  /** Grants: later calls of a tool allowed without a pause, made with an approval. */
+  readonly grants: {
+    /**
+     * A user's grants, newest first, in force or not, a page at a time; as `by` (their
+     * own, or any for an admin), by default as the host (any user's).
+     */
+    list(query: GrantsQuery & { userId: string }, by?: Actor): Promise<GrantsPage>;
+    /**
+     * Revokes a grant now, audited `grant_revoked` as `by` (the grant's user, its
+     * granter, or an admin: GRANT_NOT_FOUND for anyone else).
+     */
+    revoke(grantId: string, by: Actor): Promise<ListedGrant>;
   };
   readonly runs: {
     /** A run by its invocation id; `interrupted` when its process stopped mid-run. */
@@ -612,6 +626,10 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
       get: (userId) => runtime.getDelegation(userId, SYSTEM),
       set: (userId, request) => runtime.setDelegation(userId, request, SYSTEM),
       clear: (userId) => runtime.clearDelegation(userId, SYSTEM),
+    },
+    grants: {
+      list: (query, by) => runtime.listGrants(query, principalOf(by)),
+      revoke: (grantId, by) => runtime.revokeGrant(grantId, principalOf(by ?? '')),
     },
     runs: {
       get: (invocationId) => runtime.getRun(invocationId, SYSTEM),

@@ -23,6 +23,7 @@ import { type ReassignedApproval, reassignApproval } from './commands/reassign-a
 import { recoverRun } from './commands/recover-run.js';
 import { resendDelivery } from './commands/resend-delivery.js';
 import { decideApproval, delegatorsOf, resumeRun } from './commands/resume-run.js';
+import { revokeGrant } from './commands/revoke-grant.js';
 import { startRun } from './commands/start-run.js';
 import { expireDue } from './expiry/expire-due.js';
 import { ExpirySweeper } from './expiry/expiry-sweeper.js';
@@ -37,6 +38,12 @@ import {
   getDelivery,
   listDeliveries,
 } from './queries/deliveries.js';
+import {
+  type GrantsPage,
+  type GrantsQuery,
+  type ListedGrant,
+  listGrants,
+} from './queries/grants.js';
 import { type InboxSummary, InboxWatches, inboxSummary } from './queries/inbox-watch.js';
 import {
   listPendingApprovals,
@@ -184,6 +191,22 @@ export class HoldpointRuntime {
   /** Ends `userId`'s out-of-office delegation; whether there was one. For `userId` or an admin. */
   clearDelegation(userId: string, by: Principal): Promise<boolean> {
     return clearDelegation(this.ctx, userId, checked(by));
+  }
+
+  /**
+   * A user's grants (default: `by`'s own), newest first, in force or not: their own, or
+   * any user's for an admin.
+   */
+  listGrants(query: GrantsQuery, by: Principal): Promise<GrantsPage> {
+    return listGrants(this.ctx, query, checked(by));
+  }
+
+  /**
+   * Revokes a grant now (audited `grant_revoked` in the session it was made in): for its
+   * user, its granter or an admin; GRANT_NOT_FOUND for anyone else.
+   */
+  revokeGrant(grantId: string, by: Principal): Promise<ListedGrant> {
+    return revokeGrant(this.ctx, grantId, checked(by));
   }
 
   /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */

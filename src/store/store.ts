@@ -12,6 +12,7 @@ import type {
   SessionMeta,
 } from '../core/types.js';
 import type { Delegations } from './delegations.js';
+import type { Grants } from './grants.js';
 import type { DeliveryRecord, Outbox } from './outbox.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
@@ -168,6 +169,8 @@ export interface StoreStats {
   running: number;
   /** Deliveries kept in the outbox (of any status, until their retention ends). */
   deliveries?: number;
+  /** Grants kept (in force or not, until their retention ends). */
+  grants?: number;
   /** What the store takes: the database's size on SQL stores, the records' JSON in memory. */
   bytes?: number;
 }
@@ -195,6 +198,8 @@ export interface HoldpointStore {
   readonly delegations: Delegations;
   /** Notifications of approval events, written with the commits that make them true. */
   readonly outbox: Outbox;
+  /** Remembered permissions to run a tool's calls without a pause, until they expire. */
+  readonly grants: Grants;
 
   /**
    * Creates an idle session, or with `begin` one whose first run already holds it.
@@ -287,9 +292,10 @@ export interface HoldpointStore {
   /**
    * Removes, at most `limit` at a time, what has outlived its retention by `now`:
    * sessions past their lifetime (with their pauses, runs, events, audit and index
-   * entries), and the outbox's, ledger's, request records' and rate windows' expired
-   * rows. The sweeper calls it every beat; stores that expire records by themselves
-   * (memory, Redis) have nothing to do. Answers how many records it removed.
+   * entries), the outbox's, ledger's, request records' and rate windows' expired rows,
+   * and the grants a session TTL past their expiry. The sweeper calls it every beat;
+   * what expires by itself (memory sessions, every Redis key) needs nothing here.
+   * Answers how many records it removed.
    */
   purgeExpired(now: number, limit: number): Promise<number>;
 

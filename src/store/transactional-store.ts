@@ -10,6 +10,7 @@ import {
 } from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type { Delegations } from './delegations.js';
+import type { Grants } from './grants.js';
 import { INBOX_CHANNEL, inboxNews } from './inbox-news.js';
 import type { Outbox } from './outbox.js';
 import type { RateCounters } from './rate-counters.js';
@@ -82,6 +83,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract readonly memories: UserMemories;
   abstract readonly delegations: Delegations;
   abstract readonly outbox: Outbox;
+  abstract readonly grants: Grants;
 
   /** The session's snapshot and its version, read now. */
   protected abstract readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined>;

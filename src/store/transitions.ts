@@ -2,6 +2,7 @@ import { amongDeciders, approversOf, deciderRefusal } from '../core/approvers.js
 import { approvalAudit, decisionAudit, undecidedAudit } from '../core/audit.js';
 import { AUDIT_GENESIS, chainAudit } from '../core/audit-chain.js';
 import { HoldpointError } from '../core/errors.js';
+import type { Grant } from '../core/grants.js';
 import { hashArgs } from '../core/hash.js';
 import { decidingFor } from '../core/may-decide.js';
 import { isOwnerOrAdmin, type Principal, SYSTEM } from '../core/principal.js';
@@ -249,6 +250,54 @@ export function renewLeaseTransition(
 ): Transition<void> {
   requireLease(snapshot, invocationId, lease);
   return { writes: { meta: { ...snapshot.meta, lease }, audit: [] } };
+}
+
+/**
+ * A call of the running segment runs without a pause, allowed by `grant`: an
+ * `allowed_by_grant` line (the grant, the tool, the call's arguments' hash), stored
+ * before the tool runs. LEASE_LOST when the segment no longer holds the session.
+ */
+export function allowedByGrantTransition(
+  snapshot: SessionSnapshot,
+  call: { invocationId: string; lease: Lease; toolName: string; argsHash: string },
+  grant: Pick<Grant, 'grantId' | 'grantedBy'>,
+  now: number,
+): Transition<void> {
+  requireLease(snapshot, call.invocationId, call.lease);
+  const line: AuditEntry = {
+    at: now,
+    action: 'allowed_by_grant',
+    sessionId: snapshot.meta.sessionId,
+    invocationId: call.invocationId,
+    actor: `grant:${grant.grantedBy}`,
+    toolName: call.toolName,
+    argsHash: call.argsHash,
+    grantId: grant.grantId,
+  };
+  return { writes: { meta: touch(snapshot.meta, {}, now), audit: [line] } };
+}
+
+/**
+ * `grant`, made in this session, was revoked by `by`: a `grant_revoked` line, whatever
+ * the session is doing (it changes nothing else of it).
+ */
+export function grantRevokedTransition(
+  snapshot: SessionSnapshot,
+  grant: Pick<Grant, 'grantId' | 'toolName'>,
+  by: string,
+  now: number,
+): Transition<void> {
+  const { meta } = snapshot;
+  const line: AuditEntry = {
+    at: now,
+    action: 'grant_revoked',
+    sessionId: meta.sessionId,
+    invocationId: meta.invocationId ?? '',
+    actor: by,
+    toolName: grant.toolName,
+    grantId: grant.grantId,
+  };
+  return { writes: { meta: touch(meta, {}, now), audit: [line] } };
 }
 
 /** The pause this run resumed from, while it is still being resumed. */

@@ -24,6 +24,7 @@ import { resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
 import { checkRichDecisions } from './check-rich-decisions.js';
 import { HeldRunFollower } from './follow-held-run.js';
+import { storeGrants } from './store-grants.js';
 
 /**
  * Records decisions on a session's pause. The one caller whose decision completes
@@ -91,6 +92,8 @@ export async function resumeRun(
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);
     });
+  // Once the decisions are stored, before the run goes on: its calls may use them.
+  await storeGrants(ctx, snapshot.meta, pause, batch, requestId);
   if (outcome === 'handed') {
     const owner = snapshot.pause?.heldBy?.owner ?? '';
     if (follower) return follower.outcome(ctx, sessionId, pause.invocationId, owner);

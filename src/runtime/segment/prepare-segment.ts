@@ -13,6 +13,7 @@ import { LinearAwaits, withoutAwaits } from './linear-awaits.js';
 import { openToolCalls } from './open-tool-calls.js';
 import { approvedCalls, callAnswers } from './resume-message.js';
 import type { SegmentCollector } from './segment-collector.js';
+import { segmentGrants } from './segment-grants.js';
 import { SegmentSessions } from './segment-sessions.js';
 import type { SegmentStart } from './segment-start.js';
 
@@ -22,6 +23,8 @@ import type { SegmentStart } from './segment-start.js';
  */
 export interface StopCause {
   error?: unknown;
+  /** Stops ADK at once, as a lost lease does (set by the segment that drives it). */
+  halt?: () => void;
 }
 
 /** A segment's session, ready for ADK to run on. */
@@ -103,6 +106,8 @@ export async function prepareSegment(
       throw error;
     }
   });
+  const granted = segmentGrants(ctx, start, stopCause);
+  const grantedCalls = granted ? [granted] : [];
   const messages = start.messages ?? [];
   // Answers to calls in parallel branches are stored first, each in its branch, and
   // ADK goes on from them; otherwise it runs on the last message.
@@ -120,7 +125,8 @@ export async function prepareSegment(
     // Each approved call is marked started just before its tool runs (see
     // ApprovedCallsStarted); a mark the store cannot take stops the segment.
     // An answer given in a tool's place ends the call before its start would be marked.
-    plugins: starting.size === 0 ? [answers] : [answers, startedMarks],
+    // A call a grant allows runs once its line is stored (GrantedCalls).
+    plugins: [answers, ...(starting.size === 0 ? [] : [startedMarks]), ...grantedCalls],
   };
 }
 

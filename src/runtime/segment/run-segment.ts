@@ -75,7 +75,7 @@ async function runWholeSegment(
     stop.abort();
   };
   const collector = new SegmentCollector(app.hints);
-  const stopCause: StopCause = {};
+  const stopCause: StopCause = { halt: () => stop.abort() };
   let append: SessionAppend = { events: [], state: {} };
   // A segment that cannot run at all ends as any other: its failure is stored.
   let held: HoldEnd = { ended: 'ran' };

@@ -24,6 +24,7 @@ import { TransactionalStore, type VersionedSnapshot } from '../transactional-sto
 import { type WaitingCount, waitingChanges, waitingCounts, waitingOf } from '../waiting-counts.js';
 import { MemoryDelegations } from './memory-delegations.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
+import { MemoryGrants } from './memory-grants.js';
 import { MemoryOutbox } from './memory-outbox.js';
 import { MemoryRateCounters } from './memory-rate-counters.js';
 import { MemoryRelay } from './memory-relay.js';
@@ -74,6 +75,7 @@ export class MemoryStore extends TransactionalStore {
   readonly memories = new MemoryUserMemories();
   readonly delegations = new MemoryDelegations();
   readonly outbox = new MemoryOutbox();
+  readonly grants: MemoryGrants;
   /** In order of last change, oldest first. */
   private readonly sessions = new Map<string, StoredSession>();
   private readonly expiries = new SortedIndex();
@@ -105,6 +107,8 @@ export class MemoryStore extends TransactionalStore {
     this.ttlMs = (options.sessionTtlSeconds ?? DEFAULTS.sessionTtlSeconds) * 1000;
     this.maxSessions = options.maxSessions ?? DEFAULTS.memoryMaxSessions;
     this.maxBytes = (options.maxMb ?? DEFAULTS.memoryMaxMb) * 1024 * 1024;
+    // An expired grant stays listed as long as a session would be kept.
+    this.grants = new MemoryGrants(this.ttlMs);
   }
 
   /** An in-process write is never of unknown outcome, so no commit ids are kept. */
@@ -260,13 +264,17 @@ export class MemoryStore extends TransactionalStore {
       paused: this.paused.size,
       running: this.running.size,
       deliveries: this.outbox.count(),
+      grants: this.grants.count(),
       bytes: this.bytes,
     };
   }
 
-  /** Sessions go as their lifetime ends (on the next write or read); nothing is left to purge. */
-  async purgeExpired(): Promise<number> {
-    return 0;
+  /**
+   * Sessions go as their lifetime ends (on the next write or read); what is left to purge
+   * is the grants past their expiry and retention.
+   */
+  async purgeExpired(now: number, limit: number): Promise<number> {
+    return this.grants.purge(now, limit);
   }
 
   async ping(): Promise<void> {}

@@ -146,6 +146,27 @@ export class RedisKeys {
     return `${this.prefix}:{index}:delegates-to:${delegate}`;
   }
 
+  /** String: one grant, expiring a session TTL after the grant does. */
+  grant(grantId: string): string {
+    return `${this.prefix}:{index}:grant:${grantId}`;
+  }
+
+  /**
+   * Zset of one user's grant ids, scored by when each was made (read newest first);
+   * expires with its latest grant's record.
+   */
+  grantsOf(userId: string): string {
+    return `${this.prefix}:{index}:grants-of:${userId}`;
+  }
+
+  /**
+   * Zset of the ids of one user's grants on one tool of one app, scored by when each
+   * expires (those scored after now may be in force); expires with its latest grant.
+   */
+  grantsFor(userId: string, app: string, toolName: string): string {
+    return `${this.prefix}:{index}:grants-for:${JSON.stringify([userId, app, toolName])}`;
+  }
+
   /**
    * Hash: one delivery of the outbox. `data` (what never changes: ids, event, channel,
    * recipient, createdAt, as JSON) and one field per changing one ('' when absent);

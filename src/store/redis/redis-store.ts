@@ -20,6 +20,7 @@ import { type WaitingCount, waitingCounts } from '../waiting-counts.js';
 import { RedisConnection, type RedisScript } from './redis-connection.js';
 import { RedisDelegations } from './redis-delegations.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
+import { RedisGrants } from './redis-grants.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisOutbox } from './redis-outbox.js';
@@ -72,6 +73,7 @@ export class RedisStore extends TransactionalStore {
   readonly memories: RedisUserMemories;
   readonly delegations: RedisDelegations;
   readonly outbox: RedisOutbox;
+  readonly grants: RedisGrants;
   private readonly conn: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly writer: RedisSessionWriter;
@@ -98,6 +100,7 @@ export class RedisStore extends TransactionalStore {
     this.memories = new RedisUserMemories(this.conn, this.keys, this.sessionTtlMs);
     this.delegations = new RedisDelegations(this.conn, this.keys);
     this.outbox = new RedisOutbox(this.conn, this.keys);
+    this.grants = new RedisGrants(this.conn, this.keys, this.sessionTtlMs);
     this.readSnapshotScript = this.conn.script('read-snapshot');
     this.readSessionScript = this.conn.script('read-session');
     this.effects = new RedisEffectLedger(this.conn, this.keys, {

@@ -6,7 +6,7 @@ import { dropSessions } from './sql-session-writes.js';
  * Tables whose rows expire on their own, with the columns of their primary key and the
  * column that says when a row ends (indexed: the purge reads the oldest rows first).
  */
-const EXPIRING: { table: string; key: string[]; column: string }[] = [
+const EXPIRING: { table: string; key: string[]; column: string; retained?: true }[] = [
   { table: 'hp_effects', key: ['key'], column: 'expires_at' },
   { table: 'hp_requests', key: ['key'], column: 'expires_at' },
   { table: 'hp_rate_windows', key: ['key', 'window_start'], column: 'expires_at' },
@@ -15,6 +15,8 @@ const EXPIRING: { table: string; key: string[]; column: string }[] = [
   { table: 'hp_deliveries', key: ['delivery_id'], column: 'expires_at' },
   { table: 'hp_relay', key: ['id'], column: 'expires_at' },
   { table: 'hp_delegations', key: ['user_id'], column: 'until_at' },
+  // Listed (not in force) for a while after they expire: the store's retention.
+  { table: 'hp_grants', key: ['grant_id'], column: 'expires_at', retained: true },
 ];
 
 /**
@@ -53,9 +55,15 @@ async function purgeTable(
 /**
  * Removes what outlived its retention by `now`, at most `limit` rows per table: sessions
  * past their lifetime (their rows cascade; approvals still waiting leave the counts in
- * the same transaction), then each expiring table's old rows. Answers how many rows went.
+ * the same transaction), then each expiring table's old rows (grants `retainMs` after
+ * they expire). Answers how many rows went.
  */
-export async function purgeExpired(db: SqlDriver, now: number, limit: number): Promise<number> {
+export async function purgeExpired(
+  db: SqlDriver,
+  now: number,
+  limit: number,
+  retainMs: number,
+): Promise<number> {
   let removed = await db.transaction(async (tx) => {
     const { rows } = await tx.query(
       'SELECT session_id FROM hp_sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2',
@@ -67,6 +75,8 @@ export async function purgeExpired(db: SqlDriver, now: number, limit: number): P
       now,
     );
   });
-  for (const table of EXPIRING) removed += await purgeTable(db, table, now, limit);
+  for (const table of EXPIRING) {
+    removed += await purgeTable(db, table, table.retained ? now - retainMs : now, limit);
+  }
   return removed;
 }

@@ -17,6 +17,7 @@ import { schemaGuarded } from './schema-guard.js';
 import { SqlDelegations } from './sql-delegations.js';
 import type { SqlDriver } from './sql-driver.js';
 import { SqlEffectLedger } from './sql-effect-ledger.js';
+import { SqlGrants } from './sql-grants.js';
 import { SqlOutbox } from './sql-outbox.js';
 import { purgeExpired } from './sql-purge.js';
 import { SqlRateCounters } from './sql-rate-counters.js';
@@ -50,6 +51,7 @@ export class SqlStore extends TransactionalStore {
   readonly memories: SqlUserMemories;
   readonly delegations: SqlDelegations;
   readonly outbox: SqlOutbox;
+  readonly grants: SqlGrants;
   readonly relay: SqlDriver['relay'];
   /** The driver behind the schema check. */
   protected readonly db: SqlDriver;
@@ -75,6 +77,7 @@ export class SqlStore extends TransactionalStore {
     this.memories = new SqlUserMemories(this.db, this.ttlMs);
     this.delegations = new SqlDelegations(this.db);
     this.outbox = new SqlOutbox(this.db);
+    this.grants = new SqlGrants(this.db);
   }
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
@@ -242,11 +245,12 @@ export class SqlStore extends TransactionalStore {
 
   async stats(): Promise<StoreStats> {
     const count = async (sql: string) => Number((await this.db.query(sql)).rows[0]?.n ?? 0);
-    const [sessions, paused, running, deliveries, bytes] = await Promise.all([
+    const [sessions, paused, running, deliveries, grants, bytes] = await Promise.all([
       count('SELECT COUNT(*) AS n FROM hp_sessions'),
       count('SELECT COUNT(*) AS n FROM hp_sessions WHERE paused_until IS NOT NULL'),
       count('SELECT COUNT(*) AS n FROM hp_sessions WHERE lease_until IS NOT NULL'),
       count('SELECT COUNT(*) AS n FROM hp_deliveries'),
+      count('SELECT COUNT(*) AS n FROM hp_grants'),
       this.db.databaseBytes(),
     ]);
     return {
@@ -256,12 +260,13 @@ export class SqlStore extends TransactionalStore {
       paused,
       running,
       deliveries,
+      grants,
       bytes,
     };
   }
 
   purgeExpired(now: number, limit: number): Promise<number> {
-    return purgeExpired(this.db, now, limit);
+    return purgeExpired(this.db, now, limit, this.ttlMs);
   }
 
   /** The schema is this code's and the database answers (a bad schema surfaces here). */

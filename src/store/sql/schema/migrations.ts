@@ -198,6 +198,27 @@ const V2_STATEMENTS = [
   'CREATE INDEX hp_sessions_sla_due ON hp_sessions (sla_due_at, session_id) WHERE sla_due_at IS NOT NULL',
 ];
 
+/**
+ * Version 3: grants (remembered permissions to run a tool without a pause): one row per
+ * grant, found by its user, app and tool when a call may be covered, listed by user
+ * newest first, and purged a retention after its expiry.
+ */
+const V3_STATEMENTS = [
+  `CREATE TABLE hp_grants (
+    grant_id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    app TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    revoked_at BIGINT,
+    record TEXT NOT NULL
+  )`,
+  'CREATE INDEX hp_grants_in_force ON hp_grants (user_id, app, tool_name, expires_at)',
+  'CREATE INDEX hp_grants_owner ON hp_grants (user_id, created_at, grant_id)',
+  'CREATE INDEX hp_grants_expiry ON hp_grants (expires_at)',
+];
+
 /** Every step, in order; the last one's version is the schema this code runs on. */
 export const MIGRATIONS: Migration[] = [
   {
@@ -212,6 +233,11 @@ export const MIGRATIONS: Migration[] = [
       await runAll(tx, V2_STATEMENTS);
       await backfillV2(tx);
     },
+  },
+  {
+    version: 3,
+    name: 'grants',
+    up: (tx) => runAll(tx, V3_STATEMENTS),
   },
 ];
 

@@ -4,6 +4,7 @@ import { auditOperations } from './audit.js';
 import { chatOperations } from './chat.js';
 import { delegationOperations } from './delegations.js';
 import { deliveryOperations } from './deliveries.js';
+import { grantOperations } from './grants.js';
 import type { Operation, Resource } from './operation.js';
 import { runOperations } from './runs.js';
 import { serverOperations } from './server.js';
@@ -20,6 +21,7 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   sessions: sessionOperations,
   approvals: approvalOperations,
   delegations: delegationOperations,
+  grants: grantOperations,
   audit: auditOperations,
   chat: chatOperations,
   deliveries: deliveryOperations,

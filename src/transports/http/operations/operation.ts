@@ -11,6 +11,7 @@ export type Resource =
   | 'sessions'
   | 'approvals'
   | 'delegations'
+  | 'grants'
   | 'audit'
   | 'server'
   | 'chat'

@@ -5,7 +5,7 @@ import { defineOperation } from './operation.js';
 
 /** The store's statistics as the API (and `holdpoint db stats`) shows them: absent figures left out. */
 export function presentStoreStats(stats: StoreStats): z.input<typeof wire.storeStats> {
-  const { kind, schemaVersion, sessions, paused, running, deliveries, bytes } = stats;
+  const { kind, schemaVersion, sessions, paused, running, deliveries, grants, bytes } = stats;
   return {
     kind,
     ...(schemaVersion === undefined ? {} : { schema_version: schemaVersion }),
@@ -13,6 +13,7 @@ export function presentStoreStats(stats: StoreStats): z.input<typeof wire.storeS
     paused,
     running,
     ...(deliveries === undefined ? {} : { deliveries }),
+    ...(grants === undefined ? {} : { grants }),
     ...(bytes === undefined ? {} : { bytes }),
   };
 }

@@ -19,6 +19,8 @@ export const storeStats = z.object({
   running: count,
   /** Notifications kept in the outbox, until their retention ends. */
   deliveries: count.optional(),
+  /** Grants kept, in force or not, until their retention ends. */
+  grants: count.optional(),
   /** What the store takes: the database's size on SQL stores, the records' JSON in memory. */
   bytes: count.optional(),
 });
