@@ -207,7 +207,7 @@ describe('a decision link', () => {
   it('records a rejection with its reason, which the agent sees', async () => {
     const paused = await pause('always 44');
     const page = await open(linkFor(paused, 'bob'));
-    expect(page.html).toContain('Reason (optional; the agent sees it)');
+    expect(page.html).toContain('Reason (optional), seen by the agent');
     const reason = 'No: the wrong account';
     const rejected = await submit(linkFor(paused, 'bob'), { decision: 'reject', reason });
     expect(rejected.status).toBe(200);
