@@ -1,5 +1,5 @@
-import { editInForce } from '../../core/current-args.js';
 import type { Principal } from '../../core/principal.js';
+import { latestEdit } from '../../core/settlement.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { DecisionInput } from '../../runtime/requests.js';
@@ -17,7 +17,7 @@ export function stateOfView(view: SessionView): ChatState {
       owner: meta.userId,
       approvals: view.pendingApprovals.map((request) => {
         const canDecide = view.decidable.includes(request.approvalId);
-        const edit = editInForce(view.pause?.decisions ?? [], request.approvalId);
+        const edit = view.pause && latestEdit(view.pause, request.approvalId);
         if (!edit?.editedArgs) return { request, canDecide };
         return {
           request: { ...request, args: edit.editedArgs },

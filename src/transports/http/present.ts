@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { approversOf } from '../../core/approvers.js';
-import { editInForce } from '../../core/current-args.js';
 import type { DecisionPolicy } from '../../core/decision-policy.js';
 import type { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
@@ -15,6 +14,16 @@ import type { Delegation } from '../../store/delegations.js';
 import type * as wire from './wire/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The approved edit in force on an approval, among the votes a presenter has (an
+ * outcome's and the inbox's come without their pause): settlement's `latestEdit`.
+ */
+function editInForce(decisions: Decision[], approvalId: string): Decision | undefined {
+  return decisions
+    .filter((d) => d.approvalId === approvalId && d.approved && d.editedArgs !== undefined)
+    .at(-1);
+}
 
 /**
  * An approval request as the API shows it, with the call's arguments as they stand:
