@@ -237,6 +237,12 @@ describe.each(Object.entries(STORES))('rich decisions over REST on the %s store'
       403,
       { code: 'RESPOND_NOT_ALLOWED' },
     ],
+    [
+      'a grant a payment’s policy does not allow',
+      { grant: { scope: 'session', hours: 1 } },
+      403,
+      { code: 'GRANT_NOT_ALLOWED' },
+    ],
   ])('refuses %s, recording nothing', async (_label, change, status, error) => {
     const pause = await paused('pay 200 Jiro');
     const [approval] = pause.approvals;
