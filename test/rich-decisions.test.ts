@@ -56,6 +56,11 @@ const model = new RulesModel('rich', (request) => {
       ],
     };
   }
+  if (text === 'history') {
+    // Every call the model's history shows, as the model reads it on a later turn.
+    const calls = request.contents.flatMap((c) => functionCallsOf(c)).map((c) => c.args);
+    return textReply(JSON.stringify(calls));
+  }
   if (text === 'lookup') return { role: 'model', parts: [call('lookup', { q: 'rate' })] };
   if (text === 'archive') return { role: 'model', parts: [call('archive', { id: 'a1' })] };
   if (text === 'ask') return { role: 'model', parts: [call('ask_value', { question: 'Which?' })] };
@@ -525,6 +530,33 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       expect(ran).toEqual({ transfer: 2, lookup: 0, archive: 0 });
       const audit = await auditOf(runtime, pause.sessionId);
       expect(audit.filter((e) => e.action === 'resumed')).toHaveLength(1);
+    });
+
+    it('shows the edited call on every later turn of the session', async () => {
+      const pause = pending(await runtime.start({ query: 'pay' }, ann));
+      const a = pause.approvals[0];
+      await runtime.resume(
+        {
+          sessionId: pause.sessionId,
+          decisions: [
+            {
+              approvalId: a?.approvalId as string,
+              approved: true,
+              argsHash: hashArgs(a?.args),
+              editedArgs: { amount: 40, to: 'Ann' },
+            },
+          ],
+        },
+        admin,
+      );
+      const later = await runtime.start({ query: 'history', sessionId: pause.sessionId }, ann);
+      expect(JSON.parse(resultOf(later))).toEqual([{ amount: 40, to: 'Ann' }]);
+      // The stored call keeps the model's own arguments (the audit's truth).
+      const { turns } = await runtime.history(pause.sessionId, ann);
+      expect(turns[0]?.events.find((e) => e.type === 'tool-call')).toMatchObject({
+        args: { amount: 40, to: 'Ann' },
+        modelArgs: { amount: 100, to: 'Ann' },
+      });
     });
 
     it('records nothing of a batch with one invalid part', async () => {

@@ -404,7 +404,10 @@ function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision
  * the pause already holds are `recorded`, writing nothing. `delegators` are the people
  * whose out-of-office delegation to `by` is in force: `by` may also decide what one of
  * them may (as that user; the requester rule holds for both), and such a decision
- * records whom it was made for (`onBehalfOf`).
+ * records whom it was made for (`onBehalfOf`). `check` settles the batch's edits from
+ * the tools' policies (see DecisionCheck) once `by` is known to decide on the pause;
+ * every decision is then bound to its approval's current arguments (`boundDecision`),
+ * and a grant writes its `granted` line beside its `decided` one.
  */
 export function decideTransition(
   snapshot: SessionSnapshot,

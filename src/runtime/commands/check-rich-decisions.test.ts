@@ -107,6 +107,20 @@ describe('checkRichDecisions', () => {
     );
   });
 
+  it('refuses edits and answers on a tool that awaits inline: its call is running already', () => {
+    const awaiting = { ...pause, approvals: [{ ...approval, awaitIndex: 0 }] } as Pause;
+    const decide = (decision: Record<string, unknown>) => () =>
+      checkRichDecisions(editable, awaiting, [
+        { approvalId: 'a1', approved: true, argsHash: HASH, ...decision },
+      ] as never);
+    expect(decide({ editedArgs: { ...ARGS, amount: 1 } })).toThrow(
+      expect.objectContaining({ code: 'EDIT_NOT_ALLOWED' }),
+    );
+    expect(decide({ response: { status: 'done' } })).toThrow(
+      expect.objectContaining({ code: 'RESPOND_NOT_ALLOWED' }),
+    );
+  });
+
   it('checks answers in the tool place', () => {
     expect(check({ response: { status: 'done' } })()).toEqual([{}]);
     expect(check({ response: { status: 1 } })).toThrow(

@@ -37,7 +37,11 @@ export const session = z.object({
   pending_approvals: z.array(sessionApproval),
 });
 
-/** An AI SDK UI message (`id`, `role`, `parts`, `metadata`), as the chat streams show them. */
+/**
+ * An AI SDK UI message (`id`, `role`, `parts`, `metadata`), as the chat streams show them.
+ * A tool part's `input` is what the call ran with; when a person edited it, the model's own
+ * arguments are its `toolMetadata.model_input`.
+ */
 export const uiMessage = z.looseObject({
   id: z.string(),
   role: z.enum(['system', 'user', 'assistant']),
