@@ -141,6 +141,11 @@ describe.each(Object.entries(STORES))('rich decisions over REST on the %s store'
     expect(
       inbox.approvals.find((a: { approval_id: string }) => a.approval_id === approval.approval_id),
     ).toMatchObject({ args: raised, model_args: PAID_200, args_hash: hashArgs(raised) });
+    const handed = await bob.post(`/api/approvals/${approval.approval_id}/reassign`, {
+      to: 'erin',
+    });
+    expect(handed.status).toBe(200);
+    expect(handed.body).toMatchObject({ args: raised, model_args: PAID_200, edited_by: 'ann' });
     // The hash ann saw is no longer what stands.
     const stale = await bob.post(`/api/approvals/${approval.approval_id}`, {
       approved: true,

@@ -70,7 +70,7 @@ function presentDecisionPolicy(p: DecisionPolicy): z.input<typeof wire.decisionP
 
 /** An approval handed on, with its session. */
 export function presentReassigned(a: ReassignedApproval): z.input<typeof wire.reassignedApproval> {
-  return { ...presentApproval(a), session_id: a.sessionId };
+  return { ...presentApproval(a, a.votes), session_id: a.sessionId };
 }
 
 /** An out-of-office delegation as the API shows it (`null`: none in force). */
