@@ -1,6 +1,6 @@
 import { HoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
-import type { ApprovalRequest } from '../../core/types.js';
+import type { ApprovalRequest, Decision } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import { reassignTransition } from '../../store/transitions.js';
 import { type ReassignRequest, reassignRequest } from '../requests.js';
@@ -9,6 +9,8 @@ import type { RuntimeContext } from '../runtime-context.js';
 /** An approval after it was handed on, with the session it waits in. */
 export interface ReassignedApproval extends ApprovalRequest {
   sessionId: string;
+  /** The votes recorded on it so far (an approved edit among them changes its arguments). */
+  votes: Decision[];
 }
 
 /**
@@ -39,5 +41,9 @@ export async function reassignApproval(
     .log(sessionId, pause.invocationId)
     .info({ approval_id: approvalId, by: by.id, to }, 'approval reassigned');
   const approval = pause.approvals.find((a) => a.approvalId === approvalId) as ApprovalRequest;
-  return { ...approval, sessionId };
+  return {
+    ...approval,
+    sessionId,
+    votes: pause.decisions.filter((d) => d.approvalId === approvalId),
+  };
 }

@@ -1,4 +1,5 @@
 import type { Principal } from '../../core/principal.js';
+import { latestEdit } from '../../core/settlement.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { DecisionInput } from '../../runtime/requests.js';
@@ -14,10 +15,16 @@ export function stateOfView(view: SessionView): ChatState {
       status: 'waiting',
       sessionId,
       owner: meta.userId,
-      approvals: view.pendingApprovals.map((request) => ({
-        request,
-        canDecide: view.decidable.includes(request.approvalId),
-      })),
+      approvals: view.pendingApprovals.map((request) => {
+        const canDecide = view.decidable.includes(request.approvalId);
+        const edit = view.pause && latestEdit(view.pause, request.approvalId);
+        if (!edit?.editedArgs) return { request, canDecide };
+        return {
+          request: { ...request, args: edit.editedArgs },
+          canDecide,
+          edit: { modelArgs: request.args, by: edit.decidedBy },
+        };
+      }),
       decisions: view.pause.decisions,
     };
   }
