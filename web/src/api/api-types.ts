@@ -31,6 +31,15 @@ export type ApprovalKind = wire.Approval['kind'];
 /** Who may decide an approval (its tool's policy when it was asked). */
 export type ApiApprovers = wire.Approvers;
 
+/**
+ * What a decider may answer beyond approve and reject (edit, respond, grant), as the
+ * tool's policy said when the approval was asked.
+ */
+export type ApiDecisionPolicy = wire.DecisionPolicy;
+
+/** A grant a decider asks for with an approval (`grant` on a decision). */
+export type GrantBody = NonNullable<DecisionBody['grant']>;
+
 /** An approval request as the REST API shows it; `can_decide` where the answer says it. */
 export type ApiApproval = wire.Approval & { can_decide?: boolean };
 

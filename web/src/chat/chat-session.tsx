@@ -12,6 +12,13 @@ import { cancelPause, decideApproval, getSessionMessages } from '../api/holdpoin
 import { ApprovalDialog } from '../approvals/approval-dialog';
 import type { ApprovalRequest } from '../approvals/approval-request';
 import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
+import {
+  decisionBody,
+  fieldErrorOf,
+  isRich,
+  type RichApproval,
+  stillWaitsNote,
+} from '../approvals/rich-approval';
 import { currentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { appInfo } from './app-info';
@@ -92,6 +99,8 @@ export function ChatSession(props: Props) {
   const [busy, setBusy] = useState(false);
   const [decisionError, setDecisionError] = useState<ApiError>();
   const [notice, setNotice] = useState<ApiError>();
+  /** What became of the last decision when the pause still waits for it (another approver). */
+  const [stillWaits, setStillWaits] = useState<string>();
 
   const sessionId = sessionIdOf(messages) ?? props.sessionId;
   useEffect(() => {
@@ -106,6 +115,10 @@ export function ChatSession(props: Props) {
   const yours = pending.filter((p) => p.canDecide === true);
   const othersDecide = pending.filter((p) => p.canDecide === false);
   const current = yours.find((p) => !dismissed.has(p.approvalId));
+  // Once nothing waits here any more, the pause no longer waits for another approver.
+  useEffect(() => {
+    if (pending.length === 0) setStillWaits(undefined);
+  }, [pending.length]);
   const loggedDecisions = useDecisionLog(sessionId, logVersion);
   const decisions = decisionsByApproval(loggedDecisions, pauseDecisions, ownDecisions);
 
@@ -195,17 +208,23 @@ export function ChatSession(props: Props) {
     approved: boolean,
     choice?: InputChoice,
     reason?: string,
+    rich?: RichApproval,
   ) => {
-    const answers = request.kind === 'input' && (approved || rejectIsAnswer(request));
-    const body = answers
-      ? { approved: true, payload: inputAnswer(request, approved, choice), reason }
-      : { approved, reason };
-    await decideApproval(request.approvalId, body, currentUser());
+    const body = decisionBody(request, approved, { choice, reason, rich });
+    const outcome = await decideApproval(request.approvalId, body, currentUser());
     setDecided((prev) => new Set(prev).add(request.approvalId));
+    setStillWaits(stillWaitsNote(outcome, request.approvalId, rich));
     const at = new Date().toISOString();
     setOwnDecisions((prev) => [
       ...prev,
-      { approval_id: request.approvalId, approved, decided_by: currentUser(), at },
+      {
+        approval_id: request.approvalId,
+        approved,
+        decided_by: currentUser(),
+        at,
+        ...(rich?.editedArgs ? { edited_args: rich.editedArgs } : {}),
+        ...(rich?.response === undefined ? {} : { response: rich.response }),
+      },
     ]);
     // An open stream carries the result; without one (reloaded, parked) read it back.
     if (!streamingRef.current) await refresh();
@@ -216,20 +235,29 @@ export function ChatSession(props: Props) {
     approved: boolean,
     choice?: InputChoice,
     reason?: string,
+    rich?: RichApproval,
   ) => {
     lastChange.current = Date.now();
     setDecisionError(undefined);
     setNotice(undefined);
+    setStillWaits(undefined);
     clearError();
     setBusy(true);
     try {
-      if (mode === 'sse' && !streaming) await decideInStream(request, approved, choice, reason);
-      else await decideByRest(request, approved, choice, reason);
+      // The AI SDK's approval response carries yes, no and a reason: an edit, a response
+      // or a grant go by REST, whose answer the chat then reads back (see decideByRest).
+      if (mode === 'sse' && !streaming && !isRich(rich)) {
+        await decideInStream(request, approved, choice, reason);
+      } else await decideByRest(request, approved, choice, reason, rich);
     } catch (caught) {
       const failure = toApiError(caught);
       if (STALE.has(failure.code)) {
         setNotice(failure);
         setDecided((prev) => new Set(prev).add(request.approvalId));
+        await refresh().catch(() => undefined);
+      } else if (failure.code === 'ARGS_MISMATCH') {
+        // Someone's edit changed the call meanwhile: show it as it stands now, to decide again.
+        setNotice(failure);
         await refresh().catch(() => undefined);
       } else {
         setDecisionError(failure);
@@ -304,6 +332,11 @@ export function ChatSession(props: Props) {
       </div>
       <div className="chat__dock">
         {notice ? <ErrorNotice error={notice} onDismiss={() => setNotice(undefined)} /> : null}
+        {stillWaits ? (
+          <p className="notice notice--info" role="status">
+            {stillWaits}
+          </p>
+        ) : null}
         {streamError ? (
           <ErrorNotice error={streamError} onRetry={retry} onDismiss={clearError} />
         ) : null}
@@ -338,12 +371,16 @@ export function ChatSession(props: Props) {
       </div>
       {current ? (
         <ApprovalDialog
-          key={current.approvalId}
+          // A call someone's edit changed (a new hash) is a new question: its form starts afresh.
+          key={`${current.approvalId}-${current.argsHash ?? ''}`}
           request={current}
           app={info.label}
           busy={busy}
           error={decisionError ? <ErrorNotice error={decisionError} /> : undefined}
-          onApprove={(choice) => void decide(current, true, choice)}
+          fieldError={fieldErrorOf(decisionError)}
+          owner={owner}
+          me={currentUser()}
+          onApprove={(choice, rich) => void decide(current, true, choice, undefined, rich)}
           onReject={(reason) => void decide(current, false, undefined, reason)}
           onClose={() => setDismissed((prev) => new Set(prev).add(current.approvalId))}
         />

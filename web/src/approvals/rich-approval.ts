@@ -1,0 +1,88 @@
+import type { DecisionBody, DecisionOutcome, GrantBody } from '../api/api-types';
+import type { ApprovalRequest } from './approval-request';
+import { type InputChoice, inputAnswer, rejectIsAnswer } from './input-answer';
+
+/**
+ * What an approval may carry beyond yes: the call's arguments changed (`editedArgs`), an
+ * answer in the tool's place (`response`), a grant for later calls of the tool.
+ */
+export interface RichApproval {
+  editedArgs?: Record<string, unknown>;
+  response?: unknown;
+  grant?: GrantBody;
+}
+
+/** Whether an approval carries anything beyond yes (then the chat sends it by REST, see chat-session). */
+export function isRich(rich: RichApproval | undefined): rich is RichApproval {
+  return (
+    rich !== undefined &&
+    (rich.editedArgs !== undefined || rich.response !== undefined || rich.grant !== undefined)
+  );
+}
+
+/**
+ * The REST body of a person's answer (`POST /api/approvals/:id`). An input is answered with
+ * its value; a confirmation's approval names the arguments' hash the person saw
+ * (`args_hash`, when the server gave it), so it is refused (ARGS_MISMATCH) if someone's
+ * edit changed them meanwhile, and carries its edit, response or grant. A rejection names
+ * no hash: refusing is safe whatever the arguments became.
+ */
+export function decisionBody(
+  request: ApprovalRequest,
+  approved: boolean,
+  options: { choice?: InputChoice; reason?: string; rich?: RichApproval } = {},
+): DecisionBody {
+  const { choice, reason, rich } = options;
+  if (request.kind === 'input') {
+    return approved || rejectIsAnswer(request)
+      ? { approved: true, payload: inputAnswer(request, approved, choice), reason }
+      : { approved: false, reason };
+  }
+  if (!approved) return { approved: false, reason };
+  return {
+    approved: true,
+    reason,
+    ...(request.argsHash === undefined ? {} : { args_hash: request.argsHash }),
+    ...(rich?.editedArgs === undefined ? {} : { edited_args: rich.editedArgs }),
+    ...(rich?.response === undefined ? {} : { response: rich.response }),
+    ...(rich?.grant === undefined ? {} : { grant: rich.grant }),
+  };
+}
+
+/** A server error that names the field it is about (`details.field`), top-level name first. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * The field a VALIDATION_FAILED, EDIT_NOT_ALLOWED (or other) error names in its details,
+ * as its top-level name (`items.0.name` → `items`), with the server's message; none when
+ * it names no field.
+ */
+export function fieldErrorOf(
+  error: { message: string; details: Record<string, unknown> } | undefined,
+): FieldError | undefined {
+  const named = error?.details.field;
+  const path = Array.isArray(named) ? named.map(String).join('.') : named;
+  if (typeof path !== 'string' || path === '' || !error) return undefined;
+  const field = path.split(/[.[]/)[0] ?? path;
+  return { field, message: error.message };
+}
+
+/**
+ * What to tell the person whose edit (or other rich approval) was recorded while the pause
+ * still waits on the same approval: the server's answer lists it among the undecided (an
+ * edit that needs another approver, or a quorum not yet met). None otherwise.
+ */
+export function stillWaitsNote(
+  outcome: DecisionOutcome,
+  approvalId: string,
+  rich: RichApproval | undefined,
+): string | undefined {
+  if (!isRich(rich) || outcome.status !== 'pending_approval') return undefined;
+  if (!outcome.approvals.some((a) => a.approval_id === approvalId)) return undefined;
+  return rich.editedArgs
+    ? 'Your change is recorded. It needs another approver before the call runs.'
+    : 'Your approval is recorded. The call waits for another approver.';
+}
