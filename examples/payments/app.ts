@@ -11,8 +11,9 @@ number), the recipient's name as written, and the ISO 4217 currency code (USD wh
 given; "$" or ドル is USD, 円 is JPY, ユーロ is EUR). Every payment is sent to a human for
 approval automatically, so do not ask for confirmation yourself.
 When the tool returns status "completed", confirm the amount, currency, recipient and
-transaction id. When it returns an error such as a rejection, say the payment was not sent
-and why. Reply in the user's language.`;
+transaction id (the approver may have changed the amount or recipient: report the result's).
+When it returns an error such as a rejection, say the payment was not sent and why (its
+reason, when it gives one). Reply in the user's language.`;
 
 /** Derived from the call's idempotency key, as a payment provider would, so a replay reports the same transaction. */
 function transactionId(key: string): string {
@@ -74,6 +75,10 @@ export default defineApp({
       onTimeout: 'deny',
       // Four eyes: someone with the approver role signs off, never the person who asked.
       approvers: { roles: ['approver'], requesterMayApprove: false },
+      // An approver may correct the payment before approving it; raising the amount
+      // needs a second approver.
+      editable: ['amount', 'recipient', 'currency'],
+      editNeedsApproval: (seen, edited) => Number(edited.amount) > Number(seen.amount),
     },
   },
 });

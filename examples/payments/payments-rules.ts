@@ -26,14 +26,19 @@ function lastPaymentCalls(request: LlmRequest): FunctionCall[] {
   return [];
 }
 
-/** One sentence on how one payment went. */
+/**
+ * One sentence on how one payment went: what the tool's result says ran (an approver may
+ * have edited the amount), or why it did not.
+ */
 function describeResult(response: Record<string, unknown>, call: FunctionCall | undefined): string {
   if (response.status === 'completed') {
     const money = formatMoney(Number(response.amount), String(response.currency));
     return `Sent ${money} to ${response.recipient} (transaction ${response.transaction_id}).`;
   }
   const error = String(response.error ?? 'it failed');
-  const reason = /reject/i.test(error) ? 'it was rejected' : error;
+  // A rejection carries the person's reason when they gave one: the user hears it.
+  const given = typeof response.reason === 'string' ? response.reason.trim() : '';
+  const reason = given || (/reject/i.test(error) ? 'it was rejected' : error);
   const recipient = String(call?.args?.recipient ?? 'the recipient');
   return `The payment to ${recipient} was not sent: ${reason}.`;
 }

@@ -11,7 +11,19 @@ export function approvalAudit(
   at: number,
   extra: Pick<
     AuditEntry,
-    'approved' | 'reason' | 'payloadHash' | 'unnamedPause' | 'channel' | 'onBehalfOf' | 'to'
+    | 'approved'
+    | 'reason'
+    | 'payloadHash'
+    | 'unnamedPause'
+    | 'channel'
+    | 'onBehalfOf'
+    | 'to'
+    | 'argsHash'
+    | 'editedArgsHash'
+    | 'responseHash'
+    | 'grantId'
+    | 'grantScope'
+    | 'grantUntil'
   > = {},
 ): AuditEntry {
   return {
@@ -28,8 +40,8 @@ export function approvalAudit(
 }
 
 /**
- * The `decided` lines of a batch of decisions on a pause; a payload is recorded by its
- * hash. `unnamedPause` marks decisions that named no pause (they decided the current one).
+ * The `decided` lines of a batch of decisions on a pause, each with the arguments' hash
+ * its decider saw, and an edit's or an answer's hash; a payload is recorded by its hash. `unnamedPause` marks decisions that named no pause (they decided the current one).
  */
 export function decisionAudit(
   pause: Pause,
@@ -44,6 +56,12 @@ export function decisionAudit(
         approved: decision.approved,
         reason: decision.reason,
         payloadHash: decision.payload === undefined ? undefined : hashJson(decision.payload),
+        // What the person saw (the call's arguments then), and what they set or answered.
+        ...(decision.argsHash === undefined ? {} : { argsHash: decision.argsHash }),
+        ...(decision.editedArgsHash === undefined
+          ? {}
+          : { editedArgsHash: decision.editedArgsHash }),
+        ...(decision.response === undefined ? {} : { responseHash: hashJson(decision.response) }),
         ...(unnamedPause ? { unnamedPause: true as const } : {}),
         ...(decision.channel === undefined ? {} : { channel: decision.channel }),
         ...(decision.onBehalfOf === undefined ? {} : { onBehalfOf: decision.onBehalfOf }),

@@ -1,4 +1,5 @@
 import { approversOf } from './approvers.js';
+import { hashArgs } from './hash.js';
 import type { ApprovalRequest, Decision, Pause } from './types.js';
 
 /** The votes recorded on one approval, in order. */
@@ -6,26 +7,79 @@ export function votesOn(pause: Pause, approvalId: string): Decision[] {
   return pause.decisions.filter((d) => d.approvalId === approvalId);
 }
 
+/** The latest approved edit of an approval's arguments, if any: it sets the call's current arguments. */
+export function latestEdit(pause: Pause, approvalId: string): Decision | undefined {
+  const edits = votesOn(pause, approvalId).filter((d) => d.approved && d.editedArgs !== undefined);
+  return edits.at(-1);
+}
+
 /**
- * Whether `person` has voted on the approval `approvalId` of `pause`: themselves, or
- * through their out-of-office delegate (`onBehalfOf`). A person's vote counts once
- * either way, so a quorum is never met by one person and their delegate.
+ * The arguments `approval`'s call would run with now: those of its latest approved edit,
+ * else the model's. Every decision is bound to these (by their hash).
  */
-export function hasVoted(pause: Pause, approvalId: string, person: string): boolean {
-  return pause.decisions.some(
-    (d) => d.approvalId === approvalId && (d.decidedBy === person || d.onBehalfOf === person),
+export function currentArgs(pause: Pause, approval: ApprovalRequest): Record<string, unknown> {
+  return latestEdit(pause, approval.approvalId)?.editedArgs ?? approval.args;
+}
+
+/** hashArgs(currentArgs(pause, approval)): the hash a decision on it must name. */
+export function currentArgsHash(pause: Pause, approval: ApprovalRequest): string {
+  const edit = latestEdit(pause, approval.approvalId);
+  return edit?.editedArgsHash ?? hashArgs(edit?.editedArgs ?? approval.args);
+}
+
+/** The hash of the arguments a vote approved: the edited ones for an edit, else the ones seen. */
+function approvedHash(vote: Decision): string | undefined {
+  return vote.editedArgsHash ?? vote.argsHash;
+}
+
+/**
+ * The votes on `approval` that count: denials and answers in the tool's place always;
+ * approvals only when they approved the current arguments (an edit makes earlier
+ * approvals moot; they stay recorded). A vote recorded without a hash (before binding
+ * was stored) counts while nobody edited the call.
+ */
+function countingVotes(pause: Pause, approval: ApprovalRequest): Decision[] {
+  const votes = votesOn(pause, approval.approvalId);
+  const edit = latestEdit(pause, approval.approvalId);
+  if (!edit) return votes;
+  const current = currentArgsHash(pause, approval);
+  return votes.filter(
+    (d) => !d.approved || d.response !== undefined || approvedHash(d) === current,
   );
 }
 
 /**
- * The decision that settled `approval`: the first denial, or the approval that brought
- * the distinct approvers to its quorum; undefined while it still waits for people.
+ * Whether `person` has voted on the approval `approvalId` of `pause`: themselves, or
+ * through their out-of-office delegate (`onBehalfOf`). A person's vote counts once
+ * either way, so a quorum is never met by one person and their delegate. A vote made
+ * moot by someone else's later edit does not count: its author may vote on the edit.
+ */
+export function hasVoted(pause: Pause, approvalId: string, person: string): boolean {
+  const approval = pause.approvals.find((a) => a.approvalId === approvalId);
+  const votes = approval ? countingVotes(pause, approval) : votesOn(pause, approvalId);
+  return votes.some((d) => d.decidedBy === person || d.onBehalfOf === person);
+}
+
+/**
+ * How many distinct people must approve `approval`'s current arguments: 1 for an input,
+ * else its approvers' quorum, and at least 2 while the latest edit needs one more approver.
+ */
+export function quorumOf(pause: Pause, approval: ApprovalRequest): number {
+  if (approval.kind === 'input') return 1;
+  const quorum = approversOf(approval).quorum;
+  return latestEdit(pause, approval.approvalId)?.editNeedsApproval ? Math.max(quorum, 2) : quorum;
+}
+
+/**
+ * The decision that settled `approval`: the first denial, the first answer in the tool's
+ * place, or the approval that brought the distinct approvers of its current arguments to
+ * its quorum; undefined while it still waits for people.
  */
 export function settlingDecision(pause: Pause, approval: ApprovalRequest): Decision | undefined {
-  const votes = votesOn(pause, approval.approvalId);
-  const denial = votes.find((d) => !d.approved);
-  if (denial) return denial;
-  const quorum = approval.kind === 'input' ? 1 : approversOf(approval).quorum;
+  const votes = countingVotes(pause, approval);
+  const final = votes.find((d) => !d.approved || d.response !== undefined);
+  if (final) return final;
+  const quorum = quorumOf(pause, approval);
   const approvers = new Set<string>();
   for (const vote of votes) {
     approvers.add(vote.decidedBy);
@@ -40,4 +94,36 @@ export function settledDecisions(pause: Pause): Decision[] {
     const settled = settlingDecision(pause, approval);
     return settled ? [settled] : [];
   });
+}
+
+/** How a settled approval's call is answered when the run goes on. */
+export interface SettledAnswer {
+  approval: ApprovalRequest;
+  approved: boolean;
+  /** The arguments it runs with instead of the model's (an approved edit). */
+  editedArgs?: Record<string, unknown>;
+  /** The answer given in the tool's place (the tool does not run). */
+  response?: unknown;
+  reason?: string;
+}
+
+/**
+ * The answer to each settled approval of `pause`, by tool call id: approved or not, with
+ * the edit it runs with, the answer given in the tool's place, or the denial's reason.
+ */
+export function settledAnswers(pause: Pause): Map<string, SettledAnswer> {
+  const answers = new Map<string, SettledAnswer>();
+  for (const approval of pause.approvals) {
+    const settled = settlingDecision(pause, approval);
+    if (!settled) continue;
+    const edit = settled.approved ? latestEdit(pause, approval.approvalId) : undefined;
+    answers.set(approval.toolCallId, {
+      approval,
+      approved: settled.approved,
+      ...(edit?.editedArgs && { editedArgs: edit.editedArgs }),
+      ...(settled.approved && settled.response !== undefined && { response: settled.response }),
+      ...(settled.reason !== undefined && { reason: settled.reason }),
+    });
+  }
+  return answers;
 }

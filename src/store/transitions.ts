@@ -5,7 +5,13 @@ import { HoldpointError } from '../core/errors.js';
 import { hashArgs } from '../core/hash.js';
 import { decidingFor } from '../core/may-decide.js';
 import { isOwnerOrAdmin, type Principal, SYSTEM } from '../core/principal.js';
-import { hasVoted, settledDecisions, settlingDecision } from '../core/settlement.js';
+import {
+  currentArgsHash,
+  hasVoted,
+  latestEdit,
+  settledAnswers,
+  settlingDecision,
+} from '../core/settlement.js';
 import { nextSlaStep, slaStateOf } from '../core/sla.js';
 import type {
   ApprovalRequest,
@@ -251,18 +257,22 @@ export function resumedPause(snapshot: SessionSnapshot, invocationId: string): P
   return pause?.status === 'resuming' && pause.invocationId === invocationId ? pause : undefined;
 }
 
-/** `executed` lines for the approved confirmations of the resumed pause whose call ran. */
+/**
+ * `executed` lines for the approved confirmations of the resumed pause whose call ran
+ * (with the edited arguments' hash when an edit ran); none for a call answered in the
+ * tool's place: its tool did not run.
+ */
 function executedAudit(resumed: Pause | undefined, callIds: string[], now: number): AuditEntry[] {
   if (!resumed || callIds.length === 0) return [];
   const ran = new Set(callIds);
-  const approved = new Set(
-    settledDecisions(resumed)
-      .filter((d) => d.approved)
-      .map((d) => d.approvalId),
-  );
-  return resumed.approvals
-    .filter((a) => a.kind === 'confirmation' && ran.has(a.toolCallId) && approved.has(a.approvalId))
-    .map((a) => approvalAudit(resumed, a, 'executed', 'agent', now));
+  const answers = settledAnswers(resumed);
+  return resumed.approvals.flatMap((approval) => {
+    const answer = ran.has(approval.toolCallId) ? answers.get(approval.toolCallId) : undefined;
+    if (approval.kind !== 'confirmation' || !answer?.approved) return [];
+    if (answer.response !== undefined) return [];
+    const edited = answer.editedArgs && { editedArgsHash: hashArgs(answer.editedArgs) };
+    return [approvalAudit(resumed, approval, 'executed', 'agent', now, edited ?? {})];
+  });
 }
 
 /**
@@ -453,20 +463,15 @@ export function decideTransition(
     if (refusal)
       throw votedThroughDelegate(approval, pause, snapshot, asDelegate, wanted) ?? refusal;
     const decision = onBehalfOf === undefined ? wanted : { ...wanted, onBehalfOf };
-    const argsHash = hashArgs(approval.args);
-    if (decision.argsHash !== undefined && decision.argsHash !== argsHash) {
-      throw new HoldpointError(
-        'ARGS_MISMATCH',
-        `The arguments of approval ${approval.approvalId} are not the ones decided on.`,
-        { approval_id: approval.approvalId, args_hash: argsHash },
-      );
-    }
-    return { ...decision, argsHash };
+    return boundDecision(pause, approval, decision);
   });
   const allDecisions = [...pause.decisions, ...decisions];
   // `{approved}` without a pause id decided whichever pause was current: the log says so.
   const unnamedPause = !('decisions' in batch) && batch.pauseId === undefined;
-  const decided = decisionAudit(pause, decisions, unnamedPause);
+  const decided = [
+    ...decisionAudit(pause, decisions, unnamedPause),
+    ...grantedAudit(pause, decisions),
+  ];
   const complete = pause.approvals.every((a) =>
     settlingDecision({ ...pause, decisions: allDecisions }, a),
   );
@@ -493,6 +498,70 @@ export function decideTransition(
     },
     value: { pause: next, outcome: complete ? (holder ? 'handed' : 'resumes') : 'pending' },
   };
+}
+
+/**
+ * `decision` bound to the arguments it was made on: the approval's current ones (its
+ * latest approved edit's, else the model's). ARGS_MISMATCH when it names another hash,
+ * or approves a call edited since it was asked without naming the hash it decided on;
+ * VALIDATION_FAILED when an edit, an answer in the tool's place or a grant names no hash.
+ * An edit equal to the current arguments is a plain approval; an edit records the
+ * hash of the arguments it sets.
+ */
+function boundDecision(pause: Pause, approval: ApprovalRequest, decision: Decision): Decision {
+  const { approvalId } = approval;
+  const current = currentArgsHash(pause, approval);
+  const rich = decision.editedArgs !== undefined || decision.grant !== undefined;
+  const answered = decision.response !== undefined && approval.kind === 'confirmation';
+  if (decision.argsHash === undefined && decision.approved && (rich || answered)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `Approval ${approvalId}: an edit, an answer in the tool's place or a grant names the args_hash it was decided on.`,
+      { approval_id: approvalId, missing: 'args_hash' },
+    );
+  }
+  if (decision.argsHash !== undefined && decision.argsHash !== current) {
+    throw new HoldpointError(
+      'ARGS_MISMATCH',
+      `The arguments of approval ${approvalId} are not the ones decided on.`,
+      { approval_id: approvalId, args_hash: current },
+    );
+  }
+  if (decision.argsHash === undefined && decision.approved && latestEdit(pause, approvalId)) {
+    throw new HoldpointError(
+      'ARGS_MISMATCH',
+      `The arguments of approval ${approvalId} changed since the pause was asked: name the args_hash you decided on.`,
+      { approval_id: approvalId, args_hash: current },
+    );
+  }
+  const { editedArgs, editNeedsApproval, editedArgsHash: _given, ...rest } = decision;
+  const editedHash = editedArgs === undefined ? undefined : hashArgs(editedArgs);
+  if (editedArgs === undefined || editedHash === current) return { ...rest, argsHash: current };
+  return {
+    ...rest,
+    argsHash: current,
+    editedArgs,
+    editedArgsHash: editedHash,
+    ...(editNeedsApproval && { editNeedsApproval }),
+  };
+}
+
+/** The `granted` lines of the decisions that make a grant (the grant is stored after the commit). */
+function grantedAudit(pause: Pause, decisions: Decision[]): AuditEntry[] {
+  return decisions.flatMap((decision) => {
+    const approval = pause.approvals.find((a) => a.approvalId === decision.approvalId);
+    const { grant } = decision;
+    if (!approval || !grant) return [];
+    return [
+      approvalAudit(pause, approval, 'granted', decision.decidedBy, decision.at, {
+        argsHash: decision.argsHash,
+        grantId: grant.grantId,
+        grantScope: grant.scope,
+        grantUntil: grant.expiresAt,
+        ...(decision.onBehalfOf === undefined ? {} : { onBehalfOf: decision.onBehalfOf }),
+      }),
+    ];
+  });
 }
 
 /**

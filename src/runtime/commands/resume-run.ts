@@ -5,6 +5,7 @@ import { mayNeedDelegators } from '../../core/may-decide.js';
 import { type Principal, SYSTEM } from '../../core/principal.js';
 import { settledDecisions } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
+import type { SessionSnapshot } from '../../store/store.js';
 import { validate } from '../../core/validate.js';
 import { holdChannel } from '../../store/run-relay.js';
 import type { DecisionBatch } from '../../store/store.js';
@@ -22,6 +23,7 @@ import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
+import { checkRichDecisions } from './check-rich-decisions.js';
 import { HeldRunFollower } from './follow-held-run.js';
 
 /**
@@ -48,11 +50,14 @@ export async function resumeRun(
   if (snapshot.pause?.status === 'pending') ctx.requireUnchangedApp(app, snapshot.run);
   const now = ctx.clock.now();
   const base = { decidedBy, at: now, requestId };
+  // Every edit, answer and grant of the batch is checked before any of it is recorded.
+  const checked = decisions ? checkRichDecisions(app, currentPause(snapshot), decisions) : [];
   const batch: DecisionBatch = decisions
     ? {
-        decisions: decisions.map(({ grant, ...d }) => ({
+        decisions: decisions.map(({ grant, editedArgs: _asked, ...d }, index) => ({
           channel,
           ...d,
+          ...checked[index],
           ...base,
           ...(grant && {
             grant: {
@@ -161,4 +166,9 @@ export async function decideApproval(
     });
   }
   return resumeRun(ctx, { sessionId, decisions: [decision], requestId }, by, sink);
+}
+
+/** The pause a decision on the session is about: the latest, while it is its current run's. */
+function currentPause({ pause, meta }: SessionSnapshot): Pause | undefined {
+  return pause?.invocationId === meta.invocationId ? pause : undefined;
 }

@@ -3,7 +3,7 @@ import { principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
 import { mayDecideNow } from '../../core/may-decide.js';
 import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
-import type { ApprovalRequest } from '../../core/types.js';
+import type { ApprovalRequest, Decision } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
@@ -19,6 +19,8 @@ export interface PendingApproval extends ApprovalRequest {
   userId: string;
   /** Whether the caller may decide it now (listed for another user, they may not). */
   canDecide: boolean;
+  /** The votes recorded on it so far (an approved edit among them changes its arguments). */
+  votes: Decision[];
 }
 
 /**
@@ -93,6 +95,7 @@ export async function listPendingApprovals(
         app: meta.app,
         userId: meta.userId,
         canDecide: mayDecideNow(pause, approval, by, run?.userId, callerDelegators),
+        votes: pause.decisions.filter((d) => d.approvalId === approval.approvalId),
       })),
     );
     last = { score: pause.expiresAt, member: meta.sessionId };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { decisionPolicyOf } from '../../agents/decision-policy-of.js';
 import { DEFAULT_APPROVERS } from '../../core/approvers.js';
 import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
@@ -122,15 +123,21 @@ async function pauseRun(
     app: segment.app,
     userId: segment.userId,
     status: 'pending',
-    approvals: collector.approvals.map((a) => ({
-      ...a,
-      approvers: app?.approvers?.[a.toolName] ?? DEFAULT_APPROVERS,
-      // The app's notification rule, unless the tool's own rules name one.
-      ...(app?.notify && { notify: app.notify }),
-      ...app?.approvalRules?.[a.toolName],
-      createdAt: end.now,
-      expiresAt,
-    })),
+    approvals: collector.approvals.map((a) => {
+      // A tool that awaits inline is running already: nothing of its call can change.
+      const decisionPolicy =
+        app && a.awaitIndex === undefined ? decisionPolicyOf(app, a.toolName) : undefined;
+      return {
+        ...a,
+        approvers: app?.approvers?.[a.toolName] ?? DEFAULT_APPROVERS,
+        // The app's notification rule, unless the tool's own rules name one.
+        ...(app?.notify && { notify: app.notify }),
+        ...app?.approvalRules?.[a.toolName],
+        ...(decisionPolicy && { decisionPolicy }),
+        createdAt: end.now,
+        expiresAt,
+      };
+    }),
     decisions: [],
     ...(holdUntil === undefined
       ? {}

@@ -1,5 +1,6 @@
 import { type BasePlugin, createEvent, type Session } from '@google/adk';
 import type { Content } from '@google/genai';
+import { DecisionAnswers } from '../../agents/decision-answers.js';
 import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { sessionNotFound } from '../../core/errors.js';
@@ -10,7 +11,7 @@ import { answersByBranch } from './branch-answers.js';
 import { closingEvent } from './closing-event.js';
 import { LinearAwaits, withoutAwaits } from './linear-awaits.js';
 import { openToolCalls } from './open-tool-calls.js';
-import { approvedCalls } from './resume-message.js';
+import { approvedCalls, callAnswers } from './resume-message.js';
 import type { SegmentCollector } from './segment-collector.js';
 import { SegmentSessions } from './segment-sessions.js';
 import type { SegmentStart } from './segment-start.js';
@@ -77,7 +78,15 @@ export async function prepareSegment(
       throw error;
     }
   };
-  const sessions = new SegmentSessions(session, ctx.store.effects, invocationId, checkpoint);
+  // The resumed pause's edits, answers and reasons, applied as ADK runs each call.
+  const answers = new DecisionAnswers(callAnswers(resumedFrom));
+  const sessions = new SegmentSessions(
+    session,
+    ctx.store.effects,
+    invocationId,
+    checkpoint,
+    answers.ranWith,
+  );
   sessions[LINEAR_APPROVALS] = awaits;
   if (!start.messages) {
     // Going on from a checkpoint: what earlier runs left open was answered before it.
@@ -110,7 +119,8 @@ export async function prepareSegment(
     newMessage: branched ? undefined : messages.at(-1),
     // Each approved call is marked started just before its tool runs (see
     // ApprovedCallsStarted); a mark the store cannot take stops the segment.
-    plugins: starting.size === 0 ? [] : [startedMarks],
+    // An answer given in a tool's place ends the call before its start would be marked.
+    plugins: starting.size === 0 ? [answers] : [answers, startedMarks],
   };
 }
 

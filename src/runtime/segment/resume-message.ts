@@ -1,7 +1,8 @@
 import type { Content, Part } from '@google/genai';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
+import type { CallAnswer } from '../../agents/decision-answers.js';
 import { HoldpointError } from '../../core/errors.js';
-import { settledDecisions, settlingDecision } from '../../core/settlement.js';
+import { settledAnswers, settledDecisions, settlingDecision } from '../../core/settlement.js';
 import type { ApprovalRequest, Decision, Pause } from '../../core/types.js';
 
 /** What the user sends to a segment, in order: at least one message. */
@@ -18,7 +19,8 @@ function answerPart(approval: ApprovalRequest, decision: Decision | undefined): 
     if (decision) response.decidedBy = decision.decidedBy;
     return { functionResponse: { id: approval.approvalId, name: CONFIRMATION_CALL, response } };
   }
-  const value = decision?.payload;
+  // An input's value, given as the payload or as the answer in the tool's place.
+  const value = decision?.payload ?? decision?.response;
   const response: Record<string, unknown> = approved
     ? typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
@@ -63,4 +65,23 @@ export function approvedCalls(pause: Pause | undefined): Set<string> {
       .filter((a) => a.kind === 'confirmation' && approved.has(a.approvalId))
       .map((a) => a.toolCallId) ?? [],
   );
+}
+
+/**
+ * How the resumed run applies `pause`'s answers beyond yes and no, by tool call id: the
+ * confirmations approved with an edit or answered in the tool's place, and those
+ * rejected with a reason. A tool that awaits inline is already running: none for it.
+ */
+export function callAnswers(pause: Pause | undefined): Map<string, CallAnswer> {
+  const answers = new Map<string, CallAnswer>();
+  for (const [callId, answer] of pause ? settledAnswers(pause) : []) {
+    const { approval } = answer;
+    if (approval.kind !== 'confirmation' || approval.awaitIndex !== undefined) continue;
+    if (answer.response !== undefined) answers.set(callId, { response: answer.response });
+    else if (answer.editedArgs) answers.set(callId, { editedArgs: answer.editedArgs });
+    else if (!answer.approved && answer.reason !== undefined) {
+      answers.set(callId, { rejectedWith: answer.reason });
+    }
+  }
+  return answers;
 }

@@ -11,6 +11,7 @@ import {
   type Session,
 } from '@google/adk';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
+import { RAN_WITH } from '../../agents/decision-answers.js';
 import { EFFECT_LEDGER, type WithEffectLedger } from '../../agents/tool-effects.js';
 import {
   LINEAR_APPROVALS,
@@ -86,12 +87,16 @@ export class SegmentSessions
    *   as `adkInvocationId`), so one run's events are found by one id.
    * @param onCheckpoint Stores what was appended so far; called, and awaited before
    *   ADK goes on, after each event that checkpoints an agent's state.
+   * @param ranWith The calls that run with arguments a person edited: their response
+   *   events are marked with them (`RAN_WITH`), so every later model request, and the
+   *   session's history, shows the call as it ran.
    */
   constructor(
     private readonly session: Session,
     effects: EffectLedger,
     private readonly invocationId: string,
     private readonly onCheckpoint?: () => Promise<void>,
+    private readonly ranWith: ReadonlyMap<string, Record<string, unknown>> = new Map(),
   ) {
     super();
     this[EFFECT_LEDGER] = this.stoppingOnStoreFailure(effects);
@@ -168,10 +173,23 @@ export class SegmentSessions
     if (this.storeFailure) throw this.storeFailure;
     if (isReplayedTurn(event)) return event;
     if (event.partial) return this.log(event);
-    const appended = await this.log(this.stamped(withPendingResponses(event)));
+    const appended = await this.log(this.markedRanWith(this.stamped(withPendingResponses(event))));
     const { agentState, endOfAgent } = appended.actions ?? {};
     if ((agentState || endOfAgent) && this.onCheckpoint) await this.onCheckpoint();
     return appended;
+  }
+
+  /** `event`, marked with the edited arguments its function responses' calls ran with. */
+  private markedRanWith(event: Event): Event {
+    if (this.ranWith.size === 0) return event;
+    const ran: Record<string, Record<string, unknown>> = {};
+    for (const part of event.content?.parts ?? []) {
+      const id = part.functionResponse?.id;
+      const args = id === undefined ? undefined : this.ranWith.get(id);
+      if (id !== undefined && args) ran[id] = args;
+    }
+    if (Object.keys(ran).length === 0) return event;
+    return { ...event, customMetadata: { ...event.customMetadata, [RAN_WITH]: ran } };
   }
 
   private stamped(event: Event): Event {

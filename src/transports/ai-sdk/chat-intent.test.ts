@@ -94,4 +94,40 @@ describe('chatIntent', () => {
       text: 'Send $200 to Jiro',
     });
   });
+
+  it("joins the body's decision details to the answers they name, and refuses details no answer names", async () => {
+    const pending = [
+      { approvalId: 'adk-approval', kind: 'confirmation', toolCallId: 'adk-call' },
+    ] as Parameters<typeof answersIn>[1];
+    const posted = chatRequestBody.parse({
+      id: 'chat',
+      messages: [adrAnswer],
+      decisions: { 'adk-approval': { argsHash: 'sha256:seen', editedArgs: { amount: 150 } } },
+    });
+    expect(answersIn(posted.messages[0] as ChatMessage, pending, posted.decisions)).toEqual({
+      fresh: [
+        {
+          approvalId: 'adk-approval',
+          approved: true,
+          argsHash: 'sha256:seen',
+          editedArgs: { amount: 150 },
+        },
+      ],
+      stale: [],
+    });
+    const elsewhere = { 'adk-other': { response: 'no need' } };
+    expect(
+      await codeOf(
+        (async () => answersIn(posted.messages[0] as ChatMessage, pending, elsewhere))(),
+      ),
+    ).toBe('VALIDATION_FAILED');
+    // Strict: a misspelt detail is refused, never read as a plain approval.
+    expect(
+      chatRequestBody.safeParse({
+        id: 'chat',
+        messages: [adrAnswer],
+        decisions: { 'adk-approval': { edited_args: { amount: 150 } } },
+      }).success,
+    ).toBe(false);
+  });
 });

@@ -4,7 +4,7 @@ import { HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import { messageText, validate } from '../../core/validate.js';
 import type { DecisionInput } from '../../runtime/requests.js';
-import type { ChatMessage, ChatRequestBody } from './chat-request.js';
+import type { ChatDecisionDetails, ChatMessage, ChatRequestBody } from './chat-request.js';
 
 /** What a posted chat asks for: a new user message, or answers to the pending approvals. */
 export type ChatIntent =
@@ -100,10 +100,33 @@ export function chatIntent(body: ChatRequestBody): ChatIntent | undefined {
 /**
  * The decisions a message carries: approval responses
  * (`addToolApprovalResponse`) and tool outputs for input requests
- * (`addToolOutput`). `fresh` answer approvals still pending; `stale` name
- * approvals that are not (decided, expired or unknown), for a precise error.
+ * (`addToolOutput`), each with the body's `details` for its approval id (edited
+ * arguments, an answer in the tool's place, a grant, the hash seen). `fresh` answer
+ * approvals still pending; `stale` name approvals that are not (decided, expired or
+ * unknown), for a precise error. VALIDATION_FAILED for details of an approval the
+ * message does not answer: they would otherwise be dropped unseen.
  */
 export function answersIn(
+  message: ChatMessage,
+  pending: ApprovalRequest[],
+  details: Record<string, ChatDecisionDetails> = {},
+): { fresh: DecisionInput[]; stale: DecisionInput[] } {
+  const answered = answersOnly(message, pending);
+  const withDetails = (d: DecisionInput): DecisionInput => ({ ...d, ...details[d.approvalId] });
+  const named = new Set([...answered.fresh, ...answered.stale].map((d) => d.approvalId));
+  const unanswered = Object.keys(details).find((id) => !named.has(id));
+  if (unanswered !== undefined) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `decisions.${unanswered}: the last message does not answer approval ${unanswered}`,
+      { field: `decisions.${unanswered}`, approval_id: unanswered },
+    );
+  }
+  return { fresh: answered.fresh.map(withDetails), stale: answered.stale.map(withDetails) };
+}
+
+/** The decisions the message's tool parts carry, as the AI SDK shapes them. */
+function answersOnly(
   message: ChatMessage,
   pending: ApprovalRequest[],
 ): { fresh: DecisionInput[]; stale: DecisionInput[] } {

@@ -16,7 +16,7 @@ import { SocketHeartbeat, type SocketLimits } from '../http/limits/index.js';
 import { presentError, presentOutcome } from '../http/present.js';
 import { refuseUpgrade } from '../http/refuse-upgrade.js';
 import { type ChatIntent, chatIntent } from './chat-intent.js';
-import { type ChatRequestBody, chatRequestBody } from './chat-request.js';
+import { type ChatRequestBody, chatDecisionDetails, chatRequestBody } from './chat-request.js';
 import { errorText, runChatTurn } from './chat-stream.js';
 import { ContinuousStream } from './continuous-stream.js';
 
@@ -25,7 +25,10 @@ export const CHAT_SOCKET_PATH = '/api/chat/ws';
 
 const MAX_FRAME_BYTES = 1024 * 1024;
 
-/** Holdpoint's own frame: a decision sent on any chat socket, for any pending approval. */
+/**
+ * Holdpoint's own frame: a decision sent on any chat socket, for any pending approval,
+ * as rich as a REST one (the hash seen, edited arguments, an answer, a grant).
+ */
 const decisionFrame = z.strictObject({
   type: z.literal('decision'),
   approvalId: idText,
@@ -33,6 +36,7 @@ const decisionFrame = z.strictObject({
   reason: reasonText.optional(),
   payload: boundedJson.optional(),
   userId: idText.optional(),
+  ...chatDecisionDetails.shape,
 });
 
 /**
@@ -300,17 +304,15 @@ class ChatConnection {
       });
       return;
     }
-    const { approvalId, approved, reason, payload, userId } = frame;
+    const { type: _, userId, ...decision } = frame;
+    const { approvalId } = decision;
     const refuse = (error: HoldpointError) =>
       this.send({ type: 'decision-error', approvalId, ...presentError(error) });
     if (!(await this.stillProved(refuse))) return;
     try {
       requireActingAs(this.caller, userId, 'socket');
       await this.options.runtime.countRequest(this.caller, 'runs');
-      const outcome = await this.options.runtime.decideApproval(
-        { approvalId, approved, reason, payload },
-        this.caller,
-      );
+      const outcome = await this.options.runtime.decideApproval(decision, this.caller);
       this.send({ type: 'decision-result', approvalId, ...presentOutcome(outcome) });
     } catch (error) {
       if (!isHoldpointError(error)) {

@@ -40,7 +40,9 @@ export async function runChatTurn(
   }
   const view = await runtime.getSession(intent.sessionId, caller);
   const last = body.messages.at(-1);
-  const { fresh, stale } = last ? answersIn(last, view.pendingApprovals) : { fresh: [], stale: [] };
+  const { fresh, stale } = last
+    ? answersIn(last, view.pendingApprovals, body.decisions)
+    : { fresh: [], stale: [] };
   const decisions = fresh.length > 0 ? fresh : stale;
   if (decisions.length === 0) {
     throw new HoldpointError(

@@ -3,9 +3,12 @@ import type { DecisionInput } from '../../runtime/requests.js';
 
 /** An approval as the terminal chat shows it, and whether the person chatting may decide it. */
 export interface ChatApproval {
+  /** The request, its `args` as they stand now (a decider's approved edit, else the model's). */
   request: ApprovalRequest;
   /** The server's `can_decide`: they may decide it now (else it waits for someone else). */
   canDecide: boolean;
+  /** When an edit is in force: the arguments the model made, and who changed them. */
+  edit?: { modelArgs: Record<string, unknown>; by: string };
 }
 
 /** Where a session stands, as the terminal chat needs it. */

@@ -3,9 +3,10 @@ import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { approversOf, describeApprovers } from '../../core/approvers.js';
 import { isHoldpointError } from '../../core/errors.js';
+import { canonicalJson, hashArgs } from '../../core/hash.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
-import type { ChatBackend, ChatState } from './chat-backend.js';
+import type { ChatApproval, ChatBackend, ChatState } from './chat-backend.js';
 
 export interface ChatOptions {
   /** The runtime in this process, or a server over HTTP; it acts as the person chatting. */
@@ -97,6 +98,15 @@ function pickedOptions(answer: string, options: string[]): string[] | undefined 
   return picked;
 }
 
+/**
+ * Why a person declines or rejects, asked after the no: the agent sees it. Empty, or the
+ * input ending, gives `fallback` (the no stands either way).
+ */
+async function askReason(prompt: Prompt, fallback: string): Promise<string> {
+  const line = await prompt('Reason (optional; the agent sees it): ');
+  return line?.trim() || fallback;
+}
+
 /** An input approval whose person picks any number of its options: `{ items }`. */
 async function askPicks(
   prompt: Prompt,
@@ -114,12 +124,17 @@ async function askPicks(
     );
     if (line === undefined) return undefined;
     const answer = line.trim();
-    if (!answer) return { approvalId, approved: false, reason: 'declined at the prompt' };
+    if (!answer) {
+      return { approvalId, approved: false, reason: await askReason(prompt, DECLINED) };
+    }
     const items = pickedOptions(answer, options);
     if (items) return { approvalId, approved: true, payload: { items } };
     out.write(`   Not among the options: ${answer}\n`);
   }
 }
+
+const DECLINED = 'declined at the prompt';
+const REJECTED = 'rejected at the prompt';
 
 /**
  * An input approval: several picks among its options, one pick (or, with
@@ -141,7 +156,7 @@ async function askInput(
   );
   if (line === undefined) return undefined;
   const answer = line.trim();
-  if (!answer) return { approvalId, approved: false, reason: 'declined at the prompt' };
+  if (!answer) return { approvalId, approved: false, reason: await askReason(prompt, DECLINED) };
   if (choices) {
     const item = choices.find((o) => o.toLowerCase() === answer.toLowerCase()) ?? answer;
     return { approvalId, approved: true, payload: { item } };
@@ -152,30 +167,129 @@ async function askInput(
   return { approvalId, approved: true, payload: inputPayload(typedValue(answer)) };
 }
 
+const EDIT = /^(e|edit)$/i;
+const RESPOND = /^(r|respond)$/i;
+
+/** The fields of a call a decider may change: those its policy names, or every argument. */
+function editableFields(approval: ApprovalRequest): string[] {
+  const editable = approval.decisionPolicy?.editable;
+  if (Array.isArray(editable)) return editable;
+  const properties = approval.decisionPolicy?.argsSchema?.properties;
+  const known = properties && typeof properties === 'object' ? Object.keys(properties) : [];
+  return [...new Set([...Object.keys(approval.args), ...known])];
+}
+
+/** A typed field value: text as it is for a text field, else JSON when it parses. */
+function fieldValue(approval: ApprovalRequest, field: string, text: string): unknown {
+  const properties = approval.decisionPolicy?.argsSchema?.properties as
+    | Record<string, { type?: unknown }>
+    | undefined;
+  const isText = typeof approval.args[field] === 'string' || properties?.[field]?.type === 'string';
+  return isText ? text : typedValue(text);
+}
+
 /**
- * Asks one approval at the prompt and turns the answer into a decision; undefined
- * when the input ended first (nobody answered, so nothing is decided). A confirmation
- * whose tool asked for a payload asks for it after the yes.
+ * Asks each editable field in turn (empty keeps the value shown), shows what changed and
+ * asks to approve the call so; `again` when nothing changed or the person did not
+ * confirm (the approval is asked again), undefined when the input ended.
  */
-async function ask(
+async function askEdit(
+  prompt: Prompt,
+  out: Writable,
+  approval: ApprovalRequest,
+): Promise<Record<string, unknown> | 'again' | undefined> {
+  const edited: Record<string, unknown> = { ...approval.args };
+  for (const field of editableFields(approval)) {
+    const shown = field in approval.args ? JSON.stringify(approval.args[field]) : 'unset';
+    const line = await prompt(`   ${field} [${shown}]: `);
+    if (line === undefined) return undefined;
+    if (line.trim()) edited[field] = fieldValue(approval, field, line.trim());
+  }
+  const changed = Object.keys(edited).filter(
+    (field) => canonicalJson(edited[field]) !== canonicalJson(approval.args[field]),
+  );
+  if (changed.length === 0) {
+    out.write('   Nothing changed.\n');
+    return 'again';
+  }
+  for (const field of changed) {
+    const before = field in approval.args ? JSON.stringify(approval.args[field]) : 'unset';
+    out.write(`   ${field}: ${before} → ${JSON.stringify(edited[field])}\n`);
+  }
+  const line = await prompt('Approve the call with these arguments? [y/N] ');
+  if (line === undefined) return undefined;
+  return YES.test(line.trim()) ? edited : 'again';
+}
+
+/**
+ * A confirmation: approve (with the tool's payload, when it asked for one), reject with
+ * a reason, and, where the tool's policy allows, edit the arguments or answer in the
+ * tool's place. Every decision names the hash of the arguments shown.
+ */
+async function askConfirmation(
   prompt: Prompt,
   out: Writable,
   approval: ApprovalRequest,
 ): Promise<DecisionInput | undefined> {
-  out.write(`\n⏸  Approval needed: ${approval.toolName}\n`);
-  out.write(`   arguments: ${JSON.stringify(approval.args)}\n`);
-  out.write(`   ${approval.hint}\n`);
-  if (approval.kind === 'input') return askInput(prompt, out, approval);
-  const line = await prompt('Approve? [y/N] ');
-  if (line === undefined) return undefined;
-  const { approvalId } = approval;
-  if (!YES.test(line.trim()))
-    return { approvalId, approved: false, reason: 'rejected at the prompt' };
-  if (approval.payload === undefined) return { approvalId, approved: true };
-  const given = await prompt(`Payload (JSON; empty keeps ${JSON.stringify(approval.payload)}): `);
-  if (given === undefined) return undefined;
-  const payload = given.trim() ? typedValue(given.trim()) : approval.payload;
-  return { approvalId, approved: true, payload };
+  const { approvalId, decisionPolicy: policy } = approval;
+  const argsHash = hashArgs(approval.args);
+  const more = [
+    ...(policy?.editable ? ['e to edit'] : []),
+    ...(policy?.respond ? ['r to answer in its place'] : []),
+  ];
+  const question = `Approve? [y/N]${more.length > 0 ? ` (${more.join(', ')})` : ''} `;
+  for (;;) {
+    const line = await prompt(question);
+    if (line === undefined) return undefined;
+    const answer = line.trim();
+    if (YES.test(answer)) {
+      if (approval.payload === undefined) return { approvalId, approved: true, argsHash };
+      const given = await prompt(
+        `Payload (JSON; empty keeps ${JSON.stringify(approval.payload)}): `,
+      );
+      if (given === undefined) return undefined;
+      const payload = given.trim() ? typedValue(given.trim()) : approval.payload;
+      return { approvalId, approved: true, argsHash, payload };
+    }
+    if (policy?.editable && EDIT.test(answer)) {
+      const editedArgs = await askEdit(prompt, out, approval);
+      if (editedArgs === undefined) return undefined;
+      if (editedArgs === 'again') continue;
+      return { approvalId, approved: true, argsHash, editedArgs };
+    }
+    if (policy?.respond && RESPOND.test(answer)) {
+      const given = await prompt("Answer in the tool's place (a JSON value or text): ");
+      if (given === undefined) return undefined;
+      if (!given.trim()) continue;
+      return { approvalId, approved: true, argsHash, response: typedValue(given.trim()) };
+    }
+    return { approvalId, approved: false, argsHash, reason: await askReason(prompt, REJECTED) };
+  }
+}
+
+/**
+ * Asks one approval at the prompt and turns the answer into a decision; undefined
+ * when the input ended first (nobody answered, so nothing is decided).
+ */
+async function ask(
+  prompt: Prompt,
+  out: Writable,
+  approval: ChatApproval,
+): Promise<DecisionInput | undefined> {
+  const { request } = approval;
+  showApproval(out, approval);
+  if (request.kind === 'input') return askInput(prompt, out, request);
+  return askConfirmation(prompt, out, request);
+}
+
+/** An approval's tool, its arguments as they stand (and the model's, when edited), its hint. */
+function showApproval(out: Writable, { request, edit }: ChatApproval): void {
+  out.write(`\n⏸  Approval needed: ${request.toolName}\n`);
+  out.write(`   arguments: ${JSON.stringify(request.args)}\n`);
+  if (edit) {
+    out.write(`   (edited by ${edit.by}; the model asked for ${JSON.stringify(edit.modelArgs)})\n`);
+  }
+  out.write(`   ${request.hint}\n`);
 }
 
 /** "an approver (role approver)", "2 approvers (role approver, bob)": whom an approval waits for. */
@@ -201,10 +315,9 @@ export function describeVote(vote: Decision): string {
  * votes so far, and the way out.
  */
 function showWaiting(out: Writable, state: ChatState & { status: 'waiting' }, me: string): void {
-  for (const { request } of state.approvals.filter((a) => !a.canDecide)) {
-    out.write(`\n⏸  Approval needed: ${request.toolName}\n`);
-    out.write(`   arguments: ${JSON.stringify(request.args)}\n`);
-    out.write(`   ${request.hint}\n`);
+  for (const approval of state.approvals.filter((a) => !a.canDecide)) {
+    const { request } = approval;
+    showApproval(out, approval);
     const mine = state.owner === me;
     const why =
       mine && !approversOf(request).requesterMayApprove
@@ -361,8 +474,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
         const mine = state.approvals.filter((a) => a.canDecide);
         if (mine.length > 0) {
           const decisions: DecisionInput[] = [];
-          for (const { request } of mine) {
-            const decision = await ask(prompt, output, request);
+          for (const approval of mine) {
+            const decision = await ask(prompt, output, approval);
             if (!decision) {
               stays(state.sessionId);
               return 'input-ended';

@@ -1,3 +1,4 @@
+import type { DecisionPolicy } from '../../core/decision-policy.js';
 import { type ErrorCode, errorStatus, HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
@@ -7,7 +8,21 @@ import type { ChatBackend, ChatState } from './chat-backend.js';
 /** How the chat proves who it is to the server: a token, or (dev mode) a name and roles. */
 export type HttpCredentials = { token: string } | { user: string; roles: string[] };
 
-/** An approval from the REST API, as the runtime models it. */
+/** What the server says a decider may answer, as the runtime models it. */
+function policyOf(p: wire.DecisionPolicy): DecisionPolicy {
+  return {
+    ...(p.editable === undefined ? {} : { editable: p.editable }),
+    ...(p.edit_may_need_approval ? { editMayNeedApproval: true } : {}),
+    ...(p.respond ? { respond: true } : {}),
+    ...(p.respond_schema === undefined ? {} : { respondSchema: p.respond_schema }),
+    ...(p.args_schema === undefined ? {} : { argsSchema: p.args_schema }),
+    ...(p.grants === undefined
+      ? {}
+      : { grants: { scopes: p.grants.scopes, maxHours: p.grants.max_hours } }),
+  };
+}
+
+/** An approval from the REST API, as the runtime models it (`args`: as they stand now). */
 function approvalOf(a: wire.SessionApproval): ApprovalRequest {
   return {
     approvalId: a.approval_id,
@@ -17,6 +32,7 @@ function approvalOf(a: wire.SessionApproval): ApprovalRequest {
     args: a.args,
     hint: a.hint,
     ...(a.payload === undefined ? {} : { payload: a.payload }),
+    ...(a.decision_policy === undefined ? {} : { decisionPolicy: policyOf(a.decision_policy) }),
     approvers: {
       owner: a.approvers.owner,
       roles: a.approvers.roles,
@@ -34,6 +50,8 @@ function decisionOf(d: wire.Decision): Decision {
     approvalId: d.approval_id,
     approved: d.approved,
     ...(d.reason === undefined ? {} : { reason: d.reason }),
+    ...(d.edited_args === undefined ? {} : { editedArgs: d.edited_args }),
+    ...(d.response === undefined ? {} : { response: d.response }),
     decidedBy: d.decided_by,
     ...(d.channel === undefined ? {} : { channel: d.channel }),
     ...(d.on_behalf_of === undefined ? {} : { onBehalfOf: d.on_behalf_of }),
@@ -52,6 +70,9 @@ function stateOfSession(s: wire.Session): ChatState {
       approvals: s.pending_approvals.map((a) => ({
         request: approvalOf(a),
         canDecide: a.can_decide === true,
+        ...(a.model_args === undefined
+          ? {}
+          : { edit: { modelArgs: a.model_args, by: a.edited_by ?? 'someone' } }),
       })),
       decisions: (s.pause?.decisions ?? []).map(decisionOf),
     };
@@ -106,6 +127,10 @@ export class HttpChatBackend implements ChatBackend {
         approved: d.approved,
         ...(d.reason === undefined ? {} : { reason: d.reason }),
         ...(d.payload === undefined ? {} : { payload: d.payload }),
+        ...(d.argsHash === undefined ? {} : { args_hash: d.argsHash }),
+        ...(d.editedArgs === undefined ? {} : { edited_args: d.editedArgs }),
+        ...(d.response === undefined ? {} : { response: d.response }),
+        ...(d.grant === undefined ? {} : { grant: d.grant }),
       })),
     };
     return this.after(await this.request<wire.Outcome>('POST', '/api/agent/resume', body));

@@ -1,3 +1,4 @@
+import { editInForce } from '../../core/current-args.js';
 import type { Principal } from '../../core/principal.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
@@ -14,10 +15,16 @@ export function stateOfView(view: SessionView): ChatState {
       status: 'waiting',
       sessionId,
       owner: meta.userId,
-      approvals: view.pendingApprovals.map((request) => ({
-        request,
-        canDecide: view.decidable.includes(request.approvalId),
-      })),
+      approvals: view.pendingApprovals.map((request) => {
+        const canDecide = view.decidable.includes(request.approvalId);
+        const edit = editInForce(view.pause?.decisions ?? [], request.approvalId);
+        if (!edit?.editedArgs) return { request, canDecide };
+        return {
+          request: { ...request, args: edit.editedArgs },
+          canDecide,
+          edit: { modelArgs: request.args, by: edit.decidedBy },
+        };
+      }),
       decisions: view.pause.decisions,
     };
   }

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import { approversOf } from '../../core/approvers.js';
+import { editInForce } from '../../core/current-args.js';
+import type { DecisionPolicy } from '../../core/decision-policy.js';
 import type { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
 import type { ApprovalRequest, Approvers, Decision } from '../../core/types.js';
@@ -14,21 +16,46 @@ import type * as wire from './wire/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** An approval request as the API shows it. */
-export function presentApproval(a: ApprovalRequest): z.input<typeof wire.approval> {
+/**
+ * An approval request as the API shows it, with the call's arguments as they stand:
+ * with the votes recorded on its pause (`decisions`), an approved edit in force shows
+ * as `args` (and its hash), the model's arguments as `model_args`.
+ */
+export function presentApproval(
+  a: ApprovalRequest,
+  decisions: Decision[] = [],
+): z.input<typeof wire.approval> {
+  const edit = editInForce(decisions, a.approvalId);
+  const args = edit?.editedArgs ?? a.args;
   return {
     approval_id: a.approvalId,
     kind: a.kind,
     tool_name: a.toolName,
     tool_call_id: a.toolCallId,
-    args: a.args,
+    args,
+    ...(edit ? { model_args: a.args, edited_by: edit.decidedBy } : {}),
+    ...(a.decisionPolicy ? { decision_policy: presentDecisionPolicy(a.decisionPolicy) } : {}),
     hint: a.hint,
     ...(a.payload === undefined ? {} : { payload: a.payload }),
     ...(a.mayHaveRun ? { may_have_run: true } : {}),
-    args_hash: hashArgs(a.args),
+    args_hash: hashArgs(args),
     approvers: presentApprovers(approversOf(a)),
     created_at: iso(a.createdAt),
     expires_at: iso(a.expiresAt),
+  };
+}
+
+/** What a decider may answer beyond yes or no, as the API shows it (snake_case). */
+function presentDecisionPolicy(p: DecisionPolicy): z.input<typeof wire.decisionPolicy> {
+  return {
+    ...(p.editable === undefined ? {} : { editable: p.editable }),
+    ...(p.editMayNeedApproval ? { edit_may_need_approval: true } : {}),
+    ...(p.respond ? { respond: true } : {}),
+    ...(p.respondSchema === undefined ? {} : { respond_schema: p.respondSchema }),
+    ...(p.argsSchema === undefined ? {} : { args_schema: p.argsSchema }),
+    ...(p.grants === undefined
+      ? {}
+      : { grants: { scopes: p.grants.scopes, max_hours: p.grants.maxHours } }),
   };
 }
 
@@ -76,6 +103,11 @@ export function presentDecision(d: Decision): z.input<typeof wire.decision> {
     ...(d.channel === undefined ? {} : { channel: d.channel }),
     ...(d.onBehalfOf === undefined ? {} : { on_behalf_of: d.onBehalfOf }),
     ...(d.argsHash === undefined ? {} : { args_hash: d.argsHash }),
+    ...(d.editedArgs === undefined ? {} : { edited_args: d.editedArgs }),
+    ...(d.editedArgsHash === undefined ? {} : { edited_args_hash: d.editedArgsHash }),
+    ...(d.editNeedsApproval ? { edit_needs_approval: true } : {}),
+    ...(d.response === undefined ? {} : { response: d.response }),
+    ...(d.grant === undefined ? {} : { grant_id: d.grant.grantId }),
     at: iso(d.at),
   };
 }
@@ -100,7 +132,7 @@ export function presentOutcome(outcome: RunOutcome): z.input<typeof wire.outcome
     ...base,
     pause_id: outcome.pauseId,
     message: outcome.message,
-    approvals: outcome.approvals.map(presentApproval),
+    approvals: outcome.approvals.map((a) => presentApproval(a, outcome.decisions)),
     decisions: outcome.decisions.map(presentDecision),
     expires_at: iso(outcome.expiresAt),
   };
@@ -152,7 +184,7 @@ export function presentSession(view: SessionView): z.input<typeof wire.session> 
       decisions: pause.decisions.map(presentDecision),
     },
     pending_approvals: view.pendingApprovals.map((approval) => ({
-      ...presentApproval(approval),
+      ...presentApproval(approval, pause?.decisions),
       can_decide: view.decidable.includes(approval.approvalId),
     })),
   };
@@ -176,7 +208,7 @@ export function presentSessionSummary(s: SessionSummary): z.input<typeof wire.se
 /** A pending approval in the cross-session list. */
 export function presentPendingApproval(a: PendingApproval): z.input<typeof wire.pendingApproval> {
   return {
-    ...presentApproval(a),
+    ...presentApproval(a, a.votes),
     session_id: a.sessionId,
     invocation_id: a.invocationId,
     app: a.app,
@@ -193,7 +225,7 @@ export function presentError(error: HoldpointError): z.input<typeof wire.error>[
   const details = { ...(error.details ?? {}) };
   const pending = details.pending_approvals;
   if (Array.isArray(pending)) {
-    details.pending_approvals = (pending as ApprovalRequest[]).map(presentApproval);
+    details.pending_approvals = (pending as ApprovalRequest[]).map((a) => presentApproval(a));
   }
   return { code: error.code, message: error.message, ...details };
 }

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { DecisionPolicy } from '../core/decision-policy.js';
+import type { AgentApp } from './agent-app.js';
+import { argsJsonSchema, findTool } from './tool-schema.js';
+
+/**
+ * What `app`'s deciders may answer to an approval of `toolName` beyond approve and
+ * reject (stored on the approval when its pause is saved, for UIs to offer): undefined
+ * when the tool has no such rules, so ordinary pauses carry nothing more.
+ */
+export function decisionPolicyOf(app: AgentApp, toolName: string): DecisionPolicy | undefined {
+  const rules = app.decisionRules?.[toolName];
+  if (!rules) return undefined;
+  const argsSchema = rules.editable ? argsJsonSchema(findTool(app.rootAgent, toolName)) : undefined;
+  const policy: DecisionPolicy = {
+    ...(rules.editable && { editable: rules.editable === true ? true : [...rules.editable] }),
+    ...(rules.editable && rules.editNeedsApproval && { editMayNeedApproval: true as const }),
+    ...(rules.respond && { respond: true as const }),
+    ...(rules.respondSchema && {
+      respondSchema: z.toJSONSchema(rules.respondSchema, { unrepresentable: 'any' }) as Record<
+        string,
+        unknown
+      >,
+    }),
+    ...(argsSchema && { argsSchema }),
+    ...(rules.grants && { grants: { ...rules.grants, scopes: [...rules.grants.scopes] } }),
+  };
+  return Object.keys(policy).length > 0 ? policy : undefined;
+}

@@ -1,0 +1,198 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { z } from 'zod';
+import type { AgentApp, ToolDecisionRules } from '../../agents/agent-app.js';
+import { argsIssue, argsJsonSchema, findTool, schemaIssue } from '../../agents/tool-schema.js';
+import { HoldpointError } from '../../core/errors.js';
+import { currentArgs, currentArgsHash } from '../../core/settlement.js';
+import type { ApprovalRequest, Pause } from '../../core/types.js';
+import type { decisionInput } from '../requests.js';
+
+/** One decision as a transport handed it over, validated. */
+export type RichDecisionInput = z.output<typeof decisionInput>;
+
+/** What the runtime settles for one decision before it is recorded. */
+export interface CheckedDecision {
+  /** The edit to record; absent when there is none, or it changes nothing (a plain approval). */
+  editedArgs?: Record<string, unknown>;
+  /** The tool's `editNeedsApproval` said the edit needs one more approver. */
+  editNeedsApproval?: true;
+}
+
+function refused(
+  code: 'EDIT_NOT_ALLOWED' | 'RESPOND_NOT_ALLOWED' | 'GRANT_NOT_ALLOWED' | 'VALIDATION_FAILED',
+  message: string,
+  approval: ApprovalRequest,
+  details: Record<string, unknown> = {},
+): HoldpointError {
+  return new HoldpointError(code, message, {
+    approval_id: approval.approvalId,
+    tool_name: approval.toolName,
+    ...details,
+  });
+}
+
+/** The top-level fields that differ between `seen` and `edited` (added, removed or changed). */
+export function changedFields(
+  seen: Record<string, unknown>,
+  edited: Record<string, unknown>,
+): string[] {
+  const keys = new Set([...Object.keys(seen), ...Object.keys(edited)]);
+  return [...keys].filter((key) => !isDeepStrictEqual(seen[key], edited[key]));
+}
+
+/**
+ * Checks every rich decision of a batch against the tools' policies before anything is
+ * recorded, and answers what to record for each (in order). Refuses the whole batch on
+ * the first problem: EDIT_NOT_ALLOWED (the tool, or a changed `field`, is not
+ * editable), VALIDATION_FAILED (the edit fails the tool's own schema, an answer its
+ * `respondSchema`, a grant names a field the tool does not have; `field` names it),
+ * RESPOND_NOT_ALLOWED, GRANT_NOT_ALLOWED (no grants, a scope or more hours than the
+ * policy allows), ARGS_MISMATCH (an edit decided on arguments that are no longer
+ * current). Decisions on approvals `pause` does not hold are left to the transition.
+ */
+export function checkRichDecisions(
+  app: AgentApp,
+  pause: Pause | undefined,
+  decisions: RichDecisionInput[],
+): CheckedDecision[] {
+  return decisions.map((decision) => {
+    const approval = pause?.approvals.find((a) => a.approvalId === decision.approvalId);
+    if (!pause || !approval || !decision.approved) return {};
+    const rules = app.decisionRules?.[approval.toolName];
+    if (decision.response !== undefined) checkResponse(approval, rules, decision.response);
+    if (decision.grant !== undefined) checkGrant(app, approval, rules, decision.grant);
+    if (decision.editedArgs === undefined || approval.kind !== 'confirmation') return {};
+    return checkEdit(app, pause, approval, rules, decision);
+  });
+}
+
+function checkEdit(
+  app: AgentApp,
+  pause: Pause,
+  approval: ApprovalRequest,
+  rules: ToolDecisionRules | undefined,
+  decision: RichDecisionInput,
+): CheckedDecision {
+  const edited = decision.editedArgs as Record<string, unknown>;
+  const { approvalId, toolName } = approval;
+  // An await runs inside its tool already (`waitForApproval`): its call cannot change.
+  if (!rules?.editable || approval.awaitIndex !== undefined) {
+    throw refused('EDIT_NOT_ALLOWED', `${toolName}'s arguments may not be edited.`, approval);
+  }
+  if (decision.argsHash === undefined) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `Approval ${approvalId}: an edit names the args_hash it was decided on.`,
+      { approval_id: approvalId, missing: 'args_hash' },
+    );
+  }
+  const current = currentArgsHash(pause, approval);
+  if (decision.argsHash !== current) {
+    throw new HoldpointError(
+      'ARGS_MISMATCH',
+      `The arguments of approval ${approvalId} are not the ones decided on.`,
+      { approval_id: approvalId, args_hash: current },
+    );
+  }
+  const seen = currentArgs(pause, approval);
+  const changed = changedFields(seen, edited);
+  if (changed.length === 0) return {};
+  const { editable } = rules;
+  const locked = editable === true ? undefined : changed.find((f) => !editable.includes(f));
+  if (locked !== undefined) {
+    throw refused(
+      'EDIT_NOT_ALLOWED',
+      `${toolName}'s field "${locked}" may not be edited (editable: ${(editable as string[]).join(', ')}).`,
+      approval,
+      { field: locked },
+    );
+  }
+  const issue = argsIssue(findTool(app.rootAgent, toolName), edited);
+  if (issue) {
+    throw refused(
+      'VALIDATION_FAILED',
+      `The edited arguments of ${toolName} are invalid: ${issue.field || 'arguments'}: ${issue.message}`,
+      approval,
+      { field: issue.field },
+    );
+  }
+  return { editedArgs: edited, ...(needsApproval(rules, seen, edited) && { editNeedsApproval: true }) };
+}
+
+/** The tool's `editNeedsApproval` on the edit; one that throws asks for the approver (fails closed). */
+function needsApproval(
+  rules: ToolDecisionRules,
+  seen: Record<string, unknown>,
+  edited: Record<string, unknown>,
+): boolean {
+  try {
+    return rules.editNeedsApproval?.(seen, edited) === true;
+  } catch {
+    return true;
+  }
+}
+
+function checkResponse(
+  approval: ApprovalRequest,
+  rules: ToolDecisionRules | undefined,
+  response: unknown,
+): void {
+  const { toolName } = approval;
+  const confirmation = approval.kind === 'confirmation';
+  if (confirmation && (!rules?.respond || approval.awaitIndex !== undefined)) {
+    throw refused(
+      'RESPOND_NOT_ALLOWED',
+      `${toolName} does not let a person answer in its place.`,
+      approval,
+    );
+  }
+  const issue = rules?.respondSchema && schemaIssue(rules.respondSchema, response);
+  if (issue) {
+    throw refused(
+      'VALIDATION_FAILED',
+      `The answer in ${toolName}'s place is invalid: ${issue.field || 'response'}: ${issue.message}`,
+      approval,
+      { field: issue.field ? `response.${issue.field}` : 'response' },
+    );
+  }
+}
+
+function checkGrant(
+  app: AgentApp,
+  approval: ApprovalRequest,
+  rules: ToolDecisionRules | undefined,
+  grant: NonNullable<RichDecisionInput['grant']>,
+): void {
+  const { toolName } = approval;
+  const policy = rules?.grants;
+  if (!policy || approval.kind !== 'confirmation' || approval.awaitIndex !== undefined) {
+    throw refused('GRANT_NOT_ALLOWED', `${toolName}'s policy allows no grants.`, approval);
+  }
+  if (!policy.scopes.includes(grant.scope)) {
+    throw refused(
+      'GRANT_NOT_ALLOWED',
+      `${toolName}'s policy allows grants for ${policy.scopes.join(' or ')} only, not ${grant.scope}.`,
+      approval,
+      { scope: grant.scope },
+    );
+  }
+  if (grant.hours > policy.maxHours) {
+    throw refused(
+      'GRANT_NOT_ALLOWED',
+      `${toolName}'s policy allows grants of at most ${policy.maxHours} hours, not ${grant.hours}.`,
+      approval,
+      { hours: grant.hours, max_hours: policy.maxHours },
+    );
+  }
+  const properties = argsJsonSchema(findTool(app.rootAgent, toolName))?.properties;
+  if (!grant.match || typeof properties !== 'object' || properties === null) return;
+  const unknown = Object.keys(grant.match).find((field) => !(field in properties));
+  if (unknown !== undefined) {
+    throw refused(
+      'VALIDATION_FAILED',
+      `A grant on ${toolName} matches "${unknown}", which is not one of its arguments.`,
+      approval,
+      { field: `grant.match.${unknown}` },
+    );
+  }
+}
