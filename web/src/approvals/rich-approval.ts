@@ -1,4 +1,4 @@
-import type { DecisionBody, DecisionOutcome, GrantBody } from '../api/api-types';
+import type { DecisionBody, GrantBody } from '../api/api-types';
 import type { ApprovalRequest } from './approval-request';
 import { type InputChoice, inputAnswer, rejectIsAnswer } from './input-answer';
 
@@ -72,16 +72,11 @@ export function fieldErrorOf(
 
 /**
  * What to tell the person whose edit (or other rich approval) was recorded while the pause
- * still waits on the same approval: the server's answer lists it among the undecided (an
- * edit that needs another approver, or a quorum not yet met). None otherwise.
+ * still `waits` on the same approval, as the server says (an edit that needs another
+ * approver, or a quorum not yet met). None otherwise.
  */
-export function stillWaitsNote(
-  outcome: DecisionOutcome,
-  approvalId: string,
-  rich: RichApproval | undefined,
-): string | undefined {
-  if (!isRich(rich) || outcome.status !== 'pending_approval') return undefined;
-  if (!outcome.approvals.some((a) => a.approval_id === approvalId)) return undefined;
+export function stillWaitsNote(waits: boolean, rich: RichApproval | undefined): string | undefined {
+  if (!waits || !isRich(rich)) return undefined;
   return rich.editedArgs
     ? 'Your change is recorded. It needs another approver before the call runs.'
     : 'Your approval is recorded. The call waits for another approver.';

@@ -5,6 +5,7 @@ import type {
   ApiApp,
   ApiApproval,
   ApiDecision,
+  ChatDecision,
   ChatMessage,
   SessionMessages,
 } from '../api/api-types';
@@ -22,7 +23,7 @@ import {
 import { currentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { appInfo } from './app-info';
-import { answersComplete } from './auto-send';
+import { answersCompleteOnce, approvalResponsesIn } from './auto-send';
 import type { ConnectionMode } from './chat-settings';
 import { Composer } from './composer';
 import { createTransport } from './create-transport';
@@ -30,6 +31,7 @@ import { EmptyState } from './empty-state';
 import { findPending, sessionIdOf } from './find-pending';
 import { MessageList } from './message-list';
 import { PendingBanner } from './pending-banner';
+import { chatDecision, streamDecisions } from './stream-decisions';
 import type { Waiting } from './tool-card';
 import { decisionsByApproval, useDecisionLog } from './use-decision-log';
 import { useSessionPoll } from './use-session-poll';
@@ -66,13 +68,24 @@ const sameIds = (a: string[], b: string[]) =>
 export function ChatSession(props: Props) {
   const { apps, app, mode, chatId, onSessionId } = props;
   const sessionRef = useRef(props.sessionId);
+  /** What this tab's stream answers carry beyond yes/no/reason, by approval id (see streamDecisions). */
+  const details = useRef(new Map<string, ChatDecision>());
+  /** The approvals whose responses this tab has sent in the stream (never sent twice). */
+  const sentAnswers = useRef(new Set<string>());
   const transport = useMemo(
     () =>
-      createTransport(mode, () => ({
-        app,
-        userId: currentUser(),
-        ...(sessionRef.current ? { sessionId: sessionRef.current } : {}),
-      })),
+      createTransport(
+        mode,
+        () => ({
+          app,
+          userId: currentUser(),
+          ...(sessionRef.current ? { sessionId: sessionRef.current } : {}),
+        }),
+        (messages) => {
+          for (const id of approvalResponsesIn(messages)) sentAnswers.current.add(id);
+          return streamDecisions(messages, details.current);
+        },
+      ),
     [mode, app],
   );
   useEffect(() => () => transport.close?.(), [transport]);
@@ -81,7 +94,7 @@ export function ChatSession(props: Props) {
     id: chatId,
     messages: props.initialMessages,
     transport,
-    sendAutomaticallyWhen: mode === 'sse' ? answersComplete : undefined,
+    sendAutomaticallyWhen: mode === 'sse' ? answersCompleteOnce(sentAnswers.current) : undefined,
   });
   const { messages, status, error, setMessages, clearError } = chat;
   const streaming = status === 'streaming' || status === 'submitted';
@@ -134,6 +147,9 @@ export function ChatSession(props: Props) {
     if (status === 'ready') setLogVersion((v) => v + 1);
   }, [status]);
 
+  /** An edit, response or grant sent in the stream, until its turn ends. */
+  const richInStream = useRef<{ approvalId: string; rich: RichApproval }>(undefined);
+
   /** What the server says about the session beside its messages. */
   const learn = useCallback((state: SessionMessages) => {
     setServerPending(state.pending_approvals);
@@ -155,6 +171,25 @@ export function ChatSession(props: Props) {
     if (!sessionRef.current) return;
     adopt(await getSessionMessages(sessionRef.current));
   }, [adopt]);
+
+  // A turn that carried an edit, a response or a grant ended: the stream's message shows the
+  // approval answered, not whether the pause still waits on it (an edit that needs another
+  // approver) nor the call as it now stands: read the session back and say so.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when a turn ends, not on every render.
+  useEffect(() => {
+    const sent = richInStream.current;
+    if (status !== 'ready' || !sent || !sessionRef.current) return;
+    richInStream.current = undefined;
+    details.current.delete(sent.approvalId);
+    void getSessionMessages(sessionRef.current).then(
+      (state) => {
+        adopt(state);
+        const waits = state.pending_approvals.some((a) => a.approval_id === sent.approvalId);
+        setStillWaits(stillWaitsNote(waits, sent.rich));
+      },
+      () => undefined,
+    );
+  }, [status]);
 
   useSessionPoll(sessionId, pending.length > 0 && !busy && !cancelling, (state, askedAt) => {
     learn(state);
@@ -187,9 +222,14 @@ export function ChatSession(props: Props) {
     approved: boolean,
     choice?: InputChoice,
     reason?: string,
+    rich?: RichApproval,
   ) => {
     const { toolName: tool, toolCallId } = request;
     if (request.kind === 'confirmation') {
+      const detail = approved ? chatDecision(request, rich) : undefined;
+      if (detail) details.current.set(request.approvalId, detail);
+      else details.current.delete(request.approvalId);
+      if (isRich(rich)) richInStream.current = { approvalId: request.approvalId, rich };
       await chat.addToolApprovalResponse({ id: request.approvalId, approved, reason });
     } else if (approved || rejectIsAnswer(request)) {
       await chat.addToolOutput({
@@ -213,7 +253,10 @@ export function ChatSession(props: Props) {
     const body = decisionBody(request, approved, { choice, reason, rich });
     const outcome = await decideApproval(request.approvalId, body, currentUser());
     setDecided((prev) => new Set(prev).add(request.approvalId));
-    setStillWaits(stillWaitsNote(outcome, request.approvalId, rich));
+    const waits =
+      outcome.status === 'pending_approval' &&
+      outcome.approvals.some((a) => a.approval_id === request.approvalId);
+    setStillWaits(stillWaitsNote(waits, rich));
     const at = new Date().toISOString();
     setOwnDecisions((prev) => [
       ...prev,
@@ -244,11 +287,9 @@ export function ChatSession(props: Props) {
     clearError();
     setBusy(true);
     try {
-      // The AI SDK's approval response carries yes, no and a reason: an edit, a response
-      // or a grant go by REST, whose answer the chat then reads back (see decideByRest).
-      if (mode === 'sse' && !streaming && !isRich(rich)) {
-        await decideInStream(request, approved, choice, reason);
-      } else await decideByRest(request, approved, choice, reason, rich);
+      if (mode === 'sse' && !streaming)
+        await decideInStream(request, approved, choice, reason, rich);
+      else await decideByRest(request, approved, choice, reason, rich);
     } catch (caught) {
       const failure = toApiError(caught);
       if (STALE.has(failure.code)) {

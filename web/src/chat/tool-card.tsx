@@ -1,7 +1,7 @@
 import type { ApiDecision } from '../api/api-types';
 import { humanizeToolName } from '../approvals/approval-request';
 import { ArgumentList } from '../approvals/argument-list';
-import { decisionSource } from '../approvals/decision-source';
+import { decisionSource, decisionVerb } from '../approvals/decision-source';
 import { ToolResult } from '../results/tool-result';
 import { formatClock } from '../ui/relative-time';
 
@@ -73,14 +73,16 @@ function statusOf(
 const asArgs = (input: unknown): Record<string, unknown> =>
   typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
 
-/** "Approved by maria via Slack · 14:05", one line per person who decided. */
+/**
+ * "Approved by maria via Slack · 14:05" ("Approved with changes", "Answered in its place"),
+ * one line per person who decided.
+ */
 function DecidedBy({ decisions, input }: { decisions: ApiDecision[]; input: boolean }) {
   return (
     <ul className="tool-card__decided" aria-label="Decided by">
       {decisions.map((d) => (
         <li key={`${d.decided_by}-${d.at}`}>
-          {input ? (d.approved ? 'Answered' : 'Declined') : d.approved ? 'Approved' : 'Rejected'} by{' '}
-          <strong>{d.decided_by}</strong>
+          {decisionVerb(d, input)} by <strong>{d.decided_by}</strong>
           {decisionSource(d)} ·{' '}
           <time dateTime={d.at} title={d.at}>
             {formatClock(d.at)}

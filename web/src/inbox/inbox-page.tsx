@@ -77,7 +77,12 @@ export function InboxPage() {
       );
       record(approval, {
         state: approved ? 'approved' : 'rejected',
-        detail: stillWaitsNote(outcome, approval.approval_id, rich) ?? resultDetail(outcome.status),
+        detail:
+          stillWaitsNote(
+            outcome.status === 'pending_approval' &&
+              outcome.approvals.some((a) => a.approval_id === approval.approval_id),
+            rich,
+          ) ?? resultDetail(outcome.status),
       });
       setReviewing(undefined);
       void reload();
