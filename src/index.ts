@@ -52,8 +52,11 @@ export type {
   ApprovalEventType,
 } from './core/approval-event.js';
 export type { Cancel, Clock } from './core/clock.js';
+export type { DecisionPolicy } from './core/decision-policy.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';
+export { hashArgs } from './core/hash.js';
 export type { Principal } from './core/principal.js';
+export { currentArgs, currentArgsHash } from './core/settlement.js';
 export type { StoreKind } from './core/store-kinds.js';
 export type {
   ApprovalKind,

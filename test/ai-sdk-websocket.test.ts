@@ -107,7 +107,7 @@ describe.each([
     const message = await finalMessage(chunks);
     expect(toolParts(message)[0]?.state).toBe(approved ? 'output-available' : 'output-denied');
     expect(messageText(message)).toMatch(
-      approved ? /Here are the 10 images|Sent 200 USD/ : /rejected/,
+      approved ? /Here are the 10 images|Sent 200 USD/ : /rejected|was not sent: no\./,
     );
     chatter.close();
     decider.close();

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../src/config/config.js';
+import { type RunningServer, startServer } from '../src/main/serve.js';
 import { ownDataDir } from './support/temp-data-dir.js';
 
 // Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
@@ -131,6 +133,58 @@ describe('holdpoint chat', () => {
     const { code, output } = await chat(['--app', 'nope'], ['hello']);
     expect(code).toBe(1);
     expect(output).toContain('UNKNOWN_APP: Unknown app nope');
+  });
+});
+
+describe('holdpoint chat: decisions richer than yes or no (issue 25)', () => {
+  const RICH = './test/support/rich-decisions-app.ts';
+  let server: RunningServer;
+  beforeAll(async () => {
+    const flags = ['--port', '0', '--log-level', 'silent', '--model', 'rules', '--store', 'memory'];
+    server = await startServer(loadConfig(['--app', RICH, ...flags], {}));
+  });
+  afterAll(async () => server?.close());
+
+  /** The same typing, in this process's runtime and against a running server (`--url`). */
+  const both = (lines: string[]) =>
+    Promise.all([
+      chat(['--app', RICH], lines),
+      run(['chat', '--url', `http://127.0.0.1:${server.port}`, '--user', 'ann'], lines),
+    ]);
+
+  it('edits field by field, shows the change, and the tool runs with it', async () => {
+    for (const { code, output } of await both(['pay 200 Jiro', 'e', '150', '', 'y'])) {
+      expect(code).toBe(0);
+      expect(output).toContain('Approve? [y/N] (e to edit)');
+      expect(output).toContain('amount [200]: ');
+      expect(output).toContain('recipient ["Jiro"]: ');
+      expect(output).not.toContain('currency [');
+      expect(output).toContain('amount: 200 → 150');
+      expect(output).toContain('Approve the call with these arguments? [y/N]');
+      expect(output).toContain('pay: {"status":"sent","amount":150,"recipient":"Jiro"');
+    }
+  });
+
+  it('rejects with the reason asked, which the agent says', async () => {
+    for (const { output } of await both(['pay 200 Jiro', 'n', 'wrong recipient: pay Hana'])) {
+      expect(output).toContain('Reason (optional; the agent sees it): ');
+      expect(output).toContain('wrong recipient: pay Hana');
+      expect(output).not.toContain('"status":"sent"');
+    }
+  });
+
+  it('answers in the tool’s place where its policy allows', async () => {
+    for (const { output } of await both(['lookup weather', 'r', '{"answer":"sunny"}'])) {
+      expect(output).toContain('(r to answer in its place)');
+      expect(output).toContain('lookup: {"answer":"sunny"}');
+      expect(output).not.toContain('the tool looked up');
+    }
+  });
+
+  it('declines an input request with a reason', async () => {
+    for (const { output } of await both(['value', '', 'no colour today'])) {
+      expect(output).toContain('no colour today');
+    }
   });
 });
 

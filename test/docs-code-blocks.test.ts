@@ -65,6 +65,7 @@ const PROGRAMS = [
   'sign-in.ts',
   'wait-for-approval.ts',
   'sla.ts',
+  'decisions.ts',
 ];
 /** Fixtures that are servers: each listens on PORT and answers a payment with a pause. */
 const SERVERS = ['hono-server.ts', 'node-server.ts', 'express-server.ts'];

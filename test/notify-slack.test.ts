@@ -24,6 +24,7 @@ import type { DeliveryRecord } from '../src/store/outbox.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { slackInteractivityRoutes } from '../src/transports/http/slack-interactivity.js';
 import { type SlackChannel, slackChannel } from '../src/transports/notify/slack-channel.js';
+import { rejectReasonView } from '../src/transports/notify/slack-message.js';
 import { slackPrincipalOf } from '../src/transports/notify/slack-users.js';
 import approvalTools, { effectRuns } from './support/approval-tools-app.js';
 import { FakeSlack } from './support/fake-slack.js';
@@ -58,6 +59,7 @@ let holdpoint: Holdpoint;
 let channel: SlackChannel;
 let server: Server;
 let base: string;
+let built: ReturnType<typeof buildHoldpoint>;
 
 beforeAll(async () => {
   await fake.start();
@@ -68,7 +70,7 @@ beforeAll(async () => {
     users: { UALICE: 'alice', UBOB: { id: 'bob', roles: ['finance'] }, UMALLORY: 'mallory' },
     clock,
   });
-  const built = buildHoldpoint({ apps: [slackApp], sweepIntervalSeconds: false, clock });
+  built = buildHoldpoint({ apps: [slackApp], sweepIntervalSeconds: false, clock });
   holdpoint = built.holdpoint;
   const routes = slackInteractivityRoutes({
     runtime: built.runtime,
@@ -182,7 +184,7 @@ const textOf = (blocks: Block[]) => JSON.stringify(blocks);
 const buttonsOf = (blocks: Block[]) =>
   (blocks.find((b) => b.type === 'actions')?.elements as Array<Record<string, unknown>>) ?? [];
 
-/** A button press as Slack posts it: form-encoded `payload=`, signed with the secret. */
+/** A button press as Slack posts it (signed, see signedPost). */
 async function press(
   options: {
     user: string;
@@ -212,6 +214,15 @@ async function press(
       },
     ],
   };
+  return signedPost(payload, handler, options);
+}
+
+/** An interaction payload as Slack posts it: form-encoded `payload=`, signed with the secret. */
+async function signedPost(
+  payload: Record<string, unknown>,
+  handler?: (request: Request) => Response | Promise<Response>,
+  options: { timestamp?: number; secret?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const timestamp = String(options.timestamp ?? Math.floor(clock.now() / 1000));
   const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET)
@@ -229,6 +240,30 @@ async function press(
   const response = await (handler ? handler(request) : fetch(request));
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The Reject modal submitted as Slack posts it, with `reason` typed (or left empty). */
+function submitModal(
+  view: Record<string, unknown>,
+  user: string,
+  reason: string | null,
+  handler: (request: Request) => Response | Promise<Response>,
+) {
+  return signedPost(
+    {
+      type: 'view_submission',
+      user: { id: user, team_id: 'T1' },
+      team: { id: 'T1' },
+      view: {
+        ...view,
+        id: 'V1',
+        state: {
+          values: { holdpoint_reason: { reason: { type: 'plain_text_input', value: reason } } },
+        },
+      },
+    },
+    handler,
+  );
 }
 
 async function decisionsOf(sessionId: string) {
@@ -655,6 +690,107 @@ describe('holdpoint serve with the Slack settings', () => {
     } finally {
       await served.holdpoint.close();
       await slack.stop();
+    }
+  });
+});
+
+describe('Reject asks for a reason (issue 25)', () => {
+  /** The endpoint as a server mounts it: Reject opens a modal through the channel. */
+  const routes = () =>
+    slackInteractivityRoutes({
+      runtime: built.runtime,
+      logger: pino({ level: 'silent' }),
+      signingSecret: SIGNING_SECRET,
+      clock,
+      principalOf: (id) => slackPrincipalOf(id, channel.users),
+      openView: (triggerId, view) => channel.openView(triggerId, view),
+    });
+
+  it('opens a modal; its submission rejects with the reason, bound to the hash seen, and the agent says it', async () => {
+    const outcome = await paused(21);
+    const approval = outcome.approvals[0] as ApprovalRequest;
+    const value = `${approval.approvalId}|${hashArgs(approval.args)}`;
+    const handler = routes().fetch;
+    const pressed = await press({ user: 'UBOB', action: 'holdpoint_reject', value }, 'r1', handler);
+    expect(pressed).toEqual({ status: 200, body: undefined });
+    const [opened] = fake.callsOf('views.open');
+    expect(opened?.answer).toBe('ok');
+    expect(opened?.args.trigger_id).toBe('1.2.3');
+    const view = opened?.args.view as Record<string, unknown>;
+    expect(view).toMatchObject({
+      type: 'modal',
+      callback_id: 'holdpoint_reject_reason',
+      private_metadata: value,
+    });
+    expect(JSON.stringify(view.blocks)).toContain('plain_text_input');
+    // Nothing is decided before the modal is submitted.
+    expect(await decisionsOf(outcome.sessionId)).toEqual([]);
+
+    const { done } = await runEnd(holdpoint, outcome.sessionId);
+    const submitted = await submitModal(view, 'UBOB', 'wrong account: use savings', handler);
+    expect(submitted.status).toBe(200);
+    expect(submitted.body).toMatchObject({ response_action: 'update' });
+    expect(JSON.stringify(submitted.body)).toContain('You rejected it');
+    expect(await decisionsOf(outcome.sessionId)).toEqual([
+      expect.objectContaining({
+        actor: 'bob',
+        channel: 'slack',
+        approved: false,
+        reason: 'wrong account: use savings',
+        argsHash: hashArgs(approval.args),
+      }),
+    ]);
+    const ended = await done;
+    expect(ended.status === 'completed' && ended.result).toContain('wrong account: use savings');
+  });
+
+  it('an empty reason rejects without one; a submission on a decided approval decides nothing more', async () => {
+    const outcome = await paused(22);
+    const approval = outcome.approvals[0] as ApprovalRequest;
+    const value = `${approval.approvalId}|${hashArgs(approval.args)}`;
+    const handler = routes().fetch;
+    await press({ user: 'UBOB', action: 'holdpoint_reject', value }, 'r1', handler);
+    const view = fake.callsOf('views.open')[0]?.args.view as Record<string, unknown>;
+    const empty = await submitModal(view, 'UBOB', null, handler);
+    expect(JSON.stringify(empty.body)).toContain('You rejected it');
+    const [decided] = await decisionsOf(outcome.sessionId);
+    expect(decided).toMatchObject({ approved: false });
+    expect(decided?.reason).toBeUndefined();
+    const again = await submitModal(view, 'UALICE', 'me too', handler);
+    expect(JSON.stringify(again.body)).toContain('already decided');
+    expect(await decisionsOf(outcome.sessionId)).toHaveLength(1);
+  });
+
+  it('refuses a modal opened on arguments that are not the ones standing (ARGS_MISMATCH)', async () => {
+    const outcome = await paused(23);
+    const approval = outcome.approvals[0] as ApprovalRequest;
+    const view = rejectReasonView(approval.approvalId, hashArgs({ amount: 999 })) as Record<
+      string,
+      unknown
+    >;
+    const submitted = await submitModal(view, 'UBOB', 'no', routes().fetch);
+    expect(JSON.stringify(submitted.body)).toContain('The arguments changed');
+    expect(await decisionsOf(outcome.sessionId)).toEqual([]);
+  });
+
+  it('rejects at once, without a reason, when Slack will not open the modal', async () => {
+    const outcome = await paused(24);
+    const approval = outcome.approvals[0] as ApprovalRequest;
+    fake.expiredTriggers.add('1.2.3');
+    try {
+      const pressed = await press(
+        {
+          user: 'UBOB',
+          action: 'holdpoint_reject',
+          value: `${approval.approvalId}|${hashArgs(approval.args)}`,
+        },
+        'r1',
+        routes().fetch,
+      );
+      expect(fake.callsOf('views.open')[0]?.answer).toBe('expired_trigger_id');
+      expect(pressed.body?.text).toMatch(/^You rejected it/);
+    } finally {
+      fake.expiredTriggers.clear();
     }
   });
 });

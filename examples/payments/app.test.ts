@@ -1,4 +1,4 @@
-import { createHoldpoint, type PendingOutcome, type RunOutcome } from 'holdpoint';
+import { createHoldpoint, hashArgs, type PendingOutcome, type RunOutcome } from 'holdpoint';
 import { describe, expect, it } from 'vitest';
 import payments, { paymentHint } from './app.js';
 import { parsePaymentRequest } from './parse-payment-request.js';
@@ -74,6 +74,58 @@ describe('payments', () => {
     expect(done).toMatchObject({
       status: 'completed',
       result: 'The payment to Jiro was not sent: it was rejected.',
+    });
+  });
+
+  it('says why, when the approver rejects with a reason', async () => {
+    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const done = await holdpoint.decide({
+      approvalId: pause.approvals[0]?.approvalId as string,
+      approved: false,
+      reason: 'the invoice was paid already',
+      decidedBy: maria,
+    });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: 'The payment to Jiro was not sent: the invoice was paid already.',
+    });
+  });
+
+  it('lets an approver correct the payment; raising the amount needs a second approver', async () => {
+    const lower = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const seen = lower.approvals[0];
+    const lowered = await holdpoint.decide({
+      approvalId: seen?.approvalId as string,
+      approved: true,
+      argsHash: hashArgs(seen?.args),
+      editedArgs: { amount: 150, recipient: 'Jiro', currency: 'USD' },
+      decidedBy: maria,
+    });
+    expect(lowered).toMatchObject({
+      status: 'completed',
+      result: expect.stringMatching(/^Sent 150 USD to Jiro /),
+    });
+
+    const raise = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const asked = raise.approvals[0];
+    const raised = { amount: 250, recipient: 'Jiro', currency: 'USD' };
+    const first = await holdpoint.decide({
+      approvalId: asked?.approvalId as string,
+      approved: true,
+      argsHash: hashArgs(asked?.args),
+      editedArgs: raised,
+      decidedBy: maria,
+    });
+    expect(first.status).toBe('pending_approval');
+    const second = await holdpoint.decide({
+      approvalId: asked?.approvalId as string,
+      approved: true,
+      argsHash: hashArgs(raised),
+      decidedBy: { id: 'jun', roles: ['approver'] },
+    });
+    expect(second).toMatchObject({
+      status: 'completed',
+      result: expect.stringMatching(/^Sent 250 USD to Jiro /),
     });
   });
 

@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { BaseTool, Context, Event, LlmRequest } from '@google/adk';
 import type { Content } from '@google/genai';
+import { CONFIRMATION_CALL } from './confirmation-call.js';
 import { HoldpointPlugin } from './holdpoint-plugin.js';
 
 /**
@@ -34,20 +36,54 @@ export function ranWithOf(events: readonly Event[]): Map<string, Record<string, 
   return ranWith;
 }
 
-/** `contents` (a copy) with the calls of `ranWith` showing the arguments they ran with. */
-export function withCallsAsRan(
-  contents: Content[],
+/** A call that ran with a person's edit: the model's arguments and the ones it ran with. */
+export interface EditedCall {
+  id: string;
+  name: string;
+  modelArgs: Record<string, unknown>;
+  args: Record<string, unknown>;
+}
+
+/** The calls of `events` that `ranWith` says ran with other arguments, in order. */
+export function editedCalls(
+  events: readonly Event[],
   ranWith: ReadonlyMap<string, Record<string, unknown>>,
-): Content[] {
+): EditedCall[] {
+  const calls: EditedCall[] = [];
+  for (const event of events) {
+    for (const part of event.content?.parts ?? []) {
+      const call = part.functionCall;
+      const args = call?.id ? ranWith.get(call.id) : undefined;
+      if (!call?.id || !call.name || !args || call.name === CONFIRMATION_CALL) continue;
+      calls.push({ id: call.id, name: call.name, modelArgs: call.args ?? {}, args });
+    }
+  }
+  return calls;
+}
+
+/**
+ * `contents` (a copy) with the `edited` calls showing the arguments they ran with. ADK
+ * takes its own call ids out of a model request, so a call is found by its id when it
+ * kept one, else as the first call of its name and model arguments not yet matched.
+ */
+export function withCallsAsRan(contents: Content[], edited: readonly EditedCall[]): Content[] {
+  const left = [...edited];
+  const take = (name?: string, id?: string, args?: Record<string, unknown>) => {
+    const index = left.findIndex((c) =>
+      id ? c.id === id : c.name === name && isDeepStrictEqual(c.modelArgs, args ?? {}),
+    );
+    return index < 0 ? undefined : left.splice(index, 1)[0];
+  };
   return contents.map((content) => {
-    const parts = content.parts ?? [];
-    if (!parts.some((p) => p.functionCall?.id && ranWith.has(p.functionCall.id))) return content;
+    if (left.length === 0 || !content.parts?.some((p) => p.functionCall)) return content;
     return {
       ...content,
-      parts: parts.map((part) => {
+      parts: content.parts.map((part) => {
         const call = part.functionCall;
-        const args = call?.id ? ranWith.get(call.id) : undefined;
-        return args && call ? { ...part, functionCall: { ...call, args: structuredClone(args) } } : part;
+        const found = call && take(call.name, call.id, call.args);
+        return found && call
+          ? { ...part, functionCall: { ...call, args: structuredClone(found.args) } }
+          : part;
       }),
     };
   });
@@ -124,9 +160,12 @@ export class DecisionAnswers extends HoldpointPlugin {
     callbackContext: Context;
     llmRequest: LlmRequest;
   }): Promise<undefined> {
-    const ranWith = ranWithOf(callbackContext.invocationContext.session.events);
+    const { events } = callbackContext.invocationContext.session;
+    const ranWith = ranWithOf(events);
     for (const [id, args] of this.edits) ranWith.set(id, args);
-    if (ranWith.size > 0) llmRequest.contents = withCallsAsRan(llmRequest.contents, ranWith);
+    if (ranWith.size === 0) return undefined;
+    const edited = editedCalls(events, ranWith);
+    if (edited.length > 0) llmRequest.contents = withCallsAsRan(llmRequest.contents, edited);
     return undefined;
   }
 

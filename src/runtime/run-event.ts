@@ -11,7 +11,15 @@ export type RunEvent =
   /** Decisions recorded on the pause this segment resumes from. */
   | { type: 'decided'; approvals: ApprovalRequest[]; decisions: Decision[] }
   | { type: 'text'; id: string; text: string }
-  | { type: 'tool-call'; toolCallId: string; toolName: string; args: Record<string, unknown> }
+  | {
+      type: 'tool-call';
+      toolCallId: string;
+      toolName: string;
+      /** The arguments the call ran with (a person's edit, when they made one). */
+      args: Record<string, unknown>;
+      /** The model's own arguments, when a person's edit replaced them. */
+      modelArgs?: Record<string, unknown>;
+    }
   | { type: 'tool-result'; toolCallId: string; toolName: string; output: Record<string, unknown> }
   | { type: 'tool-error'; toolCallId: string; toolName: string; error: string }
   /** A tool call a person rejected: it never ran. */

@@ -71,31 +71,61 @@ function invalid(decision: Decision, message: string, details: Record<string, un
  * never with an answer; an input takes no edit and no grant, and waits for a value
  * (`payload` or `response`, one of them).
  */
-function variantConflict(approval: ApprovalRequest, decision: Decision): HoldpointError | undefined {
+function variantConflict(
+  approval: ApprovalRequest,
+  decision: Decision,
+): HoldpointError | undefined {
   const id = decision.approvalId;
   const { editedArgs, response, grant, payload } = decision;
   if (!decision.approved) {
-    if (response !== undefined) return invalid(decision, `A rejection of ${id} carries no response: approve it to answer in the tool's place.`, { field: 'response' });
-    if (editedArgs !== undefined) return invalid(decision, `A rejection of ${id} carries no edited arguments.`, { field: 'edited_args' });
-    if (grant !== undefined) return invalid(decision, `A rejection of ${id} makes no grant.`, { field: 'grant' });
+    if (response !== undefined)
+      return invalid(
+        decision,
+        `A rejection of ${id} carries no response: approve it to answer in the tool's place.`,
+        { field: 'response' },
+      );
+    if (editedArgs !== undefined)
+      return invalid(decision, `A rejection of ${id} carries no edited arguments.`, {
+        field: 'edited_args',
+      });
+    if (grant !== undefined)
+      return invalid(decision, `A rejection of ${id} makes no grant.`, { field: 'grant' });
     return undefined;
   }
   if (editedArgs !== undefined && response !== undefined) {
-    return invalid(decision, `Approval ${id}: give edited arguments or a response, not both.`, { field: 'response' });
+    return invalid(decision, `Approval ${id}: give edited arguments or a response, not both.`, {
+      field: 'response',
+    });
   }
   if (approval.kind === 'confirmation') return undefined;
   if (editedArgs !== undefined) {
-    return invalid(decision, `Approval ${id} (${approval.toolName}) waits for a value; it has no arguments to edit: give the value as its response.`, { field: 'edited_args' });
+    return invalid(
+      decision,
+      `Approval ${id} (${approval.toolName}) waits for a value; it has no arguments to edit: give the value as its response.`,
+      { field: 'edited_args' },
+    );
   }
   if (grant !== undefined) {
-    return invalid(decision, `Approval ${id} (${approval.toolName}) waits for a value; it makes no grant.`, { field: 'grant' });
+    return invalid(
+      decision,
+      `Approval ${id} (${approval.toolName}) waits for a value; it makes no grant.`,
+      { field: 'grant' },
+    );
   }
   const given = (value: unknown) => value !== undefined && value !== null;
   if (given(payload) && given(response)) {
-    return invalid(decision, `Approval ${id} (${approval.toolName}) waits for one value: give it as the response or as the payload, not both.`, { field: 'response' });
+    return invalid(
+      decision,
+      `Approval ${id} (${approval.toolName}) waits for one value: give it as the response or as the payload, not both.`,
+      { field: 'response' },
+    );
   }
   if (!given(payload) && !given(response)) {
-    return invalid(decision, `Approval ${id} (${approval.toolName}) waits for a value: give it as the decision's payload.`, { missing: 'payload' });
+    return invalid(
+      decision,
+      `Approval ${id} (${approval.toolName}) waits for a value: give it as the decision's payload.`,
+      { missing: 'payload' },
+    );
   }
   return undefined;
 }

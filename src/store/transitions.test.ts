@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { hashArgs } from '../core/hash.js';
 import type { Principal } from '../core/principal.js';
 import { nextSlaAt } from '../core/sla.js';
-import type { ApprovalRequest, Approvers, Pause, SlaPolicy } from '../core/types.js';
+import type { ApprovalRequest, Approvers, Decision, Pause, SlaPolicy } from '../core/types.js';
 import type { SessionSnapshot, SessionWrites } from './store.js';
 import {
   decideTransition,
@@ -378,5 +379,94 @@ describe('decideTransition with out-of-office delegations', () => {
     expect(() => decideTransition(own, ownVote, T0, LEASE, owner, ['alice'])).toThrow(
       expect.objectContaining({ code: 'FORBIDDEN' }),
     );
+  });
+});
+
+describe('decideTransition with rich decisions', () => {
+  const jun: Principal = { id: 'jun', roles: ['approver'] };
+  const SEEN = hashArgs({ amount: 200 });
+  const decide = (snapshot: SessionSnapshot, by: Principal, d: Partial<Decision>) =>
+    decideTransition(
+      snapshot,
+      { decisions: [{ approvalId: 'a1', approved: true, decidedBy: by.id, at: T0, ...d }] },
+      T0,
+      LEASE,
+      by,
+    );
+  const after = (
+    snapshot: SessionSnapshot,
+    result: ReturnType<typeof decide>,
+  ): SessionSnapshot => ({
+    ...snapshot,
+    pause: (result.writes as SessionWrites).pauses?.[0],
+  });
+
+  it('records an edit with both hashes, and binds later decisions to the edit', () => {
+    const snapshot = paused(approval('a1'));
+    const edited = { amount: 300 };
+    const result = decide(snapshot, maria, {
+      argsHash: SEEN,
+      editedArgs: edited,
+      editNeedsApproval: true,
+    });
+    expect((result.writes as SessionWrites).audit).toEqual([
+      expect.objectContaining({
+        action: 'decided',
+        argsHash: SEEN,
+        editedArgsHash: hashArgs(edited),
+      }),
+    ]);
+    expect(result.value?.outcome).toBe('pending');
+    const next = after(snapshot, result);
+    expect(() => decide(next, jun, { argsHash: SEEN })).toThrow(
+      expect.objectContaining({ code: 'ARGS_MISMATCH' }),
+    );
+    expect(() => decide(next, jun, {})).toThrow(expect.objectContaining({ code: 'ARGS_MISMATCH' }));
+    expect(() => decide(next, maria, { argsHash: hashArgs(edited) })).toThrow(
+      expect.objectContaining({ code: 'ALREADY_VOTED' }),
+    );
+    expect(decide(next, jun, { argsHash: hashArgs(edited) }).value?.outcome).toBe('resumes');
+    // A denial needs no hash: it is safe whatever the arguments.
+    expect(decide(next, jun, { approved: false }).value?.outcome).toBe('resumes');
+  });
+
+  it('needs the hash seen for an edit, an answer in the tool place and a grant', () => {
+    const snapshot = paused(approval('a1'));
+    for (const rich of [
+      { editedArgs: { amount: 1 } },
+      { response: { ok: true } },
+      { grant: { grantId: 'grt_1', scope: 'session' as const, expiresAt: T0 + 1 } },
+    ]) {
+      expect(() => decide(snapshot, maria, rich)).toThrow(
+        expect.objectContaining({
+          code: 'VALIDATION_FAILED',
+          details: expect.objectContaining({ missing: 'args_hash' }),
+        }),
+      );
+    }
+    expect(() => decide(snapshot, maria, { approved: false, response: 'x' })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED' }),
+    );
+  });
+
+  it('settles on an answer in the tool place, audited by its hash; a grant writes its line in the commit', () => {
+    const snapshot = paused(approval('a1'));
+    const answered = decide(snapshot, maria, { argsHash: SEEN, response: { ok: true } });
+    expect(answered.value?.outcome).toBe('resumes');
+    expect((answered.writes as SessionWrites).audit[0]).toMatchObject({
+      responseHash: hashArgs({ ok: true }),
+    });
+    const grant = { grantId: 'grt_1', scope: 'user' as const, expiresAt: T0 + 3600 * S };
+    const granted = decide(snapshot, maria, { argsHash: SEEN, grant });
+    expect((granted.writes as SessionWrites).audit).toEqual([
+      expect.objectContaining({ action: 'decided' }),
+      expect.objectContaining({
+        action: 'granted',
+        grantId: 'grt_1',
+        grantScope: 'user',
+        grantUntil: T0 + 3600 * S,
+      }),
+      expect.objectContaining({ action: 'resumed' }),
+    ]);
   });
 });

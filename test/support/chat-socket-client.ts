@@ -77,6 +77,9 @@ export class ChatSocketClient {
     reason?: string;
     payload?: unknown;
     userId?: string;
+    argsHash?: string;
+    editedArgs?: Record<string, unknown>;
+    response?: unknown;
   }): Promise<Record<string, unknown>> {
     return new Promise((resolve) => {
       const onMessage = (data: WebSocket.RawData) => {

@@ -23,12 +23,14 @@ export interface SlackResponse {
 }
 
 // Arguments Slack's SDK sends JSON-encoded inside its form body.
-const JSON_FIELDS = new Set(['blocks', 'attachments', 'metadata']);
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'metadata', 'view']);
 
 /**
  * Test support: a stand-in for Slack's Web API on 127.0.0.1, answering as Slack does —
  * `chat.postMessage` (a user id posts to the app's direct message with that user, `D…`),
- * `chat.update` — only with `Authorization: Bearer <token>` (`invalid_auth` otherwise);
+ * `chat.update`, `views.open` (a modal for an interaction's `trigger_id`; `expired_trigger_id`
+ * for one named in `expiredTriggers`) — only with `Authorization: Bearer <token>`
+ * (`invalid_auth` otherwise);
  * every call recorded. Also the `response_url`s of interactivity payloads.
  */
 export class FakeSlack {
@@ -37,6 +39,8 @@ export class FakeSlack {
   readonly responses: SlackResponse[] = [];
   /** Channels Slack does not know (`channel_not_found`). */
   readonly unknownChannels = new Set<string>();
+  /** Trigger ids Slack no longer accepts (`expired_trigger_id`). */
+  readonly expiredTriggers = new Set<string>();
   private failures: Array<{ status: number; error?: string }> = [];
   private waiters: Array<{ until: () => boolean; resolve: () => void }> = [];
   private server?: Server;
@@ -133,6 +137,13 @@ export class FakeSlack {
   ): Record<string, unknown> {
     if (!authorization) return { ok: false, error: 'not_authed' };
     if (authorization !== `Bearer ${this.token}`) return { ok: false, error: 'invalid_auth' };
+    if (method === 'views.open') {
+      const trigger = String(args.trigger_id ?? '');
+      if (!trigger) return { ok: false, error: 'invalid_arguments' };
+      if (this.expiredTriggers.has(trigger)) return { ok: false, error: 'expired_trigger_id' };
+      this.counter += 1;
+      return { ok: true, view: { ...(args.view as object), id: `V${this.counter}` } };
+    }
     const channel = String(args.channel ?? '');
     if (!/^[CGDUW][A-Z0-9]+$/.test(channel) || this.unknownChannels.has(channel)) {
       return { ok: false, error: 'channel_not_found' };

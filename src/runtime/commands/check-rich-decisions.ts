@@ -61,7 +61,9 @@ export function checkRichDecisions(
     const rules = app.decisionRules?.[approval.toolName];
     if (decision.response !== undefined) checkResponse(approval, rules, decision.response);
     if (decision.grant !== undefined) checkGrant(app, approval, rules, decision.grant);
-    if (decision.editedArgs === undefined || approval.kind !== 'confirmation') return {};
+    if (decision.editedArgs === undefined) return {};
+    // An input has no arguments to edit: the transition refuses the edit as it is.
+    if (approval.kind !== 'confirmation') return { editedArgs: decision.editedArgs };
     return checkEdit(app, pause, approval, rules, decision);
   });
 }
@@ -116,7 +118,10 @@ function checkEdit(
       { field: issue.field },
     );
   }
-  return { editedArgs: edited, ...(needsApproval(rules, seen, edited) && { editNeedsApproval: true }) };
+  return {
+    editedArgs: edited,
+    ...(needsApproval(rules, seen, edited) && { editNeedsApproval: true }),
+  };
 }
 
 /** The tool's `editNeedsApproval` on the edit; one that throws asks for the approver (fails closed). */

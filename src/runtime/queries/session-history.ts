@@ -1,5 +1,6 @@
 import type { Event } from '@google/adk';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
+import { ranWithOf } from '../../agents/decision-answers.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
 import { type ApprovalHints, SegmentCollector } from '../segment/segment-collector.js';
@@ -33,6 +34,8 @@ export function sessionHistory(
   const confirmations = new Map<string, ApprovalRequest>();
   const inputs = new Set<string>();
   const denied = new Set<string>();
+  // Calls that ran with a person's edit show the arguments they ran with.
+  const ranWith = ranWithOf(events);
   for (const event of events) {
     const parts = event.content?.parts ?? [];
     if (event.author === 'user') {
@@ -52,7 +55,7 @@ export function sessionHistory(
       continue;
     }
     const known = collector.approvals.length;
-    turn.events.push(...collector.add(event, denied));
+    turn.events.push(...collector.add(event, denied).map((e) => asRan(e, ranWith)));
     for (const found of collector.approvals.slice(known)) {
       const open = pending.find((a) => a.approvalId === found.approvalId);
       const approval: ApprovalRequest = open ?? {
@@ -66,6 +69,13 @@ export function sessionHistory(
     }
   }
   return turns;
+}
+
+/** A tool call as it ran: the edited arguments, with the model's beside them. */
+function asRan(event: RunEvent, ranWith: Map<string, Record<string, unknown>>): RunEvent {
+  if (event.type !== 'tool-call') return event;
+  const args = ranWith.get(event.toolCallId);
+  return args ? { ...event, args, modelArgs: event.args } : event;
 }
 
 /** What a user-authored event of function responses says: decisions and input answers. */

@@ -2,6 +2,11 @@ import type { UIMessageChunk } from 'ai';
 import type { RunEvent } from '../../runtime/run-event.js';
 import type { ChatMessageMetadata } from './chat-metadata.js';
 
+/** The metadata a tool part may carry (the AI SDK's JSONObject). */
+type ToolMetadata = NonNullable<
+  Extract<UIMessageChunk, { type: 'tool-input-available' }>['toolMetadata']
+>;
+
 /** Two-turn: the stream ends at an approval. Continuous: it waits and carries the decision. */
 export type ApprovalMode = 'two-turn' | 'continuous';
 
@@ -74,6 +79,10 @@ export class UIChunkMapper {
             toolCallId: event.toolCallId,
             toolName: event.toolName,
             input: event.args,
+            // A call a person edited ran with `input`; the model asked for `model_input`.
+            ...(event.modelArgs && {
+              toolMetadata: { model_input: event.modelArgs as ToolMetadata['model_input'] },
+            }),
           },
         ];
       case 'tool-result':

@@ -9,7 +9,16 @@ import type { NotificationDirectory } from '../../runtime/notify/notification-op
 import type { RunEvent } from '../../runtime/run-event.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
 import type { SlackChannel } from '../notify/slack-channel.js';
-import { APPROVE_ACTION, parseButtonValue, REJECT_ACTION } from '../notify/slack-message.js';
+import {
+  APPROVE_ACTION,
+  decidedView,
+  parseButtonValue,
+  REJECT_ACTION,
+  REJECT_VIEW,
+  rejectReasonView,
+  type SlackBlock,
+  submittedReason,
+} from '../notify/slack-message.js';
 import { slackPrincipalOf } from '../notify/slack-users.js';
 import { limitBodies } from './request-bodies.js';
 import { verifySlackSignature } from './slack-signature.js';
@@ -24,6 +33,11 @@ export interface SlackInteractivity {
   principalOf(slackUserId: string): Principal | undefined;
   /** Judges the signature's timestamp. */
   clock: Clock;
+  /**
+   * Opens a modal (`views.open`): Reject then asks for a reason first. Absent, Reject
+   * rejects at once, without one.
+   */
+  openView?: (triggerId: string, view: SlackBlock) => Promise<void>;
 }
 
 /**
@@ -39,6 +53,7 @@ export function slackInteractivityOf(
     signingSecret: channel.signingSecret,
     clock,
     principalOf: (slackUserId) => slackPrincipalOf(slackUserId, channel.users, directory),
+    openView: (triggerId, view) => channel.openView(triggerId, view),
   };
 }
 
@@ -59,10 +74,30 @@ const blockActions = z.object({
   type: z.literal('block_actions'),
   user: z.object({ id: z.string().min(1).max(100) }),
   response_url: z.url({ protocol: /^https?$/ }).optional(),
+  trigger_id: z.string().min(1).max(255).optional(),
   actions: z
     .array(z.object({ action_id: z.string().max(255), value: z.string().max(2000).optional() }))
     .min(1),
 });
+
+/** The Reject modal submitted: who, the approval and hash it was opened on, the reason typed. */
+const viewSubmission = z.object({
+  type: z.literal('view_submission'),
+  user: z.object({ id: z.string().min(1).max(100) }),
+  view: z.object({
+    callback_id: z.literal(REJECT_VIEW),
+    private_metadata: z.string().max(3000),
+    state: z.object({
+      values: z.record(
+        z.string(),
+        z.record(z.string(), z.looseObject({ value: z.string().nullish() })),
+      ),
+    }),
+  }),
+});
+
+/** What the endpoint reads: a button press, or the Reject modal submitted. */
+const interaction = z.discriminatedUnion('type', [blockActions, viewSubmission]);
 
 const NOT_LINKED = 'Your Slack account is not linked to Holdpoint, so it cannot decide approvals.';
 
@@ -102,7 +137,7 @@ function decidedText(approved: boolean, outcome?: RunOutcome): string {
  */
 function decideAndTell(
   options: SlackInteractivityOptions,
-  input: { approvalId: string; argsHash: string; approved: boolean },
+  input: { approvalId: string; argsHash: string; approved: boolean; reason?: string },
   by: Principal,
 ): Promise<string> {
   const { runtime, logger } = options;
@@ -162,12 +197,42 @@ function ephemeral(responseUrl: string | undefined, text: string, logger: Logger
 }
 
 /**
+ * The Reject modal submitted: rejects the approval and hash it was opened on, with the
+ * reason typed (if any), as the person who submitted it. Slack's answer updates the modal
+ * to say what came of it; a reason over the limit is shown on its field instead.
+ */
+async function submitRejection(
+  options: SlackInteractivityOptions,
+  payload: z.infer<typeof viewSubmission>,
+): Promise<Record<string, unknown>> {
+  const button = parseButtonValue(payload.view.private_metadata);
+  const principal = options.principalOf(payload.user.id);
+  const answer = (text: string) => ({ response_action: 'update', view: decidedView(text) });
+  if (!button) return answer(refusalText(undefined));
+  if (!principal) return answer(NOT_LINKED);
+  const reason = submittedReason(payload.view.state.values);
+  try {
+    await options.runtime.countRequest(principal, 'requests', 'runs');
+    return answer(
+      await decideAndTell(
+        options,
+        { ...button, approved: false, ...(reason === undefined ? {} : { reason }) },
+        principal,
+      ),
+    );
+  } catch (error) {
+    return answer(refusalText(error));
+  }
+}
+
+/**
  * `POST /slack/interactivity`: Approve / Reject pressed in a Slack message. Public (Slack
  * signs it instead of a caller proving an identity): refused 401 unless Slack's signature
  * over the raw body holds and its timestamp is within five minutes. The Slack user acts
  * as the principal it is linked to, through `decideApproval` — the same policy checks as
- * every decision, recorded with `channel: 'slack'`. Every answer Slack gets is 200 with a
- * text for the person: a refusal too, never a 500.
+ * every decision, recorded with `channel: 'slack'`. Reject opens a modal asking for a
+ * reason (when the endpoint can open views); its submission decides. Every answer Slack
+ * gets is 200 with a text for the person: a refusal too, never a 500.
  */
 export function slackInteractivityRoutes(options: SlackInteractivityOptions): Hono {
   const { signingSecret, clock, logger } = options;
@@ -189,9 +254,9 @@ export function slackInteractivityRoutes(options: SlackInteractivityOptions): Ho
         401,
       );
     }
-    let payload: z.infer<typeof blockActions>;
+    let payload: z.infer<typeof interaction>;
     try {
-      const parsed = blockActions.safeParse(
+      const parsed = interaction.safeParse(
         JSON.parse(new URLSearchParams(rawBody).get('payload') ?? ''),
       );
       // Other interactions (shortcuts, other apps' buttons) are none of Holdpoint's business.
@@ -199,6 +264,9 @@ export function slackInteractivityRoutes(options: SlackInteractivityOptions): Ho
       payload = parsed.data;
     } catch {
       return c.body(null, 200);
+    }
+    if (payload.type === 'view_submission') {
+      return c.json(await submitRejection(options, payload));
     }
     const action = payload.actions.find(
       (a) => a.action_id === APPROVE_ACTION || a.action_id === REJECT_ACTION,
@@ -211,6 +279,18 @@ export function slackInteractivityRoutes(options: SlackInteractivityOptions): Ho
       return c.json(ephemeral(payload.response_url, NOT_LINKED, logger));
     }
     const approved = action.action_id === APPROVE_ACTION;
+    // Reject asks for the reason first: its modal's submission decides.
+    if (!approved && options.openView && payload.trigger_id) {
+      try {
+        await options.openView(
+          payload.trigger_id,
+          rejectReasonView(button.approvalId, button.argsHash),
+        );
+        return c.body(null, 200);
+      } catch (error) {
+        logger.warn({ err: error }, 'Slack views.open failed: rejecting without a reason');
+      }
+    }
     let text: string;
     try {
       await options.runtime.countRequest(principal, 'requests', 'runs');

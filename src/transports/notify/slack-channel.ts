@@ -15,7 +15,13 @@ import {
   type NotificationChannel,
 } from '../../runtime/notify/channel.js';
 import type { DeliveryRecord } from '../../store/outbox.js';
-import { eventLine, outcomeMessage, requestMessage, type SlackMessage } from './slack-message.js';
+import {
+  eventLine,
+  outcomeMessage,
+  requestMessage,
+  type SlackBlock,
+  type SlackMessage,
+} from './slack-message.js';
 import type { SlackUsers } from './slack-users.js';
 
 /** How Holdpoint reaches Slack, and who Slack's users are in Holdpoint. */
@@ -40,6 +46,11 @@ export interface SlackChannel extends NotificationChannel {
   readonly name: 'slack';
   readonly signingSecret: string;
   readonly users: SlackUsers;
+  /**
+   * Opens a modal for the person whose interaction gave `triggerId` (`views.open`; Slack
+   * accepts a trigger for 3 s). Rejects when Slack refuses it.
+   */
+  openView(triggerId: string, view: SlackBlock): Promise<void>;
 }
 
 /** Whether `channel` is a Slack channel (the server mounts its interactivity endpoint then). */
@@ -172,5 +183,12 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
     signingSecret: options.signingSecret,
     users: options.users ?? {},
     send,
+    openView: async (triggerId, view) => {
+      // Slack's trigger lasts 3 s: a slower answer cannot open the modal anyway.
+      await clientFor(AbortSignal.timeout(2_500)).views.open({
+        trigger_id: triggerId,
+        view: view as never,
+      });
+    },
   };
 }

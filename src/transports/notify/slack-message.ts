@@ -19,7 +19,7 @@ const MAX_TEXT_CHARS = 2_900;
 const MAX_HEADER_CHARS = 150;
 
 /** The arguments a button names: the approval and the hash of the arguments the person saw. */
-function buttonValue(approvalId: string, argsHash: string): string {
+export function buttonValue(approvalId: string, argsHash: string): string {
   return `${approvalId}|${argsHash}`;
 }
 
@@ -218,5 +218,62 @@ export function outcomeMessage(event: ApprovalEvent, options: MessageOptions): S
       ...(stillOpen ? [decisionButtons(event)] : []),
       ...linkBlocks(options.approvalUrl, options.onBehalfOf),
     ],
+  };
+}
+
+/** The modal a Reject press opens (its `callback_id`): the interactivity endpoint decides on its submission. */
+export const REJECT_VIEW = 'holdpoint_reject_reason';
+const REASON_BLOCK = 'holdpoint_reason';
+const REASON_INPUT = 'reason';
+const MAX_REASON_CHARS = 2_000;
+
+/**
+ * The modal Reject opens (`views.open`): an optional reason the agent will see, bound
+ * like the button to the approval and the arguments hash the person saw
+ * (`private_metadata`, the button's value).
+ */
+export function rejectReasonView(approvalId: string, argsHash: string): SlackBlock {
+  return {
+    type: 'modal',
+    callback_id: REJECT_VIEW,
+    private_metadata: buttonValue(approvalId, argsHash),
+    title: { type: 'plain_text', text: 'Reject' },
+    submit: { type: 'plain_text', text: 'Reject' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      section(
+        `Reject approval \`${escapeMrkdwn(truncate(approvalId, 200))}\`? The agent sees your reason and may go on from it.`,
+      ),
+      {
+        type: 'input',
+        block_id: REASON_BLOCK,
+        optional: true,
+        label: { type: 'plain_text', text: 'Reason' },
+        element: {
+          type: 'plain_text_input',
+          action_id: REASON_INPUT,
+          multiline: true,
+          max_length: MAX_REASON_CHARS,
+        },
+      },
+    ],
+  };
+}
+
+/** The reason typed into the Reject modal (its submitted state); undefined when left empty. */
+export function submittedReason(
+  values: Record<string, Record<string, { value?: string | null }>>,
+): string | undefined {
+  const reason = values[REASON_BLOCK]?.[REASON_INPUT]?.value?.trim();
+  return reason ? reason : undefined;
+}
+
+/** The modal after its submission: what came of the decision. */
+export function decidedView(text: string): SlackBlock {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'Holdpoint' },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [section(escapeMrkdwn(text))],
   };
 }

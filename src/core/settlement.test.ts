@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { hashArgs } from './hash.js';
+import {
+  currentArgs,
+  currentArgsHash,
+  hasVoted,
+  quorumOf,
+  settledAnswers,
+  settlingDecision,
+} from './settlement.js';
+import type { ApprovalRequest, Decision, Pause } from './types.js';
+
+const T0 = 1_700_000_000_000;
+const SEEN = { amount: 200 };
+const RAISED = { amount: 300 };
+
+const approval: ApprovalRequest = {
+  approvalId: 'a1',
+  kind: 'confirmation',
+  toolName: 'pay',
+  toolCallId: 'call-1',
+  args: SEEN,
+  hint: 'Pay?',
+  approvers: {
+    owner: false,
+    roles: ['approver'],
+    users: [],
+    quorum: 1,
+    requesterMayApprove: false,
+  },
+  createdAt: T0,
+  expiresAt: T0 + 1000,
+};
+
+function pauseWith(...decisions: Partial<Decision>[]): Pause {
+  return {
+    pauseId: 'p1',
+    sessionId: 's1',
+    invocationId: 'i1',
+    app: 'payments',
+    userId: 'ann',
+    status: 'pending',
+    approvals: [approval],
+    decisions: decisions.map((d) => ({
+      approvalId: 'a1',
+      approved: true,
+      decidedBy: 'maria',
+      at: T0,
+      argsHash: hashArgs(SEEN),
+      ...d,
+    })),
+    createdAt: T0,
+    expiresAt: T0 + 1000,
+  };
+}
+
+const raise = {
+  editedArgs: RAISED,
+  editedArgsHash: hashArgs(RAISED),
+  editNeedsApproval: true as const,
+};
+
+describe('settlement of rich decisions', () => {
+  it('binds to the latest approved edit', () => {
+    const pause = pauseWith(raise);
+    expect(currentArgs(pause, approval)).toEqual(RAISED);
+    expect(currentArgsHash(pause, approval)).toBe(hashArgs(RAISED));
+    expect(currentArgsHash(pauseWith(), approval)).toBe(hashArgs(SEEN));
+  });
+
+  it('an edit that needs approval waits for a second, different approver of the edit', () => {
+    const pause = pauseWith(raise);
+    expect(quorumOf(pause, approval)).toBe(2);
+    expect(settlingDecision(pause, approval)).toBeUndefined();
+    expect(hasVoted(pause, 'a1', 'maria')).toBe(true);
+    const second = pauseWith(raise, { decidedBy: 'jun', argsHash: hashArgs(RAISED) });
+    expect(settlingDecision(second, approval)?.decidedBy).toBe('jun');
+    expect(settledAnswers(second).get('call-1')).toMatchObject({
+      approved: true,
+      editedArgs: RAISED,
+    });
+  });
+
+  it('an edit makes earlier approvals moot: their authors may vote on the edit', () => {
+    const approvers = { ...approval.approvers, quorum: 2 } as ApprovalRequest['approvers'];
+    const twoNeeded = { ...approval, approvers };
+    const pause = {
+      ...pauseWith({ decidedBy: 'kai' }, { decidedBy: 'jun', ...raise }),
+      approvals: [twoNeeded],
+    };
+    expect(hasVoted(pause, 'a1', 'kai')).toBe(false);
+    expect(settlingDecision(pause, twoNeeded)).toBeUndefined();
+    const after = {
+      ...pause,
+      decisions: [
+        ...pause.decisions,
+        { approvalId: 'a1', approved: true, decidedBy: 'kai', at: T0, argsHash: hashArgs(RAISED) },
+      ],
+    };
+    expect(settlingDecision(after, twoNeeded)?.decidedBy).toBe('kai');
+  });
+
+  it('an answer in the tool place and a denial settle alone', () => {
+    const answered = pauseWith({ response: { rate: 1 } });
+    expect(settledAnswers(answered).get('call-1')).toMatchObject({ response: { rate: 1 } });
+    const denied = pauseWith({ approved: false, reason: 'no' });
+    expect(settledAnswers(denied).get('call-1')).toMatchObject({ approved: false, reason: 'no' });
+  });
+});
