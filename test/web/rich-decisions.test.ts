@@ -134,6 +134,49 @@ describe('rich decisions in the web UI', () => {
     await textOf(receipt).toContain('$300.00');
   });
 
+  it('payments: an edit the server refuses keeps the dialog open, its message beside the field; corrected, it runs', async () => {
+    const { maria } = await annAsksMariaOpens(200);
+    // The server's refusal as its stream sends it: an error chunk, nothing recorded.
+    const refusal = [
+      { type: 'start' },
+      {
+        type: 'error',
+        errorText:
+          'VALIDATION_FAILED: The edited arguments of process_payment are invalid: amount: Too big: expected number to be <=10000',
+      },
+    ];
+    await maria.route('**/api/chat', (route) =>
+      route.fulfill({
+        status: 200,
+        headers: {
+          'content-type': 'text/event-stream',
+          'x-vercel-ai-ui-message-stream': 'v1',
+        },
+        body: `${refusal.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`,
+      }),
+    );
+    const dialog = maria.getByRole('dialog');
+    await visible(dialog);
+    await dialog.getByRole('button', { name: 'Edit' }).click();
+    const amount = dialog.getByLabel('Amount');
+    await amount.fill('50000');
+    await dialog.getByRole('button', { name: 'Approve with changes' }).click();
+    const message = dialog.getByText(/amount: Too big/).first();
+    await visible(message);
+    expect(await amount.getAttribute('aria-describedby')).toContain(
+      await message.getAttribute('id'),
+    );
+    expect(await amount.inputValue()).toBe('50000');
+    await shot(maria, 'dialog-edit-refused');
+    await maria.unroute('**/api/chat');
+    await amount.fill('120');
+    await dialog.getByRole('button', { name: 'Approve with changes' }).click();
+    await hidden(dialog);
+    const receipt = maria.getByRole('region', { name: 'Payment receipt' });
+    await visible(receipt, 20_000);
+    await textOf(receipt).toContain('$120.00');
+  });
+
   for (const mode of ['sse', 'ws'] as const) {
     it(`lookup over ${mode}: "Respond instead" answers in the tool's place, and the tool does not run`, async () => {
       const page = await personAt(`/?app=rich-decisions${mode === 'ws' ? '&mode=ws' : ''}`, 'tess');

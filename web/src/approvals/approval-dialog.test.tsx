@@ -351,6 +351,29 @@ describe('ApprovalDialog: rich decisions', () => {
     expect(onApprove).toHaveBeenCalledWith(undefined, { response: { answer: 'Sunny' } });
   });
 
+  it('Respond instead: the server’s complaint is shown beside the response field it names', () => {
+    const lookup: ApprovalRequest = {
+      ...payment,
+      policy: {
+        respond: true,
+        respond_schema: { type: 'object', properties: { answer: { type: 'string' } } },
+      },
+    };
+    const { rerender, onApprove, onReject, onClose } = setup(lookup);
+    fireEvent.click(button('Respond instead'));
+    rerender(
+      <ApprovalDialog
+        request={lookup}
+        onApprove={onApprove}
+        onReject={onReject}
+        onClose={onClose}
+        fieldError={{ field: 'response.answer', message: 'answer: too long' }}
+      />,
+    );
+    const error = screen.getByText('answer: too long');
+    expect(input(/^Answer/).getAttribute('aria-describedby')).toContain(error.id);
+  });
+
   it('Respond instead: without a schema, JSON when it reads as JSON, else the text', () => {
     const { onApprove } = setup({ ...payment, policy: { respond: true } });
     fireEvent.click(button('Respond instead'));

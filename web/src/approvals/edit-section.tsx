@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import type { ApprovalRequest } from './approval-request';
 import { argsDiff, type FieldChange } from './args-diff';
 import { ChangeList } from './change-list';
-import type { FieldError } from './rich-approval';
+import { editedField, type FieldError } from './rich-approval';
 import {
   type Draft,
   draftFrom,
@@ -83,8 +83,9 @@ export function EditSection({
   const shown = Object.fromEntries(
     Object.entries(edit.errors).filter(([name]) => showAll || edit.touched.has(name)),
   );
-  if (fieldError && edit.fields.some((f) => f.name === fieldError.field)) {
-    shown[fieldError.field] = fieldError.message;
+  const named = editedField(fieldError);
+  if (fieldError && named !== undefined && edit.fields.some((f) => f.name === named)) {
+    shown[named] = fieldError.message;
   }
   return (
     <>

@@ -1,5 +1,5 @@
 import { useId, useMemo, useState } from 'react';
-import type { FieldError } from './rich-approval';
+import { type FieldError, responseField } from './rich-approval';
 import {
   type Draft,
   draftFrom,
@@ -90,9 +90,12 @@ export function RespondSection({
 }: Props) {
   const textId = useId();
   const errors = showErrors ? { ...response.errors } : {};
-  if (fieldError)
-    errors[response.fields?.some((f) => f.name === fieldError.field) ? fieldError.field : ''] =
-      fieldError.message;
+  // The server's complaint beside the field it names, else about the answer as a whole.
+  const named = responseField(fieldError);
+  if (fieldError && named !== undefined) {
+    const known = response.fields?.some((f) => f.name === named);
+    errors[known ? named : ''] = fieldError.message;
+  }
   const textError = errors[''];
   const expectsJson = schema !== undefined && typeOf(schema) !== 'string';
   return (

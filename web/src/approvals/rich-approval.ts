@@ -1,3 +1,4 @@
+import { ApiError } from '../api/api-error';
 import type { DecisionBody, GrantBody } from '../api/api-types';
 import type { ApprovalRequest } from './approval-request';
 import { type InputChoice, inputAnswer, rejectIsAnswer } from './input-answer';
@@ -49,25 +50,66 @@ export function decisionBody(
   };
 }
 
-/** A server error that names the field it is about (`details.field`), top-level name first. */
+/** A server error that names the field it is about (`details.field`: a dotted path). */
 export interface FieldError {
   field: string;
   message: string;
 }
 
 /**
- * The field a VALIDATION_FAILED, EDIT_NOT_ALLOWED (or other) error names in its details,
- * as its top-level name (`items.0.name` → `items`), with the server's message; none when
- * it names no field.
+ * The field a VALIDATION_FAILED, EDIT_NOT_ALLOWED (or other) error names in its details
+ * (`amount`, `response.answer`, `grant.match.x`), with the server's message; none when it
+ * names no field.
  */
 export function fieldErrorOf(
   error: { message: string; details: Record<string, unknown> } | undefined,
 ): FieldError | undefined {
   const named = error?.details.field;
-  const path = Array.isArray(named) ? named.map(String).join('.') : named;
-  if (typeof path !== 'string' || path === '' || !error) return undefined;
-  const field = path.split(/[.[]/)[0] ?? path;
+  const field = Array.isArray(named) ? named.map(String).join('.') : named;
+  if (typeof field !== 'string' || field === '' || !error) return undefined;
   return { field, message: error.message };
+}
+
+const segments = (path: string) => path.split(/[.[\]]+/).filter(Boolean);
+
+/**
+ * The top-level argument an edit's error is about (`amount` of `amount`,
+ * `edited_args.amount` or `items.0.name` → `items`); none for an error about the
+ * response or the grant.
+ */
+export function editedField(error: FieldError | undefined): string | undefined {
+  if (!error) return undefined;
+  const [first, second] = segments(error.field);
+  if (first === 'response' || first === 'grant') return undefined;
+  return first === 'edited_args' || first === 'editedArgs' ? second : first;
+}
+
+/**
+ * The field of a response an error is about (`answer` of `response.answer`), `''` for
+ * the response as a whole; none for an error about anything else.
+ */
+export function responseField(error: FieldError | undefined): string | undefined {
+  if (!error) return undefined;
+  const [first, second] = segments(error.field);
+  return first === 'response' ? (second ?? '') : undefined;
+}
+
+/** `…'s field "currency" may not be edited` (EDIT_NOT_ALLOWED). */
+const LOCKED_FIELD = /field "([^"]+)"/;
+/** `… are invalid: amount: Too small…` (VALIDATION_FAILED of an edit or a response). */
+const INVALID_FIELD = /invalid: ([\w.[\]-]+): /;
+
+/**
+ * A refusal that came as a stream's error text (`CODE: message`, no details), with the
+ * field its message names as `details.field` would (a response's under `response.`), so
+ * the dialog shows it beside that field; as it was when the message names none.
+ */
+export function withStreamField(error: ApiError, rich: RichApproval): ApiError {
+  if (typeof error.details.field === 'string') return error;
+  const named = (LOCKED_FIELD.exec(error.message) ?? INVALID_FIELD.exec(error.message))?.[1];
+  if (named === undefined) return error;
+  const field = rich.response !== undefined && named !== 'response' ? `response.${named}` : named;
+  return new ApiError(error.code, error.message, error.status, { ...error.details, field });
 }
 
 /**

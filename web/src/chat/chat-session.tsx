@@ -19,6 +19,7 @@ import {
   isRich,
   type RichApproval,
   stillWaitsNote,
+  withStreamField,
 } from '../approvals/rich-approval';
 import { currentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
@@ -59,6 +60,17 @@ const STALE = new Set([
   'APPROVAL_EXPIRED',
   'PAUSE_CANCELLED',
   'APPROVAL_NOT_FOUND',
+]);
+
+/**
+ * Refusals of an answer that record nothing and that the person can correct in the dialog
+ * (an edit, a response or a grant the tool's policy or schema does not allow).
+ */
+const REFUSED = new Set([
+  'VALIDATION_FAILED',
+  'EDIT_NOT_ALLOWED',
+  'RESPOND_NOT_ALLOWED',
+  'GRANT_NOT_ALLOWED',
 ]);
 
 const sameIds = (a: string[], b: string[]) =>
@@ -114,6 +126,13 @@ export function ChatSession(props: Props) {
   const [notice, setNotice] = useState<ApiError>();
   /** What became of the last decision when the pause still waits for it (another approver). */
   const [stillWaits, setStillWaits] = useState<string>();
+  /** An edit, response or grant answered in the stream, its dialog kept open until its turn ends. */
+  const [inFlight, setInFlight] = useState<{
+    request: ApprovalRequest;
+    rich: RichApproval;
+    /** The messages before the answer, to put back if the server refuses it. */
+    snapshot: ChatMessage[];
+  }>();
 
   const sessionId = sessionIdOf(messages) ?? props.sessionId;
   useEffect(() => {
@@ -127,7 +146,7 @@ export function ChatSession(props: Props) {
   // Only someone the server says may decide is asked; the others see whom it waits for.
   const yours = pending.filter((p) => p.canDecide === true);
   const othersDecide = pending.filter((p) => p.canDecide === false);
-  const current = yours.find((p) => !dismissed.has(p.approvalId));
+  const current = inFlight?.request ?? yours.find((p) => !dismissed.has(p.approvalId));
   // Once nothing waits here any more, the pause no longer waits for another approver.
   useEffect(() => {
     if (pending.length === 0) setStillWaits(undefined);
@@ -146,9 +165,6 @@ export function ChatSession(props: Props) {
     // A stream that ended may have carried decisions: read who made them.
     if (status === 'ready') setLogVersion((v) => v + 1);
   }, [status]);
-
-  /** An edit, response or grant sent in the stream, until its turn ends. */
-  const richInStream = useRef<{ approvalId: string; rich: RichApproval }>(undefined);
 
   /** What the server says about the session beside its messages. */
   const learn = useCallback((state: SessionMessages) => {
@@ -172,19 +188,31 @@ export function ChatSession(props: Props) {
     adopt(await getSessionMessages(sessionRef.current));
   }, [adopt]);
 
-  // A turn that carried an edit, a response or a grant ended: the stream's message shows the
-  // approval answered, not whether the pause still waits on it (an edit that needs another
-  // approver) nor the call as it now stands: read the session back and say so.
+  // A turn that carried an edit, a response or a grant ended. Refused (nothing recorded):
+  // the approval is put back as it was asked, and the dialog, kept open meanwhile, shows
+  // why beside the field, to be corrected. Recorded: the stream's message shows the approval
+  // answered, not whether the pause still waits on it (an edit that needs another approver)
+  // nor the call as it now stands: read the session back and say so.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs when a turn ends, not on every render.
   useEffect(() => {
-    const sent = richInStream.current;
-    if (status !== 'ready' || !sent || !sessionRef.current) return;
-    richInStream.current = undefined;
-    details.current.delete(sent.approvalId);
+    const sent = inFlight;
+    if (!sent || streaming) return;
+    const id = sent.request.approvalId;
+    setInFlight(undefined);
+    details.current.delete(id);
+    const failure = error ? toApiError(error) : undefined;
+    if (failure && REFUSED.has(failure.code)) {
+      sentAnswers.current.delete(id);
+      setMessages(sent.snapshot);
+      clearError();
+      setDecisionError(withStreamField(failure, sent.rich));
+      return;
+    }
+    if (failure || !sessionRef.current) return;
     void getSessionMessages(sessionRef.current).then(
       (state) => {
         adopt(state);
-        const waits = state.pending_approvals.some((a) => a.approval_id === sent.approvalId);
+        const waits = state.pending_approvals.some((a) => a.approval_id === id);
         setStillWaits(stillWaitsNote(waits, sent.rich));
       },
       () => undefined,
@@ -199,11 +227,14 @@ export function ChatSession(props: Props) {
     if (!sameIds(local, remote)) adopt(state);
   });
 
-  // A stream error that says the approval is settled elsewhere: show the server's truth.
+  // A stream error that says the approval is settled elsewhere, or that the call changed
+  // (someone's edit): show the server's truth.
   const streamError = error ? toApiError(error) : undefined;
   // biome-ignore lint/correctness/useExhaustiveDependencies: re-run on a new error code, not on every error object.
   useEffect(() => {
-    if (streamError && STALE.has(streamError.code)) void refresh().catch(() => undefined);
+    if (streamError && (STALE.has(streamError.code) || streamError.code === 'ARGS_MISMATCH')) {
+      void refresh().catch(() => undefined);
+    }
   }, [streamError?.code, refresh]);
 
   const send = (text: string) => {
@@ -229,7 +260,7 @@ export function ChatSession(props: Props) {
       const detail = approved ? chatDecision(request, rich) : undefined;
       if (detail) details.current.set(request.approvalId, detail);
       else details.current.delete(request.approvalId);
-      if (isRich(rich)) richInStream.current = { approvalId: request.approvalId, rich };
+      if (isRich(rich)) setInFlight({ request, rich, snapshot: messagesRef.current });
       await chat.addToolApprovalResponse({ id: request.approvalId, approved, reason });
     } else if (approved || rejectIsAnswer(request)) {
       await chat.addToolOutput({
@@ -416,7 +447,7 @@ export function ChatSession(props: Props) {
           key={`${current.approvalId}-${current.argsHash ?? ''}`}
           request={current}
           app={info.label}
-          busy={busy}
+          busy={busy || inFlight !== undefined}
           error={decisionError ? <ErrorNotice error={decisionError} /> : undefined}
           fieldError={fieldErrorOf(decisionError)}
           owner={owner}
