@@ -199,16 +199,17 @@ export function ChatSession(props: Props) {
     if (!sent || streaming) return;
     const id = sent.request.approvalId;
     setInFlight(undefined);
-    details.current.delete(id);
     const failure = error ? toApiError(error) : undefined;
     if (failure && REFUSED.has(failure.code)) {
-      sentAnswers.current.delete(id);
+      details.current.delete(id);
       setMessages(sent.snapshot);
       clearError();
       setDecisionError(withStreamField(failure, sent.rich));
       return;
     }
+    // Any other failure keeps the answer's details: Retry sends them again, never a plain yes.
     if (failure || !sessionRef.current) return;
+    details.current.delete(id);
     void getSessionMessages(sessionRef.current).then(
       (state) => {
         adopt(state);
@@ -261,6 +262,8 @@ export function ChatSession(props: Props) {
       if (detail) details.current.set(request.approvalId, detail);
       else details.current.delete(request.approvalId);
       if (isRich(rich)) setInFlight({ request, rich, snapshot: messagesRef.current });
+      // Answered anew (asked again after a refusal or someone's edit): it is to be sent.
+      sentAnswers.current.delete(request.approvalId);
       await chat.addToolApprovalResponse({ id: request.approvalId, approved, reason });
     } else if (approved || rejectIsAnswer(request)) {
       await chat.addToolOutput({
