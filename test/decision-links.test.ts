@@ -25,6 +25,8 @@ const linksApp = defineApp({
     always_confirm: {
       hint: (args) => `Move ${String(args.amount)} credits?`,
       approvers: { users: ['alice', 'bob'] },
+      editable: ['amount'],
+      editNeedsApproval: (seen, edited) => Number(edited.amount) > Number(seen.amount),
     },
     confirm_above_100: {
       hint: (args) => `Move ${String(args.amount)} credits, signed in?`,
@@ -202,14 +204,42 @@ describe('a decision link', () => {
     expect(await decidedLines(raced.sessionId)).toHaveLength(1);
   });
 
-  it('records a rejection with its reason', async () => {
+  it('records a rejection with its reason, which the agent sees', async () => {
     const paused = await pause('always 44');
-    const rejected = await submit(linkFor(paused, 'bob'), { decision: 'reject', reason: 'No' });
+    const page = await open(linkFor(paused, 'bob'));
+    expect(page.html).toContain('Reason (optional), seen by the agent');
+    const reason = 'No: the wrong account';
+    const rejected = await submit(linkFor(paused, 'bob'), { decision: 'reject', reason });
     expect(rejected.status).toBe(200);
     expect(rejected.html).toContain('Rejected');
     expect(await decidedLines(paused.sessionId)).toEqual([
-      expect.objectContaining({ actor: 'bob', approved: false, reason: 'No', channel: 'link' }),
+      expect.objectContaining({ actor: 'bob', approved: false, reason, channel: 'link' }),
     ]);
+    const { body } = await admin().get(`/api/sessions/${paused.sessionId}`);
+    expect(body.run.result).toContain(reason);
+  });
+
+  it('says the request changed once someone edited its arguments, deciding nothing', async () => {
+    const paused = await pause('always 47');
+    const link = linkFor(paused, 'bob');
+    const edited = await new JsonClient(base, { user: 'alice' }).post(
+      `/api/approvals/${paused.approvalId}`,
+      { approved: true, edited_args: { amount: 470 }, args_hash: hashArgs(paused.args) },
+    );
+    expect(edited.body.status).toBe('pending_approval');
+    const opened = await open(link);
+    expect(opened.status).toBe(409);
+    expect(opened.html).toContain('The request changed');
+    const posted = await submit(link, { decision: 'approve' });
+    expect(posted.status).toBe(409);
+    expect(await decidedLines(paused.sessionId)).toHaveLength(1);
+    // A link made for the arguments now standing decides them.
+    const current = await submit(linkFor(paused, 'bob', { h: hashArgs({ amount: 470 }) }), {
+      decision: 'approve',
+    });
+    expect(current.status).toBe(200);
+    const { body } = await admin().get(`/api/sessions/${paused.sessionId}`);
+    expect(body.run.result).toContain('"amount":470');
   });
 
   it('refuses expired, forged, tampered and malformed links, deciding nothing', async () => {

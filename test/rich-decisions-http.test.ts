@@ -1,23 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { hashArgs } from '../src/core/hash.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
+import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { JsonClient, type JsonResponse } from './support/json-client.js';
 
 // Issue 25 over REST: edit, answer in the tool's place and reject with a reason, on a
 // confirmation (`pay`, `lookup`) and an input (`ask_value`), bound to the arguments seen.
 const APP = fileURLToPath(new URL('./support/rich-decisions-app.ts', import.meta.url));
 
+const scratch = new RedisScratch();
+const dataDir = mkdtempSync(join(tmpdir(), 'hp-rich-'));
+afterAll(async () => {
+  await scratch.cleanup();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The stores these run on: the memory store, SQLite, and Redis (a prefix of their own). */
+const STORES: Record<string, string[]> = {
+  memory: ['--store', 'memory'],
+  sqlite: ['--store', 'sqlite', '--data-dir', dataDir],
+  redis: ['--store', 'redis', '--redis-url', TEST_REDIS_URL, '--redis-prefix', scratch.prefix],
+};
+
 let server: RunningServer;
 let base: string;
-
-beforeAll(async () => {
-  const flags = ['--port', '0', '--log-level', 'silent', '--model', 'rules', '--store', 'memory'];
-  server = await startServer(loadConfig(['--app', APP, ...flags], {}));
-  base = `http://127.0.0.1:${server.port}`;
-});
-afterAll(async () => server.close());
 
 /** A client acting as `user`, an admin (so any of them may decide what they did not ask). */
 const as = (user: string) => new JsonClient(base, { user, roles: ['admin'] });
@@ -41,7 +52,14 @@ async function auditOf(sessionId: string) {
   return body.entries as { action: string; [field: string]: unknown }[];
 }
 
-describe('rich decisions over REST', () => {
+describe.each(Object.entries(STORES))('rich decisions over REST on the %s store', (_, store) => {
+  beforeAll(async () => {
+    const flags = ['--port', '0', '--log-level', 'silent', '--model', 'rules'];
+    server = await startServer(loadConfig(['--app', APP, ...flags, ...store], {}));
+    base = `http://127.0.0.1:${server.port}`;
+  });
+  afterAll(async () => server.close());
+
   it('shows the decision policy and the hash of the arguments in force', async () => {
     const pause = await paused('pay 200 Jiro');
     const [approval] = pause.approvals;

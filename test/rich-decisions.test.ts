@@ -268,6 +268,24 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       expect(
         (await decide({ amount: 200, recipient: 'Jiro', currency: 'USD', memo: 'x' })) as Error,
       ).toHaveProperty('message', expect.stringContaining('"memo"'));
+      // Someone who may not decide learns nothing of the tool's policy from a refusal.
+      const stranger = await runtime
+        .resume(
+          {
+            sessionId: pause.sessionId,
+            decisions: [
+              {
+                approvalId: a?.approvalId as string,
+                approved: true,
+                argsHash: hashArgs(a?.args),
+                editedArgs: { memo: 'x' },
+              },
+            ],
+          },
+          as('eve'),
+        )
+        .catch((e: unknown) => e);
+      expect(stranger).toMatchObject({ code: 'FORBIDDEN' });
       // Nothing was recorded: the pause still waits.
       expect((await store.getSnapshot(pause.sessionId))?.pause?.decisions).toEqual([]);
     });

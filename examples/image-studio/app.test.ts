@@ -61,6 +61,22 @@ describe('image-studio', () => {
     expect(done.result).toBe('The request was rejected, so no images were generated.');
   });
 
+  it('says the reason of a rejection, when the person gave one', async () => {
+    const holdpoint = studio();
+    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Generate 10 images' }));
+    const done = completed(
+      await holdpoint.resume({
+        sessionId: pause.sessionId,
+        decidedBy: 'tester',
+        approved: false,
+        reason: 'too many for a draft',
+      }),
+    );
+    expect(done.result).toBe(
+      'The request was rejected (too many for a draft), so no images were generated.',
+    );
+  });
+
   it('generates one image without asking', async () => {
     const done = completed(await studio().start({ userId: 'tester', query: 'generate an image' }));
     expect(done.result).toBe('Here is the image (order REQ-1-HUMAN).');

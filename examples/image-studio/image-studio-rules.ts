@@ -28,7 +28,9 @@ export function respondImageStudio(request: LlmRequest): Content {
         response.num_images === 1 ? 'is the image' : `are the ${response.num_images} images`;
       return textReply(`Here ${what} (order ${response.order_id}).`);
     }
-    return textReply('The request was rejected, so no images were generated.');
+    // The person's reason, when they gave one, comes with the rejection: say it.
+    const reason = typeof response.reason === 'string' ? ` (${response.reason})` : '';
+    return textReply(`The request was rejected${reason}, so no images were generated.`);
   }
   const count = parseImageRequest(lastUserText(request) ?? '');
   if (count === undefined) return textReply(HELP);

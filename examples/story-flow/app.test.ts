@@ -68,4 +68,20 @@ describe('story-flow', () => {
       result: expect.stringMatching(/^Not published/),
     });
   });
+
+  it('says why, when the person rejects it with a reason', async () => {
+    const pause = paused(
+      await holdpoint.start({ userId: 'ann', query: 'Write a story about a fox' }),
+    );
+    const done = await holdpoint.resume({
+      sessionId: pause.sessionId,
+      decidedBy: 'ann',
+      approved: false,
+      reason: 'the ending is too sad',
+    });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: expect.stringMatching(/Not published: the ending is too sad\.$/),
+    });
+  });
 });

@@ -75,11 +75,12 @@ export const storyRules: Record<string, (request: LlmRequest) => Content> = {
   publisher: (request) => {
     const response = functionResponsesOf(lastContent(request))[0];
     if (response?.name === 'publish_story') {
-      const result = response.response as { story_id?: string; error?: string };
+      const result = response.response as { story_id?: string; error?: string; reason?: string };
+      // A rejection's reason, when the person gave one, is what the user hears.
       return textReply(
         result.story_id
           ? `Published as ${result.story_id}.`
-          : `Not published: ${result.error ?? 'it was rejected'}.`,
+          : `Not published: ${result.reason ?? result.error ?? 'it was rejected'}.`,
       );
     }
     return toolCall('publish_story', {

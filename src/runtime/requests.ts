@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS } from '../core/limits.js';
+import { jsonBoundsProblem, LIMITS } from '../core/limits.js';
 import { appName, boundedJson, idText, messageText, reasonText } from '../core/validate.js';
 
 /** A user's message that starts a run, on a new session unless `sessionId` is given. */
@@ -58,7 +58,14 @@ export const decisionInput = z.strictObject({
   /** Where the decision came from, when not the API (`slack`, `link`, a host's channel). */
   channel: idText.optional(),
   /** Approve the call with these arguments instead (an editable confirmation; needs `argsHash`). */
-  editedArgs: z.record(z.string(), z.unknown()).optional(),
+  editedArgs: z
+    .record(z.string().max(200), z.unknown())
+    .superRefine((value, ctx) => {
+      // Within the payload bounds, as every value a person sends.
+      const problem = jsonBoundsProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: `the arguments ${problem}` });
+    })
+    .optional(),
   /** Answer in the tool's place (`approved: true`): the tool does not run. */
   response: boundedJson.optional(),
   /** With an approval: allow later calls of this tool for a while (needs `argsHash`). */

@@ -413,6 +413,7 @@ export function decideTransition(
   lease: Lease,
   by: Principal,
   delegators: readonly string[] = [],
+  check?: DecisionCheck,
 ): Transition<DecideResult> {
   const requestId = 'decisions' in batch ? batch.decisions[0]?.requestId : batch.all.requestId;
   const { pause: latest } = snapshot;
@@ -453,7 +454,7 @@ export function decideTransition(
     return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
   }
   if (conflict) throw conflict;
-  const decisions = asked.map((wanted) => {
+  const decisions = checked(asked, pause, check).map((wanted) => {
     const approval = pause.approvals.find((a) => a.approvalId === wanted.approvalId);
     if (!approval) return wanted;
     const onBehalfOf = decidingFor(pause, approval, by, wanted.approved, run?.userId, delegators);
@@ -498,6 +499,23 @@ export function decideTransition(
     },
     value: { pause: next, outcome: complete ? (holder ? 'handed' : 'resumes') : 'pending' },
   };
+}
+
+/**
+ * What the runtime settles for each decision of a batch, from the tool policies it knows
+ * (edits checked, the edit that needs another approver): a deterministic function of the
+ * pause, run on the snapshot the decision commits on. It throws to refuse the batch.
+ */
+export type DecisionCheck = (pause: Pause) => Pick<Decision, 'editedArgs' | 'editNeedsApproval'>[];
+
+/** `asked` with each edit as `check` settles it (no check: as asked). */
+function checked(asked: Decision[], pause: Pause, check: DecisionCheck | undefined): Decision[] {
+  if (!check) return asked;
+  const settled = check(pause);
+  return asked.map(({ editedArgs: _asked, editNeedsApproval: _needs, ...decision }, index) => ({
+    ...decision,
+    ...settled[index],
+  }));
 }
 
 /**

@@ -7,8 +7,8 @@ import { settledDecisions } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import { holdChannel } from '../../store/run-relay.js';
-import type { DecisionBatch, SessionSnapshot } from '../../store/store.js';
-import { decideTransition } from '../../store/transitions.js';
+import type { DecisionBatch } from '../../store/store.js';
+import { type DecisionCheck, decideTransition } from '../../store/transitions.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import { runState } from '../queries/run-state.js';
 import {
@@ -49,14 +49,23 @@ export async function resumeRun(
   if (snapshot.pause?.status === 'pending') ctx.requireUnchangedApp(app, snapshot.run);
   const now = ctx.clock.now();
   const base = { decidedBy, at: now, requestId };
-  // Every edit, answer and grant of the batch is checked before any of it is recorded.
-  const checked = decisions ? checkRichDecisions(app, currentPause(snapshot), decisions) : [];
+  const lease = ctx.newLease(now);
+  // Whoever is out of office and left their approvals to `by`: read before deciding, when
+  // `by` may not decide some waiting approval themselves (otherwise no delegation matters).
+  const delegators = mayNeedDelegators(snapshot.pause, by, snapshot.run?.userId)
+    ? await delegatorsOf(ctx, by, now)
+    : [];
+  // Every edit, answer and grant of the batch is checked before any of it is recorded, on
+  // the pause the decision commits on, once the caller is known to decide on it (the
+  // others learn nothing of its tools' policies from a refusal).
+  const check: DecisionCheck | undefined = decisions
+    ? (pause) => checkRichDecisions(app, pause, decisions)
+    : undefined;
   const batch: DecisionBatch = decisions
     ? {
-        decisions: decisions.map(({ grant, editedArgs: _asked, ...d }, index) => ({
+        decisions: decisions.map(({ grant, ...d }) => ({
           channel,
           ...d,
-          ...checked[index],
           ...base,
           ...(grant && {
             grant: {
@@ -70,12 +79,6 @@ export async function resumeRun(
         pauseId,
       }
     : { all: { approved: approved as boolean, reason, channel, ...base }, pauseId };
-  const lease = ctx.newLease(now);
-  // Whoever is out of office and left their approvals to `by`: read before deciding, when
-  // `by` may not decide some waiting approval themselves (otherwise no delegation matters).
-  const delegators = mayNeedDelegators(snapshot.pause, by, snapshot.run?.userId)
-    ? await delegatorsOf(ctx, by, now)
-    : [];
   // A segment waits in place for this pause (a tool's `waitForApproval`): the decision
   // that settles it hands the run to that segment, whose events are then followed here.
   const follower = snapshot.pause?.heldBy
@@ -83,7 +86,7 @@ export async function resumeRun(
     : undefined;
   // The snapshot read above is the decision's first try: the session is not read again.
   const { outcome, pause } = await ctx.store
-    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators], snapshot)
+    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators, check], snapshot)
     .catch(async (error: unknown) => {
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);
@@ -165,9 +168,4 @@ export async function decideApproval(
     });
   }
   return resumeRun(ctx, { sessionId, decisions: [decision], requestId }, by, sink);
-}
-
-/** The pause a decision on the session is about: the latest, while it is its current run's. */
-function currentPause({ pause, meta }: SessionSnapshot): Pause | undefined {
-  return pause?.invocationId === meta.invocationId ? pause : undefined;
 }

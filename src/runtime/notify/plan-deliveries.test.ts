@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalEvent } from '../../core/approval-event.js';
 import { approvalAudit, decisionAudit, undecidedAudit } from '../../core/audit.js';
 import { AUDIT_GENESIS } from '../../core/audit-chain.js';
+import { hashArgs } from '../../core/hash.js';
 import type { AuditEntry, Pause, SessionMeta } from '../../core/types.js';
 import { deliveryIdOf } from '../../store/outbox.js';
 import type { SessionSnapshot, SessionWrites } from '../../store/store.js';
@@ -153,6 +154,44 @@ describe('planDeliveries', () => {
       },
     });
     expect(deliveries[0]?.createdAt).toBe(NOW + 5);
+  });
+
+  it('announces an edit short of its approvals with the arguments now standing, so buttons and links name them', () => {
+    const pause = paused((p) => {
+      const approval = p.approvals[0];
+      if (approval) {
+        approval.approvers = {
+          owner: true,
+          roles: [],
+          users: [],
+          quorum: 2,
+          requesterMayApprove: true,
+        };
+      }
+    });
+    const approval = pause.approvals[0];
+    const edited = { ...approval?.args, amount: 1 };
+    const voted: Pause = {
+      ...pause,
+      decisions: [
+        {
+          approvalId: approval?.approvalId ?? '',
+          approved: true,
+          decidedBy: 'ann',
+          at: NOW + 5,
+          argsHash: hashArgs(approval?.args),
+          editedArgs: edited,
+          editedArgsHash: hashArgs(edited),
+        },
+      ],
+    };
+    const before: SessionSnapshot = { meta: meta(pause), pause };
+    const writes = commit(voted, decisionAudit(voted, voted.decisions));
+    const [delivery] = planDeliveries(before, writes, [WEBHOOK]);
+    expect(delivery?.event).toMatchObject({
+      type: 'decided',
+      approval: { status: 'pending', args: edited, args_hash: hashArgs(edited) },
+    });
   });
 
   it('tells only the audiences an escalation adds, and counts its steps', () => {

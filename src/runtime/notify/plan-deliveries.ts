@@ -4,8 +4,7 @@ import {
   isApprovalEventType,
 } from '../../core/approval-event.js';
 import { approvalAudiences, approversOf } from '../../core/approvers.js';
-import { hashArgs } from '../../core/hash.js';
-import { settlingDecision } from '../../core/settlement.js';
+import { currentArgs, currentArgsHash, settlingDecision } from '../../core/settlement.js';
 import type { ApprovalRequest, AuditEntry, Pause } from '../../core/types.js';
 import { type DeliveryPlanner, type DeliveryRecord, deliveryIdOf } from '../../store/outbox.js';
 import type { SessionSnapshot, SessionWrites } from '../../store/store.js';
@@ -69,8 +68,10 @@ function approvalEventOf(
       approval_id: approval.approvalId,
       kind: approval.kind,
       tool_name: approval.toolName,
-      args: approval.args,
-      args_hash: line.argsHash ?? hashArgs(approval.args),
+      // As they stand once the commit is stored: an approved edit's, which a message's
+      // buttons and links must name to decide what is now asked.
+      args: currentArgs(pause, approval),
+      args_hash: currentArgsHash(pause, approval),
       hint: approval.hint,
       created_at: iso(approval.createdAt),
       expires_at: iso(approval.expiresAt),

@@ -57,6 +57,25 @@ describe('UIChunkMapper', () => {
     ]);
   });
 
+  it('shows an edited call with the input it ran with, and the model input beside it', () => {
+    const mapper = new UIChunkMapper('two-turn');
+    mapper.map(started);
+    const call = { type: 'tool-call', toolCallId: 'c1', toolName: 't' } as const;
+    expect(mapper.map({ ...call, args: { amount: 150 }, modelArgs: { amount: 200 } })).toEqual([
+      { type: 'tool-input-start', toolCallId: 'c1', toolName: 't' },
+      {
+        type: 'tool-input-available',
+        toolCallId: 'c1',
+        toolName: 't',
+        input: { amount: 150 },
+        toolMetadata: { model_input: { amount: 200 } },
+      },
+    ]);
+    expect(mapper.map({ ...call, toolCallId: 'c2', args: { amount: 5 } })[1]).not.toHaveProperty(
+      'toolMetadata',
+    );
+  });
+
   it('asks for approval on the original tool call, with the hint as reason', () => {
     const mapper = new UIChunkMapper('two-turn');
     expect(mapper.map({ type: 'approval-requested', approval })).toEqual([

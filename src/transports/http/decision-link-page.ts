@@ -77,7 +77,7 @@ export function confirmationPage({
 <dt>Time left</dt><dd>${escapeHtml(timeLeft(remainingMs))}</dd>
 </dl>
 <form method="post">
-<label for="reason">Reason (optional)</label>
+<label for="reason">Reason (optional), seen by the agent</label>
 <textarea id="reason" name="reason" rows="3" maxlength="2000"></textarea>
 <div class="actions">
 <button class="approve" type="submit" name="decision" value="approve">Approve</button>

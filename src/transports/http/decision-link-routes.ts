@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isHoldpointError, isStoreAway } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { type Principal, SYSTEM } from '../../core/principal.js';
-import { hasVoted, settlingDecision } from '../../core/settlement.js';
+import { currentArgsHash, hasVoted, settlingDecision } from '../../core/settlement.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type {
   DecisionLinks,
@@ -140,8 +140,19 @@ function closed(
       ),
     };
   }
+  // Someone edited the call since the link was sent: it would decide on what it no longer is.
+  if (currentArgsHash(pause, approval) !== claims.h) return CHANGED;
   return undefined;
 }
+
+/** The call's arguments are no longer the ones the link was made for (and shows). */
+const CHANGED: Answer = {
+  status: 409,
+  html: messagePage(
+    'The request changed',
+    'Its arguments were changed since this link was sent: decide it in Holdpoint, where the new ones are shown.',
+  ),
+};
 
 /** What the approver is told when the store does not answer, by whether a write was sent. */
 const STORE_AWAY = 'Holdpoint cannot reach its store. Try the link again in a moment.';
@@ -158,10 +169,7 @@ function refusalOf(error: unknown): Answer | undefined {
     case 'ALREADY_VOTED':
       return { status: 409, html: messagePage('Already decided', error.message) };
     case 'ARGS_MISMATCH':
-      return {
-        status: 409,
-        html: messagePage('The request changed', 'Its arguments are not the ones this link shows.'),
-      };
+      return CHANGED;
     case 'APPROVAL_EXPIRED':
       return { status: 410, html: messagePage('This approval expired', error.message) };
     case 'PAUSE_CANCELLED':
