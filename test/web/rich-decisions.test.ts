@@ -96,6 +96,14 @@ describe('rich decisions in the web UI', () => {
       await textOf(receipt).toContain('Jiro');
     }
     await visible(ann.getByText(/Sent 150 USD to Jiro/));
+    // The approver's card says the call ran as changed, and by whom.
+    const card = maria.getByRole('article', { name: 'Tool process_payment' });
+    await textOf(card.getByRole('list', { name: 'Decided by' })).toMatch(
+      /^Approved with changes by maria/,
+    );
+    await textOf(card.getByRole('list', { name: 'Changes to the model’s call' })).toBe(
+      'Amount: 200 → 150',
+    );
   });
 
   it('payments: a raised amount waits for a second approver, who sees the model’s call and the edit before approving', async () => {

@@ -76,6 +76,22 @@ const REFUSED = new Set([
 const sameIds = (a: string[], b: string[]) =>
   a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
+/** A decision made in this tab, as the decision log will show it: who, when, edit or answer. */
+function ownDecision(
+  request: ApprovalRequest,
+  approved: boolean,
+  rich: RichApproval | undefined,
+): ApiDecision {
+  return {
+    approval_id: request.approvalId,
+    approved,
+    decided_by: currentUser(),
+    at: new Date().toISOString(),
+    ...(rich?.editedArgs ? { edited_args: rich.editedArgs } : {}),
+    ...(rich?.response === undefined ? {} : { response: rich.response }),
+  };
+}
+
 /** One conversation with one app over one connection mode, approvals included. */
 export function ChatSession(props: Props) {
   const { apps, app, mode, chatId, onSessionId } = props;
@@ -210,6 +226,8 @@ export function ChatSession(props: Props) {
     // Any other failure keeps the answer's details: Retry sends them again, never a plain yes.
     if (failure || !sessionRef.current) return;
     details.current.delete(id);
+    // Known here before the audit log says it (which only the owner may read).
+    setOwnDecisions((prev) => [...prev, ownDecision(sent.request, true, sent.rich)]);
     void getSessionMessages(sessionRef.current).then(
       (state) => {
         adopt(state);
@@ -291,18 +309,7 @@ export function ChatSession(props: Props) {
       outcome.status === 'pending_approval' &&
       outcome.approvals.some((a) => a.approval_id === request.approvalId);
     setStillWaits(stillWaitsNote(waits, rich));
-    const at = new Date().toISOString();
-    setOwnDecisions((prev) => [
-      ...prev,
-      {
-        approval_id: request.approvalId,
-        approved,
-        decided_by: currentUser(),
-        at,
-        ...(rich?.editedArgs ? { edited_args: rich.editedArgs } : {}),
-        ...(rich?.response === undefined ? {} : { response: rich.response }),
-      },
-    ]);
+    setOwnDecisions((prev) => [...prev, ownDecision(request, approved, rich)]);
     // An open stream carries the result; without one (reloaded, parked) read it back.
     if (!streamingRef.current) await refresh();
   };

@@ -121,6 +121,27 @@ describe('ToolCard', () => {
     expect(decided.textContent).toMatch(/^Approved with changes by maria · /);
   });
 
+  it('an edited call shows the arguments it ran with and what changed in the model’s', () => {
+    const ran = {
+      ...part,
+      input: { ...payment.args, amount: 150 },
+      toolMetadata: { model_input: payment.args },
+    };
+    render(<ToolCard part={ran} decisions={[]} onReview={() => undefined} />);
+    expect(screen.getByText('Amount').nextElementSibling?.textContent).toBe('150');
+    expect(screen.getByRole('list', { name: 'Changes to the model’s call' }).textContent).toBe(
+      'Amount: 200 → 150',
+    );
+    cleanup();
+    // Live, the stream shows the model's call: an edit decided in this tab says what ran.
+    const edited = { ...vote, edited_args: { ...payment.args, amount: 120 } };
+    render(<ToolCard part={part} decisions={[edited]} onReview={() => undefined} />);
+    expect(screen.getByText('Amount').nextElementSibling?.textContent).toBe('120');
+    expect(screen.getByRole('list', { name: 'Changes to the model’s call' }).textContent).toBe(
+      'Amount: 200 → 120',
+    );
+  });
+
   it('a card decided through another channel says which', () => {
     const bySlack = { ...vote, channel: 'slack' };
     render(<ToolCard part={part} decisions={[bySlack]} onReview={() => undefined} />);
