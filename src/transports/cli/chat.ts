@@ -99,12 +99,17 @@ function pickedOptions(answer: string, options: string[]): string[] | undefined 
 }
 
 /**
- * Why a person declines or rejects, asked after the no: the agent sees it. Empty, or the
- * input ending, gives `fallback` (the no stands either way).
+ * A no, with why the person says no, asked after it: the agent sees the reason. Empty,
+ * or the input ending, gives none (the no stands either way).
  */
-async function askReason(prompt: Prompt, fallback: string): Promise<string> {
-  const line = await prompt('Reason (optional; the agent sees it): ');
-  return line?.trim() || fallback;
+async function refusal(prompt: Prompt, approvalId: string, argsHash?: string) {
+  const line = (await prompt('Reason (optional; the agent sees it): '))?.trim();
+  return {
+    approvalId,
+    approved: false,
+    ...(argsHash === undefined ? {} : { argsHash }),
+    ...(line ? { reason: line } : {}),
+  };
 }
 
 /** An input approval whose person picks any number of its options: `{ items }`. */
@@ -124,17 +129,12 @@ async function askPicks(
     );
     if (line === undefined) return undefined;
     const answer = line.trim();
-    if (!answer) {
-      return { approvalId, approved: false, reason: await askReason(prompt, DECLINED) };
-    }
+    if (!answer) return refusal(prompt, approvalId);
     const items = pickedOptions(answer, options);
     if (items) return { approvalId, approved: true, payload: { items } };
     out.write(`   Not among the options: ${answer}\n`);
   }
 }
-
-const DECLINED = 'declined at the prompt';
-const REJECTED = 'rejected at the prompt';
 
 /**
  * An input approval: several picks among its options, one pick (or, with
@@ -156,7 +156,7 @@ async function askInput(
   );
   if (line === undefined) return undefined;
   const answer = line.trim();
-  if (!answer) return { approvalId, approved: false, reason: await askReason(prompt, DECLINED) };
+  if (!answer) return refusal(prompt, approvalId);
   if (choices) {
     const item = choices.find((o) => o.toLowerCase() === answer.toLowerCase()) ?? answer;
     return { approvalId, approved: true, payload: { item } };
@@ -263,7 +263,7 @@ async function askConfirmation(
       if (!given.trim()) continue;
       return { approvalId, approved: true, argsHash, response: typedValue(given.trim()) };
     }
-    return { approvalId, approved: false, argsHash, reason: await askReason(prompt, REJECTED) };
+    return refusal(prompt, approvalId, argsHash);
   }
 }
 
