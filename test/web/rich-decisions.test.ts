@@ -91,7 +91,7 @@ describe('rich decisions in the web UI', () => {
     // Both the approver and the one who asked see it sent as edited.
     for (const page of [maria, ann]) {
       const receipt = page.getByRole('region', { name: 'Payment receipt' });
-      await visible(receipt, 20_000);
+      await visible(receipt, 30_000);
       await textOf(receipt).toContain('$150.00');
       await textOf(receipt).toContain('Jiro');
     }
@@ -138,7 +138,7 @@ describe('rich decisions in the web UI', () => {
     await his.getByRole('button', { name: 'Approve', exact: true }).click();
     await hidden(his);
     const receipt = ann.getByRole('region', { name: 'Payment receipt' });
-    await visible(receipt, 20_000);
+    await visible(receipt, 30_000);
     await textOf(receipt).toContain('$300.00');
   });
 
@@ -181,7 +181,7 @@ describe('rich decisions in the web UI', () => {
     await dialog.getByRole('button', { name: 'Approve with changes' }).click();
     await hidden(dialog);
     const receipt = maria.getByRole('region', { name: 'Payment receipt' });
-    await visible(receipt, 20_000);
+    await visible(receipt, 30_000);
     await textOf(receipt).toContain('$120.00');
   });
 
@@ -200,7 +200,7 @@ describe('rich decisions in the web UI', () => {
       await shot(page, `dialog-respond-${mode}`);
       await dialog.getByRole('button', { name: 'Send response' }).click();
       await hidden(dialog);
-      await visible(page.getByText('lookup: {"answer":"Sunny, 21 °C"}'), 20_000);
+      await visible(page.getByText('lookup: {"answer":"Sunny, 21 °C"}'), 30_000);
       expect(await page.getByText(/the tool looked up/).count()).toBe(0);
     });
   }
