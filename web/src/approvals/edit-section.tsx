@@ -107,7 +107,6 @@ export function EditSection({
       <section
         className="modal__section modal__section--changes"
         aria-labelledby={`${titleId}-changes`}
-        aria-live="polite"
       >
         <h3 id={`${titleId}-changes`} className="section-label">
           What changes
