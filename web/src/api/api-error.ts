@@ -63,6 +63,33 @@ const EXPLANATIONS: Record<string, Explanation> = {
       'Someone decided this approval first (perhaps in another tab). Showing the latest state.',
     retry: false,
   },
+  ARGS_MISMATCH: {
+    title: 'The call changed',
+    detail:
+      'Someone changed this call’s arguments after you opened it, so nothing was decided. Review the call as it stands now.',
+    retry: false,
+  },
+  EDIT_NOT_ALLOWED: {
+    title: 'This change is not allowed',
+    detail: 'The tool’s policy does not let this argument be changed. Nothing was decided.',
+    retry: false,
+  },
+  RESPOND_NOT_ALLOWED: {
+    title: 'Cannot answer in the tool’s place',
+    detail: 'The tool’s policy does not allow a response instead of running it.',
+    retry: false,
+  },
+  GRANT_NOT_ALLOWED: {
+    title: 'This grant is not allowed',
+    detail: 'The tool’s policy does not allow this grant. Nothing was decided.',
+    retry: false,
+  },
+  VALIDATION_FAILED: {
+    title: 'Not accepted',
+    detail:
+      'The server did not accept what was sent, so nothing changed. Correct it and try again.',
+    retry: false,
+  },
   PAUSE_CANCELLED: {
     title: 'This run was cancelled',
     detail: 'The paused run was cancelled, so there is nothing left to decide.',

@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai';
 import type { z } from 'zod';
 import type { ChatMessageMetadata } from '../../../src/transports/ai-sdk/chat-metadata';
+import type { ChatDecisionDetails } from '../../../src/transports/ai-sdk/chat-request';
 import type * as wire from '../../../src/transports/http/wire/index';
 
 // The REST API's shapes come from the server's wire schemas (src/transports/http/wire):
@@ -10,6 +11,12 @@ import type * as wire from '../../../src/transports/http/wire/index';
 export type ChatMetadata = ChatMessageMetadata;
 
 export type ChatMessage = UIMessage<ChatMetadata>;
+
+/**
+ * What a chat request says of an answer beyond the AI SDK's `{id, approved, reason}`, by
+ * approval id in its body's `decisions`: the hash seen, edited arguments, a response, a grant.
+ */
+export type ChatDecision = ChatDecisionDetails;
 
 /** `GET /api/me`: who is signed in, how, and where they sign out (OpenID Connect sign-in). */
 export type ApiMe = wire.Me;
@@ -31,15 +38,29 @@ export type ApprovalKind = wire.Approval['kind'];
 /** Who may decide an approval (its tool's policy when it was asked). */
 export type ApiApprovers = wire.Approvers;
 
+/**
+ * What a decider may answer beyond approve and reject (edit, respond, grant), as the
+ * tool's policy said when the approval was asked.
+ */
+export type ApiDecisionPolicy = wire.DecisionPolicy;
+
+/** A grant a decider asks for with an approval (`grant` on a decision). */
+export type GrantBody = NonNullable<DecisionBody['grant']>;
+
 /** An approval request as the REST API shows it; `can_decide` where the answer says it. */
 export type ApiApproval = wire.Approval & { can_decide?: boolean };
 
 /**
  * One person's recorded answer to an approval; through which channel (`slack`, `link`…:
  * absent for the API and the web UI) and for whom (an out-of-office delegate) where the
- * server says so.
+ * server says so; whether it edited the call or answered in the tool's place.
  */
-export type ApiDecision = wire.Decision & { channel?: string; on_behalf_of?: string };
+export type ApiDecision = wire.Decision & {
+  channel?: string;
+  on_behalf_of?: string;
+  /** Answered in the tool's place (the audit log keeps the answer's hash, not the answer). */
+  responded?: true;
+};
 
 /** A pending approval in the cross-session inbox. */
 export type InboxApproval = wire.PendingApproval;

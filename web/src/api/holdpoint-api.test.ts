@@ -48,12 +48,16 @@ describe('listDecisions', () => {
       line({ action: 'requested', actor: 'ann' }),
       line({}),
       line({ actor: 'dave', channel: 'slack', on_behalf_of: 'bob' }),
+      line({ actor: 'erin', args_hash: 'sha256:seen', edited_args_hash: 'sha256:edit' }),
+      line({ actor: 'fay', response_hash: 'sha256:answer' }),
     ].join('\n');
     vi.stubGlobal('fetch', async () => new Response(ndjson));
     const base = { approval_id: 'a1', approved: true, at: '2026-11-26T09:00:00.000Z' };
     await expect(listDecisions('s1')).resolves.toEqual([
       { ...base, decided_by: 'maria' },
       { ...base, decided_by: 'dave', channel: 'slack', on_behalf_of: 'bob' },
+      { ...base, decided_by: 'erin', edited_args_hash: 'sha256:edit' },
+      { ...base, decided_by: 'fay', responded: true },
     ]);
   });
 });

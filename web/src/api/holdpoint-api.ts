@@ -144,6 +144,8 @@ export async function listDecisions(sessionId: string): Promise<ApiDecision[]> {
       ...(line.reason === undefined ? {} : { reason: line.reason }),
       ...(line.channel === undefined ? {} : { channel: line.channel }),
       ...(line.on_behalf_of === undefined ? {} : { on_behalf_of: line.on_behalf_of }),
+      ...(line.edited_args_hash === undefined ? {} : { edited_args_hash: line.edited_args_hash }),
+      ...(line.response_hash === undefined ? {} : { responded: true as const }),
       decided_by: line.actor,
       at: line.at,
     }));

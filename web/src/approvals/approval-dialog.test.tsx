@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApprovalDialog } from './approval-dialog';
 import type { ApprovalRequest } from './approval-request';
@@ -20,15 +20,42 @@ const pick: ApprovalRequest = {
   expiresAt: new Date(NOW + 60 * 60_000).toISOString(),
 };
 
-function setup(request: ApprovalRequest = payment) {
+function setup(request: ApprovalRequest = payment, extra: Partial<DialogProps> = {}) {
   const handlers = { onApprove: vi.fn(), onReject: vi.fn(), onClose: vi.fn() };
   const opener = document.createElement('button');
   opener.textContent = 'opener';
   document.body.append(opener);
   opener.focus();
-  const view = render(<ApprovalDialog request={request} app="Payments" {...handlers} />);
+  const view = render(<ApprovalDialog request={request} app="Payments" {...handlers} {...extra} />);
   return { ...handlers, opener, ...view };
 }
+
+type DialogProps = Parameters<typeof ApprovalDialog>[0];
+
+/** The payments tool's parameters as the server presents them (`decision_policy.args_schema`). */
+const PAYMENT_SCHEMA = {
+  type: 'object',
+  properties: {
+    amount: { type: 'number', exclusiveMinimum: 0, description: 'The amount to send' },
+    recipient: { type: 'string', minLength: 1 },
+    currency: { type: 'string' },
+    express: { type: 'boolean' },
+    speed: { enum: ['normal', 'fast'] },
+    memo: { type: 'object' },
+  },
+  required: ['amount', 'recipient'],
+};
+
+/** A payment whose amount and recipient an approver may edit (some edits need another). */
+const editable: ApprovalRequest = {
+  ...payment,
+  argsHash: 'sha256:seen',
+  policy: {
+    editable: ['amount', 'recipient', 'express', 'speed', 'memo'],
+    edit_may_need_approval: true,
+    args_schema: PAYMENT_SCHEMA,
+  },
+};
 
 const key = (k: string, init: KeyboardEventInit = {}) =>
   fireEvent.keyDown(document.activeElement ?? document.body, { key: k, ...init });
@@ -194,5 +221,240 @@ describe('ApprovalDialog', () => {
     expect((screen.getByRole('button', { name: 'Reject' }) as HTMLButtonElement).disabled).toBe(
       true,
     );
+  });
+});
+
+describe('ApprovalDialog: rich decisions', () => {
+  const input = (label: string | RegExp) => screen.getByLabelText(label) as HTMLInputElement;
+  const button = (name: string) => screen.getByRole('button', { name }) as HTMLButtonElement;
+
+  it('offers Edit and Respond instead only where the tool’s policy allows them', () => {
+    setup();
+    expect(screen.queryByRole('button', { name: 'Edit' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Respond instead' })).toBeNull();
+    cleanup();
+    setup(editable);
+    expect(button('Edit')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Respond instead' })).toBeNull();
+  });
+
+  it('Edit: a form from the schema, prefilled, only the editable fields enabled, focus in it', () => {
+    setup(editable);
+    fireEvent.click(button('Edit'));
+    const form = screen.getByRole('group', { name: 'Arguments' });
+    expect(input('Amount').value).toBe('200');
+    expect(input('Amount').type).toBe('number');
+    expect(input('Amount').disabled).toBe(false);
+    expect(document.activeElement).toBe(input('Amount'));
+    expect(input(/^Recipient/).value).toBe('Jiro');
+    expect(input(/^Currency/).value).toBe('USD');
+    expect(input(/^Currency/).disabled).toBe(true);
+    expect(form.textContent).toContain('(cannot be changed)');
+    expect(input(/^Express/).type).toBe('checkbox');
+    expect(screen.getByLabelText(/^Speed/).tagName).toBe('SELECT');
+    expect(screen.getByLabelText(/^Memo/).tagName).toBe('TEXTAREA');
+    // The schema's description is tied to its field.
+    expect(input('Amount').getAttribute('aria-describedby')).toBe(
+      screen.getByText('The amount to send').id,
+    );
+    expect(screen.getByRole('dialog').textContent).toContain('Some changes need another approver');
+    // No reason and no Approve/Reject while editing: Back and Approve with changes.
+    expect(screen.queryByLabelText(/Reason/)).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+  });
+
+  it('Edit: shows what changes, then approves with the edited arguments', () => {
+    const { onApprove } = setup(editable);
+    fireEvent.click(button('Edit'));
+    const approve = button('Approve with changes');
+    expect(approve.disabled).toBe(true);
+    expect(screen.getByRole('dialog').textContent).toContain('Nothing changed yet');
+    fireEvent.change(input('Amount'), { target: { value: '150' } });
+    fireEvent.change(input(/^Recipient/), { target: { value: 'Ana' } });
+    const changes = screen.getByRole('list', { name: 'Your changes' });
+    expect(Array.from(changes.querySelectorAll('li'), (li) => li.textContent)).toEqual([
+      'Amount: 200 → 150',
+      'Recipient: Jiro → Ana',
+    ]);
+    expect(approve.disabled).toBe(false);
+    fireEvent.click(approve);
+    expect(onApprove).toHaveBeenCalledWith(undefined, {
+      editedArgs: { amount: 150, currency: 'USD', recipient: 'Ana' },
+    });
+  });
+
+  it('Edit: the form’s own checks stop a bad value and say so beside the field', () => {
+    const { onApprove } = setup(editable);
+    fireEvent.click(button('Edit'));
+    fireEvent.change(input('Amount'), { target: { value: '-5' } });
+    const error = screen.getByText('More than 0.');
+    expect(input('Amount').getAttribute('aria-invalid')).toBe('true');
+    expect(input('Amount').getAttribute('aria-describedby')).toContain(error.id);
+    fireEvent.click(button('Approve with changes'));
+    expect(onApprove).not.toHaveBeenCalled();
+  });
+
+  it('Edit: the server’s VALIDATION_FAILED or EDIT_NOT_ALLOWED is shown next to the field it names', () => {
+    const { rerender, onApprove, onReject, onClose } = setup(editable);
+    fireEvent.click(button('Edit'));
+    fireEvent.change(input(/^Recipient/), { target: { value: 'Nobody' } });
+    rerender(
+      <ApprovalDialog
+        request={editable}
+        app="Payments"
+        onApprove={onApprove}
+        onReject={onReject}
+        onClose={onClose}
+        fieldError={{ field: 'recipient', message: 'recipient: no such payee' }}
+      />,
+    );
+    const error = screen.getByText('recipient: no such payee');
+    expect(input(/^Recipient/).getAttribute('aria-describedby')).toContain(error.id);
+    expect(input(/^Recipient/).getAttribute('aria-invalid')).toBe('true');
+  });
+
+  it('Back returns to the call with focus on Edit; Escape still closes', () => {
+    const { onClose } = setup(editable);
+    fireEvent.click(button('Edit'));
+    fireEvent.click(button('Back'));
+    expect(document.activeElement).toBe(button('Edit'));
+    expect(button('Approve')).toBeTruthy();
+    fireEvent.click(button('Edit'));
+    key('Escape');
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
+  it('Respond instead: a simple object schema is a form; its answer is sent as the response', () => {
+    const { onApprove } = setup({
+      ...payment,
+      toolName: 'lookup',
+      args: { query: 'weather' },
+      policy: {
+        respond: true,
+        respond_schema: {
+          type: 'object',
+          properties: { answer: { type: 'string', minLength: 1 } },
+          required: ['answer'],
+        },
+      },
+    });
+    fireEvent.click(button('Respond instead'));
+    expect(screen.getByRole('dialog').textContent).toContain(
+      'Your answer becomes the tool’s result, and the tool does not run.',
+    );
+    expect(document.activeElement).toBe(input('Answer'));
+    fireEvent.click(button('Send response'));
+    expect(onApprove).not.toHaveBeenCalled();
+    expect(screen.getByText('Enter a value.')).toBeTruthy();
+    fireEvent.change(input('Answer'), { target: { value: 'Sunny' } });
+    fireEvent.click(button('Send response'));
+    expect(onApprove).toHaveBeenCalledWith(undefined, { response: { answer: 'Sunny' } });
+  });
+
+  it('Respond instead: the server’s complaint is shown beside the response field it names', () => {
+    const lookup: ApprovalRequest = {
+      ...payment,
+      policy: {
+        respond: true,
+        respond_schema: { type: 'object', properties: { answer: { type: 'string' } } },
+      },
+    };
+    const { rerender, onApprove, onReject, onClose } = setup(lookup);
+    fireEvent.click(button('Respond instead'));
+    rerender(
+      <ApprovalDialog
+        request={lookup}
+        onApprove={onApprove}
+        onReject={onReject}
+        onClose={onClose}
+        fieldError={{ field: 'response.answer', message: 'answer: too long' }}
+      />,
+    );
+    const error = screen.getByText('answer: too long');
+    expect(input(/^Answer/).getAttribute('aria-describedby')).toContain(error.id);
+  });
+
+  it('Respond instead: without a schema, JSON when it reads as JSON, else the text', () => {
+    const { onApprove } = setup({ ...payment, policy: { respond: true } });
+    fireEvent.click(button('Respond instead'));
+    const text = screen.getByLabelText(/^Response/);
+    fireEvent.change(text, { target: { value: '{"paid": false}' } });
+    fireEvent.click(button('Send response'));
+    expect(onApprove).toHaveBeenLastCalledWith(undefined, { response: { paid: false } });
+    fireEvent.change(text, { target: { value: 'not today' } });
+    fireEvent.click(button('Send response'));
+    expect(onApprove).toHaveBeenLastCalledWith(undefined, { response: 'not today' });
+  });
+
+  it('Respond instead: a non-object schema wants JSON', () => {
+    const { onApprove } = setup({
+      ...payment,
+      policy: { respond: true, respond_schema: { type: 'array', items: { type: 'string' } } },
+    });
+    fireEvent.click(button('Respond instead'));
+    fireEvent.change(screen.getByLabelText(/^Response/), { target: { value: 'a, b' } });
+    fireEvent.click(button('Send response'));
+    expect(onApprove).not.toHaveBeenCalled();
+    expect(screen.getByText('Not valid JSON.')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText(/^Response/), { target: { value: '["a","b"]' } });
+    fireEvent.click(button('Send response'));
+    expect(onApprove).toHaveBeenCalledWith(undefined, { response: ['a', 'b'] });
+  });
+
+  it('Grant: also allow the tool for this conversation or the asker for N hours, at most the policy’s', () => {
+    const { onApprove } = setup(
+      { ...payment, policy: { grants: { scopes: ['session', 'user'], max_hours: 8 } } },
+      { owner: 'ann', me: 'maria' },
+    );
+    const group = screen.getByRole('group', { name: 'Also allow this tool for…' });
+    expect(Array.from(group.querySelectorAll('label'), (l) => l.textContent)).toEqual([
+      'Just this call',
+      'This conversation',
+      'ann, in any conversation',
+    ]);
+    fireEvent.click(screen.getByRole('radio', { name: 'ann, in any conversation' }));
+    const hours = screen.getByLabelText(/For how many hours/);
+    fireEvent.change(hours, { target: { value: '12' } });
+    expect(screen.getByText('At most 8 hours.')).toBeTruthy();
+    fireEvent.click(button('Approve'));
+    expect(onApprove).not.toHaveBeenCalled();
+    fireEvent.change(hours, { target: { value: '4' } });
+    fireEvent.click(button('Approve'));
+    expect(onApprove).toHaveBeenCalledWith(undefined, { grant: { scope: 'user', hours: 4 } });
+  });
+
+  it('Grant: with no choice, a plain approval; a policy without grants offers none', () => {
+    const { onApprove } = setup({
+      ...payment,
+      policy: { grants: { scopes: ['session'], max_hours: 1 } },
+    });
+    expect(screen.queryByRole('radio', { name: /any conversation/ })).toBeNull();
+    fireEvent.click(button('Approve'));
+    expect(onApprove).toHaveBeenCalledWith(undefined);
+    cleanup();
+    setup(editable);
+    expect(screen.queryByRole('group', { name: 'Also allow this tool for…' })).toBeNull();
+  });
+
+  it('an edit in force: shows what is approved, the model’s call, and who changed it', () => {
+    setup({
+      ...editable,
+      args: { amount: 300, currency: 'USD', recipient: 'Jiro' },
+      modelArgs: { amount: 200, currency: 'USD', recipient: 'Jiro' },
+      editedBy: 'maria',
+    });
+    const edited = screen.getByRole('region', { name: 'Changed by maria' });
+    expect(screen.getByRole('list', { name: 'Changes to the model’s call' }).textContent).toBe(
+      'Amount: 200 → 300',
+    );
+    expect(edited.textContent).toContain('The model’s call');
+    const details = screen.getByRole('region', { name: 'Details' });
+    expect(within(details).getByText('Amount').nextElementSibling?.textContent).toBe('300');
+  });
+
+  it('an input request offers none of these', () => {
+    setup({ ...pick, policy: { editable: true, respond: true } });
+    expect(screen.queryByRole('button', { name: 'Edit' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Respond instead' })).toBeNull();
   });
 });

@@ -1,9 +1,23 @@
-import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import {
+  type KeyboardEvent,
+  type ReactNode,
+  type RefObject,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
 import { createPortal } from 'react-dom';
 import { useNow } from '../ui/use-now';
 import { type ApprovalRequest, humanizeToolName } from './approval-request';
+import { argsDiff } from './args-diff';
 import { ArgumentList } from './argument-list';
+import { ChangeList } from './change-list';
+import { EditSection, useEditDraft } from './edit-section';
+import { GrantChoice, useGrantDraft } from './grant-choice';
 import type { InputChoice } from './input-answer';
+import { RespondSection, useResponseDraft } from './respond-section';
+import type { FieldError, RichApproval } from './rich-approval';
 import { TimeLeft } from './time-left';
 import { useFocusTrap } from './use-focus-trap';
 
@@ -13,9 +27,10 @@ interface Props {
   app?: string;
   /**
    * Approve; for an input request, Submit with the chosen or typed value or the picked
-   * values (or Yes, for a yes/no one).
+   * values (or Yes, for a yes/no one). A confirmation's approval may carry an edit, an
+   * answer in the tool's place, or a grant (`rich`), where its policy allows them.
    */
-  onApprove: (choice?: InputChoice) => void;
+  onApprove: (choice?: InputChoice, rich?: RichApproval) => void;
   /** Reject; for an input request, Cancel (declines to answer), or No for a yes/no one. */
   onReject: (reason?: string) => void;
   /** Escape or the close button: hide the dialog without deciding. */
@@ -23,7 +38,16 @@ interface Props {
   busy?: boolean;
   /** A problem with the last decision, shown in the dialog. */
   error?: ReactNode;
+  /** The server's complaint about one field of the last edit or response, shown beside it. */
+  fieldError?: FieldError;
+  /** Who asked (the session's owner), when known: a grant for "the user" is theirs. */
+  owner?: string;
+  /** The signed-in person. */
+  me?: string;
 }
+
+/** What the dialog shows: the call to approve or reject, the edit form, or the answer in its place. */
+type Mode = 'review' | 'edit' | 'respond';
 
 /** Marks the rest of the page inert while a modal is open. */
 function useInertBackground(): void {
@@ -49,8 +73,43 @@ export function answerLabels(request: ApprovalRequest): { yes: string; no: strin
   return { yes: 'Yes', no: 'No' };
 }
 
-/** The modal where a person approves or rejects a paused tool call, or gives the input. */
-export function ApprovalDialog({ request, app, onApprove, onReject, onClose, busy, error }: Props) {
+/**
+ * Moves focus when the dialog changes what it shows: into the form that opened (its
+ * `[data-autofocus]` field), and back to the button that opened it on the way back.
+ */
+function useModeFocus(ref: RefObject<HTMLDivElement | null>, mode: Mode): void {
+  const previous = useRef<Mode>(mode);
+  useEffect(() => {
+    const container = ref.current;
+    const was = previous.current;
+    previous.current = mode;
+    if (!container || was === mode) return;
+    const target =
+      mode === 'review'
+        ? container.querySelector<HTMLElement>(`[data-opens="${was}"]`)
+        : container.querySelector<HTMLElement>('[data-autofocus]:not([disabled])');
+    target?.focus();
+  }, [ref, mode]);
+}
+
+/**
+ * The modal where a person approves or rejects a paused tool call, or gives the input.
+ * Where the tool's policy allows (`decision_policy`), a confirmation may also be edited
+ * (a form from the tool's schema, showing what changes), answered in the tool's place
+ * ("Respond instead"), and approved with a grant for later calls.
+ */
+export function ApprovalDialog({
+  request,
+  app,
+  onApprove,
+  onReject,
+  onClose,
+  busy,
+  error,
+  fieldError,
+  owner,
+  me = '',
+}: Props) {
   const dialogRef = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const hintId = useId();
@@ -60,9 +119,17 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
   const [choice, setChoice] = useState<string | undefined>(undefined);
   const [picked, setPicked] = useState<string[]>([]);
   const [typed, setTyped] = useState('');
+  const [mode, setMode] = useState<Mode>('review');
+  /** A try to send an edit or a response that the form's own checks stopped: show them all. */
+  const [tried, setTried] = useState(false);
+  const policy = request.kind === 'confirmation' ? request.policy : undefined;
+  const edit = useEditDraft(request);
+  const response = useResponseDraft(policy?.respond_schema);
+  const grant = useGrantDraft(policy?.grants);
   const now = useNow();
   useFocusTrap(dialogRef);
   useInertBackground();
+  useModeFocus(dialogRef, mode);
 
   const expired = request.expiresAt ? Date.parse(request.expiresAt) <= now : false;
   const answer: InputChoice | undefined = request.multiple ? picked : typed.trim() || choice;
@@ -73,6 +140,26 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
   const labels = answerLabels(request);
   const togglePicked = (option: string) =>
     setPicked((now) => (now.includes(option) ? now.filter((o) => o !== option) : [...now, option]));
+  const locked = busy || expired;
+  const grantChosen = grant.grant ? { grant: grant.grant } : undefined;
+
+  const switchTo = (next: Mode) => {
+    setTried(false);
+    setMode(next);
+  };
+  const approve = () => {
+    if (grant.error) return setTried(true);
+    if (grantChosen) onApprove(answer, grantChosen);
+    else onApprove(answer);
+  };
+  const approveEdit = () => {
+    if (Object.keys(edit.errors).length > 0 || grant.error) return setTried(true);
+    onApprove(undefined, { editedArgs: edit.editedArgs, ...grantChosen });
+  };
+  const respond = () => {
+    if (Object.keys(response.errors).length > 0) return setTried(true);
+    onApprove(undefined, { response: response.value });
+  };
 
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === 'Escape') {
@@ -141,13 +228,69 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
             ))}
           </fieldset>
         ) : (
-          <section className="modal__section" aria-labelledby={`${titleId}-args`}>
-            <h3 id={`${titleId}-args`} className="section-label">
-              Details
-            </h3>
-            <ArgumentList args={request.args} />
-          </section>
+          mode === 'review' && (
+            <section className="modal__section" aria-labelledby={`${titleId}-args`}>
+              <h3 id={`${titleId}-args`} className="section-label">
+                Details
+              </h3>
+              <ArgumentList args={request.args} />
+            </section>
+          )
         )}
+
+        {request.modelArgs ? (
+          <section
+            className="modal__section modal__section--edited"
+            aria-labelledby={`${titleId}-edited`}
+          >
+            <h3 id={`${titleId}-edited`} className="section-label">
+              Changed by {request.editedBy ?? 'another approver'}
+            </h3>
+            <p className="modal__note">
+              The model asked for a different call; the one above is what you approve.
+            </p>
+            <ChangeList
+              changes={argsDiff(request.modelArgs, request.args)}
+              label="Changes to the model’s call"
+            />
+            <details className="model-call">
+              <summary>The model’s call</summary>
+              <ArgumentList args={request.modelArgs} />
+            </details>
+          </section>
+        ) : null}
+
+        {mode === 'edit' ? (
+          <EditSection
+            edit={edit}
+            fieldError={fieldError}
+            showAll={tried}
+            mayNeedApproval={policy?.edit_may_need_approval === true}
+            disabled={Boolean(locked)}
+            titleId={titleId}
+          />
+        ) : null}
+
+        {mode === 'respond' ? (
+          <RespondSection
+            response={response}
+            schema={policy?.respond_schema}
+            fieldError={fieldError}
+            showErrors={tried}
+            disabled={Boolean(locked)}
+            titleId={titleId}
+          />
+        ) : null}
+
+        {policy?.grants && mode !== 'respond' ? (
+          <GrantChoice
+            policy={policy.grants}
+            grant={grant}
+            owner={owner}
+            me={me}
+            disabled={Boolean(locked)}
+          />
+        ) : null}
 
         {request.freeText ? (
           <div className="field">
@@ -167,7 +310,7 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
 
         <TimeLeft expiresAt={request.expiresAt} now={now} />
 
-        {isInput ? null : (
+        {isInput || mode !== 'review' ? null : (
           <div className="field">
             <label htmlFor={reasonId} className="field__label">
               Reason <span className="field__optional">(optional, sent with a rejection)</span>
@@ -185,25 +328,84 @@ export function ApprovalDialog({ request, app, onApprove, onReject, onClose, bus
 
         {error ? <div className="modal__error">{error}</div> : null}
 
-        <footer className="modal__actions">
-          <button
-            type="button"
-            className={isInput ? 'button button--secondary' : 'button button--danger'}
-            disabled={busy || expired}
-            onClick={() => onReject(reason.trim() || undefined)}
-          >
-            {labels.no}
-          </button>
-          <button
-            type="button"
-            className="button button--primary"
-            data-autofocus={request.options ? undefined : true}
-            disabled={!canApprove}
-            onClick={() => onApprove(answer)}
-          >
-            {busy ? 'Sending…' : labels.yes}
-          </button>
-        </footer>
+        {mode === 'review' && (policy?.editable || policy?.respond) ? (
+          <div className="modal__alternatives">
+            {policy.editable ? (
+              <button
+                type="button"
+                className="button button--secondary"
+                data-opens="edit"
+                disabled={locked}
+                onClick={() => switchTo('edit')}
+              >
+                Edit
+              </button>
+            ) : null}
+            {policy.respond ? (
+              <button
+                type="button"
+                className="button button--secondary"
+                data-opens="respond"
+                disabled={locked}
+                onClick={() => switchTo('respond')}
+              >
+                Respond instead
+              </button>
+            ) : null}
+          </div>
+        ) : null}
+
+        {mode === 'review' ? (
+          <footer className="modal__actions">
+            <button
+              type="button"
+              className={isInput ? 'button button--secondary' : 'button button--danger'}
+              disabled={locked}
+              onClick={() => onReject(reason.trim() || undefined)}
+            >
+              {labels.no}
+            </button>
+            <button
+              type="button"
+              className="button button--primary"
+              data-autofocus={request.options ? undefined : true}
+              disabled={!canApprove}
+              onClick={approve}
+            >
+              {busy ? 'Sending…' : labels.yes}
+            </button>
+          </footer>
+        ) : (
+          <footer className="modal__actions">
+            <button
+              type="button"
+              className="button button--ghost"
+              disabled={busy}
+              onClick={() => switchTo('review')}
+            >
+              Back
+            </button>
+            {mode === 'edit' ? (
+              <button
+                type="button"
+                className="button button--primary"
+                disabled={locked || edit.changes.length === 0}
+                onClick={approveEdit}
+              >
+                {busy ? 'Sending…' : 'Approve with changes'}
+              </button>
+            ) : (
+              <button
+                type="button"
+                className="button button--primary"
+                disabled={locked}
+                onClick={respond}
+              >
+                {busy ? 'Sending…' : 'Send response'}
+              </button>
+            )}
+          </footer>
+        )}
       </div>
     </div>,
     document.body,

@@ -1,4 +1,4 @@
-import type { ApiApproval, ApiApprovers, ApprovalKind } from '../api/api-types';
+import type { ApiApproval, ApiApprovers, ApiDecisionPolicy, ApprovalKind } from '../api/api-types';
 
 /** One approval waiting for a person, however it reached the UI (stream part or REST). */
 export interface ApprovalRequest {
@@ -7,7 +7,16 @@ export interface ApprovalRequest {
   kind: ApprovalKind;
   toolName: string;
   toolCallId: string;
+  /** The call's arguments as they stand: the model's, or a decider's edit awaiting more approvals. */
   args: Record<string, unknown>;
+  /** What a decision names to bind itself to `args` (`args_hash`), once the server said. */
+  argsHash?: string;
+  /** The arguments the model made, when a decider's edit changed them (`args` are the edit). */
+  modelArgs?: Record<string, unknown>;
+  /** Who made the edit in force. */
+  editedBy?: string;
+  /** Edit, respond and grant, where the tool's policy allows them. */
+  policy?: ApiDecisionPolicy;
   hint?: string;
   /** ISO time the pause expires. */
   expiresAt?: string;
@@ -47,6 +56,21 @@ export function optionsOf(args: Record<string, unknown>): string[] | undefined {
   return strings.length > 0 ? strings : undefined;
 }
 
+/**
+ * What the server says of a call's arguments beyond the call itself: their hash, the
+ * model's own when an edit is in force (and who edited), and what a decider may answer.
+ */
+export function argsState(
+  approval: ApiApproval,
+): Pick<ApprovalRequest, 'argsHash' | 'modelArgs' | 'editedBy' | 'policy'> {
+  return {
+    argsHash: approval.args_hash,
+    ...(approval.model_args ? { modelArgs: approval.model_args } : {}),
+    ...(approval.edited_by ? { editedBy: approval.edited_by } : {}),
+    ...(approval.decision_policy ? { policy: approval.decision_policy } : {}),
+  };
+}
+
 /** An approval from the REST API as the UI models it. */
 export function fromApi(approval: ApiApproval): ApprovalRequest {
   const args = approval.args ?? {};
@@ -56,6 +80,7 @@ export function fromApi(approval: ApiApproval): ApprovalRequest {
     toolName: approval.tool_name,
     toolCallId: approval.tool_call_id,
     args,
+    ...argsState(approval),
     hint: approval.hint,
     expiresAt: approval.expires_at,
     createdAt: approval.created_at,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionSource } from './decision-source';
+import { decisionSource, decisionVerb } from './decision-source';
 
 const decision = {
   approval_id: 'a1',
@@ -17,5 +17,22 @@ describe('where a decision came from', () => {
     expect(decisionSource({ ...decision, channel: 'email-link', on_behalf_of: 'ann' })).toBe(
       ' for ann via an email link',
     );
+  });
+});
+
+describe('what a decision did', () => {
+  it('says an edit, an answer in the tool’s place, or a plain yes or no', () => {
+    expect(decisionVerb(decision, false)).toBe('Approved');
+    expect(decisionVerb({ ...decision, approved: false }, false)).toBe('Rejected');
+    expect(decisionVerb({ ...decision, edited_args_hash: 'sha256:e' }, false)).toBe(
+      'Approved with changes',
+    );
+    expect(decisionVerb({ ...decision, edited_args: { amount: 1 } }, false)).toBe(
+      'Approved with changes',
+    );
+    expect(decisionVerb({ ...decision, responded: true }, false)).toBe('Answered in its place');
+    expect(decisionVerb({ ...decision, response: 'sunny' }, false)).toBe('Answered in its place');
+    expect(decisionVerb(decision, true)).toBe('Answered');
+    expect(decisionVerb({ ...decision, approved: false }, true)).toBe('Declined');
   });
 });

@@ -17,3 +17,18 @@ export function decisionSource(decision: ApiDecision): string {
   const forWhom = decision.on_behalf_of ? ` for ${decision.on_behalf_of}` : '';
   return `${forWhom}${via}`;
 }
+
+/**
+ * What a person did, as a verb: `Answered`/`Declined` for an input; for a confirmation
+ * `Approved with changes` (an edit), `Answered in its place` (a response), `Approved` or
+ * `Rejected`.
+ */
+export function decisionVerb(decision: ApiDecision, input: boolean): string {
+  if (input) return decision.approved ? 'Answered' : 'Declined';
+  if (!decision.approved) return 'Rejected';
+  if (decision.edited_args !== undefined || decision.edited_args_hash !== undefined) {
+    return 'Approved with changes';
+  }
+  if (decision.response !== undefined || decision.responded) return 'Answered in its place';
+  return 'Approved';
+}

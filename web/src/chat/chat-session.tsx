@@ -5,6 +5,7 @@ import type {
   ApiApp,
   ApiApproval,
   ApiDecision,
+  ChatDecision,
   ChatMessage,
   SessionMessages,
 } from '../api/api-types';
@@ -12,10 +13,18 @@ import { cancelPause, decideApproval, getSessionMessages } from '../api/holdpoin
 import { ApprovalDialog } from '../approvals/approval-dialog';
 import type { ApprovalRequest } from '../approvals/approval-request';
 import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
+import {
+  decisionBody,
+  fieldErrorOf,
+  isRich,
+  type RichApproval,
+  stillWaitsNote,
+  withStreamField,
+} from '../approvals/rich-approval';
 import { currentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { appInfo } from './app-info';
-import { answersComplete } from './auto-send';
+import { answersCompleteOnce, approvalResponsesIn } from './auto-send';
 import type { ConnectionMode } from './chat-settings';
 import { Composer } from './composer';
 import { createTransport } from './create-transport';
@@ -23,6 +32,7 @@ import { EmptyState } from './empty-state';
 import { findPending, sessionIdOf } from './find-pending';
 import { MessageList } from './message-list';
 import { PendingBanner } from './pending-banner';
+import { chatDecision, streamDecisions } from './stream-decisions';
 import type { Waiting } from './tool-card';
 import { decisionsByApproval, useDecisionLog } from './use-decision-log';
 import { useSessionPoll } from './use-session-poll';
@@ -52,20 +62,58 @@ const STALE = new Set([
   'APPROVAL_NOT_FOUND',
 ]);
 
+/**
+ * Refusals of an answer that record nothing and that the person can correct in the dialog
+ * (an edit, a response or a grant the tool's policy or schema does not allow).
+ */
+const REFUSED = new Set([
+  'VALIDATION_FAILED',
+  'EDIT_NOT_ALLOWED',
+  'RESPOND_NOT_ALLOWED',
+  'GRANT_NOT_ALLOWED',
+]);
+
 const sameIds = (a: string[], b: string[]) =>
   a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+
+/** A decision made in this tab, as the decision log will show it: who, when, edit or answer. */
+function ownDecision(
+  request: ApprovalRequest,
+  approved: boolean,
+  rich: RichApproval | undefined,
+): ApiDecision {
+  return {
+    approval_id: request.approvalId,
+    approved,
+    decided_by: currentUser(),
+    at: new Date().toISOString(),
+    ...(rich?.editedArgs ? { edited_args: rich.editedArgs } : {}),
+    ...(rich?.response === undefined ? {} : { response: rich.response }),
+  };
+}
 
 /** One conversation with one app over one connection mode, approvals included. */
 export function ChatSession(props: Props) {
   const { apps, app, mode, chatId, onSessionId } = props;
   const sessionRef = useRef(props.sessionId);
+  /** What this tab's stream answers carry beyond yes/no/reason, by approval id (see streamDecisions). */
+  const details = useRef(new Map<string, ChatDecision>());
+  /** The approvals whose responses this tab has sent in the stream (never sent twice). */
+  const sentAnswers = useRef(new Set<string>());
   const transport = useMemo(
     () =>
-      createTransport(mode, () => ({
-        app,
-        userId: currentUser(),
-        ...(sessionRef.current ? { sessionId: sessionRef.current } : {}),
-      })),
+      createTransport(
+        mode,
+        () => ({
+          app,
+          userId: currentUser(),
+          ...(sessionRef.current ? { sessionId: sessionRef.current } : {}),
+        }),
+        (messages) => {
+          for (const id of approvalResponsesIn(messages)) sentAnswers.current.add(id);
+          return streamDecisions(messages, details.current);
+        },
+      ),
     [mode, app],
   );
   useEffect(() => () => transport.close?.(), [transport]);
@@ -74,7 +122,7 @@ export function ChatSession(props: Props) {
     id: chatId,
     messages: props.initialMessages,
     transport,
-    sendAutomaticallyWhen: mode === 'sse' ? answersComplete : undefined,
+    sendAutomaticallyWhen: mode === 'sse' ? answersCompleteOnce(sentAnswers.current) : undefined,
   });
   const { messages, status, error, setMessages, clearError } = chat;
   const streaming = status === 'streaming' || status === 'submitted';
@@ -92,6 +140,15 @@ export function ChatSession(props: Props) {
   const [busy, setBusy] = useState(false);
   const [decisionError, setDecisionError] = useState<ApiError>();
   const [notice, setNotice] = useState<ApiError>();
+  /** What became of the last decision when the pause still waits for it (another approver). */
+  const [stillWaits, setStillWaits] = useState<string>();
+  /** An edit, response or grant answered in the stream, its dialog kept open until its turn ends. */
+  const [inFlight, setInFlight] = useState<{
+    request: ApprovalRequest;
+    rich: RichApproval;
+    /** The messages before the answer, to put back if the server refuses it. */
+    snapshot: ChatMessage[];
+  }>();
 
   const sessionId = sessionIdOf(messages) ?? props.sessionId;
   useEffect(() => {
@@ -105,7 +162,11 @@ export function ChatSession(props: Props) {
   // Only someone the server says may decide is asked; the others see whom it waits for.
   const yours = pending.filter((p) => p.canDecide === true);
   const othersDecide = pending.filter((p) => p.canDecide === false);
-  const current = yours.find((p) => !dismissed.has(p.approvalId));
+  const current = inFlight?.request ?? yours.find((p) => !dismissed.has(p.approvalId));
+  // Once nothing waits here any more, the pause no longer waits for another approver.
+  useEffect(() => {
+    if (pending.length === 0) setStillWaits(undefined);
+  }, [pending.length]);
   const loggedDecisions = useDecisionLog(sessionId, logVersion);
   const decisions = decisionsByApproval(loggedDecisions, pauseDecisions, ownDecisions);
 
@@ -143,6 +204,40 @@ export function ChatSession(props: Props) {
     adopt(await getSessionMessages(sessionRef.current));
   }, [adopt]);
 
+  // A turn that carried an edit, a response or a grant ended. Refused (nothing recorded):
+  // the approval is put back as it was asked, and the dialog, kept open meanwhile, shows
+  // why beside the field, to be corrected. Recorded: the stream's message shows the approval
+  // answered, not whether the pause still waits on it (an edit that needs another approver)
+  // nor the call as it now stands: read the session back and say so.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when a turn ends, not on every render.
+  useEffect(() => {
+    const sent = inFlight;
+    if (!sent || streaming) return;
+    const id = sent.request.approvalId;
+    setInFlight(undefined);
+    const failure = error ? toApiError(error) : undefined;
+    if (failure && REFUSED.has(failure.code)) {
+      details.current.delete(id);
+      setMessages(sent.snapshot);
+      clearError();
+      setDecisionError(withStreamField(failure, sent.rich));
+      return;
+    }
+    // Any other failure keeps the answer's details: Retry sends them again, never a plain yes.
+    if (failure || !sessionRef.current) return;
+    details.current.delete(id);
+    // Known here before the audit log says it (which only the owner may read).
+    setOwnDecisions((prev) => [...prev, ownDecision(sent.request, true, sent.rich)]);
+    void getSessionMessages(sessionRef.current).then(
+      (state) => {
+        adopt(state);
+        const waits = state.pending_approvals.some((a) => a.approval_id === id);
+        setStillWaits(stillWaitsNote(waits, sent.rich));
+      },
+      () => undefined,
+    );
+  }, [status]);
+
   useSessionPoll(sessionId, pending.length > 0 && !busy && !cancelling, (state, askedAt) => {
     learn(state);
     if (askedAt < lastChange.current || streamingRef.current) return;
@@ -151,11 +246,14 @@ export function ChatSession(props: Props) {
     if (!sameIds(local, remote)) adopt(state);
   });
 
-  // A stream error that says the approval is settled elsewhere: show the server's truth.
+  // A stream error that says the approval is settled elsewhere, or that the call changed
+  // (someone's edit): show the server's truth.
   const streamError = error ? toApiError(error) : undefined;
   // biome-ignore lint/correctness/useExhaustiveDependencies: re-run on a new error code, not on every error object.
   useEffect(() => {
-    if (streamError && STALE.has(streamError.code)) void refresh().catch(() => undefined);
+    if (streamError && (STALE.has(streamError.code) || streamError.code === 'ARGS_MISMATCH')) {
+      void refresh().catch(() => undefined);
+    }
   }, [streamError?.code, refresh]);
 
   const send = (text: string) => {
@@ -174,9 +272,16 @@ export function ChatSession(props: Props) {
     approved: boolean,
     choice?: InputChoice,
     reason?: string,
+    rich?: RichApproval,
   ) => {
     const { toolName: tool, toolCallId } = request;
     if (request.kind === 'confirmation') {
+      const detail = approved ? chatDecision(request, rich) : undefined;
+      if (detail) details.current.set(request.approvalId, detail);
+      else details.current.delete(request.approvalId);
+      if (isRich(rich)) setInFlight({ request, rich, snapshot: messagesRef.current });
+      // Answered anew (asked again after a refusal or someone's edit): it is to be sent.
+      sentAnswers.current.delete(request.approvalId);
       await chat.addToolApprovalResponse({ id: request.approvalId, approved, reason });
     } else if (approved || rejectIsAnswer(request)) {
       await chat.addToolOutput({
@@ -195,18 +300,16 @@ export function ChatSession(props: Props) {
     approved: boolean,
     choice?: InputChoice,
     reason?: string,
+    rich?: RichApproval,
   ) => {
-    const answers = request.kind === 'input' && (approved || rejectIsAnswer(request));
-    const body = answers
-      ? { approved: true, payload: inputAnswer(request, approved, choice), reason }
-      : { approved, reason };
-    await decideApproval(request.approvalId, body, currentUser());
+    const body = decisionBody(request, approved, { choice, reason, rich });
+    const outcome = await decideApproval(request.approvalId, body, currentUser());
     setDecided((prev) => new Set(prev).add(request.approvalId));
-    const at = new Date().toISOString();
-    setOwnDecisions((prev) => [
-      ...prev,
-      { approval_id: request.approvalId, approved, decided_by: currentUser(), at },
-    ]);
+    const waits =
+      outcome.status === 'pending_approval' &&
+      outcome.approvals.some((a) => a.approval_id === request.approvalId);
+    setStillWaits(stillWaitsNote(waits, rich));
+    setOwnDecisions((prev) => [...prev, ownDecision(request, approved, rich)]);
     // An open stream carries the result; without one (reloaded, parked) read it back.
     if (!streamingRef.current) await refresh();
   };
@@ -216,20 +319,27 @@ export function ChatSession(props: Props) {
     approved: boolean,
     choice?: InputChoice,
     reason?: string,
+    rich?: RichApproval,
   ) => {
     lastChange.current = Date.now();
     setDecisionError(undefined);
     setNotice(undefined);
+    setStillWaits(undefined);
     clearError();
     setBusy(true);
     try {
-      if (mode === 'sse' && !streaming) await decideInStream(request, approved, choice, reason);
-      else await decideByRest(request, approved, choice, reason);
+      if (mode === 'sse' && !streaming)
+        await decideInStream(request, approved, choice, reason, rich);
+      else await decideByRest(request, approved, choice, reason, rich);
     } catch (caught) {
       const failure = toApiError(caught);
       if (STALE.has(failure.code)) {
         setNotice(failure);
         setDecided((prev) => new Set(prev).add(request.approvalId));
+        await refresh().catch(() => undefined);
+      } else if (failure.code === 'ARGS_MISMATCH') {
+        // Someone's edit changed the call meanwhile: show it as it stands now, to decide again.
+        setNotice(failure);
         await refresh().catch(() => undefined);
       } else {
         setDecisionError(failure);
@@ -304,6 +414,11 @@ export function ChatSession(props: Props) {
       </div>
       <div className="chat__dock">
         {notice ? <ErrorNotice error={notice} onDismiss={() => setNotice(undefined)} /> : null}
+        {stillWaits ? (
+          <p className="notice notice--info" role="status">
+            {stillWaits}
+          </p>
+        ) : null}
         {streamError ? (
           <ErrorNotice error={streamError} onRetry={retry} onDismiss={clearError} />
         ) : null}
@@ -338,12 +453,16 @@ export function ChatSession(props: Props) {
       </div>
       {current ? (
         <ApprovalDialog
-          key={current.approvalId}
+          // A call someone's edit changed (a new hash) is a new question: its form starts afresh.
+          key={`${current.approvalId}-${current.argsHash ?? ''}`}
           request={current}
           app={info.label}
-          busy={busy}
+          busy={busy || inFlight !== undefined}
           error={decisionError ? <ErrorNotice error={decisionError} /> : undefined}
-          onApprove={(choice) => void decide(current, true, choice)}
+          fieldError={fieldErrorOf(decisionError)}
+          owner={owner}
+          me={currentUser()}
+          onApprove={(choice, rich) => void decide(current, true, choice, undefined, rich)}
           onReject={(reason) => void decide(current, false, undefined, reason)}
           onClose={() => setDismissed((prev) => new Set(prev).add(current.approvalId))}
         />

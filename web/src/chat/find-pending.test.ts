@@ -102,6 +102,48 @@ describe('findPending', () => {
     expect(pending).toMatchObject({ hint: 'Confirm Banana?', options: undefined });
   });
 
+  it('takes the arguments in force, their hash, the edit and the decision policy from the server', () => {
+    const policy = { editable: ['amount'], args_schema: { type: 'object' } };
+    const server = {
+      approval_id: 'adk-1',
+      kind: 'confirmation' as const,
+      tool_name: 'process_payment',
+      tool_call_id: 'call-1',
+      args: { amount: 150, currency: 'USD', recipient: 'Jiro' },
+      model_args: paymentAsked.input,
+      edited_by: 'maria',
+      decision_policy: policy,
+      hint: 'Send 200 USD to Jiro?',
+      args_hash: 'sha256:edited',
+      approvers: {
+        owner: true,
+        roles: [],
+        users: [],
+        quorum: 1,
+        requester_may_approve: true,
+      },
+      can_decide: true,
+      created_at: '2029-12-31T23:00:00.000Z',
+      expires_at: '2030-01-01T00:00:00.000Z',
+    };
+    const [pending] = findPending([user, assistant([paymentAsked], 'paused')], [server]);
+    expect(pending).toMatchObject({
+      args: { amount: 150, currency: 'USD', recipient: 'Jiro' },
+      argsHash: 'sha256:edited',
+      modelArgs: { amount: 200, currency: 'USD', recipient: 'Jiro' },
+      editedBy: 'maria',
+      policy,
+    });
+    // Without an edit in force, the call's arguments are the stream's.
+    const { model_args: _, edited_by: __, ...unedited } = server;
+    const [plain] = findPending(
+      [user, assistant([paymentAsked], 'paused')],
+      [{ ...unedited, args: { stale: true } }],
+    );
+    expect(plain?.args).toEqual(paymentAsked.input);
+    expect(plain?.modelArgs).toBeUndefined();
+  });
+
   it('decided parts are not pending', () => {
     const done = { ...paymentAsked, state: 'output-available', output: { status: 'completed' } };
     expect(findPending([user, assistant([done], 'completed')])).toEqual([]);

@@ -1,5 +1,5 @@
 import type { ApiApproval, ChatMessage } from '../api/api-types';
-import { type ApprovalRequest, inputShape } from '../approvals/approval-request';
+import { type ApprovalRequest, argsState, inputShape } from '../approvals/approval-request';
 
 interface ToolPartLike {
   type: string;
@@ -55,11 +55,15 @@ export function findPending(
       args,
       expiresAt: known?.expires_at ?? metadata?.expiresAt,
       createdAt: known?.created_at,
-      ...(known ? { approvers: known.approvers, canDecide: known.can_decide } : {}),
+      ...(known
+        ? { approvers: known.approvers, canDecide: known.can_decide, ...argsState(known) }
+        : {}),
     };
     if (part.state === 'approval-requested' && part.approval) {
       pending.push({
         ...common,
+        // The stream shows the call as the model made it; the server, the edit in force.
+        ...(known?.model_args ? { args: known.args } : {}),
         approvalId: part.approval.id,
         kind: 'confirmation',
         hint: part.approval.requestReason ?? known?.hint,

@@ -1,7 +1,9 @@
 import type { ApiDecision } from '../api/api-types';
 import { humanizeToolName } from '../approvals/approval-request';
+import { argsDiff } from '../approvals/args-diff';
 import { ArgumentList } from '../approvals/argument-list';
-import { decisionSource } from '../approvals/decision-source';
+import { ChangeList } from '../approvals/change-list';
+import { decisionSource, decisionVerb } from '../approvals/decision-source';
 import { ToolResult } from '../results/tool-result';
 import { formatClock } from '../ui/relative-time';
 
@@ -13,6 +15,8 @@ export interface ToolPartView {
   output?: unknown;
   errorText?: string;
   approval?: { id: string; approved?: boolean; reason?: string; requestReason?: string };
+  /** From the server's history: the model's own arguments, when a person edited the call. */
+  toolMetadata?: { model_input?: unknown };
 }
 
 /**
@@ -73,14 +77,30 @@ function statusOf(
 const asArgs = (input: unknown): Record<string, unknown> =>
   typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
 
-/** "Approved by maria via Slack · 14:05", one line per person who decided. */
+/**
+ * The arguments a call ran (or will run) with, and what a person changed in the model's:
+ * the server's history gives both (`input`, `toolMetadata.model_input`); a live stream
+ * shows the model's call, changed by an edit decided in this tab (`edited_args`).
+ */
+function callAsRun(part: ToolPartView, decisions: ApiDecision[]) {
+  const input = asArgs(part.input);
+  const model = part.toolMetadata?.model_input;
+  if (model !== undefined) return { args: input, changes: argsDiff(asArgs(model), input) };
+  const edited = decisions.find((d) => d.approved && d.edited_args)?.edited_args;
+  if (edited) return { args: edited, changes: argsDiff(input, edited) };
+  return { args: input, changes: [] };
+}
+
+/**
+ * "Approved by maria via Slack · 14:05" ("Approved with changes", "Answered in its place"),
+ * one line per person who decided.
+ */
 function DecidedBy({ decisions, input }: { decisions: ApiDecision[]; input: boolean }) {
   return (
     <ul className="tool-card__decided" aria-label="Decided by">
       {decisions.map((d) => (
         <li key={`${d.decided_by}-${d.at}`}>
-          {input ? (d.approved ? 'Answered' : 'Declined') : d.approved ? 'Approved' : 'Rejected'} by{' '}
-          <strong>{d.decided_by}</strong>
+          {decisionVerb(d, input)} by <strong>{d.decided_by}</strong>
           {decisionSource(d)} ·{' '}
           <time dateTime={d.at} title={d.at}>
             {formatClock(d.at)}
@@ -95,6 +115,7 @@ function DecidedBy({ decisions, input }: { decisions: ApiDecision[]; input: bool
 export function ToolCard({ part, waiting, decisions, ended, onReview }: Props) {
   const status = statusOf(part, waiting, ended);
   const denied = part.state === 'output-denied' || part.approval?.approved === false;
+  const call = callAsRun(part, decisions);
   return (
     <article className={`tool-card tool-card--${status.tone}`} aria-label={`Tool ${part.toolName}`}>
       <header className="tool-card__header">
@@ -104,7 +125,13 @@ export function ToolCard({ part, waiting, decisions, ended, onReview }: Props) {
         <span className="tool-card__name">{humanizeToolName(part.toolName)}</span>
         <span className={`badge badge--${status.tone}`}>{status.label}</span>
       </header>
-      <ArgumentList args={asArgs(part.input)} />
+      <ArgumentList args={call.args} />
+      {call.changes.length > 0 ? (
+        <div className="tool-card__edited">
+          <p>Changed from the model’s call:</p>
+          <ChangeList changes={call.changes} label="Changes to the model’s call" />
+        </div>
+      ) : null}
       {decisions.length > 0 ? <DecidedBy decisions={decisions} input={!part.approval} /> : null}
       {waiting === 'you' ? (
         <div className="tool-card__waiting">

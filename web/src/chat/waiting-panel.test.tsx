@@ -53,6 +53,33 @@ describe('WaitingPanel', () => {
     expect(onCancel).toHaveBeenCalledTimes(1);
   });
 
+  it('shows an approver’s edit in force: what changed in the call, and who changed it', () => {
+    render(
+      <WaitingPanel
+        request={{
+          ...payment,
+          args: { ...payment.args, amount: 300 },
+          modelArgs: payment.args,
+          editedBy: 'maria',
+        }}
+        count={1}
+        owner="ann"
+        user="ann"
+        votes={[{ ...vote, edited_args_hash: 'sha256:edit' }]}
+        busy={false}
+        onCancel={() => undefined}
+      />,
+    );
+    const panel = screen.getByRole('region', { name: 'Waiting for an approver' });
+    expect(panel.textContent).toContain('Changed by maria:');
+    expect(screen.getByRole('list', { name: 'Changes to the call' }).textContent).toBe(
+      'Amount: 200 → 300',
+    );
+    expect(screen.getByRole('list', { name: 'Decided so far' }).textContent).toMatch(
+      /^Approved with changes by maria · /,
+    );
+  });
+
   it('offers no Cancel to someone who does not own the session', () => {
     render(
       <WaitingPanel
@@ -85,6 +112,34 @@ describe('ToolCard', () => {
     const decided = screen.getByRole('list', { name: 'Decided by' });
     expect(decided.textContent).toMatch(/^Approved by maria · /);
     expect(decided.querySelector('time')?.getAttribute('datetime')).toBe(vote.at);
+  });
+
+  it('a card approved with changes says so', () => {
+    const edited = { ...vote, edited_args: { amount: 150 } };
+    render(<ToolCard part={part} decisions={[edited]} onReview={() => undefined} />);
+    const decided = screen.getByRole('list', { name: 'Decided by' });
+    expect(decided.textContent).toMatch(/^Approved with changes by maria · /);
+  });
+
+  it('an edited call shows the arguments it ran with and what changed in the model’s', () => {
+    const ran = {
+      ...part,
+      input: { ...payment.args, amount: 150 },
+      toolMetadata: { model_input: payment.args },
+    };
+    render(<ToolCard part={ran} decisions={[]} onReview={() => undefined} />);
+    expect(screen.getByText('Amount').nextElementSibling?.textContent).toBe('150');
+    expect(screen.getByRole('list', { name: 'Changes to the model’s call' }).textContent).toBe(
+      'Amount: 200 → 150',
+    );
+    cleanup();
+    // Live, the stream shows the model's call: an edit decided in this tab says what ran.
+    const edited = { ...vote, edited_args: { ...payment.args, amount: 120 } };
+    render(<ToolCard part={part} decisions={[edited]} onReview={() => undefined} />);
+    expect(screen.getByText('Amount').nextElementSibling?.textContent).toBe('120');
+    expect(screen.getByRole('list', { name: 'Changes to the model’s call' }).textContent).toBe(
+      'Amount: 200 → 120',
+    );
   });
 
   it('a card decided through another channel says which', () => {

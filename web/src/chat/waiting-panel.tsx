@@ -2,7 +2,9 @@ import type { ReactNode } from 'react';
 import type { ApiDecision } from '../api/api-types';
 import { type ApprovalRequest, humanizeToolName } from '../approvals/approval-request';
 import { askedPeople, waitingFor } from '../approvals/approvers-text';
-import { decisionSource } from '../approvals/decision-source';
+import { argsDiff } from '../approvals/args-diff';
+import { ChangeList } from '../approvals/change-list';
+import { decisionSource, decisionVerb } from '../approvals/decision-source';
 import { TimeLeft } from '../approvals/time-left';
 import { formatClock } from '../ui/relative-time';
 import { useNow } from '../ui/use-now';
@@ -26,8 +28,8 @@ interface Props {
 
 /**
  * Shown instead of a decision dialog while an approval waits for others: whom it waits
- * for, who has been asked, the votes so far, the time left, and Cancel for the one who
- * asked.
+ * for, who has been asked, an approver's edit in force, the votes so far, the time left,
+ * and Cancel for the one who asked.
  */
 export function WaitingPanel({ request, count, owner, user, votes, onCancel, busy, error }: Props) {
   const now = useNow();
@@ -53,6 +55,15 @@ export function WaitingPanel({ request, count, owner, user, votes, onCancel, bus
             {approvers.quorum > 1 ? ` · ${approvedBy.length} of ${approvers.quorum} approved` : ''}
           </p>
         ) : null}
+        {request.modelArgs ? (
+          <div className="waiting-panel__edited">
+            <p>Changed by {request.editedBy ?? 'an approver'}:</p>
+            <ChangeList
+              changes={argsDiff(request.modelArgs, request.args)}
+              label="Changes to the call"
+            />
+          </div>
+        ) : null}
         {onlyOthers ? (
           <p>You asked for it, so someone else must approve it. You may cancel it.</p>
         ) : null}
@@ -60,7 +71,7 @@ export function WaitingPanel({ request, count, owner, user, votes, onCancel, bus
           <ul className="waiting-panel__votes" aria-label="Decided so far">
             {votes.map((vote) => (
               <li key={`${vote.decided_by}-${vote.at}`}>
-                {vote.approved ? 'Approved' : 'Rejected'} by <strong>{vote.decided_by}</strong>
+                {decisionVerb(vote, false)} by <strong>{vote.decided_by}</strong>
                 {decisionSource(vote)} · <time dateTime={vote.at}>{formatClock(vote.at, now)}</time>
               </li>
             ))}

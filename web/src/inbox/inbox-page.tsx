@@ -1,10 +1,16 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { toApiError } from '../api/api-error';
 import type { InboxApproval } from '../api/api-types';
 import { decideApproval } from '../api/holdpoint-api';
 import { ApprovalDialog } from '../approvals/approval-dialog';
 import { fromApi } from '../approvals/approval-request';
-import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
+import type { InputChoice } from '../approvals/input-answer';
+import {
+  decisionBody,
+  fieldErrorOf,
+  type RichApproval,
+  stillWaitsNote,
+} from '../approvals/rich-approval';
 import { useCurrentUser } from '../identity/identity';
 import { ErrorNotice } from '../ui/error-notice';
 import { useNow } from '../ui/use-now';
@@ -46,27 +52,37 @@ export function InboxPage() {
   const record = (approval: InboxApproval, outcome: ItemOutcome) =>
     setKept((prev) => new Map(prev).set(approval.approval_id, { approval, outcome }));
 
+  // A call someone's edit changed while it was open (ARGS_MISMATCH): show it as it stands.
+  useEffect(() => {
+    if (!reviewing) return;
+    const fresh = approvals.find((a) => a.approval_id === reviewing.approval_id);
+    if (fresh && fresh.args_hash !== reviewing.args_hash) setReviewing(fresh);
+  }, [approvals, reviewing]);
+
   const decide = async (
     approval: InboxApproval,
     approved: boolean,
     choice?: InputChoice,
     reason?: string,
+    rich?: RichApproval,
   ) => {
     const request = fromApi(approval);
-    const answers = request.kind === 'input' && (approved || rejectIsAnswer(request));
     setBusy(true);
     setDecisionError(undefined);
     try {
       const outcome = await decideApproval(
         approval.approval_id,
-        answers
-          ? { approved: true, reason, payload: inputAnswer(request, approved, choice) }
-          : { approved, reason },
+        decisionBody(request, approved, { choice, reason, rich }),
         user,
       );
       record(approval, {
         state: approved ? 'approved' : 'rejected',
-        detail: resultDetail(outcome.status),
+        detail:
+          stillWaitsNote(
+            outcome.status === 'pending_approval' &&
+              outcome.approvals.some((a) => a.approval_id === approval.approval_id),
+            rich,
+          ) ?? resultDetail(outcome.status),
       });
       setReviewing(undefined);
       void reload();
@@ -79,6 +95,7 @@ export function InboxPage() {
         void reload();
       } else {
         setDecisionError(failure);
+        if (failure.code === 'ARGS_MISMATCH') void reload();
       }
     } finally {
       setBusy(false);
@@ -152,11 +169,15 @@ export function InboxPage() {
       ) : null}
       {reviewing ? (
         <ApprovalDialog
+          key={`${reviewing.approval_id}-${reviewing.args_hash}`}
           request={fromApi(reviewing)}
           app={reviewing.app}
           busy={busy}
           error={decisionError ? <ErrorNotice error={decisionError} /> : undefined}
-          onApprove={(choice) => void decide(reviewing, true, choice)}
+          fieldError={fieldErrorOf(decisionError)}
+          owner={reviewing.user_id}
+          me={user}
+          onApprove={(choice, rich) => void decide(reviewing, true, choice, undefined, rich)}
           onReject={(reason) => void decide(reviewing, false, undefined, reason)}
           onClose={() => setReviewing(undefined)}
         />
