@@ -136,11 +136,18 @@ describe.each(Object.entries(STORES))('rich decisions over REST on the %s store'
       model_args: PAID_200,
       edited_by: 'ann',
       args_hash: hashArgs(raised),
+      // What bob reads describes the call he would approve, not the model's.
+      hint: 'Pay 300 USD to Hana?',
     });
     const { body: inbox } = await bob.get('/api/approvals');
     expect(
       inbox.approvals.find((a: { approval_id: string }) => a.approval_id === approval.approval_id),
-    ).toMatchObject({ args: raised, model_args: PAID_200, args_hash: hashArgs(raised) });
+    ).toMatchObject({
+      args: raised,
+      model_args: PAID_200,
+      args_hash: hashArgs(raised),
+      hint: 'Pay 300 USD to Hana?',
+    });
     const handed = await bob.post(`/api/approvals/${approval.approval_id}/reassign`, {
       to: 'erin',
     });

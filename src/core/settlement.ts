@@ -21,6 +21,11 @@ export function currentArgs(pause: Pause, approval: ApprovalRequest): Record<str
   return latestEdit(pause, approval.approvalId)?.editedArgs ?? approval.args;
 }
 
+/** The hint for the call as it stands: its latest approved edit's, else the one it was asked with. */
+export function currentHint(pause: Pause, approval: ApprovalRequest): string {
+  return latestEdit(pause, approval.approvalId)?.editedHint ?? approval.hint;
+}
+
 /** hashArgs(currentArgs(pause, approval)): the hash a decision on it must name. */
 export function currentArgsHash(pause: Pause, approval: ApprovalRequest): string {
   const edit = latestEdit(pause, approval.approvalId);

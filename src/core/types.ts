@@ -115,6 +115,11 @@ export interface Decision {
   /** The edit needs one more approver (the tool's `editNeedsApproval` said so). */
   editNeedsApproval?: true;
   /**
+   * The app's hint for the edited arguments (absent when the tool has no hint of its own):
+   * what a later approver reads, so it never describes the call as the model made it.
+   */
+  editedHint?: string;
+  /**
    * An answer in the tool's place (`approved` is true): it becomes the call's result and
    * the tool does not run. For an input approval it is the value (as `payload`).
    */

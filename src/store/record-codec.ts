@@ -102,6 +102,7 @@ const decision: z.ZodType<Decision> = z.object({
   editedArgs: z.record(z.string(), z.unknown()).optional(),
   editedArgsHash: z.string().optional(),
   editNeedsApproval: z.literal(true).optional(),
+  editedHint: z.string().optional(),
   response: z.unknown().optional(),
   grant: z
     .object({

@@ -558,16 +558,20 @@ export function decideTransition(
  * (edits checked, the edit that needs another approver): a deterministic function of the
  * pause, run on the snapshot the decision commits on. It throws to refuse the batch.
  */
-export type DecisionCheck = (pause: Pause) => Pick<Decision, 'editedArgs' | 'editNeedsApproval'>[];
+export type DecisionCheck = (
+  pause: Pause,
+) => Pick<Decision, 'editedArgs' | 'editNeedsApproval' | 'editedHint'>[];
 
 /** `asked` with each edit as `check` settles it (no check: as asked). */
 function checked(asked: Decision[], pause: Pause, check: DecisionCheck | undefined): Decision[] {
   if (!check) return asked;
   const settled = check(pause);
-  return asked.map(({ editedArgs: _asked, editNeedsApproval: _needs, ...decision }, index) => ({
-    ...decision,
-    ...settled[index],
-  }));
+  return asked.map(
+    ({ editedArgs: _asked, editNeedsApproval: _needs, editedHint: _hint, ...decision }, index) => ({
+      ...decision,
+      ...settled[index],
+    }),
+  );
 }
 
 /**

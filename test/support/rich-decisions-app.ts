@@ -85,6 +85,7 @@ export default defineApp({
   }),
   approvals: {
     pay: {
+      hint: (args) => `Pay ${args.amount} ${args.currency} to ${args.recipient}?`,
       editable: ['amount', 'recipient'],
       editNeedsApproval: (seen, edited) => Number(edited.amount) > Number(seen.amount),
     },

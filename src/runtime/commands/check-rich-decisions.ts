@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import type { AgentApp, ToolDecisionRules } from '../../agents/agent-app.js';
+import { appHint } from '../../agents/app-hint.js';
 import { argsIssue, argsJsonSchema, findTool, schemaIssue } from '../../agents/tool-schema.js';
 import { HoldpointError } from '../../core/errors.js';
 import { currentArgs, currentArgsHash } from '../../core/settlement.js';
@@ -16,6 +17,8 @@ export interface CheckedDecision {
   editedArgs?: Record<string, unknown>;
   /** The tool's `editNeedsApproval` said the edit needs one more approver. */
   editNeedsApproval?: true;
+  /** The app's hint for the edited arguments, when the tool has one. */
+  editedHint?: string;
 }
 
 function refused(
@@ -118,8 +121,10 @@ function checkEdit(
       { field: issue.field },
     );
   }
+  const hint = appHint(app.hints, toolName, edited);
   return {
     editedArgs: edited,
+    ...(hint !== undefined && { editedHint: hint }),
     ...(needsApproval(rules, seen, edited) && { editNeedsApproval: true }),
   };
 }

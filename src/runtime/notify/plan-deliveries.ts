@@ -4,7 +4,12 @@ import {
   isApprovalEventType,
 } from '../../core/approval-event.js';
 import { approvalAudiences, approversOf } from '../../core/approvers.js';
-import { currentArgs, currentArgsHash, settlingDecision } from '../../core/settlement.js';
+import {
+  currentArgs,
+  currentArgsHash,
+  currentHint,
+  settlingDecision,
+} from '../../core/settlement.js';
 import type { ApprovalRequest, AuditEntry, Pause } from '../../core/types.js';
 import { type DeliveryPlanner, type DeliveryRecord, deliveryIdOf } from '../../store/outbox.js';
 import type { SessionSnapshot, SessionWrites } from '../../store/store.js';
@@ -72,7 +77,7 @@ function approvalEventOf(
       // buttons and links must name to decide what is now asked.
       args: currentArgs(pause, approval),
       args_hash: currentArgsHash(pause, approval),
-      hint: approval.hint,
+      hint: currentHint(pause, approval),
       created_at: iso(approval.createdAt),
       expires_at: iso(approval.expiresAt),
       approvers: {

@@ -1,8 +1,8 @@
 import type { Event } from '@google/adk';
 import type { FunctionCall } from '@google/genai';
 import type { ApprovalHint } from '../../agents/agent-app.js';
+import { appHint } from '../../agents/app-hint.js';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
-import { LIMITS } from '../../core/limits.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
 import { awaitMark } from './linear-awaits.js';
@@ -162,7 +162,7 @@ export class SegmentCollector {
         args: original.args,
         hint:
           toolHint(confirmation.hint) ??
-          this.appHint(original.name, original.args) ??
+          appHint(this.hints, original.name, original.args) ??
           `Run ${original.name}?`,
         payload: confirmation.payload,
         ...(awaitIndex === undefined ? {} : { awaitIndex }),
@@ -175,24 +175,8 @@ export class SegmentCollector {
         toolName: call.name,
         toolCallId: call.id,
         args,
-        hint: this.appHint(call.name, args) ?? `${call.name} needs your input.`,
+        hint: appHint(this.hints, call.name, args) ?? `${call.name} needs your input.`,
       });
-    }
-  }
-
-  /**
-   * The app's hint for a call, or undefined when it has none or it fails: a hint
-   * runs on the model's raw arguments, and a hint that throws on them must not make
-   * the run, or the session's history, unreadable.
-   */
-  private appHint(toolName: string, args: Record<string, unknown>): string | undefined {
-    try {
-      const hint = this.hints[toolName]?.(args);
-      return typeof hint === 'string' && hint.trim() !== ''
-        ? hint.slice(0, LIMITS.reasonChars)
-        : undefined;
-    } catch {
-      return undefined;
     }
   }
 

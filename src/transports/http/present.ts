@@ -44,7 +44,7 @@ export function presentApproval(
     args,
     ...(edit ? { model_args: a.args, edited_by: edit.decidedBy } : {}),
     ...(a.decisionPolicy ? { decision_policy: presentDecisionPolicy(a.decisionPolicy) } : {}),
-    hint: a.hint,
+    hint: edit?.editedHint ?? a.hint,
     ...(a.payload === undefined ? {} : { payload: a.payload }),
     ...(a.mayHaveRun ? { may_have_run: true } : {}),
     args_hash: hashArgs(args),
