@@ -157,6 +157,13 @@ describe('checkRichDecisions', () => {
         details: expect.objectContaining({ field: 'grant.match.color' }),
       }),
     );
+    // A name every object inherits is no argument either.
+    expect(check({ grant: { scope: 'session', hours: 1, match: { constructor: 'x' } } })).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        details: expect.objectContaining({ field: 'grant.match.constructor' }),
+      }),
+    );
   });
 
   it('refuses a grant one person makes where the call needs more than one approver', () => {

@@ -221,7 +221,7 @@ function checkGrant(
   }
   const properties = argsJsonSchema(findTool(app.rootAgent, toolName))?.properties;
   if (!grant.match || typeof properties !== 'object' || properties === null) return;
-  const unknown = Object.keys(grant.match).find((field) => !(field in properties));
+  const unknown = Object.keys(grant.match).find((field) => !Object.hasOwn(properties, field));
   if (unknown !== undefined) {
     throw refused(
       'VALIDATION_FAILED',
