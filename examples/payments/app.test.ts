@@ -129,6 +129,20 @@ describe('payments', () => {
     });
   });
 
+  it('needs a second approver for a change of currency: the same number may be far more money', async () => {
+    const asked = paused(
+      await holdpoint.start({ userId: 'tester', query: '花子さんに5000円を送金して' }),
+    ).approvals[0];
+    const first = await holdpoint.decide({
+      approvalId: asked?.approvalId as string,
+      approved: true,
+      argsHash: hashArgs(asked?.args),
+      editedArgs: { ...asked?.args, currency: 'USD' },
+      decidedBy: maria,
+    });
+    expect(first.status).toBe('pending_approval');
+  });
+
   it('answers other text with help', async () => {
     const done = await holdpoint.start({ userId: 'tester', query: 'hello' });
     expect(done.status).toBe('completed');

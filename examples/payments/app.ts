@@ -76,9 +76,11 @@ export default defineApp({
       // Four eyes: someone with the approver role signs off, never the person who asked.
       approvers: { roles: ['approver'], requesterMayApprove: false },
       // An approver may correct the payment before approving it; raising the amount
-      // needs a second approver.
+      // needs a second approver, and so does changing the currency (5000 JPY → 5000 USD
+      // raises the payment without raising the number).
       editable: ['amount', 'recipient', 'currency'],
-      editNeedsApproval: (seen, edited) => Number(edited.amount) > Number(seen.amount),
+      editNeedsApproval: (seen, edited) =>
+        Number(edited.amount) > Number(seen.amount) || edited.currency !== seen.currency,
     },
   },
 });

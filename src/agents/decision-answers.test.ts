@@ -70,7 +70,7 @@ describe('DecisionAnswers', () => {
     ] as unknown as Event[];
     const edited = editedCalls(events, ranWithOf(events));
     expect(edited).toEqual([
-      { id: 'c1', name: 'pay', modelArgs: { amount: 200 }, args: { amount: 150 } },
+      { id: 'c1', name: 'pay', modelArgs: { amount: 200 }, args: { amount: 150 }, later: 0 },
     ]);
     // ADK takes its own call ids out of a model request.
     const contents = [
@@ -89,5 +89,26 @@ describe('DecisionAnswers', () => {
     ]);
     // A copy: the request's own contents are left as they were.
     expect(contents[0]?.parts[0]?.functionCall.args).toEqual({ amount: 200 });
+  });
+
+  it('rewrites the edited call, not an earlier one of the same name and arguments', () => {
+    const call = (id: string) => ({ functionCall: { id, name: 'pay', args: { amount: 200 } } });
+    const events = [
+      { content: { role: 'model', parts: [call('c0')] } },
+      { content: { role: 'model', parts: [call('c1'), call('c2')] } },
+      { customMetadata: { [RAN_WITH]: { c2: { amount: 150 } } }, content: { role: 'user' } },
+    ] as unknown as Event[];
+    const edited = editedCalls(events, ranWithOf(events));
+    // ADK takes its own call ids out of a model request.
+    const bare = { functionCall: { name: 'pay', args: { amount: 200 } } };
+    const contents = [
+      { role: 'model', parts: [bare] },
+      { role: 'model', parts: [bare, bare] },
+    ];
+    const shown = withCallsAsRan(contents, edited);
+    expect(shown.map((c) => c.parts?.map((p) => p.functionCall?.args))).toEqual([
+      [{ amount: 200 }],
+      [{ amount: 200 }, { amount: 150 }],
+    ]);
   });
 });

@@ -1,6 +1,6 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { BaseTool, Context, Event, LlmRequest } from '@google/adk';
-import type { Content } from '@google/genai';
+import type { Content, Part } from '@google/genai';
+import { hashArgs } from '../core/hash.js';
 import { CONFIRMATION_CALL } from './confirmation-call.js';
 import { HoldpointPlugin } from './holdpoint-plugin.js';
 
@@ -42,6 +42,28 @@ export interface EditedCall {
   name: string;
   modelArgs: Record<string, unknown>;
   args: Record<string, unknown>;
+  /** How many calls of the same name and model arguments come after it (to find it without its id). */
+  later: number;
+}
+
+/** Calls of the same name and arguments share this key. */
+function callKey(name: string | undefined, args: Record<string, unknown> | undefined): string {
+  return `${name ?? ''}\u0000${hashArgs(args ?? {})}`;
+}
+
+/** For each call part of `parts` in order, how many calls of its key come after it. */
+function laterCounts(
+  calls: readonly { name?: string; args?: Record<string, unknown> }[],
+): number[] {
+  const keys = calls.map((c) => callKey(c.name, c.args));
+  const seen = new Map<string, number>();
+  const counts: number[] = [];
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i] as string;
+    counts[i] = seen.get(key) ?? 0;
+    seen.set(key, (counts[i] as number) + 1);
+  }
+  return counts;
 }
 
 /** The calls of `events` that `ranWith` says ran with other arguments, in order. */
@@ -49,38 +71,43 @@ export function editedCalls(
   events: readonly Event[],
   ranWith: ReadonlyMap<string, Record<string, unknown>>,
 ): EditedCall[] {
-  const calls: EditedCall[] = [];
-  for (const event of events) {
-    for (const part of event.content?.parts ?? []) {
-      const call = part.functionCall;
-      const args = call?.id ? ranWith.get(call.id) : undefined;
-      if (!call?.id || !call.name || !args || call.name === CONFIRMATION_CALL) continue;
-      calls.push({ id: call.id, name: call.name, modelArgs: call.args ?? {}, args });
-    }
-  }
-  return calls;
+  const all = events.flatMap((event) =>
+    (event.content?.parts ?? []).flatMap((part) => (part.functionCall ? [part.functionCall] : [])),
+  );
+  const later = laterCounts(all);
+  return all.flatMap((call, index) => {
+    const args = call.id ? ranWith.get(call.id) : undefined;
+    if (!call.id || !call.name || !args || call.name === CONFIRMATION_CALL) return [];
+    const modelArgs = call.args ?? {};
+    return [{ id: call.id, name: call.name, modelArgs, args, later: later[index] as number }];
+  });
 }
 
 /**
  * `contents` (a copy) with the `edited` calls showing the arguments they ran with. ADK
  * takes its own call ids out of a model request, so a call is found by its id when it
- * kept one, else as the first call of its name and model arguments not yet matched.
+ * kept one, else by its name and model arguments and how many such calls come after it
+ * (the latest calls are the ones a request always holds): never another call that
+ * happens to have the same name and arguments.
  */
 export function withCallsAsRan(contents: Content[], edited: readonly EditedCall[]): Content[] {
-  const left = [...edited];
-  const take = (name?: string, id?: string, args?: Record<string, unknown>) => {
-    const index = left.findIndex((c) =>
-      id ? c.id === id : c.name === name && isDeepStrictEqual(c.modelArgs, args ?? {}),
-    );
-    return index < 0 ? undefined : left.splice(index, 1)[0];
+  if (edited.length === 0) return contents;
+  const parts = contents.flatMap((content) => content.parts ?? []);
+  const later = laterCounts(parts.flatMap((p) => (p.functionCall ? [p.functionCall] : [])));
+  let index = 0;
+  const find = (call: NonNullable<Part['functionCall']>) => {
+    const after = later[index++];
+    if (call.id) return edited.find((c) => c.id === call.id);
+    const key = callKey(call.name, call.args);
+    return edited.find((c) => c.later === after && callKey(c.name, c.modelArgs) === key);
   };
   return contents.map((content) => {
-    if (left.length === 0 || !content.parts?.some((p) => p.functionCall)) return content;
+    if (!content.parts?.some((p) => p.functionCall)) return content;
     return {
       ...content,
       parts: content.parts.map((part) => {
         const call = part.functionCall;
-        const found = call && take(call.name, call.id, call.args);
+        const found = call && find(call);
         return found && call
           ? { ...part, functionCall: { ...call, args: structuredClone(found.args) } }
           : part;

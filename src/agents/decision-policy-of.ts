@@ -5,7 +5,8 @@ import { argsJsonSchema, findTool } from './tool-schema.js';
 
 /**
  * What `app`'s deciders may answer to an approval of `toolName` beyond approve and
- * reject (stored on the approval when its pause is saved, for UIs to offer): undefined
+ * reject (stored on the approval when its pause is saved, for UIs to offer; no grants
+ * where the call needs more than one approver): undefined
  * when the tool has no such rules, so ordinary pauses carry nothing more.
  */
 export function decisionPolicyOf(app: AgentApp, toolName: string): DecisionPolicy | undefined {
@@ -23,7 +24,11 @@ export function decisionPolicyOf(app: AgentApp, toolName: string): DecisionPolic
       >,
     }),
     ...(argsSchema && { argsSchema }),
-    ...(rules.grants && { grants: { ...rules.grants, scopes: [...rules.grants.scopes] } }),
+    ...(rules.grants &&
+      // One approver cannot grant what needs several (checkRichDecisions refuses it).
+      (app.approvers?.[toolName]?.quorum ?? 1) <= 1 && {
+        grants: { ...rules.grants, scopes: [...rules.grants.scopes] },
+      }),
   };
   return Object.keys(policy).length > 0 ? policy : undefined;
 }

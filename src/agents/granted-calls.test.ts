@@ -39,8 +39,13 @@ function grant(toolName: string, patch: Partial<Grant> = {}): Grant {
   };
 }
 
+const RULES: GrantSource['rules'] = {
+  tip: { grants: { scopes: ['session'], maxHours: 1 } },
+  big: { grants: { scopes: ['session'], maxHours: 1 } },
+};
+
 /** The plugin on `grants`, and what it read and recorded. */
-function plugin(grants: Grant[]) {
+function plugin(grants: Grant[], rules: GrantSource['rules'] = RULES) {
   const reads: string[] = [];
   const allowed: { grantId: string; confirmedBefore: boolean }[] = [];
   let context: { toolConfirmation?: ToolConfirmation } = {};
@@ -48,10 +53,7 @@ function plugin(grants: Grant[]) {
     app: 'shop',
     sessionId: 's1',
     userId: 'ann',
-    rules: {
-      tip: { grants: { scopes: ['session'], maxHours: 1 } },
-      big: { grants: { scopes: ['session'], maxHours: 1 } },
-    },
+    rules,
     now: () => T0,
     inForce: async (toolName) => {
       reads.push(toolName);
@@ -105,5 +107,17 @@ describe('GrantedCalls', () => {
     expect(allowed).toEqual([]);
     expect((await call(always, 4))?.confirmed).toBe(true);
     expect(allowed.map((a) => a.grantId)).toEqual(['small']);
+  });
+
+  it('applies no grant wider than the tool policy in force now (the policy narrowed since)', async () => {
+    const { allowed, call } = plugin(
+      [
+        grant('tip', { grantId: 'user-wide', scope: 'user' }),
+        grant('tip', { grantId: 'too-long', expiresAt: T0 + 2 * 3_600_000 }),
+      ],
+      { tip: { grants: { scopes: ['session'], maxHours: 1 } } },
+    );
+    expect(await call(always, 5)).toBeUndefined();
+    expect(allowed).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import {
   isFunctionTool,
   ToolConfirmation,
 } from '@google/adk';
-import { type Grant, type GrantedCall, grantCovers } from '../core/grants.js';
+import { type Grant, type GrantedCall, grantCovers, withinPolicy } from '../core/grants.js';
 import type { ToolDecisionRules } from './agent-app.js';
 import { HoldpointPlugin } from './holdpoint-plugin.js';
 
@@ -31,7 +31,8 @@ export interface GrantSource {
  * Lets a call that would ask for a person run without a pause when a grant covers it:
  * for a tool whose app allows grants, that would ask for confirmation now and has no
  * answer yet, the first grant in force that covers the call (its user, session for the
- * `session` scope, `match`) is recorded as allowing it, and only then is the call
+ * `session` scope, `match`) and is within the tool's policy as it stands now (its
+ * scopes, its `maxHours`) is recorded as allowing it, and only then is the call
  * confirmed, so the tool runs. Expired and revoked grants are not in force. Tools whose
  * app allows no grants cost nothing.
  */
@@ -50,7 +51,8 @@ export class GrantedCalls extends HoldpointPlugin {
     toolContext: Context;
   }): Promise<Record<string, unknown> | undefined> {
     const { source } = this;
-    if (!source.rules[tool.name]?.grants || toolContext.toolConfirmation) return undefined;
+    const policy = source.rules[tool.name]?.grants;
+    if (!policy || toolContext.toolConfirmation) return undefined;
     if (!isFunctionTool(tool) || !(await asksForConfirmation(tool, toolArgs, toolContext))) {
       return undefined;
     }
@@ -62,7 +64,9 @@ export class GrantedCalls extends HoldpointPlugin {
       sessionId: source.sessionId,
       args: toolArgs,
     };
-    const grant = (await source.inForce(tool.name, now)).find((g) => grantCovers(g, call, now));
+    const grant = (await source.inForce(tool.name, now)).find(
+      (g) => withinPolicy(g, policy) && grantCovers(g, call, now),
+    );
     if (!grant) return undefined;
     await source.allow(grant, call, now);
     // ADK's confirmation check reads this: the call counts as confirmed and runs.

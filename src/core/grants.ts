@@ -89,3 +89,14 @@ export function grantCovers(grant: Grant, call: GrantedCall, now: number): boole
     meetsCondition(call.args[field], condition),
   );
 }
+
+/**
+ * Whether `grant` is within `policy` as it stands now (a scope it allows, no longer than
+ * its `maxHours`): a policy narrowed after a grant was made narrows the grant too.
+ */
+export function withinPolicy(grant: Grant, policy: GrantPolicy): boolean {
+  return (
+    policy.scopes.includes(grant.scope) &&
+    grant.expiresAt - grant.createdAt <= policy.maxHours * 3_600_000
+  );
+}

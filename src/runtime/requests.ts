@@ -44,7 +44,14 @@ export const grantInput = z.strictObject({
     .number()
     .positive()
     .max(365 * 24),
-  match: z.record(z.string().min(1).max(200), argCondition).optional(),
+  match: z
+    .record(z.string().min(1).max(200), argCondition)
+    .superRefine((value, ctx) => {
+      // Stored with the decision and the grant: within the payload bounds.
+      const problem = jsonBoundsProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: `the match ${problem}` });
+    })
+    .optional(),
 });
 
 /** One person's answer, as a transport hands it over. */

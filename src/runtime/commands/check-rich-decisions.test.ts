@@ -157,5 +157,51 @@ describe('checkRichDecisions', () => {
         details: expect.objectContaining({ field: 'grant.match.color' }),
       }),
     );
+    // A name every object inherits is no argument either.
+    expect(check({ grant: { scope: 'session', hours: 1, match: { constructor: 'x' } } })).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        details: expect.objectContaining({ field: 'grant.match.constructor' }),
+      }),
+    );
+  });
+
+  it('refuses a grant one person makes where the call needs more than one approver', () => {
+    const twoPeople = {
+      ...pause,
+      approvals: [
+        {
+          ...approval,
+          approvers: {
+            owner: true,
+            roles: [],
+            users: [],
+            quorum: 2,
+            requesterMayApprove: true,
+          },
+        },
+      ],
+    } as Pause;
+    const grant = { scope: 'session', hours: 1 };
+    expect(() =>
+      checkRichDecisions(editable, twoPeople, [
+        { approvalId: 'a1', approved: true, argsHash: HASH, grant },
+      ] as never),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'GRANT_NOT_ALLOWED',
+        details: expect.objectContaining({ quorum: 2 }),
+      }),
+    );
+    // An edit that needs one more approver needs two people: no grant with it either.
+    expect(check({ editedArgs: { ...ARGS, amount: 250 }, grant })).toThrow(
+      expect.objectContaining({
+        code: 'GRANT_NOT_ALLOWED',
+        details: expect.objectContaining({ quorum: 2 }),
+      }),
+    );
+    expect(check({ editedArgs: { ...ARGS, amount: 150 }, grant })()).toEqual([
+      { editedArgs: { ...ARGS, amount: 150 } },
+    ]);
   });
 });

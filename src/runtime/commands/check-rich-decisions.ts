@@ -3,8 +3,9 @@ import type { z } from 'zod';
 import type { AgentApp, ToolDecisionRules } from '../../agents/agent-app.js';
 import { appHint } from '../../agents/app-hint.js';
 import { argsIssue, argsJsonSchema, findTool, schemaIssue } from '../../agents/tool-schema.js';
+import { approversOf } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
-import { currentArgs, currentArgsHash } from '../../core/settlement.js';
+import { currentArgs, currentArgsHash, quorumOf } from '../../core/settlement.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
 import type { decisionInput } from '../requests.js';
 
@@ -50,7 +51,7 @@ export function changedFields(
  * editable), VALIDATION_FAILED (the edit fails the tool's own schema, an answer its
  * `respondSchema`, a grant names a field the tool does not have; `field` names it),
  * RESPOND_NOT_ALLOWED, GRANT_NOT_ALLOWED (no grants, a scope or more hours than the
- * policy allows), ARGS_MISMATCH (an edit decided on arguments that are no longer
+ * policy allows, a call that needs more than one approver), ARGS_MISMATCH (an edit decided on arguments that are no longer
  * current). Decisions on approvals `pause` does not hold are left to the transition.
  */
 export function checkRichDecisions(
@@ -64,11 +65,40 @@ export function checkRichDecisions(
     const rules = app.decisionRules?.[approval.toolName];
     if (decision.response !== undefined) checkResponse(approval, rules, decision.response);
     if (decision.grant !== undefined) checkGrant(app, approval, rules, decision.grant);
-    if (decision.editedArgs === undefined) return {};
+    if (decision.editedArgs === undefined) {
+      if (decision.grant !== undefined) grantByOne(approval, quorumOf(pause, approval));
+      return {};
+    }
     // An input has no arguments to edit: the transition refuses the edit as it is.
     if (approval.kind !== 'confirmation') return { editedArgs: decision.editedArgs };
-    return checkEdit(app, pause, approval, rules, decision);
+    const edit = checkEdit(app, pause, approval, rules, decision);
+    if (decision.grant !== undefined) {
+      const quorum = approversOf(approval).quorum;
+      grantByOne(
+        approval,
+        edit.editedArgs === undefined
+          ? quorumOf(pause, approval)
+          : edit.editNeedsApproval
+            ? Math.max(quorum, 2)
+            : quorum,
+      );
+    }
+    return edit;
   });
+}
+
+/**
+ * GRANT_NOT_ALLOWED where the call needs more than one approver (its quorum, or an edit
+ * that needs one more): one person's grant would let later calls run with none.
+ */
+function grantByOne(approval: ApprovalRequest, quorum: number): void {
+  if (quorum <= 1) return;
+  throw refused(
+    'GRANT_NOT_ALLOWED',
+    `${approval.toolName}'s call needs ${quorum} approvers: one of them cannot allow later calls alone.`,
+    approval,
+    { quorum },
+  );
 }
 
 function checkEdit(
@@ -196,7 +226,7 @@ function checkGrant(
   }
   const properties = argsJsonSchema(findTool(app.rootAgent, toolName))?.properties;
   if (!grant.match || typeof properties !== 'object' || properties === null) return;
-  const unknown = Object.keys(grant.match).find((field) => !(field in properties));
+  const unknown = Object.keys(grant.match).find((field) => !Object.hasOwn(properties, field));
   if (unknown !== undefined) {
     throw refused(
       'VALIDATION_FAILED',
