@@ -165,6 +165,15 @@ describe('holdpoint chat: decisions richer than yes or no (issue 25)', () => {
     }
   });
 
+  it('says the editor approved already when a raise waits for a second approver', async () => {
+    for (const { code, output } of await both(['pay 200 Jiro', 'e', '300', '', 'y', '/exit'])) {
+      expect(code).toBe(0);
+      expect(output).toContain('; the model asked for {"amount":200,');
+      expect(output).toContain(': you approved it already, so someone else must approve it too.');
+      expect(output).not.toContain('you are not among them');
+    }
+  });
+
   it('rejects with the reason asked, which the agent says', async () => {
     for (const { output } of await both(['pay 200 Jiro', 'n', 'wrong recipient: pay Hana'])) {
       expect(output).toContain('Reason (optional; the agent sees it): ');

@@ -447,6 +447,9 @@ describe('decideTransition with rich decisions', () => {
     expect(() => decide(snapshot, maria, { approved: false, response: 'x' })).toThrow(
       expect.objectContaining({ code: 'VALIDATION_FAILED' }),
     );
+    // An input's value (docs/decisions.md): given as its response, it names no hash.
+    const input = paused({ ...approval('a1'), kind: 'input' });
+    expect(decide(input, maria, { response: { colour: 'red' } }).value?.outcome).toBe('resumes');
   });
 
   it('settles on an answer in the tool place, audited by its hash; a grant writes its line in the commit', () => {

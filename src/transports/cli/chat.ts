@@ -319,8 +319,14 @@ function showWaiting(out: Writable, state: ChatState & { status: 'waiting' }, me
     const { request } = approval;
     showApproval(out, approval);
     const mine = state.owner === me;
-    const why =
-      mine && !approversOf(request).requesterMayApprove
+    // One who approved already (an edit that needs a second approver is the editor's
+    // vote) is among the approvers, but may not vote twice.
+    const voted = state.decisions.some(
+      (d) => d.approvalId === request.approvalId && d.decidedBy === me,
+    );
+    const why = voted
+      ? 'you approved it already, so someone else must approve it too'
+      : mine && !approversOf(request).requesterMayApprove
         ? 'you asked for it, so someone else must approve it'
         : 'you are not among them';
     out.write(`   Waiting for ${waitingFor(request)}: ${why}.\n`);
