@@ -274,7 +274,7 @@ describe('signed audit checkpoints', () => {
       expect(await withCheckpoints(file)).toEqual({
         code: 0,
         stdout:
-          'The audit chain holds: 6 lines.\nIt contains all 1 heads of its sessions in 2 signed checkpoints.\n',
+          'The audit chain holds: 6 lines.\nIt contains the 1 head of its sessions in 2 signed checkpoints.\n',
         stderr: '',
       });
       expect((await withCheckpoints(file, '--key', keyFile)).code).toBe(0);

@@ -121,16 +121,22 @@ async function chatOverHttp(
   await runChat({ backend, app, sessionId, input: process.stdin, output: process.stdout });
 }
 
+/** `n` and `noun`, plural unless one: `1 line`, `2 lines`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** What checking an exported audit log found, for the terminal. */
 function describeCheck(check: AuditFileCheck, checkpointFile?: string): string {
   if (!check.ok) return `The audit chain is broken at line ${check.line}: ${check.reason}.`;
-  const chain = `The audit chain holds: ${check.lines} lines.`;
+  const chain = `The audit chain holds: ${counted(check.lines, 'line')}.`;
   const against = check.checkpoints;
   if (!against) return chain;
   if (!against.ok) {
     return `${chain}\nCheckpoint ${against.checkpoint} of ${checkpointFile} fails: ${against.reason}.`;
   }
-  const matched = `It contains all ${against.heads} heads of its sessions in ${against.checkpoints} signed checkpoints.`;
+  const heads = against.heads === 1 ? 'the 1 head' : `all ${counted(against.heads, 'head')}`;
+  const matched = `It contains ${heads} of its sessions in ${counted(against.checkpoints, 'signed checkpoint')}.`;
   const unnamed = check.unnamed?.length
     ? `\nNo checkpoint names session ${check.unnamed.join(', ')}: the checkpoints show nothing about it.`
     : '';
@@ -147,7 +153,13 @@ async function auditCommand(rest: string[]): Promise<void> {
     const out = takeFlag(rest, 'out');
     if (out === undefined || rest.length > 0)
       throw new HoldpointError('VALIDATION_FAILED', AUDIT_USAGE);
-    const written = await writeAuditKeyPair(out);
+    // A key that exists is not a command given wrong: say so without the usage.
+    const written = await writeAuditKeyPair(out).catch((error: unknown) => {
+      if (!isHoldpointError(error)) throw error;
+      process.stderr.write(`holdpoint: ${error.code}: ${error.message}\n`);
+      process.exitCode = 1;
+    });
+    if (!written) return;
     process.stdout.write(
       `Wrote the audit signing key ${written.privatePath} (keep it secret, away from the store)\n` +
         `and its public key ${written.publicPath} (give it to whoever verifies): ${written.keyId}\n`,

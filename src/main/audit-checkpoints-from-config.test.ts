@@ -62,4 +62,16 @@ describe('audit checkpoints from the settings', () => {
       /Cannot read --audit-signing-key .*missing\.pem/,
     );
   });
+
+  it('say at start which checkpoint file cannot be written, not at the first checkpoint', async () => {
+    const file = join(dir, 'no-such-dir', 'cp.ndjson');
+    const config = loadConfig(
+      ['--audit-signing-key', keyFile, '--audit-checkpoint-file', file],
+      {},
+    );
+    await expect(auditCheckpointsFromConfig(config)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining(`Cannot write --audit-checkpoint-file ${file}`),
+    });
+  });
 });

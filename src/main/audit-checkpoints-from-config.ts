@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import type { AuditCheckpointOptions } from '../api/create-holdpoint.js';
 import type { HoldpointConfig } from '../config/config.js';
 import { HoldpointError } from '../core/errors.js';
@@ -6,7 +6,7 @@ import { HoldpointError } from '../core/errors.js';
 /**
  * The audit checkpoints the config asks for (`--audit-signing-key` and a file or a
  * URL), the key read from its file; none without a key. VALIDATION_FAILED when the key
- * file cannot be read.
+ * file cannot be read or the checkpoint file cannot be written.
  */
 export async function auditCheckpointsFromConfig(
   config: HoldpointConfig,
@@ -18,6 +18,19 @@ export async function auditCheckpointsFromConfig(
       `Cannot read --audit-signing-key ${config.auditSigningKey}: ${(error as Error).message}`,
     );
   });
+  const file = config.auditCheckpointFile;
+  // Found out at start, not at the first checkpoint: a server that cannot keep its
+  // checkpoints should not run as if it did.
+  if (file !== undefined) {
+    await open(file, 'a')
+      .then((handle) => handle.close())
+      .catch((error: unknown) => {
+        throw new HoldpointError(
+          'VALIDATION_FAILED',
+          `Cannot write --audit-checkpoint-file ${file}: ${(error as Error).message}`,
+        );
+      });
+  }
   return {
     key,
     file: config.auditCheckpointFile,
