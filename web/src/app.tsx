@@ -1,7 +1,7 @@
 import { ChatPage } from './chat/chat-page';
 import { type AppsState, useApps } from './chat/use-apps';
-import { useSignIn } from './identity/identity';
 import { GrantsPage } from './grants/grants-page';
+import { useSignIn } from './identity/identity';
 import { IdentityControl } from './identity/identity-control';
 import { SignInPage } from './identity/sign-in-page';
 import { useApprovalNotifications } from './inbox/approval-notifications';
