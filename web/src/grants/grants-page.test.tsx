@@ -142,6 +142,22 @@ describe('the grants page', () => {
     await screen.findByText('No grants');
   });
 
+  it('shows a list it cannot read with Retry, which reads it again', async () => {
+    let reads = 0;
+    routes['GET /api/grants'] = () => {
+      reads += 1;
+      return reads === 1
+        ? json({ error: { code: 'STORE_UNAVAILABLE', message: 'store down' } }, 503)
+        : json({ grants: [grant('g1')] });
+    };
+    render(<GrantsPage />);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Storage is unavailable');
+    fireEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(await rows()).toHaveLength(1);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it('shows more, a page at a time, with the server’s cursor', async () => {
     routes['GET /api/grants'] = () => json({ grants: [grant('g2')], next_cursor: 'c1' });
     routes['GET /api/grants?cursor=c1'] = () => json({ grants: [grant('g1')] });
