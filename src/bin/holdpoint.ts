@@ -152,23 +152,25 @@ async function grantsCommand(rest: string[]): Promise<void> {
     roles: takeFlag(rest, 'roles'),
     token: takeFlag(rest, 'token'),
   });
+  let printed: string | undefined;
   if (action === 'list' && rest.length === 0) {
     const ofUser = of === undefined ? undefined : validate(idText, of);
-    process.stdout.write(`${await listGrantsText(url, credentials, ofUser, Date.now())}\n`);
-    return;
+    printed = await listGrantsText(url, credentials, ofUser, Date.now());
   }
   const [grantId, ...extra] = rest;
   if (
+    printed === undefined &&
     action === 'revoke' &&
     grantId !== undefined &&
     !grantId.startsWith('--') &&
     extra.length === 0
   ) {
     const revoked = await revokeGrantText(url, credentials, validate(idText, grantId), Date.now());
-    process.stdout.write(`Revoked:\n${revoked}\n`);
-    return;
+    printed = `Revoked:\n${revoked}`;
   }
-  throw new HoldpointError('VALIDATION_FAILED', GRANTS_USAGE);
+  if (printed === undefined) throw new HoldpointError('VALIDATION_FAILED', GRANTS_USAGE);
+  // A one-shot command: the HTTP client's idle keep-alive connections must not keep it alive.
+  process.stdout.write(`${printed}\n`, () => process.exit(0));
 }
 
 /** What checking an exported audit log found, for the terminal. */

@@ -15,7 +15,7 @@ type Route = 'chat' | 'inbox' | 'grants';
 
 const ROUTES: Record<string, Route> = { '/approvals': 'inbox', '/grants': 'grants' };
 
-/** The chat, the inbox or the grants, once the server has said who this is and that they may act. */
+/** The page the route names, once the server has said who this is and that they may act. */
 function Page({ route, apps }: { route: Route; apps: AppsState }) {
   const signIn = useSignIn();
   if (signIn.kind === 'checking') return null;
