@@ -81,6 +81,21 @@ describe('the grants page', () => {
     await focusOf(state).toBe(true);
     expect(await row.getByRole('button').count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}grants-page-revoked.png` });
+    // On a phone the table scrolls in its frame; the page itself does not overflow.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect
+      .poll(() =>
+        page.evaluate(() =>
+          document.documentElement.scrollWidth > window.innerWidth
+            ? [...document.querySelectorAll('*')]
+                .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
+                .map((el) => `${el.tagName}.${el.className}`)
+                .slice(0, 8)
+            : [],
+        ),
+      )
+      .toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}grants-page-390.png` });
 
     // The server says so too, and the next call the grant covered asks again.
     const listed = await ann.get('/api/grants');
