@@ -12,8 +12,10 @@ import type { RunOutcome } from '../runtime/run-outcome.js';
 import { type Identity, newApiKey, requireIdentity } from '../transports/auth/index.js';
 import { runChat } from '../transports/cli/chat.js';
 import type { ChatBackend } from '../transports/cli/chat-backend.js';
+import { listGrantsText, revokeGrantText } from '../transports/cli/grants-command.js';
 import { HttpChatBackend } from '../transports/cli/http-backend.js';
 import { RuntimeChatBackend } from '../transports/cli/runtime-backend.js';
+import type { HttpCredentials } from '../transports/cli/server-request.js';
 import { USAGE } from './usage.js';
 
 /** Takes every `--name value` out of argv, returning their values. */
@@ -81,6 +83,30 @@ async function commandCaller(
   return { id, roles: [...new Set([...rolesOf(who.roles), ...operatorRoles])] };
 }
 
+/** A running server's address as `--url` gives it: http(s) only. */
+function serverUrl(url: string): string {
+  if (!/^https?:\/\/[^/]/.test(url)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `--url must be a server's http(s) address: ${url}`,
+    );
+  }
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * How a command proves who it is to a running server: `--token`, else (the server's dev
+ * mode) `--user` (default $USER) with `--roles`.
+ */
+function credentialsOf(who: { user?: string; roles?: string; token?: string }): HttpCredentials {
+  return who.token
+    ? { token: who.token }
+    : {
+        user: validate(idText, who.user ?? process.env.USER ?? 'cli'),
+        roles: rolesOf(who.roles),
+      };
+}
+
 /**
  * `holdpoint chat --url`: the chat on a running server, over its REST API, signed in with
  * `--token`, else (the server's dev mode) as `--user` (default $USER) with `--roles`.
@@ -92,25 +118,14 @@ async function chatOverHttp(
   sessionId: string | undefined,
   rest: string[],
 ): Promise<void> {
-  if (!/^https?:\/\/[^/]/.test(url)) {
-    throw new HoldpointError(
-      'VALIDATION_FAILED',
-      `--url must be a server's http(s) address: ${url}`,
-    );
-  }
+  serverUrl(url);
   if (rest.length > 0 || (chosen !== undefined && isModulePath(chosen))) {
     throw new HoldpointError(
       'VALIDATION_FAILED',
       `With --url the server runs the apps: chat takes --app NAME, --session, --user, --roles and --token only (not ${[...rest, chosen ?? ''].join(' ').trim()}).`,
     );
   }
-  const credentials = who.token
-    ? { token: who.token }
-    : {
-        user: validate(idText, who.user ?? process.env.USER ?? 'cli'),
-        roles: rolesOf(who.roles),
-      };
-  const backend: ChatBackend = await HttpChatBackend.connect(url, credentials);
+  const backend: ChatBackend = await HttpChatBackend.connect(url, credentialsOf(who));
   const app = chosen ?? backend.appNames[0];
   if (!app || !backend.appNames.includes(app)) {
     throw new HoldpointError(
@@ -119,6 +134,43 @@ async function chatOverHttp(
     );
   }
   await runChat({ backend, app, sessionId, input: process.stdin, output: process.stdout });
+}
+
+const GRANTS_USAGE =
+  'usage: holdpoint grants list [--of USER] | holdpoint grants revoke GRANT_ID; either with [--url URL] [--user NAME --roles a,b | --token TOKEN]';
+
+/**
+ * `holdpoint grants list` and `holdpoint grants revoke`: a running server's grants, over
+ * its REST API (`--url`, default the local server on its default port), as the caller.
+ */
+async function grantsCommand(rest: string[]): Promise<void> {
+  const [action] = rest.splice(0, 1);
+  const url = serverUrl(takeFlag(rest, 'url') ?? 'http://127.0.0.1:3000');
+  const of = action === 'list' ? takeFlag(rest, 'of') : undefined;
+  const credentials = credentialsOf({
+    user: takeFlag(rest, 'user'),
+    roles: takeFlag(rest, 'roles'),
+    token: takeFlag(rest, 'token'),
+  });
+  let printed: string | undefined;
+  if (action === 'list' && rest.length === 0) {
+    const ofUser = of === undefined ? undefined : validate(idText, of);
+    printed = await listGrantsText(url, credentials, ofUser, Date.now());
+  }
+  const [grantId, ...extra] = rest;
+  if (
+    printed === undefined &&
+    action === 'revoke' &&
+    grantId !== undefined &&
+    !grantId.startsWith('--') &&
+    extra.length === 0
+  ) {
+    const revoked = await revokeGrantText(url, credentials, validate(idText, grantId), Date.now());
+    printed = `Revoked:\n${revoked}`;
+  }
+  if (printed === undefined) throw new HoldpointError('VALIDATION_FAILED', GRANTS_USAGE);
+  // A one-shot command: the HTTP client's idle keep-alive connections must not keep it alive.
+  process.stdout.write(`${printed}\n`, () => process.exit(0));
 }
 
 /** `n` and `noun`, plural unless one: `1 line`, `2 lines`. */
@@ -318,6 +370,10 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'audit') {
     await auditCommand(rest);
+    return;
+  }
+  if (command === 'grants') {
+    await grantsCommand(rest);
     return;
   }
   process.stdout.write(`${USAGE}\n`);

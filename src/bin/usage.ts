@@ -18,6 +18,9 @@ export const USAGE = `Usage:
                  [--checkpoints FILE --public-key key.pub.pem]…
                                       (and against signed checkpoints: rewritten or cut short)
   holdpoint audit keygen --out key.pem   (a key to sign audit checkpoints, and key.pub.pem)
+  holdpoint grants list [--of USER] [--url http://127.0.0.1:3000]
+                 [--user NAME --roles a,b | --token TOKEN]   (a running server's grants)
+  holdpoint grants revoke <grant-id> [--url …] [--user NAME | --token TOKEN]
 The store is SQLite in --data-dir (default .holdpoint in the working directory) unless
 --store says otherwise (docs/stores.md). Apps come from --app (repeatable) or
 holdpoint.config.ts. Every setting is a flag, an environment variable or a config file

@@ -1,5 +1,6 @@
 import { ChatPage } from './chat/chat-page';
 import { type AppsState, useApps } from './chat/use-apps';
+import { GrantsPage } from './grants/grants-page';
 import { useSignIn } from './identity/identity';
 import { IdentityControl } from './identity/identity-control';
 import { SignInPage } from './identity/sign-in-page';
@@ -9,14 +10,21 @@ import { InboxPage } from './inbox/inbox-page';
 import { ApprovalsLabel, usePendingTitle } from './inbox/pending-count';
 import { Link, usePathname } from './router';
 
-/** The chat or the inbox, once the server has said who this is and that they may act. */
-function Page({ inbox, apps }: { inbox: boolean; apps: AppsState }) {
+/** Which page a path shows. */
+type Route = 'chat' | 'inbox' | 'grants';
+
+const ROUTES: Record<string, Route> = { '/approvals': 'inbox', '/grants': 'grants' };
+
+/** The page the route names, once the server has said who this is and that they may act. */
+function Page({ route, apps }: { route: Route; apps: AppsState }) {
   const signIn = useSignIn();
   if (signIn.kind === 'checking') return null;
   if (signIn.kind === 'signed-out' || signIn.kind === 'unsupported') {
     return <SignInPage signIn={signIn} />;
   }
-  return inbox ? <InboxPage /> : <ChatPage apps={apps} />;
+  if (route === 'inbox') return <InboxPage />;
+  if (route === 'grants') return <GrantsPage />;
+  return <ChatPage apps={apps} />;
 }
 
 /**
@@ -26,7 +34,7 @@ function Page({ inbox, apps }: { inbox: boolean; apps: AppsState }) {
 export function App() {
   const path = usePathname();
   const apps = useApps();
-  const inbox = path.replace(/\/+$/, '') === '/approvals';
+  const route = ROUTES[path.replace(/\/+$/, '')] ?? 'chat';
   const feed = useInboxFeed();
   usePendingTitle(feed.pending, feed.more);
   useApprovalNotifications(feed);
@@ -44,16 +52,19 @@ export function App() {
           <span className="brand__name">Holdpoint</span>
         </Link>
         <nav className="nav" aria-label="Main">
-          <Link to="/" className="nav__link" current={!inbox}>
+          <Link to="/" className="nav__link" current={route === 'chat'}>
             Chat
           </Link>
-          <Link to="/approvals" className="nav__link" current={inbox}>
+          <Link to="/approvals" className="nav__link" current={route === 'inbox'}>
             <ApprovalsLabel pending={feed.pending} more={feed.more} />
+          </Link>
+          <Link to="/grants" className="nav__link" current={route === 'grants'}>
+            Grants
           </Link>
         </nav>
         <IdentityControl />
       </header>
-      <Page inbox={inbox} apps={apps} />
+      <Page route={route} apps={apps} />
     </div>
   );
 }

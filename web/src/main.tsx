@@ -9,6 +9,7 @@ import './styles/chat.css';
 import './styles/results.css';
 import './styles/dialog.css';
 import './styles/inbox.css';
+import './styles/grants.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

@@ -1,12 +1,9 @@
 import type { DecisionPolicy } from '../../core/decision-policy.js';
-import { type ErrorCode, errorStatus, HoldpointError } from '../../core/errors.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
 import type * as wire from '../http/wire/index.js';
 import type { ChatBackend, ChatState } from './chat-backend.js';
-
-/** How the chat proves who it is to the server: a token, or (dev mode) a name and roles. */
-export type HttpCredentials = { token: string } | { user: string; roles: string[] };
+import { type HttpCredentials, serverRequest } from './server-request.js';
 
 /** What the server says a decider may answer, as the runtime models it. */
 function policyOf(p: wire.DecisionPolicy): DecisionPolicy {
@@ -161,34 +158,7 @@ export class HttpChatBackend implements ChatBackend {
   }
 
   /** One JSON request as this caller; a refusal is thrown as the server's coded error. */
-  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> =
-      'token' in this.credentials
-        ? { authorization: `Bearer ${this.credentials.token}` }
-        : {
-            'x-holdpoint-user': this.credentials.user,
-            ...(this.credentials.roles.length > 0
-              ? { 'x-holdpoint-roles': this.credentials.roles.join(',') }
-              : {}),
-          };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-      throw new Error(
-        `Cannot reach the Holdpoint server at ${this.baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
-      );
-    }
-    const parsed = await response.json().catch(() => undefined);
-    if (response.ok) return parsed as T;
-    const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
-    const code = error?.code && error.code in errorStatus ? (error.code as ErrorCode) : 'INTERNAL';
-    throw new HoldpointError(code, error?.message ?? `HTTP ${response.status} from ${path}`);
+  private request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    return serverRequest<T>(this.baseUrl, this.credentials, method, path, body);
   }
 }

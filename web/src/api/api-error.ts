@@ -90,6 +90,11 @@ const EXPLANATIONS: Record<string, Explanation> = {
       'The server did not accept what was sent, so nothing changed. Correct it and try again.',
     retry: false,
   },
+  GRANT_NOT_FOUND: {
+    title: 'Grant not found',
+    detail: 'The server has no such grant any more, or it is not yours to revoke.',
+    retry: false,
+  },
   PAUSE_CANCELLED: {
     title: 'This run was cancelled',
     detail: 'The paused run was cancelled, so there is nothing left to decide.',

@@ -62,6 +62,15 @@ export type ApiDecision = wire.Decision & {
   responded?: true;
 };
 
+/** A grant a decider made with an approval, as `GET /api/grants` lists it. */
+export type ApiGrant = wire.Grant;
+
+/** `GET /api/grants`: a page of the caller's grants, newest first. */
+export type ApiGrantsPage = wire.GrantsPage;
+
+/** `DELETE /api/grants/:grantId`: the grant as revoked. */
+export type ApiGrantAnswer = z.output<typeof wire.grantAnswer>;
+
 /** A pending approval in the cross-session inbox. */
 export type InboxApproval = wire.PendingApproval;
 

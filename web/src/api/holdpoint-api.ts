@@ -5,6 +5,9 @@ import type {
   ApiApps,
   ApiAuditLine,
   ApiDecision,
+  ApiGrant,
+  ApiGrantAnswer,
+  ApiGrantsPage,
   ApiMe,
   ApiSessionSummary,
   ApiSessionsPage,
@@ -98,6 +101,27 @@ export async function listApprovals(userId: string, cursor?: string): Promise<Ap
   const query = new URLSearchParams({ user_id: userId, ...(cursor ? { cursor } : {}) });
   const body = await request<ApiApprovalsPage>(`/api/approvals?${query}`);
   return { approvals: body.approvals, nextCursor: body.next_cursor };
+}
+
+/** A page of grants, and where the next one starts when there is more. */
+export interface GrantPage {
+  grants: ApiGrant[];
+  nextCursor?: string;
+}
+
+/** One page of the signed-in user's grants, newest first, from `cursor` (`GET /api/grants`). */
+export async function listGrants(cursor?: string): Promise<GrantPage> {
+  const query = cursor ? `?${new URLSearchParams({ cursor })}` : '';
+  const body = await request<ApiGrantsPage>(`/api/grants${query}`);
+  return { grants: body.grants, nextCursor: body.next_cursor };
+}
+
+/** Revokes a grant now (`DELETE /api/grants/:grantId`); answers with it as revoked. */
+export async function revokeGrant(grantId: string): Promise<ApiGrant> {
+  const body = await request<ApiGrantAnswer>(`/api/grants/${encodeURIComponent(grantId)}`, {
+    method: 'DELETE',
+  });
+  return body.grant;
 }
 
 /** Decides one approval by its id; answers with the run's outcome. */
