@@ -75,6 +75,11 @@ export type {
   SessionMeta,
   SessionStatus,
 } from './core/types.js';
+export { type AuditChainCheck, verifyAuditChain } from './core/verify-audit-chain.js';
+export {
+  type CheckpointsCheck,
+  verifyAuditCheckpoints,
+} from './core/verify-audit-checkpoints.js';
 export type { ReassignedApproval } from './runtime/commands/reassign-approval.js';
 export type { AppSummary, Health } from './runtime/holdpoint-runtime.js';
 export {
