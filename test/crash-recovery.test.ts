@@ -13,6 +13,7 @@ import { ParallelAgent } from '../src/agents/workflows/parallel-agent.js';
 import { SequentialAgent } from '../src/agents/workflows/sequential-agent.js';
 import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
+import { hashArgs } from '../src/core/hash.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import {
@@ -20,6 +21,7 @@ import {
   finishRunTransition,
   renewLeaseTransition,
 } from '../src/store/transitions.js';
+import { presentApproval, presentSession } from '../src/transports/http/present.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
@@ -276,6 +278,95 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const { entries } = await b.audit({ sessionId }, ops);
     expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
     expect(entries.filter((e) => e.action === 'requested').at(-1)?.reason).toMatch(/may have run/);
+  });
+
+  it('asks again about an edited call that may have run with the edit in force, not as a vote', async () => {
+    const [storeA, storeB] = instances.open(kind);
+    const clockA = new ManualClock();
+    const clockB = new ManualClock(clockA.now());
+    // Approvers may change the amount; the app describes each call by its amount.
+    const editable = (calls: HeldCalls): AgentApp => ({
+      ...heldToolApp(calls, true),
+      hints: { held_payment: (args) => `Pay ${String(args.amount)}?` },
+      decisionRules: { held_payment: { editable: ['amount'] } },
+    });
+    const callsA = new HeldCalls();
+    const a = runtimeOn(storeA, editable(callsA), clockA);
+    callsA.passThrough = true;
+    const started = await a.start({ query: 'pay' }, ann);
+    if (started.status !== 'pending_approval') throw new Error('not paused');
+    const { sessionId, invocationId } = started;
+    callsA.passThrough = false;
+    const approvalId = started.approvals[0]?.approvalId ?? '';
+    const modelArgs = { amount: 200 };
+    const edited = { amount: 150 };
+    // Bob pays 150, not 200; the payment starts and A dies inside it, before its effect.
+    const lateA = codeOf(
+      a.resume(
+        {
+          sessionId,
+          decisions: [
+            { approvalId, approved: true, argsHash: hashArgs(modelArgs), editedArgs: edited },
+          ],
+        },
+        bob,
+      ),
+    );
+    const inTool = await callsA.next();
+
+    const callsB = passing();
+    const b = runtimeOn(storeB, editable(callsB), clockB);
+    lapse(clockB);
+    const asked = await b.recover({ invocationId }, ops);
+    if (asked.status !== 'pending_approval') throw new Error('not asked');
+    // Asked again about the call as edited: its arguments, hash and hint; no vote counts.
+    const shown = asked.approvals[0] && presentApproval(asked.approvals[0], asked.decisions);
+    expect(shown).toMatchObject({
+      approval_id: approvalId,
+      may_have_run: true,
+      args: edited,
+      model_args: modelArgs,
+      args_hash: hashArgs(edited),
+      edited_by: 'bob',
+    });
+    expect(shown?.hint).toMatch(/^Pay 150\?/);
+    expect(shown?.hint).toMatch(/may already have run/);
+    expect(asked.decisions).toEqual([]);
+    const session = presentSession(await b.getSession(sessionId, ops));
+    expect(session.pending_approvals[0]).toMatchObject({
+      args: edited,
+      args_hash: hashArgs(edited),
+    });
+    expect(callsB.effects).toEqual([]);
+    // Approving the model's call, or a call named by no hash, approves what will not run.
+    const decide = (argsHash?: string) =>
+      b.decideApproval({ approvalId, approved: true, argsHash }, bob);
+    expect(await codeOf(decide(hashArgs(modelArgs)))).toBe('ARGS_MISMATCH');
+    expect(await codeOf(decide())).toBe('ARGS_MISMATCH');
+    // The edit's author decides again (the carried edit was not their vote): 150 is paid.
+    const done = await decide(hashArgs(edited));
+    expect(done).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
+    expect(callsB.ranWith).toEqual([edited]);
+    // The history shows the call as it ran, and the model's own arguments beside it.
+    const history = await b.history(sessionId, ops);
+    const calls = history.turns.flatMap((turn) =>
+      turn.events.flatMap((e) => (e.type === 'tool-call' ? [[e.args, e.modelArgs]] : [])),
+    );
+    expect(calls).toEqual([[edited, modelArgs]]);
+    inTool.release();
+    expect(await lateA).toBe('LEASE_LOST');
+    expect(callsA.effects).toEqual([]);
+    const { entries } = await b.audit({ sessionId }, ops);
+    const lines = entries
+      .filter((e) => e.approvalId === approvalId)
+      .map((e) => [e.action, e.actor, e.argsHash, e.editedArgsHash]);
+    expect(lines).toEqual([
+      ['requested', 'agent', hashArgs(modelArgs), undefined],
+      ['decided', 'bob', hashArgs(modelArgs), hashArgs(edited)],
+      ['requested', 'system', hashArgs(modelArgs), hashArgs(edited)],
+      ['decided', 'bob', hashArgs(edited), undefined],
+      ['executed', 'agent', hashArgs(modelArgs), hashArgs(edited)],
+    ]);
   });
 
   it('runs an approved call of a tool declared idempotent again without asking', async () => {

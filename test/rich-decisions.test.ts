@@ -329,6 +329,45 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       expect(resultOf(done as RunOutcome)).toMatch(/^Sent 300 USD to Jiro/);
     });
 
+    it('an edit that lowers a raise still needs a second approver: the model asked less', async () => {
+      const pause = await askJiro();
+      const a = pause.approvals[0];
+      const approvalId = a?.approvalId as string;
+      const raised = { amount: 300, recipient: 'Jiro', currency: 'USD' };
+      const first = await runtime.resume(
+        {
+          sessionId: pause.sessionId,
+          decisions: [
+            { approvalId, approved: true, argsHash: hashArgs(a?.args), editedArgs: raised },
+          ],
+        },
+        maria,
+      );
+      expect(first.status).toBe('pending_approval');
+      // 250 is less than maria's 300 but more than the model's 200: still a raise.
+      const lowered = { amount: 250, recipient: 'Jiro', currency: 'USD' };
+      const second = await runtime.resume(
+        {
+          sessionId: pause.sessionId,
+          decisions: [
+            { approvalId, approved: true, argsHash: hashArgs(raised), editedArgs: lowered },
+          ],
+        },
+        kai,
+      );
+      expect(second.status).toBe('pending_approval');
+      const decisions = (await store.getSnapshot(pause.sessionId))?.pause?.decisions;
+      expect(decisions?.at(-1)).toMatchObject({ decidedBy: 'kai', editNeedsApproval: true });
+      const done = await runtime.resume(
+        {
+          sessionId: pause.sessionId,
+          decisions: [{ approvalId, approved: true, argsHash: hashArgs(lowered) }],
+        },
+        jun,
+      );
+      expect(resultOf(done)).toMatch(/^Sent 250 USD to Jiro/);
+    });
+
     it('a lowering edit settles alone; an edit without the hash seen is refused', async () => {
       const pause = await askJiro();
       const a = pause.approvals[0];

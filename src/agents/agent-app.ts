@@ -57,7 +57,10 @@ export interface ApprovalRules {
 export interface ToolDecisionRules {
   /** Arguments a decider may change: all (`true`) or these top-level fields. */
   editable?: true | string[];
-  /** Whether an edit from `seen` to `edited` needs one more approver (e.g. a raised amount). */
+  /**
+   * Whether an edit from `seen` to `edited` needs one more approver (e.g. a raised amount);
+   * asked from the current arguments and from the model's (a yes to either needs one).
+   */
   editNeedsApproval?: (seen: Record<string, unknown>, edited: Record<string, unknown>) => boolean;
   /** Answers in the tool's place are allowed; checked against `respondSchema` when given. */
   respond?: true;

@@ -47,7 +47,9 @@ export interface ApprovalSettings extends ApprovalPolicy {
   /**
    * Whether an edit from the arguments the decider saw to the ones they set needs one
    * more approver (for example, a raised amount): the edit counts as its author's
-   * approval, and someone else must approve the edited call too.
+   * approval, and someone else must approve the edited call too. It is asked twice when
+   * someone edited the call before: from the current arguments and from the model's; a
+   * yes to either needs the approver (lowering another person's raise is still a raise).
    */
   editNeedsApproval?: (seen: Record<string, unknown>, edited: Record<string, unknown>) => boolean;
   /**

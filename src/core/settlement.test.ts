@@ -100,6 +100,45 @@ describe('settlement of rich decisions', () => {
     expect(settlingDecision(after, twoNeeded)?.decidedBy).toBe('kai');
   });
 
+  it('an edit carried onto an approval asked again sets its call but is no vote', () => {
+    const asked: ApprovalRequest = {
+      ...approval,
+      mayHaveRun: true,
+      carriedEdit: {
+        approvalId: 'a1',
+        approved: true,
+        decidedBy: 'maria',
+        at: T0,
+        argsHash: hashArgs(SEEN),
+        editedArgs: RAISED,
+        editedArgsHash: hashArgs(RAISED),
+        editNeedsApproval: true,
+      },
+    };
+    const pause = { ...pauseWith(), approvals: [asked], decisions: [] };
+    expect(currentArgs(pause, asked)).toEqual(RAISED);
+    expect(currentArgsHash(pause, asked)).toBe(hashArgs(RAISED));
+    // Its author decides again, and the edit still needs a second approver.
+    expect(hasVoted(pause, 'a1', 'maria')).toBe(false);
+    expect(settlingDecision(pause, asked)).toBeUndefined();
+    expect(quorumOf(pause, asked)).toBe(2);
+    const vote = (decidedBy: string): Decision => ({
+      approvalId: 'a1',
+      approved: true,
+      decidedBy,
+      at: T0,
+      argsHash: hashArgs(RAISED),
+    });
+    const once = { ...pause, decisions: [vote('maria')] };
+    expect(settlingDecision(once, asked)).toBeUndefined();
+    const twice = { ...pause, decisions: [vote('maria'), vote('jun')] };
+    expect(settlingDecision(twice, asked)?.decidedBy).toBe('jun');
+    expect(settledAnswers(twice).get('call-1')).toMatchObject({
+      approved: true,
+      editedArgs: RAISED,
+    });
+  });
+
   it('an answer in the tool place and a denial settle alone', () => {
     const answered = pauseWith({ response: { rate: 1 } });
     expect(settledAnswers(answered).get('call-1')).toMatchObject({ response: { rate: 1 } });

@@ -7,10 +7,14 @@ export function votesOn(pause: Pause, approvalId: string): Decision[] {
   return pause.decisions.filter((d) => d.approvalId === approvalId);
 }
 
-/** The latest approved edit of an approval's arguments, if any: it sets the call's current arguments. */
+/**
+ * The latest approved edit of an approval's arguments, if any: it sets the call's current
+ * arguments. Without one, the edit carried onto an approval asked again after a crash
+ * (`carriedEdit`), which sets them too but is no vote.
+ */
 export function latestEdit(pause: Pause, approvalId: string): Decision | undefined {
   const edits = votesOn(pause, approvalId).filter((d) => d.approved && d.editedArgs !== undefined);
-  return edits.at(-1);
+  return edits.at(-1) ?? pause.approvals.find((a) => a.approvalId === approvalId)?.carriedEdit;
 }
 
 /**

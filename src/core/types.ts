@@ -20,6 +20,12 @@ export interface ApprovalRequest {
    */
   mayHaveRun?: boolean;
   /**
+   * Asked again after a crash about a call approved with an edit: the edit in force then,
+   * carried over so the call stays as edited (its arguments, their hash, who edited it).
+   * Not a vote: it is not among the pause's decisions, and its author decides again.
+   */
+  carriedEdit?: CarriedEdit;
+  /**
    * For an approval a tool awaits inline (`waitForApproval`): which of the call's awaits
    * it answers (0 for the first). Such a call is entered again on resume, not re-run.
    */
@@ -132,6 +138,19 @@ export interface Decision {
     match?: Record<string, ArgCondition>;
   };
 }
+
+/** An approved edit carried onto an approval asked again (`ApprovalRequest.carriedEdit`). */
+export type CarriedEdit = Pick<
+  Decision,
+  | 'approvalId'
+  | 'approved'
+  | 'decidedBy'
+  | 'at'
+  | 'argsHash'
+  | 'editedArgs'
+  | 'editedArgsHash'
+  | 'editNeedsApproval'
+>;
 
 export type PauseStatus = 'pending' | 'resuming' | 'resumed' | 'expired' | 'cancelled';
 

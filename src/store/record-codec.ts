@@ -20,6 +20,32 @@ import type { StoredMemory } from './user-memories.js';
  */
 export const RECORD_VERSION = 1;
 
+const decision: z.ZodType<Decision> = z.object({
+  approvalId: z.string(),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  payload: z.unknown().optional(),
+  decidedBy: z.string(),
+  at: z.number(),
+  argsHash: z.string().optional(),
+  channel: z.string().optional(),
+  onBehalfOf: z.string().optional(),
+  requestId: z.string().optional(),
+  editedArgs: z.record(z.string(), z.unknown()).optional(),
+  editedArgsHash: z.string().optional(),
+  editNeedsApproval: z.literal(true).optional(),
+  editedHint: z.string().optional(),
+  response: z.unknown().optional(),
+  grant: z
+    .object({
+      grantId: z.string(),
+      scope: z.enum(['session', 'user']),
+      expiresAt: z.number(),
+      match: z.record(z.string(), z.any()).optional(),
+    })
+    .optional(),
+});
+
 const approval: z.ZodType<ApprovalRequest> = z.object({
   approvalId: z.string(),
   kind: z.enum(['confirmation', 'input']),
@@ -29,6 +55,7 @@ const approval: z.ZodType<ApprovalRequest> = z.object({
   hint: z.string(),
   payload: z.unknown().optional(),
   mayHaveRun: z.boolean().optional(),
+  carriedEdit: decision.optional(),
   awaitIndex: z.number().optional(),
   approvers: z
     .object({
@@ -86,32 +113,6 @@ const approval: z.ZodType<ApprovalRequest> = z.object({
     .optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
-});
-
-const decision: z.ZodType<Decision> = z.object({
-  approvalId: z.string(),
-  approved: z.boolean(),
-  reason: z.string().optional(),
-  payload: z.unknown().optional(),
-  decidedBy: z.string(),
-  at: z.number(),
-  argsHash: z.string().optional(),
-  channel: z.string().optional(),
-  onBehalfOf: z.string().optional(),
-  requestId: z.string().optional(),
-  editedArgs: z.record(z.string(), z.unknown()).optional(),
-  editedArgsHash: z.string().optional(),
-  editNeedsApproval: z.literal(true).optional(),
-  editedHint: z.string().optional(),
-  response: z.unknown().optional(),
-  grant: z
-    .object({
-      grantId: z.string(),
-      scope: z.enum(['session', 'user']),
-      expiresAt: z.number(),
-      match: z.record(z.string(), z.any()).optional(),
-    })
-    .optional(),
 });
 
 const meta: z.ZodType<SessionMeta> = z.object({

@@ -25,6 +25,8 @@ export interface HeldCall {
 export class HeldCalls {
   /** `<tool>:<call id>` of every effect that ran, in order. */
   readonly effects: string[] = [];
+  /** The arguments each effect ran with, in the same order. */
+  readonly ranWith: Record<string, unknown>[] = [];
   /** When set, calls run at once instead of waiting. */
   passThrough = false;
   private readonly waiting: HeldCall[] = [];
@@ -56,11 +58,12 @@ export class HeldCalls {
  * `throughLedger`.
  */
 export function heldToolApp(calls: HeldCalls, throughLedger = false): AgentApp {
-  const run = async (name: string, ctx: Context | undefined) => {
+  const run = async (name: string, args: Record<string, unknown>, ctx: Context | undefined) => {
     const sessionId = ctx?.invocationContext.session.id ?? '';
     await calls.hold(sessionId, name);
     const effect = async () => {
       calls.effects.push(`${name}:${ctx?.functionCallId}`);
+      calls.ranWith.push({ ...args });
       return { status: 'done', tool: name };
     };
     return throughLedger ? once(ctx, effect) : effect();
@@ -70,13 +73,13 @@ export function heldToolApp(calls: HeldCalls, throughLedger = false): AgentApp {
     description: 'Pays, once a person approves.',
     parameters: z.object({ amount: z.number() }),
     requireConfirmation: true,
-    execute: (_args, ctx) => run('held_payment', ctx),
+    execute: (args, ctx) => run('held_payment', args, ctx),
   });
   const step = new FunctionTool({
     name: 'held_step',
     description: 'Works for a while.',
     parameters: z.object({}),
-    execute: (_args, ctx) => run('held_step', ctx),
+    execute: (args, ctx) => run('held_step', args, ctx),
   });
   const model = new RulesModel('held', (request) => {
     const response = functionResponsesOf(lastContent(request))[0];

@@ -155,18 +155,25 @@ function checkEdit(
   return {
     editedArgs: edited,
     ...(hint !== undefined && { editedHint: hint }),
-    ...(needsApproval(rules, seen, edited) && { editNeedsApproval: true }),
+    // Against the model's arguments too: lowering someone's raise is still a raise over what
+    // the model asked, and must not settle with one approver.
+    ...((needsApproval(rules, seen, edited) || needsApproval(rules, approval.args, edited)) && {
+      editNeedsApproval: true,
+    }),
   };
 }
 
-/** The tool's `editNeedsApproval` on the edit; one that throws asks for the approver (fails closed). */
+/**
+ * The tool's `editNeedsApproval` on an edit of `from`; one that throws asks for the
+ * approver (fails closed).
+ */
 function needsApproval(
   rules: ToolDecisionRules,
-  seen: Record<string, unknown>,
+  from: Record<string, unknown>,
   edited: Record<string, unknown>,
 ): boolean {
   try {
-    return rules.editNeedsApproval?.(seen, edited) === true;
+    return rules.editNeedsApproval?.(from, edited) === true;
   } catch {
     return true;
   }

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { approvalAudit } from '../../core/audit.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
+import { hashArgs } from '../../core/hash.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
-import type { ApprovalRequest, Lease, Pause } from '../../core/types.js';
+import { currentHint, latestEdit } from '../../core/settlement.js';
+import type { ApprovalRequest, CarriedEdit, Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import {
@@ -19,11 +21,37 @@ import { approvedCalls, resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
 
 /** What a person sees about an approved call that may have run before the crash. */
-function mayHaveRunHint(approval: ApprovalRequest): string {
+function mayHaveRunHint(hint: string): string {
   return (
-    `${approval.hint}\n\nThis was approved and had started when the process running it stopped; ` +
+    `${hint}\n\nThis was approved and had started when the process running it stopped; ` +
     'it may already have run. Run it again?'
   );
+}
+
+/**
+ * `approval` asked again about its call that may have run: as it was approved, with the
+ * edit in force then carried over (not as a vote: the votes are dropped, and everyone
+ * decides again), so a person sees, and approving runs, the call as edited.
+ */
+function askedAgain(pause: Pause, approval: ApprovalRequest): ApprovalRequest {
+  const edit = latestEdit(pause, approval.approvalId);
+  const carriedEdit: CarriedEdit | undefined = edit?.editedArgs && {
+    approvalId: edit.approvalId,
+    approved: true,
+    decidedBy: edit.decidedBy,
+    at: edit.at,
+    ...(edit.argsHash === undefined ? {} : { argsHash: edit.argsHash }),
+    editedArgs: edit.editedArgs,
+    editedArgsHash: edit.editedArgsHash ?? hashArgs(edit.editedArgs),
+    ...(edit.editNeedsApproval && { editNeedsApproval: true as const }),
+  };
+  return {
+    ...approval,
+    // The edit's hint, when it had one, describes the call as it stands.
+    hint: mayHaveRunHint(currentHint(pause, approval)),
+    mayHaveRun: true,
+    ...(carriedEdit && { carriedEdit }),
+  };
 }
 
 /** What the ledger says of the approved calls of the pause a recovered run was resuming. */
@@ -143,8 +171,8 @@ interface AskAgain {
 
 /**
  * Pauses the recovered run again, asking a person about each approved call that may
- * have run; the other decisions of the pause carry over, so deciding these resumes
- * the run as the first resume would have.
+ * have run (as edited, when an edit was in force); the other decisions of the pause
+ * carry over, so deciding these resumes the run as the first resume would have.
  */
 async function askAgain(ctx: RuntimeContext, ask: AskAgain): Promise<RunOutcome> {
   const { pause, uncertain, sessionId, invocationId } = ask;
@@ -156,7 +184,7 @@ async function askAgain(ctx: RuntimeContext, ask: AskAgain): Promise<RunOutcome>
     status: 'pending',
     approvals: pause.approvals.map((a) =>
       uncertain.has(a.approvalId)
-        ? { ...a, hint: mayHaveRunHint(a), mayHaveRun: true, createdAt: now, expiresAt }
+        ? { ...askedAgain(pause, a), createdAt: now, expiresAt }
         : { ...a, createdAt: now, expiresAt },
     ),
     decisions: pause.decisions.filter((d) => !uncertain.has(d.approvalId)),
@@ -171,7 +199,9 @@ async function askAgain(ctx: RuntimeContext, ask: AskAgain): Promise<RunOutcome>
   };
   const asked = next.approvals.filter((a) => uncertain.has(a.approvalId));
   const audit = asked.map((a) => ({
-    ...approvalAudit(next, a, 'requested', 'system', now),
+    ...approvalAudit(next, a, 'requested', 'system', now, {
+      ...(a.carriedEdit && { editedArgsHash: a.carriedEdit.editedArgsHash }),
+    }),
     reason: 'It may have run before its process stopped.',
   }));
   await ctx.store.apply(sessionId, savePauseTransition, [

@@ -17,12 +17,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The approved edit in force on an approval, among the votes a presenter has (an
- * outcome's and the inbox's come without their pause): settlement's `latestEdit`.
+ * outcome's and the inbox's come without their pause), else the edit carried onto it
+ * when it was asked again: settlement's `latestEdit`.
  */
-function editInForce(decisions: Decision[], approvalId: string): Decision | undefined {
-  return decisions
-    .filter((d) => d.approvalId === approvalId && d.approved && d.editedArgs !== undefined)
-    .at(-1);
+function editInForce(decisions: Decision[], a: ApprovalRequest): Decision | undefined {
+  return (
+    decisions
+      .filter((d) => d.approvalId === a.approvalId && d.approved && d.editedArgs !== undefined)
+      .at(-1) ?? a.carriedEdit
+  );
 }
 
 /**
@@ -34,7 +37,7 @@ export function presentApproval(
   a: ApprovalRequest,
   decisions: Decision[] = [],
 ): z.input<typeof wire.approval> {
-  const edit = editInForce(decisions, a.approvalId);
+  const edit = editInForce(decisions, a);
   const args = edit?.editedArgs ?? a.args;
   return {
     approval_id: a.approvalId,
