@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'react';
-import { type ApiError, toApiError } from '../api/api-error';
+import { useCallback } from 'react';
+import type { ApiError } from '../api/api-error';
 import type { ApiGrant } from '../api/api-types';
 import { listGrants } from '../api/holdpoint-api';
+import { usePagedList } from '../api/use-paged-list';
 
 interface Grants {
   grants: ApiGrant[];
@@ -18,51 +19,25 @@ interface Grants {
 
 /**
  * The signed-in user's grants, newest first (the server's order), a page at a time;
- * every page shown is read again on reload and when `userId` changes.
+ * every page shown is read again on reload and when `userId` changes (the cookies say
+ * who, so `userId` is only the trigger).
  */
 export function useGrants(userId: string): Grants {
-  const [grants, setGrants] = useState<ApiGrant[]>([]);
-  const [pages, setPages] = useState(1);
-  const [hasMore, setHasMore] = useState(false);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<ApiError>();
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the cookies say who; `userId` is the trigger.
-  const reload = useCallback(async () => {
-    try {
-      const read: ApiGrant[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < pages; page++) {
-        const next = await listGrants(cursor);
-        read.push(...next.grants);
-        cursor = next.nextCursor;
-        if (!cursor) break;
-      }
-      setGrants(read);
-      setHasMore(cursor !== undefined);
-      setError(undefined);
-    } catch (caught) {
-      setError(toApiError(caught));
-    } finally {
-      setLoading(false);
-    }
-  }, [userId, pages]);
-
-  useEffect(() => {
-    void reload();
-  }, [reload]);
-
-  const replace = useCallback((grant: ApiGrant) => {
-    setGrants((listed) => listed.map((g) => (g.grant_id === grant.grant_id ? grant : g)));
-  }, []);
-
+  const list = usePagedList(async (cursor) => {
+    const page = await listGrants(cursor);
+    return { items: page.grants, nextCursor: page.nextCursor };
+  }, userId);
+  const { replace } = list;
   return {
-    grants,
-    loading,
-    error,
-    hasMore,
-    reload,
-    showMore: () => setPages((n) => n + 1),
-    replace,
+    grants: list.items,
+    loading: list.loading,
+    error: list.error,
+    hasMore: list.hasMore,
+    reload: list.reload,
+    showMore: list.showMore,
+    replace: useCallback(
+      (grant: ApiGrant) => replace(grant, (listed) => listed.grant_id === grant.grant_id),
+      [replace],
+    ),
   };
 }

@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState } from 'react';
-import { type ApiError, toApiError } from '../api/api-error';
+import type { ApiError } from '../api/api-error';
 import type { InboxApproval } from '../api/api-types';
 import { listApprovals } from '../api/holdpoint-api';
+import { usePagedList } from '../api/use-paged-list';
 
 interface Inbox {
   approvals: InboxApproval[];
@@ -20,36 +20,16 @@ interface Inbox {
  * changes (the server pushed news of the inbox, see useInboxFeed), never by polling.
  */
 export function useInbox(userId: string, version: number): Inbox {
-  const [approvals, setApprovals] = useState<InboxApproval[]>([]);
-  const [pages, setPages] = useState(1);
-  const [hasMore, setHasMore] = useState(false);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<ApiError>();
-
-  const reload = useCallback(async () => {
-    try {
-      const read: InboxApproval[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < pages; page++) {
-        const next = await listApprovals(userId, cursor);
-        read.push(...next.approvals);
-        cursor = next.nextCursor;
-        if (!cursor) break;
-      }
-      setApprovals(read);
-      setHasMore(cursor !== undefined);
-      setError(undefined);
-    } catch (caught) {
-      setError(toApiError(caught));
-    } finally {
-      setLoading(false);
-    }
-  }, [userId, pages]);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `version` is the trigger, not an input.
-  useEffect(() => {
-    void reload();
-  }, [reload, version]);
-
-  return { approvals, loading, error, hasMore, reload, showMore: () => setPages((n) => n + 1) };
+  const list = usePagedList(async (cursor) => {
+    const page = await listApprovals(userId, cursor);
+    return { items: page.approvals, nextCursor: page.nextCursor };
+  }, `${userId}\n${version}`);
+  return {
+    approvals: list.items,
+    loading: list.loading,
+    error: list.error,
+    hasMore: list.hasMore,
+    reload: list.reload,
+    showMore: list.showMore,
+  };
 }
