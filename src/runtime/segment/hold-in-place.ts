@@ -7,9 +7,10 @@ import { announceRun } from './announce-run.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { type AskedAwait, answerEvent } from './linear-awaits.js';
 import { PauseHold } from './pause-hold.js';
-import type { PreparedSegment, StopCause } from './prepare-segment.js';
+import type { PreparedSegment } from './prepare-segment.js';
 import type { SegmentCollector } from './segment-collector.js';
 import type { SegmentLease } from './segment-lease.js';
+import type { StopCause } from './stop-cause.js';
 
 /** A segment whose ADK part runs (`drive`), and what holding its awaits in place takes. */
 export interface DrivenSegment {

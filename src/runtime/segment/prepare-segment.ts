@@ -16,16 +16,7 @@ import type { SegmentCollector } from './segment-collector.js';
 import { segmentGrants } from './segment-grants.js';
 import { SegmentSessions } from './segment-sessions.js';
 import type { SegmentStart } from './segment-start.js';
-
-/**
- * Why a segment stops early: a checkpoint, a tool's effect ledger, or an approved call's
- * start mark could not be stored. Set by whatever failed; read when the segment ends.
- */
-export interface StopCause {
-  error?: unknown;
-  /** Stops ADK at once, as a lost lease does (set by the segment that drives it). */
-  halt?: () => void;
-}
+import type { StopCause } from './stop-cause.js';
 
 /** A segment's session, ready for ADK to run on. */
 export interface PreparedSegment {

@@ -8,11 +8,12 @@ import { driveSegment } from './drive-segment.js';
 import { type EndingSegment, endSegment } from './end-segment.js';
 import { type HoldEnd, holdAwaitsInPlace } from './hold-in-place.js';
 import { withoutAwaits } from './linear-awaits.js';
-import { prepareSegment, type StopCause } from './prepare-segment.js';
+import { prepareSegment } from './prepare-segment.js';
 import { deniedCalls } from './resume-message.js';
 import { SegmentCollector } from './segment-collector.js';
 import { SegmentLease } from './segment-lease.js';
 import type { SegmentStart } from './segment-start.js';
+import type { StopCause } from './stop-cause.js';
 
 /**
  * One run segment, from the session held to its end stored: load the session, run

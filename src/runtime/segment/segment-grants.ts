@@ -2,8 +2,8 @@ import { GrantedCalls } from '../../agents/granted-calls.js';
 import { hashArgs } from '../../core/hash.js';
 import { allowedByGrantTransition } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import type { StopCause } from './prepare-segment.js';
 import type { SegmentStart } from './segment-start.js';
+import type { StopCause } from './stop-cause.js';
 
 /**
  * The segment's GrantedCalls plugin, when its app lets some tool's deciders make grants
