@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RedisScratch } from '../src/store/redis/redis-scratch.test-support.js';
 
 // Packing and installing into a new project takes a while on a 2-core machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
@@ -29,8 +30,12 @@ function npm(args: string[], cwd: string): string {
 }
 
 /** Runs one of the consumer's scripts with plain Node and parses the JSON it prints. */
-function run(script: string): Record<string, unknown> {
-  const output = execFileSync(process.execPath, [script], { cwd: project, encoding: 'utf8' });
+function run(script: string, env: NodeJS.ProcessEnv = {}): Record<string, unknown> {
+  const output = execFileSync(process.execPath, [script], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(output.trim().split('\n').at(-1) ?? '{}');
 }
 
@@ -73,8 +78,19 @@ describe('the installed package', () => {
     expect(files.filter((file) => file.endsWith('.test.js'))).toEqual([]);
   });
 
-  it('runs on the Redis store, whose Lua scripts ship in the package', () => {
-    expect(run('on-redis.js')).toEqual({ paused: 'pending_approval', done: 'completed' });
+  it('runs on the Redis store, whose Lua scripts ship in the package', async () => {
+    // A prefix of the test's own, so the keys the run leaves (a completed session is
+    // kept for its TTL) go with the test.
+    const scratch = new RedisScratch();
+    try {
+      expect(run('on-redis.js', { KEY_PREFIX: scratch.prefix })).toEqual({
+        paused: 'pending_approval',
+        done: 'completed',
+      });
+      expect((await scratch.keys()).length).toBeGreaterThan(0);
+    } finally {
+      await scratch.cleanup();
+    }
   });
 
   it('runs a project’s own agent to a pause and an approval, from plain JavaScript', () => {
