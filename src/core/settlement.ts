@@ -8,13 +8,25 @@ export function votesOn(pause: Pause, approvalId: string): Decision[] {
 }
 
 /**
- * The latest approved edit of an approval's arguments, if any: it sets the call's current
- * arguments. Without one, the edit carried onto an approval asked again after a crash
- * (`carriedEdit`), which sets them too but is no vote.
+ * The edit in force on `approval` among `decisions` (its pause's votes, or those a
+ * presenter was given without the pause): the latest approved edit, which sets the
+ * call's current arguments; without one, the edit carried onto an approval asked again
+ * after a crash (`carriedEdit`), which sets them too but is no vote.
  */
+export function editInForce(
+  decisions: readonly Decision[],
+  approval: Pick<ApprovalRequest, 'approvalId' | 'carriedEdit'>,
+): Decision | undefined {
+  const edits = decisions.filter(
+    (d) => d.approvalId === approval.approvalId && d.approved && d.editedArgs !== undefined,
+  );
+  return edits.at(-1) ?? approval.carriedEdit;
+}
+
+/** The edit in force on the approval `approvalId` of `pause` (see editInForce). */
 export function latestEdit(pause: Pause, approvalId: string): Decision | undefined {
-  const edits = votesOn(pause, approvalId).filter((d) => d.approved && d.editedArgs !== undefined);
-  return edits.at(-1) ?? pause.approvals.find((a) => a.approvalId === approvalId)?.carriedEdit;
+  const approval = pause.approvals.find((a) => a.approvalId === approvalId) ?? { approvalId };
+  return editInForce(pause.decisions, approval);
 }
 
 /**

@@ -3,6 +3,7 @@ import { approversOf } from '../../core/approvers.js';
 import type { DecisionPolicy } from '../../core/decision-policy.js';
 import type { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
+import { editInForce } from '../../core/settlement.js';
 import type { ApprovalRequest, Approvers, Decision } from '../../core/types.js';
 import type { ReassignedApproval } from '../../runtime/commands/reassign-approval.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
@@ -14,19 +15,6 @@ import type { Delegation } from '../../store/delegations.js';
 import type * as wire from './wire/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/**
- * The approved edit in force on an approval, among the votes a presenter has (an
- * outcome's and the inbox's come without their pause), else the edit carried onto it
- * when it was asked again: settlement's `latestEdit`.
- */
-function editInForce(decisions: Decision[], a: ApprovalRequest): Decision | undefined {
-  return (
-    decisions
-      .filter((d) => d.approvalId === a.approvalId && d.approved && d.editedArgs !== undefined)
-      .at(-1) ?? a.carriedEdit
-  );
-}
 
 /**
  * An approval request as the API shows it, with the call's arguments as they stand:
