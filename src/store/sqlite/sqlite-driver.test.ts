@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,5 +56,28 @@ describe('SqliteDriver', () => {
         expect((error as HoldpointError).code).toBe('STORE_UNAVAILABLE');
       }
     }
+  });
+
+  it("waits for another process holding the new file's lock instead of failing at open", async () => {
+    // Two servers starting at once on a new file: the first holds the write lock while it
+    // makes the schema, the second's first statement (switching to WAL) must wait for it.
+    const path = join(dir, 'starting.db');
+    const holder = spawn(process.execPath, [
+      '-e',
+      `const { DatabaseSync } = require('node:sqlite');
+       const db = new DatabaseSync(${JSON.stringify(path)});
+       db.exec('BEGIN EXCLUSIVE');
+       db.exec('CREATE TABLE first (n INTEGER)');
+       process.stdout.write('locked\\n');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`,
+    ]);
+    await once(holder.stdout, 'data');
+    // Opened while the holder still holds the lock (it lets go by itself 300 ms on, well
+    // inside the driver's 5 s wait; opening failed at once before the wait was set at open).
+    const driver = new SqliteDriver({ path });
+    const { rows } = await driver.query(`SELECT name FROM sqlite_master WHERE type = 'table'`);
+    expect(rows.map((row) => row.name)).toEqual(['first']);
+    await driver.close();
+    await once(holder, 'exit');
   });
 });

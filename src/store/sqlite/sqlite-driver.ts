@@ -64,10 +64,12 @@ function unopenable(path: string, error: unknown): HoldpointError {
  * file, a file that is not a database: reported as STORE_UNAVAILABLE naming the file,
  * not as the file system's or SQLite's bare message.
  */
-function openDatabase(path: string): DatabaseSync {
+function openDatabase(path: string, busyTimeoutMs: number): DatabaseSync {
   try {
     mkdirSync(dirname(path), { recursive: true });
-    return new DatabaseSync(path);
+    // The lock wait is set at open, not by a later pragma: the first statement (switching
+    // to WAL) already needs the lock another process starting on the same file may hold.
+    return new DatabaseSync(path, { timeout: busyTimeoutMs });
   } catch (error) {
     throw unopenable(path, error);
   }
@@ -91,11 +93,10 @@ export class SqliteDriver implements SqlDriver {
 
   constructor(options: SqliteDriverOptions) {
     this.path = resolve(options.path);
-    this.db = openDatabase(this.path);
+    this.db = openDatabase(this.path, Math.trunc(options.busyTimeoutMs ?? 5_000));
     try {
       this.db.exec('PRAGMA journal_mode = WAL');
       this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-      this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5_000)}`);
       this.db.exec('PRAGMA foreign_keys = ON');
     } catch (error) {
       this.db.close();
