@@ -1,42 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { ApprovalEvent } from '../core/approval-event.js';
-import type { Page, PageCursor, SessionSnapshot, SessionWrites } from './store.js';
+import type {
+  DeliveryRecord,
+  DeliveryStatus,
+  Page,
+  PageCursor,
+  SessionSnapshot,
+  SessionWrites,
+} from './session-shapes.js';
 
-/**
- * `pending`: not sent yet; `failed`: the last attempt failed and another is due;
- * `sent`: the channel took it; `gave_up`: no attempt is left (an admin may re-send it).
- */
-export type DeliveryStatus = 'pending' | 'sent' | 'failed' | 'gave_up';
-
-/** One notification of one approval event to one recipient through one channel. */
-export interface DeliveryRecord {
-  /**
-   * Stable across retries, crashes and re-sends (`deliveryIdOf`): receivers drop
-   * duplicates by it.
-   */
-  deliveryId: string;
-  /** The event's id: the hash of the audit line that recorded it. */
-  eventId: string;
-  event: ApprovalEvent;
-  /** The channel's name (`webhook`, `slack`, `email`, or a host's own). */
-  channel: string;
-  /** `user:<id>`, `role:<name>`, or `endpoint:<name>` for a channel that sends each event once. */
-  recipient: string;
-  status: DeliveryStatus;
-  attempts: number;
-  /** While pending or failed: when the next attempt is due (a claim moves it to the claim's end). */
-  nextAttemptAt?: number;
-  /** Who holds the current attempt. */
-  claimedBy?: string;
-  lastError?: string;
-  /** What the channel answered when it sent it (Slack: `<channel>:<ts>`), for later updates. */
-  ref?: string;
-  sentAt?: number;
-  createdAt: number;
-  updatedAt: number;
-  /** Moves with every change (claims and settles hold by the claim's owner and the due time). */
-  version: number;
-}
+// A delivery's record is written with a session's commit, so it is a session shape; the
+// outbox's callers find it here.
+export type { DeliveryRecord, DeliveryStatus } from './session-shapes.js';
 
 /**
  * A delivery's stable id: the same event to the same recipient through the same channel

@@ -1,156 +1,43 @@
-import type { Event, Session } from '@google/adk';
+import type { Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
-import type { HoldpointError } from '../core/errors.js';
 import type { StoreKind } from '../core/store-kinds.js';
-import type {
-  AuditEntry,
-  Decision,
-  Lease,
-  Pause,
-  RunRecord,
-  RunStatus,
-  SessionMeta,
-} from '../core/types.js';
+import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type { Delegations } from './delegations.js';
 import type { Grants } from './grants.js';
-import type { DeliveryRecord, Outbox } from './outbox.js';
+import type { Outbox } from './outbox.js';
 import type { RateCounters } from './rate-counters.js';
 import type { RequestRecords } from './request-records.js';
 import type { RunRelay } from './run-relay.js';
+import type {
+  CommitObserver,
+  NewSession,
+  Page,
+  PageCursor,
+  SessionSnapshot,
+  SessionTransition,
+  WaitingCount,
+} from './session-shapes.js';
 import type { UserMemories } from './user-memories.js';
-import type { WaitingCount } from './waiting-counts.js';
-
-/** What a store reads of one session before a transition: its meta, latest pause and run. */
-export interface SessionSnapshot {
-  meta: SessionMeta;
-  /** The session's latest pause (it may have ended). */
-  pause?: Pause;
-  /** The session's current (latest) run. */
-  run?: RunRecord;
-}
-
-/**
- * What a run segment appended to its ADK session: the events, in order, and the
- * final value of every state key they changed (`app:` and `user:` keys included).
- * Written together with the transition that ends the segment, or not at all.
- */
-export interface SessionAppend {
-  events: Event[];
-  state: Record<string, unknown>;
-}
-
-/** What a transition writes, all at once, for one session. */
-export interface SessionWrites {
-  meta: SessionMeta;
-  pauses?: Pause[];
-  runs?: RunRecord[];
-  audit: AuditEntry[];
-  /** Keep the pause record (a tombstone once it ends) until then. */
-  pauseRetainUntil?: number;
-  /** The ADK events and state a run segment appended. */
-  append?: SessionAppend;
-  /** The notifications of this commit's approval events (the outbox's planner). */
-  deliveries?: DeliveryRecord[];
-}
-
-/**
- * Told of each commit `apply` stored, after it is stored, with the snapshot it was
- * computed on and what it wrote (audit lines chained): what derives from commits
- * without being part of them (metrics) reads them here, once per stored commit.
- */
-export type CommitObserver = (before: SessionSnapshot, writes: SessionWrites) => void;
-
-/** A transition's writes and its answer; `error` is thrown after the writes commit. */
-export interface Transition<T> {
-  writes?: SessionWrites;
-  value?: T;
-  error?: HoldpointError;
-}
-
-/**
- * A change of one session, as `transitions.ts` declares them: pure, from the session's
- * snapshot and `args` to what it writes and answers (or throws, writing nothing).
- */
-export type SessionTransition<A extends unknown[], T> = (
-  snapshot: SessionSnapshot,
-  ...args: A
-) => Transition<T>;
-
-/**
- * What deciding (`decideTransition`) did: decisions recorded, and whether the caller
- * now resumes the run.
- */
-export interface DecideResult {
-  pause: Pause;
-  /**
-   * `resumes`: every approval is decided and this caller's lease holds the session: it
-   * resumes the run.
-   * `handed`: every approval is decided and the segment that holds the pause in place
-   * (`Pause.heldBy`) now holds the session, under the caller's lease's end; it goes on.
-   * `recorded`: the same request (by `requestId`) recorded these decisions before;
-   * nothing was written now.
-   */
-  outcome: 'pending' | 'resumes' | 'handed' | 'recorded';
-}
-
-/**
- * What became of a pause a segment holds in place: `handed` to it (decided; the
- * session is the segment's under `lease`), still `waiting` for people, or `released`
- * (its hold ended, or the pause was decided without it, cancelled or expired).
- */
-export type HoldState =
-  | { state: 'handed'; pause: Pause; lease: Lease }
-  | { state: 'waiting' }
-  | { state: 'released' };
-
-/** How a run ended, written atomically with the session going idle. */
-export interface RunEnding {
-  status: Extract<RunStatus, 'completed' | 'failed'>;
-  result?: string;
-  error?: string;
-  audit: AuditEntry[];
-}
-
-/** The end of a run segment: the lease it held, what it appended, which calls ran. */
-export interface SegmentEnd {
-  sessionId: string;
-  invocationId: string;
-  lease: Lease;
-  append: SessionAppend;
-  /** Tool calls that produced a result in the segment (for `executed` audit lines). */
-  executedCallIds: string[];
-  now: number;
-}
-
-/**
- * Decisions to record: one by one, or one answer for every undecided approval; with
- * `pauseId`, only on that pause (PAUSE_MISMATCH when the session waits on another).
- */
-export type DecisionBatch = ({ decisions: Decision[] } | { all: Omit<Decision, 'approvalId'> }) & {
-  pauseId?: string;
-};
-
-/** A new session: who owns it, which app it belongs to, and when it was made. */
-export interface NewSession {
-  sessionId: string;
-  app: string;
-  userId: string;
-  createdAt: number;
-}
-
-/** Where a page of a list starts: after this entry (as `next` gave it). */
-export interface PageCursor {
-  score: number;
-  member: string;
-}
-
-/** One page of a list, and where the next one starts when there is more. */
-export interface Page<T> {
-  items: T[];
-  next?: PageCursor;
-}
 
 export type { StoreKind } from '../core/store-kinds.js';
+// The session shapes live in session-shapes.ts (so that the transitions, the outbox and
+// the waiting counts need not import this file); the store's callers find them here.
+export type {
+  CommitObserver,
+  DecideResult,
+  DecisionBatch,
+  HoldState,
+  NewSession,
+  Page,
+  PageCursor,
+  RunEnding,
+  SegmentEnd,
+  SessionAppend,
+  SessionSnapshot,
+  SessionTransition,
+  SessionWrites,
+  Transition,
+} from './session-shapes.js';
 
 /**
  * How much a store holds now, as far as it can tell without a scan: what an operator

@@ -35,7 +35,7 @@ import type {
   SessionSnapshot,
   SessionWrites,
   Transition,
-} from './store.js';
+} from './session-shapes.js';
 
 function touch(meta: SessionMeta, patch: Partial<SessionMeta>, now: number): SessionMeta {
   return { ...meta, ...patch, updatedAt: now };

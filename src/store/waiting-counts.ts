@@ -1,13 +1,9 @@
 import type { Pause } from '../core/types.js';
-import type { SessionSnapshot, SessionWrites } from './store.js';
+import type { SessionSnapshot, SessionWrites, WaitingCount } from './session-shapes.js';
 import { undecidedApprovals } from './transitions.js';
 
-/** How many approvals of one app's tool wait for people now, across every instance. */
-export interface WaitingCount {
-  app: string;
-  tool: string;
-  count: number;
-}
+// What the store answers for the counts is a session shape; its callers find it here.
+export type { WaitingCount } from './session-shapes.js';
 
 /** Between an app's name and a tool's in a count's key: a character neither name holds. */
 const SEPARATOR = '\u001f';
