@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DEFAULTS } from '../core/defaults.js';
 import type {
   DeliveryRecord,
   DeliveryStatus,
@@ -21,8 +22,8 @@ export function deliveryIdOf(eventId: string, channel: string, recipient: string
   return `dlv_${digest.slice(0, 32)}`;
 }
 
-/** How long deliveries are kept by default (the `deliveryRetentionSeconds` setting's default). */
-export const DEFAULT_DELIVERY_RETENTION_SECONDS = 7 * 24 * 3600;
+/** How long deliveries are kept by default: the `deliveryRetentionSeconds` setting's default. */
+export const DEFAULT_DELIVERY_RETENTION_SECONDS = DEFAULTS.deliveryRetentionSeconds;
 
 /** How an attempt ended, as its claimer records it. */
 export type DeliveryResult =
