@@ -10,6 +10,7 @@ import { startServer } from '../main/serve.js';
 import { type AuditFileCheck, verifyAuditFile } from '../main/verify-audit-file.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
 import { type Identity, newApiKey, requireIdentity } from '../transports/auth/index.js';
+import { API_USAGE, apiCallText, operationsText } from '../transports/cli/api-command.js';
 import { runChat } from '../transports/cli/chat.js';
 import type { ChatBackend } from '../transports/cli/chat-backend.js';
 import { listGrantsText, revokeGrantText } from '../transports/cli/grants-command.js';
@@ -169,6 +170,44 @@ async function grantsCommand(rest: string[]): Promise<void> {
     printed = `Revoked:\n${revoked}`;
   }
   if (printed === undefined) throw new HoldpointError('VALIDATION_FAILED', GRANTS_USAGE);
+  // A one-shot command: the HTTP client's idle keep-alive connections must not keep it alive.
+  process.stdout.write(`${printed}\n`, () => process.exit(0));
+}
+
+/**
+ * `holdpoint api`: every operation of the REST API, from their definitions; with an
+ * operation's name, a call of it on a running server (`--url`, as the caller `grants`
+ * is), its JSON answer printed. Whatever fails — the command given wrong, an input its
+ * wire schema refuses, the server's refusal — is printed with its code, exit 1.
+ */
+async function apiCommand(rest: string[]): Promise<void> {
+  let printed: string;
+  try {
+    const url = serverUrl(takeFlag(rest, 'url') ?? 'http://127.0.0.1:3000');
+    const credentials = credentialsOf({
+      user: takeFlag(rest, 'user'),
+      roles: takeFlag(rest, 'roles'),
+      token: takeFlag(rest, 'token'),
+    });
+    const args = {
+      params: takeFlags(rest, 'param'),
+      query: takeFlags(rest, 'query'),
+      body: takeFlag(rest, 'body'),
+    };
+    const [name, ...extra] = rest;
+    const given = args.params.length > 0 || args.query.length > 0 || args.body !== undefined;
+    if (name === undefined && !given) {
+      printed = operationsText();
+    } else if (name === undefined || name.startsWith('--') || extra.length > 0) {
+      throw new HoldpointError('VALIDATION_FAILED', API_USAGE);
+    } else {
+      printed = await apiCallText(url, credentials, name, args, process.stdin);
+    }
+  } catch (error) {
+    if (!isHoldpointError(error)) throw error;
+    process.stderr.write(`holdpoint: ${error.code}: ${error.message}\n`, () => process.exit(1));
+    return;
+  }
   // A one-shot command: the HTTP client's idle keep-alive connections must not keep it alive.
   process.stdout.write(`${printed}\n`, () => process.exit(0));
 }
@@ -374,6 +413,10 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'grants') {
     await grantsCommand(rest);
+    return;
+  }
+  if (command === 'api') {
+    await apiCommand(rest);
     return;
   }
   process.stdout.write(`${USAGE}\n`);

@@ -21,6 +21,10 @@ export const USAGE = `Usage:
   holdpoint grants list [--of USER] [--url http://127.0.0.1:3000]
                  [--user NAME --roles a,b | --token TOKEN]   (a running server's grants)
   holdpoint grants revoke <grant-id> [--url …] [--user NAME | --token TOKEN]
+  holdpoint api                        (every operation of the REST API, by resource)
+  holdpoint api <operation> [--param NAME=VALUE]… [--query NAME=VALUE]… [--body JSON|@FILE|@-]
+                 [--url …] [--user NAME --roles a,b | --token TOKEN]
+                                      (calls one on a running server; prints its JSON answer)
 The store is SQLite in --data-dir (default .holdpoint in the working directory) unless
 --store says otherwise (docs/stores.md). Apps come from --app (repeatable) or
 holdpoint.config.ts. Every setting is a flag, an environment variable or a config file

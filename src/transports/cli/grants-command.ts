@@ -1,5 +1,5 @@
 import type * as wire from '../http/wire/index.js';
-import { type HttpCredentials, serverRequest } from './server-request.js';
+import { callOperation, type HttpCredentials } from './server-request.js';
 
 /** Where a grant stands at `now`, for the terminal. */
 function stateText(grant: wire.Grant, now: number): string {
@@ -31,7 +31,7 @@ export function describeGrant(grant: wire.Grant, now: number): string {
 
 /**
  * `holdpoint grants list`: every grant of the caller (or, for an admin, of `of`) on the
- * server at `baseUrl`, newest first, following `GET /api/grants`'s pages to the end.
+ * server at `baseUrl`, newest first, following `listGrants`'s pages to the end.
  */
 export async function listGrantsText(
   baseUrl: string,
@@ -42,16 +42,13 @@ export async function listGrantsText(
   const grants: wire.Grant[] = [];
   let cursor: string | undefined;
   do {
-    const query = new URLSearchParams({
+    const query = {
       ...(of === undefined ? {} : { user_id: of }),
       ...(cursor === undefined ? {} : { cursor }),
+    };
+    const page = await callOperation<wire.GrantsPage>(baseUrl, credentials, 'listGrants', {
+      query,
     });
-    const page = await serverRequest<wire.GrantsPage>(
-      baseUrl,
-      credentials,
-      'GET',
-      `/api/grants${query.size > 0 ? `?${query}` : ''}`,
-    );
     grants.push(...page.grants);
     cursor = page.next_cursor;
   } while (cursor !== undefined);
@@ -59,18 +56,18 @@ export async function listGrantsText(
   return grants.map((grant) => describeGrant(grant, now)).join('\n');
 }
 
-/** `holdpoint grants revoke`: revokes `grantId` now (`DELETE /api/grants/:grantId`). */
+/** `holdpoint grants revoke`: revokes `grantId` now (`revokeGrant`). */
 export async function revokeGrantText(
   baseUrl: string,
   credentials: HttpCredentials,
   grantId: string,
   now: number,
 ): Promise<string> {
-  const { grant } = await serverRequest<{ grant: wire.Grant }>(
+  const { grant } = await callOperation<{ grant: wire.Grant }>(
     baseUrl,
     credentials,
-    'DELETE',
-    `/api/grants/${encodeURIComponent(grantId)}`,
+    'revokeGrant',
+    { params: { grantId } },
   );
   return describeGrant(grant, now);
 }

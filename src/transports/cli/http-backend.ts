@@ -1,9 +1,10 @@
 import type { DecisionPolicy } from '../../core/decision-policy.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
+import type { OperationName } from '../http/operations/index.js';
 import type * as wire from '../http/wire/index.js';
 import type { ChatBackend, ChatState } from './chat-backend.js';
-import { type HttpCredentials, serverRequest } from './server-request.js';
+import { callOperation, type HttpCredentials, type OperationInput } from './server-request.js';
 
 /** What the server says a decider may answer, as the runtime models it. */
 function policyOf(p: wire.DecisionPolicy): DecisionPolicy {
@@ -56,7 +57,7 @@ function decisionOf(d: wire.Decision): Decision {
   };
 }
 
-/** Where a session stands, from `GET /api/sessions/:id`. */
+/** Where a session stands, from `getSession`. */
 function stateOfSession(s: wire.Session): ChatState {
   const sessionId = s.session_id;
   if (s.status === 'paused' && s.pending_approvals.length > 0) {
@@ -101,8 +102,8 @@ export class HttpChatBackend implements ChatBackend {
   static async connect(url: string, credentials: HttpCredentials): Promise<HttpChatBackend> {
     const baseUrl = url.replace(/\/+$/, '');
     const probe = new HttpChatBackend(baseUrl, credentials, '', []);
-    const me = await probe.request<{ principal: { id: string } }>('GET', '/api/me');
-    const { apps } = await probe.request<{ apps: { name: string }[] }>('GET', '/api/apps');
+    const me = await probe.call<{ principal: { id: string } }>('getMe');
+    const { apps } = await probe.call<{ apps: { name: string }[] }>('listApps');
     return new HttpChatBackend(
       baseUrl,
       credentials,
@@ -113,7 +114,7 @@ export class HttpChatBackend implements ChatBackend {
 
   async start(query: string, app: string, sessionId?: string): Promise<ChatState> {
     const body = { query, app, ...(sessionId ? { session_id: sessionId } : {}) };
-    return this.after(await this.request<wire.Outcome>('POST', '/api/agent/start', body));
+    return this.after(await this.call<wire.Outcome>('startRun', { body }));
   }
 
   async decide(sessionId: string, decisions: DecisionInput[]): Promise<ChatState> {
@@ -130,18 +131,15 @@ export class HttpChatBackend implements ChatBackend {
         ...(d.grant === undefined ? {} : { grant: d.grant }),
       })),
     };
-    return this.after(await this.request<wire.Outcome>('POST', '/api/agent/resume', body));
+    return this.after(await this.call<wire.Outcome>('resumeRun', { body }));
   }
 
   async cancel(sessionId: string, reason: string): Promise<void> {
-    await this.request('POST', '/api/agent/cancel', { session_id: sessionId, reason });
+    await this.call('cancelPause', { body: { session_id: sessionId, reason } });
   }
 
   async session(sessionId: string): Promise<{ app: string; state: ChatState }> {
-    const session = await this.request<wire.Session>(
-      'GET',
-      `/api/sessions/${encodeURIComponent(sessionId)}`,
-    );
+    const session = await this.call<wire.Session>('getSession', { params: { id: sessionId } });
     return { app: session.app, state: stateOfSession(session) };
   }
 
@@ -157,8 +155,8 @@ export class HttpChatBackend implements ChatBackend {
     return (await this.session(outcome.session_id)).state;
   }
 
-  /** One JSON request as this caller; a refusal is thrown as the server's coded error. */
-  private request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    return serverRequest<T>(this.baseUrl, this.credentials, method, path, body);
+  /** One operation called as this caller; a refusal is thrown as the server's coded error. */
+  private call<T>(name: OperationName, input?: OperationInput): Promise<T> {
+    return callOperation<T>(this.baseUrl, this.credentials, name, input);
   }
 }

@@ -1,19 +1,130 @@
+import { z } from 'zod';
 import { type ErrorCode, errorStatus, HoldpointError } from '../../core/errors.js';
+import { type Operation, type OperationName, operationNamed } from '../http/operations/index.js';
 
 /** How a command proves who it is to the server: a token, or (dev mode) a name and roles. */
 export type HttpCredentials = { token: string } | { user: string; roles: string[] };
 
+/** What a call of an operation sends: its path's parameters, its query and its body. */
+export interface OperationInput {
+  /** By the names its path gives them (`approvalId` for `decideApproval`): every one, no other. */
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  /** The JSON body, as the operation's wire schema reads it. */
+  body?: unknown;
+}
+
+/** Whether `name` is an operation's name (its OpenAPI `operationId`). */
+export function isOperationName(name: string): name is OperationName {
+  return operationNamed(name) !== undefined;
+}
+
+/** Whether the operation answers only with a stream (SSE), never with JSON. */
+export function answersOnlyByStream(operation: Operation): boolean {
+  return operation.alsoAnswers !== undefined && operation.answer instanceof z.ZodNever;
+}
+
 /**
- * One JSON request to the Holdpoint server at `baseUrl` as `credentials`; a refusal is
- * thrown as the server's coded error, a server that cannot be reached as an error naming it.
+ * Calls the operation named `name` on the server at `baseUrl` as `credentials`, from its
+ * definition: its method, its path with `params` filled in, `query` and `body` checked
+ * against its own wire schemas before anything is sent (VALIDATION_FAILED naming the
+ * field). Answers the server's JSON (an answer in another form, `readAudit`'s NDJSON,
+ * as text); a refusal is thrown as the server's coded error, a server that cannot be
+ * reached as an error naming it. An operation that answers only with a stream is refused.
  */
-export async function serverRequest<T>(
+export async function callOperation<T = unknown>(
   baseUrl: string,
   credentials: HttpCredentials,
-  method: 'GET' | 'POST' | 'DELETE',
-  path: string,
-  body?: unknown,
+  name: OperationName,
+  input: OperationInput = {},
 ): Promise<T> {
+  const operation = operationNamed(name);
+  if (operation === undefined) {
+    throw new HoldpointError('VALIDATION_FAILED', `No operation is named ${name}.`);
+  }
+  if (answersOnlyByStream(operation)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `${name} answers only with a stream (${operation.alsoAnswers?.contentType}), not JSON: read ${operation.method.toUpperCase()} ${operation.path} with a streaming client (docs/http-api.md).`,
+    );
+  }
+  const path = filledPath(operation, input.params ?? {});
+  const query = input.query ?? {};
+  if (operation.query) checkInput(operation, 'query', operation.query, query);
+  else if (Object.keys(query).length > 0) {
+    throw new HoldpointError('VALIDATION_FAILED', `${name} takes no query.`);
+  }
+  // A body the operation needs and was not given is checked (and sent) as `{}`: the
+  // first field it lacks is named.
+  const body = operation.body && !operation.optionalBody ? (input.body ?? {}) : input.body;
+  if (operation.body) {
+    if (body !== undefined) checkInput(operation, 'body', operation.body, body);
+  } else if (body !== undefined) {
+    throw new HoldpointError('VALIDATION_FAILED', `${name} takes no body.`);
+  }
+  const search = new URLSearchParams(query).toString();
+  return (await serverRequest(
+    baseUrl,
+    credentials,
+    operation.method.toUpperCase(),
+    search ? `${path}?${search}` : path,
+    body,
+  )) as T;
+}
+
+/** The operation's path with each `:name` replaced by `params[name]`, encoded. */
+function filledPath(operation: Operation, params: Record<string, string>): string {
+  const names = [...operation.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
+  const unknown = Object.keys(params).find((name) => !names.includes(name));
+  if (unknown !== undefined) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `${operation.name} has no path parameter ${unknown} (its path: ${operation.path}).`,
+    );
+  }
+  return operation.path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name];
+    if (!value) {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        `${operation.name} needs the path parameter ${name} (its path: ${operation.path}).`,
+      );
+    }
+    return encodeURIComponent(value);
+  });
+}
+
+/** Checks a body or query against the operation's wire schema: the field it fails named. */
+function checkInput(
+  operation: Operation,
+  where: 'body' | 'query',
+  schema: z.ZodType,
+  input: unknown,
+): void {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  const field = [where, ...(issue?.path ?? []).map(String)].join('.');
+  throw new HoldpointError(
+    'VALIDATION_FAILED',
+    `${operation.name} ${field}: ${issue?.message ?? 'invalid input'} (not sent)`,
+    {
+      issues: parsed.error.issues.map((i) => ({
+        path: [where, ...i.path.map(String)].join('.'),
+        message: i.message,
+      })),
+    },
+  );
+}
+
+/** One request to the server as `credentials`: its JSON answer, or its text when not JSON. */
+async function serverRequest(
+  baseUrl: string,
+  credentials: HttpCredentials,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<unknown> {
   const headers: Record<string, string> =
     'token' in credentials
       ? { authorization: `Bearer ${credentials.token}` }
@@ -37,8 +148,11 @@ export async function serverRequest<T>(
       `Cannot reach the Holdpoint server at ${baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
     );
   }
+  if (response.ok && !/\bjson\b/.test(response.headers.get('content-type') ?? '')) {
+    return response.text();
+  }
   const parsed = await response.json().catch(() => undefined);
-  if (response.ok) return parsed as T;
+  if (response.ok) return parsed;
   const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
   const code = error?.code && error.code in errorStatus ? (error.code as ErrorCode) : 'INTERNAL';
   throw new HoldpointError(code, error?.message ?? `HTTP ${response.status} from ${path}`);

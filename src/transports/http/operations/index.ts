@@ -27,4 +27,29 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   deliveries: deliveryOperations,
 };
 
+/** Every operation's name (its OpenAPI `operationId`), as a type: from the lists above. */
+export type OperationName = (
+  | typeof serverOperations
+  | typeof agentOperations
+  | typeof runOperations
+  | typeof sessionOperations
+  | typeof approvalOperations
+  | typeof delegationOperations
+  | typeof grantOperations
+  | typeof auditOperations
+  | typeof chatOperations
+  | typeof deliveryOperations
+)[number]['name'];
+
+const OPERATIONS_BY_NAME: ReadonlyMap<string, Operation> = new Map(
+  Object.values(OPERATIONS_BY_RESOURCE)
+    .flat()
+    .map((operation) => [operation.name, operation]),
+);
+
+/** The operation named `name` (its OpenAPI `operationId`), or undefined when none is. */
+export function operationNamed(name: string): Operation | undefined {
+  return OPERATIONS_BY_NAME.get(name);
+}
+
 export type { Operation, OperationCall } from './operation.js';

@@ -85,12 +85,16 @@ export interface Operation<
   alsoAnswers?: { contentType: string; description: string };
 }
 
-/** Declares an operation, its types checked against each other; erased for the lists. */
+/**
+ * Declares an operation, its types checked against each other; erased for the lists
+ * but for its name, so the names of a list are a type (`OperationName`).
+ */
 export function defineOperation<
+  const Name extends string,
   Body extends ObjectSchema,
   Query extends ObjectSchema,
   Answer extends z.ZodType,
   Result,
->(operation: Operation<Body, Query, Answer, Result>): Operation {
-  return operation as unknown as Operation;
+>(operation: Operation<Body, Query, Answer, Result> & { name: Name }): Operation & { name: Name } {
+  return operation as unknown as Operation & { name: Name };
 }
