@@ -91,14 +91,24 @@ export function checked(by: Principal): Principal {
   return by === SYSTEM ? SYSTEM : validate(principalSchema, by);
 }
 
-/** Every operation of RUNTIME_OPERATIONS bound to `ctx`, each checking `by` before it acts. */
+/**
+ * Every operation of RUNTIME_OPERATIONS bound to `ctx`, each checking `by` before it acts:
+ * a malformed principal is refused as everything else is, by a rejected promise.
+ */
 export function bindOperations(ctx: RuntimeContext): RuntimeOperations {
   const table: Record<string, RuntimeOperation> = RUNTIME_OPERATIONS;
   const bound = Object.fromEntries(
     Object.entries(table).map(([name, operation]) => [
       name,
-      (input: never, by: Principal, ...extras: never[]) =>
-        operation(ctx, input, checked(by), ...extras),
+      (input: never, by: Principal, ...extras: never[]) => {
+        let caller: Principal;
+        try {
+          caller = checked(by);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        return operation(ctx, input, caller, ...extras);
+      },
     ]),
   );
   return bound as RuntimeOperations;
