@@ -1,4 +1,5 @@
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import type { RuntimeOperations } from '../src/runtime/operations.js';
 import type { RunOutcome } from '../src/runtime/run-outcome.js';
 import type { Cycle } from './measure.js';
 
@@ -22,7 +23,7 @@ function expectPaused(outcome: { status: string }): void {
 }
 
 /** What a cycle calls; a floor scenario puts a round trip behind each answer. */
-type CycleRuntime = Pick<HoldpointRuntime, 'start' | 'resume'>;
+type CycleRuntime = Pick<RuntimeOperations, 'start' | 'resume'>;
 
 /** Starts a run of `userId` that pauses for approval; returns its session id. */
 export async function startPaused(runtime: CycleRuntime, userId = USER): Promise<string> {
@@ -65,8 +66,8 @@ export function durableFloorCycle(
     return outcome;
   };
   return inProcessCycle({
-    start: (request, by) => afterRoundTrip(runtime.start(request, by)),
-    resume: (request, by) => afterRoundTrip(runtime.resume(request, by)),
+    start: (request, by) => afterRoundTrip(runtime.operations.start(request, by)),
+    resume: (request, by) => afterRoundTrip(runtime.operations.resume(request, by)),
   });
 }
 

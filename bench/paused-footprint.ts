@@ -48,13 +48,13 @@ export async function measurePausedFootprint(
   try {
     // One run first, so what every run shares (the schema, the owner's index, the
     // scripts) is not counted.
-    await startPaused(runtime);
+    await startPaused(runtime.operations);
     const before = await sizes.read();
     let next = 0;
     const worker = async () => {
       while (next < runs) {
         next += 1;
-        await startPaused(runtime);
+        await startPaused(runtime.operations);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));

@@ -115,7 +115,8 @@ async function timed(call: () => Promise<unknown>): Promise<number> {
 async function openLevel<L extends ScaleLevelRuntime>(store: ScaleStore<L>): Promise<L> {
   const level = await store.openStore();
   try {
-    for (let i = 0; i < INBOX_APPROVALS; i++) await startPaused(level.runtime, INBOX_USER);
+    for (let i = 0; i < INBOX_APPROVALS; i++)
+      await startPaused(level.runtime.operations, INBOX_USER);
   } catch (error) {
     await level.runtime.close();
     throw error;
@@ -142,7 +143,10 @@ async function idleRate<L extends ScaleLevelRuntime>(
 /** ROUND_CALLS inbox reads of the inbox user, timed. */
 async function inboxRound(level: ScaleLevelRuntime): Promise<number[]> {
   const read = async () => {
-    const page = await level.runtime.listPendingApprovals({}, { id: INBOX_USER, roles: [] });
+    const page = await level.runtime.operations.listPendingApprovals(
+      {},
+      { id: INBOX_USER, roles: [] },
+    );
     if (page.approvals.length !== INBOX_APPROVALS) {
       throw new Error(`the inbox listed ${page.approvals.length}, expected ${INBOX_APPROVALS}`);
     }
@@ -156,10 +160,11 @@ async function inboxRound(level: ScaleLevelRuntime): Promise<number[]> {
 async function resumeRound(level: ScaleLevelRuntime): Promise<number[]> {
   const { runtime } = level;
   const sessions: string[] = [];
-  for (let i = 0; i < ROUND_CALLS; i++) sessions.push(await startPaused(runtime, RESUME_USER));
+  for (let i = 0; i < ROUND_CALLS; i++)
+    sessions.push(await startPaused(runtime.operations, RESUME_USER));
   const ms: number[] = [];
   for (const sessionId of sessions) {
-    ms.push(await timed(() => resumeApproved(runtime, sessionId, RESUME_USER)));
+    ms.push(await timed(() => resumeApproved(runtime.operations, sessionId, RESUME_USER)));
   }
   return ms;
 }

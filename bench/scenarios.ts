@@ -48,7 +48,7 @@ export function benchConfig(choice: StoreChoice, extra: string[] = []): Holdpoin
 /** The runtime called directly: no transport at all. */
 export async function inProcess(name: string, choice: StoreChoice): Promise<Scenario> {
   const { runtime } = await holdpointFromConfig(benchConfig(choice));
-  return { name, cycle: inProcessCycle(runtime), close: () => runtime.close() };
+  return { name, cycle: inProcessCycle(runtime.operations), close: () => runtime.close() };
 }
 
 /**

@@ -25,7 +25,10 @@ export async function capturePausedTemplate(
   store: HoldpointStore,
   userId: string,
 ): Promise<PausedTemplate> {
-  const outcome = await runtime.start({ query: QUERY, app: APP }, { id: userId, roles: [] });
+  const outcome = await runtime.operations.start(
+    { query: QUERY, app: APP },
+    { id: userId, roles: [] },
+  );
   if (outcome.status !== 'pending_approval') {
     throw new Error(`the template run ended ${outcome.status}, expected pending_approval`);
   }

@@ -68,7 +68,7 @@ async function listPlans(level: SqlLevel): Promise<PlanCheck[]> {
     ['findApproval', () => store.findApproval('seed-a-70-0')],
     [
       'inbox read (listPendingApprovals)',
-      () => runtime.listPendingApprovals({}, { id: INBOX_USER, roles: [] }),
+      () => runtime.operations.listPendingApprovals({}, { id: INBOX_USER, roles: [] }),
     ],
   ];
   const checks: PlanCheck[] = [];
@@ -77,10 +77,12 @@ async function listPlans(level: SqlLevel): Promise<PlanCheck[]> {
   }
   let sessionId = '';
   const start = await driver.statementsOf(async () => {
-    sessionId = await startPaused(runtime, 'plan-user');
+    sessionId = await startPaused(runtime.operations, 'plan-user');
   });
   checks.push(await checkPlans(driver, driver.dialect, 'start (to a pause)', start));
-  const resume = await driver.statementsOf(() => resumeApproved(runtime, sessionId, 'plan-user'));
+  const resume = await driver.statementsOf(() =>
+    resumeApproved(runtime.operations, sessionId, 'plan-user'),
+  );
   checks.push(await checkPlans(driver, driver.dialect, 'resume', resume));
   return checks;
 }
@@ -102,7 +104,7 @@ function sqlScaleStore(
       return openSqlLevel(config, driver(config));
     },
     async seed(level, total): Promise<SeedFigures> {
-      const outcome = await level.runtime.start(
+      const outcome = await level.runtime.operations.start(
         { query: QUERY, app: APP },
         { id: TEMPLATE_USER, roles: [] },
       );

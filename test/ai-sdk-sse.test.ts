@@ -164,7 +164,7 @@ describe('picker over SSE: declining an input request', () => {
     const m2 = await finalMessage(second.chunks, declined);
     expect(messageText(m2)).toContain('Nothing was picked.');
     const { sessionId } = m2.metadata as { sessionId: string };
-    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId }, ops);
+    const { entries: audit } = await server.holdpoint.runtime.operations.audit({ sessionId }, ops);
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       approved: false,
       reason: 'none of these',
@@ -223,7 +223,9 @@ describe('errors over SSE', () => {
       type: 'error',
       errorText: expect.stringMatching(/^APPROVAL_NOT_FOUND: /),
     });
-    expect((await server.holdpoint.runtime.getSession(sessionId, ops)).meta.status).toBe('paused');
+    expect((await server.holdpoint.runtime.operations.getSession(sessionId, ops)).meta.status).toBe(
+      'paused',
+    );
 
     const reply = answered(paused, part.toolCallId, {
       state: 'approval-responded',
@@ -236,7 +238,7 @@ describe('errors over SSE', () => {
       type: 'error',
       errorText: expect.stringMatching(/^ALREADY_DECIDED: /),
     });
-    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId }, ops);
+    const { entries: audit } = await server.holdpoint.runtime.operations.audit({ sessionId }, ops);
     expect(audit.filter((e) => e.action === 'executed')).toHaveLength(1);
   });
 });
@@ -283,7 +285,7 @@ describe('the real AI SDK client (DefaultChatTransport) against the server', () 
     expect(messageText(done)).toContain('Here are the 10 images');
     expect((toolParts(done)[0]?.output as { artifacts?: string[] })?.artifacts).toHaveLength(10);
     const { sessionId } = done.metadata as { sessionId: string };
-    const { entries: audit } = await server.holdpoint.runtime.audit({ sessionId }, ops);
+    const { entries: audit } = await server.holdpoint.runtime.operations.audit({ sessionId }, ops);
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       actor: 'node-client',
       reason: 'looks fine',

@@ -124,25 +124,25 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = passing();
     const appA = heldToolApp(callsA, true);
-    const paused = await runtimeOn(storeA, appA, clockA).start({ query: 'pay' }, ann);
+    const paused = await runtimeOn(storeA, appA, clockA).operations.start({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
     // A approves and pays, then dies before the payment's result is stored (its
     // checkpoint, the first write after the effect).
     const dying = runtimeOn(diesAt(storeA, checkpointTransition), appA, clockA);
-    void dying.resume({ sessionId, approved: true }, bob);
+    void dying.operations.resume({ sessionId, approved: true }, bob);
     await expect.poll(() => callsA.effects.length).toBe(1);
 
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
-    expect(await codeOf(b.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await codeOf(b.operations.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
     lapse(clockB);
-    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
-    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
     expect(callsB.effects).toEqual([]);
-    const { entries } = await b.audit({ sessionId }, ops);
+    const { entries } = await b.operations.audit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'requested',
@@ -152,7 +152,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       'executed',
       'completed',
     ]);
-    const history = await b.history(sessionId, ops);
+    const history = await b.operations.history(sessionId, ops);
     const results = history.turns.flatMap((turn) =>
       turn.events.flatMap((e) => (e.type === 'tool-result' ? [e.output] : [])),
     );
@@ -164,14 +164,14 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const appA = heldToolApp(passing(), true);
-    const { sessionId, invocationId } = await runtimeOn(storeA, appA, clockA).start(
+    const { sessionId, invocationId } = await runtimeOn(storeA, appA, clockA).operations.start(
       { query: 'pay' },
       ann,
     );
     // A records the approval, takes the session for the resume, and dies before ADK
     // reaches the payment tool (while loading the session): no once() lock, no mark.
     const dying = runtimeOn(diesAt(storeA, 'loadSession'), appA, clockA);
-    void dying.resume({ sessionId, approved: true }, bob);
+    void dying.operations.resume({ sessionId, approved: true }, bob);
     await expect
       .poll(async () => (await storeB.getSnapshot(sessionId))?.pause?.status)
       .toBe('resuming');
@@ -179,12 +179,12 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     lapse(clockB);
-    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
     expect(callsB.effects).toHaveLength(1);
-    const { entries } = await b.audit({ sessionId }, ops);
+    const { entries } = await b.operations.audit({ sessionId }, ops);
     expect(entries.filter((e) => e.action === 'requested')).toHaveLength(1);
     expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
   });
@@ -195,12 +195,12 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = passing();
     const appA = heldToolApp(callsA, true);
-    const paused = await runtimeOn(storeA, appA, clockA).start({ query: 'pay' }, ann);
+    const paused = await runtimeOn(storeA, appA, clockA).operations.start({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
     // A approves and pays; the payment's result is stored (a tool-level checkpoint,
     // audited `executed`); A dies before the run's end is stored.
     const dying = runtimeOn(diesAt(storeA, finishRunTransition), appA, clockA);
-    void dying.resume({ sessionId, approved: true }, bob);
+    void dying.operations.resume({ sessionId, approved: true }, bob);
     await expect
       .poll(async () => (await storeB.getSnapshot(sessionId))?.run?.checkpointed)
       .toBe(true);
@@ -208,13 +208,13 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     lapse(clockB);
-    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
     expect(callsA.effects).toHaveLength(1);
     expect(callsB.effects).toEqual([]);
-    const { entries } = await b.audit({ sessionId }, ops);
+    const { entries } = await b.operations.audit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'requested',
@@ -224,7 +224,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       'recovered',
       'completed',
     ]);
-    const history = await b.history(sessionId, ops);
+    const history = await b.operations.history(sessionId, ops);
     const results = history.turns.flatMap((turn) =>
       turn.events.flatMap((e) => (e.type === 'tool-result' ? [e.output] : [])),
     );
@@ -238,18 +238,18 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA, true), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
+    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
     callsA.passThrough = false;
     // A approves (a request with an id, as an Idempotency-Key gives it); the payment
     // tool starts and A dies inside it, before its effect.
     const approval = { sessionId, approved: true, requestId: 'approve-once' };
-    const lateA = codeOf(a.resume(approval, bob));
+    const lateA = codeOf(a.operations.resume(approval, bob));
     const inTool = await callsA.next();
 
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     lapse(clockB);
-    const asked = await b.recover({ invocationId }, ops);
+    const asked = await b.operations.recover({ invocationId }, ops);
     expect(asked).toMatchObject({ status: 'pending_approval', invocationId });
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     expect(asked.approvals).toHaveLength(1);
@@ -258,14 +258,14 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     expect(callsB.effects).toEqual([]);
     // The first approval's request, made again, learns the question is asked anew; it
     // never answers it. (Regression: it was recorded as the answer, and paid again.)
-    expect(await b.resume(approval, bob)).toMatchObject({
+    expect(await b.operations.resume(approval, bob)).toMatchObject({
       status: 'pending_approval',
       approvals: [expect.objectContaining({ mayHaveRun: true })],
       decisions: [],
     });
     expect(callsB.effects).toEqual([]);
 
-    const done = await b.decideApproval(
+    const done = await b.operations.decideApproval(
       { approvalId: asked.approvals[0]?.approvalId ?? '', approved: true },
       bob,
     );
@@ -275,7 +275,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     inTool.release();
     expect(await lateA).toBe('LEASE_LOST');
     expect(callsA.effects).toEqual([]);
-    const { entries } = await b.audit({ sessionId }, ops);
+    const { entries } = await b.operations.audit({ sessionId }, ops);
     expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
     expect(entries.filter((e) => e.action === 'requested').at(-1)?.reason).toMatch(/may have run/);
   });
@@ -293,7 +293,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, editable(callsA), clockA);
     callsA.passThrough = true;
-    const started = await a.start({ query: 'pay' }, ann);
+    const started = await a.operations.start({ query: 'pay' }, ann);
     if (started.status !== 'pending_approval') throw new Error('not paused');
     const { sessionId, invocationId } = started;
     callsA.passThrough = false;
@@ -302,7 +302,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const edited = { amount: 150 };
     // Bob pays 150, not 200; the payment starts and A dies inside it, before its effect.
     const lateA = codeOf(
-      a.resume(
+      a.operations.resume(
         {
           sessionId,
           decisions: [
@@ -317,7 +317,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsB = passing();
     const b = runtimeOn(storeB, editable(callsB), clockB);
     lapse(clockB);
-    const asked = await b.recover({ invocationId }, ops);
+    const asked = await b.operations.recover({ invocationId }, ops);
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     // Asked again about the call as edited: its arguments, hash and hint; no vote counts.
     const shown = asked.approvals[0] && presentApproval(asked.approvals[0], asked.decisions);
@@ -332,7 +332,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     expect(shown?.hint).toMatch(/^Pay 150\?/);
     expect(shown?.hint).toMatch(/may already have run/);
     expect(asked.decisions).toEqual([]);
-    const session = presentSession(await b.getSession(sessionId, ops));
+    const session = presentSession(await b.operations.getSession(sessionId, ops));
     expect(session.pending_approvals[0]).toMatchObject({
       args: edited,
       args_hash: hashArgs(edited),
@@ -340,7 +340,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     expect(callsB.effects).toEqual([]);
     // Approving the model's call, or a call named by no hash, approves what will not run.
     const decide = (argsHash?: string) =>
-      b.decideApproval({ approvalId, approved: true, argsHash }, bob);
+      b.operations.decideApproval({ approvalId, approved: true, argsHash }, bob);
     expect(await codeOf(decide(hashArgs(modelArgs)))).toBe('ARGS_MISMATCH');
     expect(await codeOf(decide())).toBe('ARGS_MISMATCH');
     // The edit's author decides again (the carried edit was not their vote): 150 is paid.
@@ -348,7 +348,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     expect(done).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
     expect(callsB.ranWith).toEqual([edited]);
     // The history shows the call as it ran, and the model's own arguments beside it.
-    const history = await b.history(sessionId, ops);
+    const history = await b.operations.history(sessionId, ops);
     const calls = history.turns.flatMap((turn) =>
       turn.events.flatMap((e) => (e.type === 'tool-call' ? [[e.args, e.modelArgs]] : [])),
     );
@@ -356,7 +356,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     inTool.release();
     expect(await lateA).toBe('LEASE_LOST');
     expect(callsA.effects).toEqual([]);
-    const { entries } = await b.audit({ sessionId }, ops);
+    const { entries } = await b.operations.audit({ sessionId }, ops);
     const lines = entries
       .filter((e) => e.approvalId === approvalId)
       .map((e) => [e.action, e.actor, e.argsHash, e.editedArgsHash]);
@@ -380,15 +380,17 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     });
     const a = runtimeOn(storeA, idempotent(heldToolApp(callsA)), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
+    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
     callsA.passThrough = false;
-    void codeOf(a.resume({ sessionId, approved: true }, bob));
+    void codeOf(a.operations.resume({ sessionId, approved: true }, bob));
     await callsA.next();
 
     const callsB = passing();
     const b = runtimeOn(storeB, idempotent(heldToolApp(callsB)), clockB);
     lapse(clockB);
-    expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+    });
     expect(callsB.effects).toHaveLength(1);
   });
 
@@ -398,25 +400,25 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
-    void codeOf(a.start({ query: 'work' }, ann));
+    void codeOf(a.operations.start({ query: 'work' }, ann));
     const { sessionId } = await callsA.next();
-    const invocationId = (await a.getSession(sessionId, ops)).run?.invocationId ?? '';
+    const invocationId = (await a.operations.getSession(sessionId, ops)).run?.invocationId ?? '';
 
     // B takes it over and stops inside the same step; C takes it over from B.
     const callsB = new HeldCalls();
     const b = runtimeOn(storeB, heldToolApp(callsB), clockB);
     lapse(clockB);
-    void codeOf(b.recover({ invocationId }, ops));
+    void codeOf(b.operations.recover({ invocationId }, ops));
     await callsB.next();
     const clockC = new ManualClock(clockB.now());
     const c = runtimeOn(storeB, heldToolApp(passing()), clockC);
-    expect(await codeOf(c.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await codeOf(c.operations.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
     lapse(clockC);
-    expect(await c.recover({ invocationId }, ops)).toMatchObject({
+    expect(await c.operations.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_step',
     });
-    const { entries } = await c.audit({ sessionId }, ops);
+    const { entries } = await c.operations.audit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'recovered',
@@ -434,18 +436,18 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, fanOutApp(callsA), clockA);
-    const first = await a.start({ query: 'go' }, ann);
+    const first = await a.operations.start({ query: 'go' }, ann);
     if (first.status !== 'pending_approval') throw new Error('not paused');
     expect(first.approvals.map((x) => x.toolName).sort()).toEqual(['b1_tool', 'slow_pay']);
     // A approves both; its payment starts and never ends while branch b checkpoints.
-    const late = codeOf(a.resume({ sessionId: first.sessionId, approved: true }, bob));
+    const late = codeOf(a.operations.resume({ sessionId: first.sessionId, approved: true }, bob));
     await callsA.next();
     expect(callsA.effects).toEqual([]);
 
     const callsB = passing();
     const b = runtimeOn(storeB, fanOutApp(callsB), clockB);
     lapse(clockB);
-    const asked = await b.recover({ invocationId: first.invocationId }, ops);
+    const asked = await b.operations.recover({ invocationId: first.invocationId }, ops);
     expect(asked).toMatchObject({ status: 'pending_approval' });
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     // Both approved calls had started and left no trace: both are asked about again.
@@ -514,7 +516,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     };
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, app(callsA), clockA);
-    void codeOf(a.start({ query: 'go' }, ann));
+    void codeOf(a.operations.start({ query: 'go' }, ann));
     const { sessionId } = await callsA.next();
     // The quick branch ended, and its end is stored, while the slow one still works.
     await expect
@@ -524,11 +526,13 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
         ),
       )
       .toBe(true);
-    const invocationId = (await a.getSession(sessionId, ops)).run?.invocationId ?? '';
+    const invocationId = (await a.operations.getSession(sessionId, ops)).run?.invocationId ?? '';
 
     const b = runtimeOn(storeB, app(passing()), clockB);
     lapse(clockB);
-    expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+    });
     expect(quickRuns).toEqual(['quick']);
   });
 
@@ -540,17 +544,20 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const cutOff = unreachableAt(storeA, renewLeaseTransition);
     const callsA = new HeldCalls();
     const a = runtimeOn(cutOff, heldToolApp(callsA), clockA);
-    const working = codeOf(a.start({ query: 'work' }, ann));
+    const working = codeOf(a.operations.start({ query: 'work' }, ann));
     const call = await callsA.next();
-    const invocationId = (await a.getSession(call.sessionId, ops)).run?.invocationId ?? '';
+    const invocationId =
+      (await a.operations.getSession(call.sessionId, ops)).run?.invocationId ?? '';
     clockA.advance((LEASE_SECONDS * 1000) / 3);
     clockA.advance(LEASE_SECONDS * 1000);
     call.release();
     expect(await working).toBe('OUTCOME_UNKNOWN');
     // Nothing was recorded for it: the run is interrupted, and another instance resumes it.
     const b = runtimeOn(storeB, heldToolApp(passing()), new ManualClock(clockA.now()));
-    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
-    expect(await b.recover({ invocationId }, ops)).toMatchObject({ status: 'completed' });
+    expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+    });
   });
 
   it('gives up an interrupted run, and the next run says the approved call may have run', async () => {
@@ -560,25 +567,29 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
+    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
     callsA.passThrough = false;
-    void codeOf(a.resume({ sessionId, approved: true }, bob));
+    void codeOf(a.operations.resume({ sessionId, approved: true }, bob));
     await callsA.next();
 
     const b = runtimeOn(storeB, heldToolApp(passing()), clockB);
-    expect(await codeOf(b.cancelInterrupted({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await codeOf(b.operations.cancelInterrupted({ invocationId }, ops))).toBe(
+      'RUN_NOT_INTERRUPTED',
+    );
     lapse(clockB);
-    expect(await b.cancelInterrupted({ invocationId, reason: 'not wanted' }, ops)).toMatchObject({
+    expect(
+      await b.operations.cancelInterrupted({ invocationId, reason: 'not wanted' }, ops),
+    ).toMatchObject({
       status: 'cancelled',
     });
-    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'cancelled' });
-    const { entries } = await b.audit({ sessionId }, ops);
+    expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'cancelled' });
+    const { entries } = await b.operations.audit({ sessionId }, ops);
     expect(entries.at(-1)).toMatchObject({
       action: 'cancelled',
       actor: 'ops',
       reason: 'not wanted',
     });
-    expect(await b.start({ sessionId, query: 'hello' }, ann)).toMatchObject({
+    expect(await b.operations.start({ sessionId, query: 'hello' }, ann)).toMatchObject({
       status: 'completed',
       result: 'Echo: hello',
     });
@@ -602,7 +613,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       key: `k-${Math.random()}`,
       fingerprint: 'f',
     };
-    const start = (requestId: string) => a.start({ query: 'hello', requestId }, ann);
+    const start = (requestId: string) => a.operations.start({ query: 'hello', requestId }, ann);
     const first = await a.idempotent(request, start).catch((e) => e);
     expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
     const invocationId = (first as { details: { invocation_id: string } }).details.invocation_id;
@@ -610,7 +621,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     expect(await codeOf(a.idempotent(request, start))).toBe('OUTCOME_UNKNOWN');
     const b = runtimeOn(storeB, heldToolApp(passing()), clock);
     lapse(clock);
-    await b.recover({ invocationId }, ops);
+    await b.operations.recover({ invocationId }, ops);
     expect(await b.idempotent(request, start)).toMatchObject({
       status: 'completed',
       invocationId,
@@ -632,7 +643,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const busyOnce = async () => {
       acted += 1;
       if (acted === 1) throw new HoldpointError('SESSION_BUSY', 'A run is in progress.');
-      return runtime.start({ query: 'hello' }, ann);
+      return runtime.operations.start({ query: 'hello' }, ann);
     };
     expect(await codeOf(runtime.idempotent(request, busyOnce))).toBe('SESSION_BUSY');
     expect(await runtime.idempotent(request, busyOnce)).toMatchObject({ status: 'completed' });
@@ -645,7 +656,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       await new Promise<void>((resolve) => {
         finish = resolve;
       });
-      return runtime.start({ query: 'slow' }, ann);
+      return runtime.operations.start({ query: 'slow' }, ann);
     });
     await expect.poll(() => typeof finish).toBe('function');
     const retry = runtime.idempotent(slow, async () => {
@@ -661,7 +672,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const [storeA, storeB] = instances.open(kind);
     const clock = new ManualClock();
     const v1 = heldToolApp(passing());
-    const paused = await runtimeOn(storeA, v1, clock).start({ query: 'pay' }, ann);
+    const paused = await runtimeOn(storeA, v1, clock).operations.start({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
     const v2 = heldToolApp(passing());
     (v2.rootAgent as LlmAgent).tools.push(
@@ -673,14 +684,14 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       }),
     );
     const b = runtimeOn(storeB, v2, clock);
-    const refused = await b.resume({ sessionId, approved: true }, bob).catch((e) => e);
+    const refused = await b.operations.resume({ sessionId, approved: true }, bob).catch((e) => e);
     expect(refused).toMatchObject({
       code: 'APP_CHANGED',
       details: { invocation_id: invocationId, added: ['tool held held_refund'], removed: [] },
     });
     // Refused before anything was recorded: the pause still waits.
-    expect((await b.getSession(sessionId, ops)).pendingApprovals).toHaveLength(1);
-    expect((await b.audit({ sessionId }, ops)).entries.map((e) => e.action)).toEqual([
+    expect((await b.operations.getSession(sessionId, ops)).pendingApprovals).toHaveLength(1);
+    expect((await b.operations.audit({ sessionId }, ops)).entries.map((e) => e.action)).toEqual([
       'started',
       'requested',
     ]);
@@ -688,7 +699,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const fingerprint = (refused as { details: { run_fingerprint: string } }).details
       .run_fingerprint;
     const compatible = runtimeOn(storeB, { ...v2, compatibleWith: new Set([fingerprint]) }, clock);
-    expect(await compatible.resume({ sessionId, approved: true }, bob)).toMatchObject({
+    expect(await compatible.operations.resume({ sessionId, approved: true }, bob)).toMatchObject({
       status: 'completed',
     });
   });
@@ -699,27 +710,31 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
-    void codeOf(a.start({ query: 'work' }, ann));
+    void codeOf(a.operations.start({ query: 'work' }, ann));
     const { sessionId } = await callsA.next();
-    const invocationId = (await a.getSession(sessionId, ops)).run?.invocationId ?? '';
+    const invocationId = (await a.operations.getSession(sessionId, ops)).run?.invocationId ?? '';
     const v2 = heldToolApp(passing());
     (v2.rootAgent as LlmAgent).tools.pop();
     const b = runtimeOn(storeB, v2, clockB);
     lapse(clockB);
-    expect(await codeOf(b.recover({ invocationId }, ops))).toBe('APP_CHANGED');
-    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
+    expect(await codeOf(b.operations.recover({ invocationId }, ops))).toBe('APP_CHANGED');
+    expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
   });
 
   it('refuses to resume a run that does not exist or already ended', async () => {
     const [store] = instances.open(kind);
     const clock = new ManualClock();
     const runtime = runtimeOn(store, heldToolApp(passing()), clock);
-    expect(await codeOf(runtime.recover({ invocationId: 'inv-nope' }, ops))).toBe('RUN_NOT_FOUND');
-    const done = await runtime.start({ query: 'hello' }, ann);
+    expect(await codeOf(runtime.operations.recover({ invocationId: 'inv-nope' }, ops))).toBe(
+      'RUN_NOT_FOUND',
+    );
+    const done = await runtime.operations.start({ query: 'hello' }, ann);
     lapse(clock);
-    expect(await codeOf(runtime.recover({ invocationId: done.invocationId }, ops))).toBe(
+    expect(await codeOf(runtime.operations.recover({ invocationId: done.invocationId }, ops))).toBe(
       'RUN_NOT_INTERRUPTED',
     );
-    expect(await runtime.getRun(done.invocationId, ops)).toMatchObject({ status: 'completed' });
+    expect(await runtime.operations.getRun(done.invocationId, ops)).toMatchObject({
+      status: 'completed',
+    });
   });
 });

@@ -82,7 +82,7 @@ describe('the expiry sweep', () => {
     );
     const runtimeA = instance(clockA, () => a.store);
     instance(clockB, () => b.store);
-    const paused = await runtimeA.start({ query: 'pay' }, as('sweep-owner', 'admin'));
+    const paused = await runtimeA.operations.start({ query: 'pay' }, as('sweep-owner', 'admin'));
 
     clockA.advance(SWEEP_SECONDS * 1000);
     await expect.poll(a.reads).toBe(1);
@@ -92,7 +92,9 @@ describe('the expiry sweep', () => {
     clockA.advance(60_000);
     await expect
       .poll(async () =>
-        (await runtimeA.audit({ sessionId: paused.sessionId }, ops)).entries.map((e) => e.action),
+        (await runtimeA.operations.audit({ sessionId: paused.sessionId }, ops)).entries.map(
+          (e) => e.action,
+        ),
       )
       .toEqual(['started', 'requested', 'expired']);
     expect(b.reads()).toBe(0);
@@ -189,11 +191,13 @@ describe('the purge of what outlived its retention', () => {
       clock,
     });
     stops.push(runtime.startSweeper(SWEEP_SECONDS));
-    const paused = await runtime.start({ query: 'pay' }, as('purge-owner', 'admin'));
+    const paused = await runtime.operations.start({ query: 'pay' }, as('purge-owner', 'admin'));
     clock.advance(60_000 + SWEEP_SECONDS * 1000);
     await expect
       .poll(async () =>
-        (await runtime.audit({ sessionId: paused.sessionId }, ops)).entries.map((e) => e.action),
+        (await runtime.operations.audit({ sessionId: paused.sessionId }, ops)).entries.map(
+          (e) => e.action,
+        ),
       )
       .toEqual(['started', 'requested', 'expired']);
     await expect.poll(() => purges.mock.calls.length).toBeGreaterThan(0);
@@ -215,15 +219,17 @@ describe('the purge of what outlived its retention', () => {
     });
     stops.push(runtime.startSweeper(SWEEP_SECONDS));
     const owner = as('retention-owner', 'admin');
-    const paused = await runtime.start({ query: 'pay' }, owner);
+    const paused = await runtime.operations.start({ query: 'pay' }, owner);
     // The pause expires: the session is finished, and still kept and listed.
     clock.advance(60_000 + SWEEP_SECONDS * 1000);
     await expect
       .poll(async () =>
-        (await runtime.audit({ sessionId: paused.sessionId }, ops)).entries.map((e) => e.action),
+        (await runtime.operations.audit({ sessionId: paused.sessionId }, ops)).entries.map(
+          (e) => e.action,
+        ),
       )
       .toEqual(['started', 'requested', 'expired']);
-    const listed = await runtime.listSessions({}, owner);
+    const listed = await runtime.operations.listSessions({}, owner);
     expect(listed.sessions.map((s) => s.sessionId)).toEqual([paused.sessionId]);
     expect((await store.stats()).sessions).toBe(1);
 

@@ -61,13 +61,13 @@ afterEach(async () => {
 afterAll(() => scratch.cleanup());
 
 async function paused(): Promise<string> {
-  const outcome = await runtime.start({ query: 'pay' }, ann);
+  const outcome = await runtime.operations.start({ query: 'pay' }, ann);
   expect(outcome.status).toBe('pending_approval');
   return outcome.sessionId;
 }
 
 async function actions(sessionId: string): Promise<string[]> {
-  const { entries } = await runtime.audit({ sessionId }, ops);
+  const { entries } = await runtime.operations.audit({ sessionId }, ops);
   return entries.map((e) => e.action);
 }
 
@@ -75,7 +75,7 @@ describe('a write whose reply is lost', () => {
   it('is found stored: the decision is answered once, and the run completes', async () => {
     const sessionId = await paused();
     const cut = proxy.cutAfter('"decidedBy":"bob"', AT_COMMIT);
-    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
+    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -85,7 +85,7 @@ describe('a write whose reply is lost', () => {
   it('is found not stored: the decision is written again, once', async () => {
     const sessionId = await paused();
     const cut = proxy.cutBefore('"decidedBy":"bob"', AT_COMMIT);
-    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
+    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed' });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -94,18 +94,18 @@ describe('a write whose reply is lost', () => {
 
   it('of a new session is found stored: the run goes on, no SESSION_EXISTS', async () => {
     const cut = proxy.cutAfter('"query":"hello"', AT_COMMIT);
-    const outcome = await runtime.start({ query: 'hello' }, ann);
+    const outcome = await runtime.operations.start({ query: 'hello' }, ann);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed', result: 'Echo: hello' });
   });
 
   it('is OUTCOME_UNKNOWN, naming the run, while the store stays away; the retry gets the run', async () => {
     const sessionId = await paused();
-    const { run } = await runtime.getSession(sessionId, ops);
+    const { run } = await runtime.operations.getSession(sessionId, ops);
     const cut = proxy.cutAfter('"decidedBy":"bob"', AT_COMMIT);
     proxy.refusing = true;
     const request = { sessionId, approved: true, requestId: 'r-1' };
-    const first = await runtime.resume(request, bob).catch((error) => error);
+    const first = await runtime.operations.resume(request, bob).catch((error) => error);
     await cut;
     expect(first).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
@@ -115,16 +115,16 @@ describe('a write whose reply is lost', () => {
     // The decision was stored and took the session for a segment that never ran: the
     // same request learns that instead of ALREADY_DECIDED, and, once the run is
     // recovered, gets its outcome.
-    expect(await runtime.resume(request, bob).catch((e) => e)).toMatchObject({
+    expect(await runtime.operations.resume(request, bob).catch((e) => e)).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
       details: { status: 'running' },
     });
-    expect(await codeOf(runtime.resume({ ...request, requestId: 'r-2' }, bob))).toBe(
+    expect(await codeOf(runtime.operations.resume({ ...request, requestId: 'r-2' }, bob))).toBe(
       'ALREADY_DECIDED',
     );
     clock.advance((LEASE_SECONDS + 1) * 1000);
-    await runtime.recover({ invocationId: run?.invocationId ?? '' }, ops);
-    expect(await runtime.resume(request, bob)).toMatchObject({
+    await runtime.operations.recover({ invocationId: run?.invocationId ?? '' }, ops);
+    expect(await runtime.operations.resume(request, bob)).toMatchObject({
       status: 'completed',
       invocationId: run?.invocationId,
     });
@@ -137,10 +137,10 @@ describe('a write whose reply is lost', () => {
     const cut = proxy.cutBefore('"decidedBy":"bob"', AT_COMMIT);
     proxy.refusing = true;
     const request = { sessionId, approved: true, requestId: 'r-1' };
-    expect(await codeOf(runtime.resume(request, bob))).toBe('OUTCOME_UNKNOWN');
+    expect(await codeOf(runtime.operations.resume(request, bob))).toBe('OUTCOME_UNKNOWN');
     await cut;
     proxy.refusing = false;
-    expect(await runtime.resume(request, bob)).toMatchObject({ status: 'completed' });
+    expect(await runtime.operations.resume(request, bob)).toMatchObject({ status: 'completed' });
     expect(calls.effects).toHaveLength(1);
   });
 
@@ -149,16 +149,16 @@ describe('a write whose reply is lost', () => {
     const cut = proxy.cutAfter('"query":"pay"', AT_COMMIT);
     proxy.refusing = true;
     const request = { query: 'pay', requestId: 'start-1' };
-    const first = await runtime.start(request, ann).catch((error) => error);
+    const first = await runtime.operations.start(request, ann).catch((error) => error);
     await cut;
     expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
     proxy.refusing = false;
     const { invocation_id: invocationId, session_id: sessionId } = first.details;
     clock.advance((LEASE_SECONDS + 1) * 1000);
-    await runtime.recover({ invocationId }, ops);
-    const again = await runtime.start(request, ann);
+    await runtime.operations.recover({ invocationId }, ops);
+    const again = await runtime.operations.start(request, ann);
     expect(again).toMatchObject({ status: 'pending_approval', invocationId, sessionId });
-    const { runs } = await runtime.listRuns({ status: 'interrupted' }, ops);
+    const { runs } = await runtime.operations.listRuns({ status: 'interrupted' }, ops);
     expect(runs).toHaveLength(0);
   });
 
@@ -166,11 +166,11 @@ describe('a write whose reply is lost', () => {
     const sessionId = await paused();
     proxy.refusing = true;
     proxy.dropAll();
-    expect(await codeOf(runtime.resume({ sessionId, approved: true }, bob))).toBe(
+    expect(await codeOf(runtime.operations.resume({ sessionId, approved: true }, bob))).toBe(
       'STORE_UNAVAILABLE',
     );
     proxy.refusing = false;
-    expect(await runtime.resume({ sessionId, approved: true }, bob)).toMatchObject({
+    expect(await runtime.operations.resume({ sessionId, approved: true }, bob)).toMatchObject({
       status: 'completed',
     });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -243,7 +243,7 @@ describe("a tool's effect ledger when the reply of its lock is lost", () => {
     runtime = runtimeOn(store, heldToolApp(calls, true), clock);
     const sessionId = await paused();
     const cut = proxy.cutAfter('INSERT INTO hp_effects (key, lock_id');
-    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
+    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed' });
     expect(calls.effects).toHaveLength(1);

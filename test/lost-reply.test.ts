@@ -54,13 +54,13 @@ afterEach(async () => {
 afterAll(() => scratch.cleanup());
 
 async function paused(): Promise<string> {
-  const outcome = await runtime.start({ query: 'pay' }, ann);
+  const outcome = await runtime.operations.start({ query: 'pay' }, ann);
   expect(outcome.status).toBe('pending_approval');
   return outcome.sessionId;
 }
 
 async function actions(sessionId: string): Promise<string[]> {
-  const { entries } = await runtime.audit({ sessionId }, ops);
+  const { entries } = await runtime.operations.audit({ sessionId }, ops);
   return entries.map((e) => e.action);
 }
 
@@ -94,7 +94,7 @@ describe('a write whose reply is lost', () => {
   it('is found stored: the decision is answered once, and the run completes', async () => {
     const sessionId = await paused();
     const cut = proxy.cutAfter('"decidedBy":"bob"');
-    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
+    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -104,7 +104,7 @@ describe('a write whose reply is lost', () => {
   it('is found not stored: the decision is written again, once', async () => {
     const sessionId = await paused();
     const cut = proxy.cutBefore('"decidedBy":"bob"');
-    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
+    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed' });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -113,18 +113,18 @@ describe('a write whose reply is lost', () => {
 
   it('of a new session is found stored: the run goes on, no SESSION_EXISTS', async () => {
     const cut = proxy.cutAfter('"query":"hello"');
-    const outcome = await runtime.start({ query: 'hello' }, ann);
+    const outcome = await runtime.operations.start({ query: 'hello' }, ann);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed', result: 'Echo: hello' });
   });
 
   it('is OUTCOME_UNKNOWN, naming the run, while the store stays away; the retry gets the run', async () => {
     const sessionId = await paused();
-    const { run } = await runtime.getSession(sessionId, ops);
+    const { run } = await runtime.operations.getSession(sessionId, ops);
     const cut = proxy.cutAfter('"decidedBy":"bob"');
     proxy.refusing = true;
     const request = { sessionId, approved: true, requestId: 'r-1' };
-    const first = await runtime.resume(request, bob).catch((error) => error);
+    const first = await runtime.operations.resume(request, bob).catch((error) => error);
     await cut;
     expect(first).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
@@ -134,16 +134,16 @@ describe('a write whose reply is lost', () => {
     // The decision was stored and took the session for a segment that never ran: the
     // same request learns that instead of ALREADY_DECIDED, and, once the run is
     // recovered, gets its outcome.
-    expect(await runtime.resume(request, bob).catch((e) => e)).toMatchObject({
+    expect(await runtime.operations.resume(request, bob).catch((e) => e)).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
       details: { status: 'running' },
     });
-    expect(await codeOf(runtime.resume({ ...request, requestId: 'r-2' }, bob))).toBe(
+    expect(await codeOf(runtime.operations.resume({ ...request, requestId: 'r-2' }, bob))).toBe(
       'ALREADY_DECIDED',
     );
     clock.advance((LEASE_SECONDS + 1) * 1000);
-    await runtime.recover({ invocationId: run?.invocationId ?? '' }, ops);
-    expect(await runtime.resume(request, bob)).toMatchObject({
+    await runtime.operations.recover({ invocationId: run?.invocationId ?? '' }, ops);
+    expect(await runtime.operations.resume(request, bob)).toMatchObject({
       status: 'completed',
       invocationId: run?.invocationId,
     });
@@ -156,10 +156,10 @@ describe('a write whose reply is lost', () => {
     const cut = proxy.cutBefore('"decidedBy":"bob"');
     proxy.refusing = true;
     const request = { sessionId, approved: true, requestId: 'r-1' };
-    expect(await codeOf(runtime.resume(request, bob))).toBe('OUTCOME_UNKNOWN');
+    expect(await codeOf(runtime.operations.resume(request, bob))).toBe('OUTCOME_UNKNOWN');
     await cut;
     proxy.refusing = false;
-    expect(await runtime.resume(request, bob)).toMatchObject({ status: 'completed' });
+    expect(await runtime.operations.resume(request, bob)).toMatchObject({ status: 'completed' });
     expect(calls.effects).toHaveLength(1);
   });
 
@@ -168,16 +168,16 @@ describe('a write whose reply is lost', () => {
     const cut = proxy.cutAfter('"query":"pay"');
     proxy.refusing = true;
     const request = { query: 'pay', requestId: 'start-1' };
-    const first = await runtime.start(request, ann).catch((error) => error);
+    const first = await runtime.operations.start(request, ann).catch((error) => error);
     await cut;
     expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
     proxy.refusing = false;
     const { invocation_id: invocationId, session_id: sessionId } = first.details;
     clock.advance((LEASE_SECONDS + 1) * 1000);
-    await runtime.recover({ invocationId }, ops);
-    const again = await runtime.start(request, ann);
+    await runtime.operations.recover({ invocationId }, ops);
+    const again = await runtime.operations.start(request, ann);
     expect(again).toMatchObject({ status: 'pending_approval', invocationId, sessionId });
-    const { runs } = await runtime.listRuns({ status: 'interrupted' }, ops);
+    const { runs } = await runtime.operations.listRuns({ status: 'interrupted' }, ops);
     expect(runs).toHaveLength(0);
   });
 
@@ -185,11 +185,11 @@ describe('a write whose reply is lost', () => {
     const sessionId = await paused();
     proxy.refusing = true;
     proxy.dropAll();
-    expect(await codeOf(runtime.resume({ sessionId, approved: true }, bob))).toBe(
+    expect(await codeOf(runtime.operations.resume({ sessionId, approved: true }, bob))).toBe(
       'STORE_UNAVAILABLE',
     );
     proxy.refusing = false;
-    expect(await runtime.resume({ sessionId, approved: true }, bob)).toMatchObject({
+    expect(await runtime.operations.resume({ sessionId, approved: true }, bob)).toMatchObject({
       status: 'completed',
     });
     expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -274,7 +274,7 @@ describe("a tool's effect ledger when the store fails", () => {
     runtime = runtimeOn(store, heldToolApp(calls, true), clock);
     const sessionId = await paused();
     const cut = proxy.cutAfter('{"claim":');
-    const outcome = await runtime.resume({ sessionId, approved: true }, bob);
+    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed' });
     expect(calls.effects).toHaveLength(1);
@@ -292,8 +292,8 @@ describe("a tool's effect ledger when the store fails", () => {
     const memory = new MemoryStore({ sessionTtlSeconds: 600 });
     const failing = ledgerFailingAt(memory, 'once');
     const a = runtimeOn(failing, heldToolApp(calls, true), clock);
-    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
-    const answer = await a.resume({ sessionId, approved: true }, bob).catch((e) => e);
+    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
+    const answer = await a.operations.resume({ sessionId, approved: true }, bob).catch((e) => e);
     expect(answer).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
       details: { invocation_id: invocationId },
@@ -304,7 +304,7 @@ describe("a tool's effect ledger when the store fails", () => {
     // Recovered, the approved call that may have started is put to a person again.
     clock.advance((LEASE_SECONDS + 1) * 1000);
     const b = runtimeOn(memory, heldToolApp(calls, true), clock);
-    const recovered = await b.recover({ invocationId }, ops);
+    const recovered = await b.operations.recover({ invocationId }, ops);
     expect(recovered).toMatchObject({ status: 'pending_approval' });
     expect(recovered.status === 'pending_approval' && recovered.approvals[0]?.mayHaveRun).toBe(
       true,
@@ -316,13 +316,15 @@ describe("a tool's effect ledger when the store fails", () => {
     const memory = new MemoryStore({ sessionTtlSeconds: 600 });
     const failing = ledgerFailingAt(memory, 'markStarted');
     const a = runtimeOn(failing, heldToolApp(calls, true), clock);
-    const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
-    expect(await codeOf(a.resume({ sessionId, approved: true }, bob))).toBe('OUTCOME_UNKNOWN');
+    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
+    expect(await codeOf(a.operations.resume({ sessionId, approved: true }, bob))).toBe(
+      'OUTCOME_UNKNOWN',
+    );
     // The tool never ran: nothing may run unmarked.
     expect(calls.effects).toHaveLength(0);
     clock.advance((LEASE_SECONDS + 1) * 1000);
     const b = runtimeOn(memory, heldToolApp(calls, true), clock);
-    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
@@ -350,18 +352,18 @@ describe('a retry of a request whose outcome was unknown', () => {
       onEnd.push(() => base.close());
       const failing = ledgerFailingAt(base, 'once');
       const a = runtimeOn(failing, heldToolApp(calls, true), clock);
-      const { sessionId, invocationId } = await a.start({ query: 'pay' }, ann);
+      const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
       /** Bob's decision, sent with Idempotency-Key `k-1` (as POST /api/agent/resume does). */
       const decide = (runtime: HoldpointRuntime) =>
         runtime.idempotent(
           { operation: 'resume', caller: 'bob', key: 'k-1', fingerprint: 'approve' },
-          (requestId) => runtime.resume({ sessionId, approved: true, requestId }, bob),
+          (requestId) => runtime.operations.resume({ sessionId, approved: true, requestId }, bob),
         );
       expect(await codeOf(decide(a))).toBe('OUTCOME_UNKNOWN');
       // Recovered, the approved call whose tool was entered is put to a person again.
       clock.advance((LEASE_SECONDS + 1) * 1000);
       const b = runtimeOn(base, heldToolApp(calls, true), clock);
-      const asked = await b.recover({ invocationId }, ops);
+      const asked = await b.operations.recover({ invocationId }, ops);
       if (asked.status !== 'pending_approval') throw new Error('not asked again');
       const [again] = asked.approvals;
       expect(again?.mayHaveRun).toBe(true);
@@ -370,7 +372,7 @@ describe('a retry of a request whose outcome was unknown', () => {
         status: 'pending_approval',
         approvals: [{ approvalId: again?.approvalId, mayHaveRun: true }],
       });
-      const decided = await b.decideApproval(
+      const decided = await b.operations.decideApproval(
         { approvalId: again?.approvalId ?? '', approved: true },
         bob,
       );

@@ -121,10 +121,10 @@ describe.each(Object.keys(kinds))('schema migration (%s)', (kind) => {
     const clock = new ManualClock(fixture.now);
     clock.advance(1000);
     const runtime = runtimeOn(store, slaApp(), clock);
-    const inbox = await runtime.listPendingApprovals({}, maria);
+    const inbox = await runtime.operations.listPendingApprovals({}, maria);
     expect(inbox.approvals).toHaveLength(2);
     for (const { approvalId } of inbox.approvals) {
-      const done = await runtime.decideApproval({ approvalId, approved: true }, maria);
+      const done = await runtime.operations.decideApproval({ approvalId, approved: true }, maria);
       expect(done.status).toBe('completed');
     }
     expect(await store.countWaiting()).toEqual([{ app: 'sla', tool: 'always_confirm', count: 0 }]);

@@ -69,12 +69,12 @@ describe('run segments across instances', () => {
     const clock = new ManualClock();
     const a = runtimeOn(instance(), heldToolApp(calls), clock);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), new ManualClock());
-    const paused = await a.start({ query: 'pay' }, ann);
+    const paused = await a.operations.start({ query: 'pay' }, ann);
     expect(paused.status).toBe('pending_approval');
     const watch = watcher();
-    const stop = await b.watch(paused.sessionId, ops, watch.handler);
+    const stop = await b.operations.watch(paused.sessionId, ops, watch.handler);
     clock.advance(19_000);
-    const resumed = a.resume({ sessionId: paused.sessionId, approved: true }, bob);
+    const resumed = a.operations.resume({ sessionId: paused.sessionId, approved: true }, bob);
     const call = await calls.next();
     clock.advance(45_000);
     call.release();
@@ -98,17 +98,19 @@ describe('run segments across instances', () => {
     const storeA = instance();
     const a = runtimeOn(storeA, heldToolApp(new HeldCalls()), clock);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clock);
-    const paused = await a.start({ query: 'pay' }, ann);
+    const paused = await a.operations.start({ query: 'pay' }, ann);
     const { sessionId } = paused;
-    await b.cancel(sessionId, as('carol', 'admin'), 'not now');
+    await b.operations.cancel({ sessionId, reason: 'not now' }, as('carol', 'admin'));
     const held = holdNextAnswer(storeA, decideTransition);
     const aHeld = runtimeOn(held.store, heldToolApp(new HeldCalls()), clock);
-    const approve = codeOf(aHeld.resume({ sessionId, approved: true }, bob));
+    const approve = codeOf(aHeld.operations.resume({ sessionId, approved: true }, bob));
     await held.held.made;
 
-    const { turns } = await aHeld.history(sessionId, ops);
+    const { turns } = await aHeld.operations.history(sessionId, ops);
     expect(turns.flatMap((t) => t.events).filter((e) => e.type === 'decided')).toEqual([]);
-    expect((await aHeld.start({ sessionId, query: 'hello' }, ann)).status).toBe('completed');
+    expect((await aHeld.operations.start({ sessionId, query: 'hello' }, ann)).status).toBe(
+      'completed',
+    );
     held.held.release();
     expect(await approve).toBe('PAUSE_CANCELLED');
 
@@ -132,11 +134,11 @@ describe('run segments across instances', () => {
     const callsA = new HeldCalls();
     callsA.passThrough = true;
     const a = runtimeOn(storeA, heldToolApp(callsA, true), clock);
-    const paused = await a.start({ query: 'pay' }, ann);
+    const paused = await a.operations.start({ query: 'pay' }, ann);
     const { sessionId } = paused;
     const heldA = holdNextAnswer(storeA, decideTransition);
     const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, true), clock);
-    const approveA = aHeld.resume({ sessionId, approved: true }, bob);
+    const approveA = aHeld.operations.resume({ sessionId, approved: true }, bob);
     await heldA.held.made;
     // B decides after A's decision is stored (made is only A's call sent: wait for the
     // store), and dies before it hears back.
@@ -147,7 +149,9 @@ describe('run segments across instances', () => {
     bCalls.passThrough = true;
     const heldB = holdNextAnswer(storeB, decideTransition);
     const b = runtimeOn(heldB.store, heldToolApp(bCalls, true), clock);
-    const approveB = codeOf(b.resume({ sessionId, approved: true }, as('carol', 'admin')));
+    const approveB = codeOf(
+      b.operations.resume({ sessionId, approved: true }, as('carol', 'admin')),
+    );
     await heldB.held.made;
     await storeB.close();
     heldB.held.release();
@@ -169,20 +173,22 @@ describe('run segments across instances', () => {
     const bCalls = new HeldCalls();
     bCalls.passThrough = true;
     const b = runtimeOn(instance(), heldToolApp(bCalls), clockB);
-    const first = codeOf(a.start({ query: 'work' }, ann));
+    const first = codeOf(a.operations.start({ query: 'work' }, ann));
     const call = await calls.next();
     // A is frozen (its clock does not move, so it renews nothing); B's time passes the lease.
     clockB.advance(LEASE_SECONDS * 1000 + 1_000);
-    const { invocationId } = (await b.getSession(call.sessionId, ops)).run ?? {};
-    expect(await b.getRun(invocationId ?? '', ops)).toMatchObject({ status: 'interrupted' });
-    expect(await codeOf(b.start({ sessionId: call.sessionId, query: 'quick' }, ann))).toBe(
-      'RUN_INTERRUPTED',
-    );
-    const taken = await b.recover({ invocationId: invocationId ?? '' }, ops);
+    const { invocationId } = (await b.operations.getSession(call.sessionId, ops)).run ?? {};
+    expect(await b.operations.getRun(invocationId ?? '', ops)).toMatchObject({
+      status: 'interrupted',
+    });
+    expect(
+      await codeOf(b.operations.start({ sessionId: call.sessionId, query: 'quick' }, ann)),
+    ).toBe('RUN_INTERRUPTED');
+    const taken = await b.operations.recover({ invocationId: invocationId ?? '' }, ops);
     expect(taken.status).toBe('completed');
     call.release();
     expect(await first).toBe('LEASE_LOST');
-    await a.start({ sessionId: call.sessionId, query: 'again' }, ann);
+    await a.operations.start({ sessionId: call.sessionId, query: 'again' }, ann);
 
     const stored = await instance().loadSession(call.sessionId, 'held', 'ann');
     expect(lines(stored?.events ?? [])).toEqual([
@@ -193,7 +199,7 @@ describe('run segments across instances', () => {
       'again',
       'Echo: again',
     ]);
-    const { entries } = await b.audit({ sessionId: call.sessionId }, ops);
+    const { entries } = await b.operations.audit({ sessionId: call.sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'recovered',
@@ -211,7 +217,7 @@ describe('run segments across instances', () => {
     const storeA = instance();
     const a = runtimeOn(storeA, heldToolApp(calls), clockA);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clockB);
-    const working = a.start({ query: 'work' }, ann);
+    const working = a.operations.start({ query: 'work' }, ann);
     const call = await calls.next();
     // Three leases long, renewed every third of one.
     for (let step = 1; step <= 9; step++) {
@@ -222,7 +228,7 @@ describe('run segments across instances', () => {
         .toBe(until);
     }
     clockB.advance(3 * LEASE_SECONDS * 1000 + 1_000);
-    expect(await codeOf(b.start({ sessionId: call.sessionId, query: 'hi' }, ann))).toBe(
+    expect(await codeOf(b.operations.start({ sessionId: call.sessionId, query: 'hi' }, ann))).toBe(
       'SESSION_BUSY',
     );
     call.release();
@@ -246,26 +252,26 @@ describe('run segments across instances', () => {
     const calls = new HeldCalls();
     calls.passThrough = true;
     const b = runtimeOn(instance(), heldToolApp(calls), clock);
-    const start = () => b.start({ sessionId, query: 'hello' }, ann);
-    const invocationId = (await b.getSession(sessionId, ops)).run?.invocationId ?? '';
+    const start = () => b.operations.start({ sessionId, query: 'hello' }, ann);
+    const invocationId = (await b.operations.getSession(sessionId, ops)).run?.invocationId ?? '';
     expect(await codeOf(start())).toBe('SESSION_BUSY');
-    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'running' });
-    expect(await codeOf(b.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'running' });
+    expect(await codeOf(b.operations.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
 
     // Once the lease lapsed the run is interrupted: listed, kept from new runs, resumed by id.
     clock.advance(LEASE_SECONDS * 1000 + 1_000);
-    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
-    const { runs } = await b.listRuns({ status: 'interrupted', limit: 200 }, ops);
+    expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
+    const { runs } = await b.operations.listRuns({ status: 'interrupted', limit: 200 }, ops);
     expect(runs.map((r) => r.invocationId)).toContain(invocationId);
     expect(await codeOf(start())).toBe('RUN_INTERRUPTED');
-    expect(await b.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_step',
     });
     expect(calls.effects).toHaveLength(1);
-    expect(await b.getRun(invocationId, ops)).toMatchObject({ status: 'completed' });
+    expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'completed' });
     expect(await start()).toMatchObject({ status: 'completed', result: 'Echo: hello' });
-    const { entries } = await b.audit({ sessionId }, ops);
+    const { entries } = await b.operations.audit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'recovered',

@@ -53,22 +53,22 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
   async function waiting(settings: ApprovalSettings, store = newStore()) {
     const clock = new ManualClock(Date.now());
     const runtime = runtimeOn(store, appWith(settings), clock);
-    const paused = pending(await runtime.start({ query: 'always 5' }, ann));
+    const paused = pending(await runtime.operations.start({ query: 'always 5' }, ann));
     const approvalId = paused.approvals[0]?.approvalId as string;
     return { clock, runtime, store, paused, approvalId, sessionId: paused.sessionId };
   }
 
   async function audit(runtime: HoldpointRuntime, sessionId: string) {
-    return (await runtime.audit({ sessionId, limit: 200 }, ops)).entries;
+    return (await runtime.operations.audit({ sessionId, limit: 200 }, ops)).entries;
   }
 
   async function inbox(runtime: HoldpointRuntime, who: Principal): Promise<string[]> {
-    const page = await runtime.listPendingApprovals({}, who);
+    const page = await runtime.operations.listPendingApprovals({}, who);
     return page.approvals.map((a) => a.approvalId);
   }
 
   const decide = (runtime: HoldpointRuntime, approvalId: string, who: Principal, approved = true) =>
-    runtime.decideApproval({ approvalId, approved }, who);
+    runtime.operations.decideApproval({ approvalId, approved }, who);
 
   it('stores the tool’s SLA, notification rule and link policy with each approval it asks', async () => {
     const { runtime, sessionId } = await waiting({
@@ -76,7 +76,7 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
       notify: { channels: ['email'], to: ['role:finance'] },
       links: 'link+sign-in',
     });
-    const [approval] = (await runtime.getSession(sessionId, ann)).pendingApprovals;
+    const [approval] = (await runtime.operations.getSession(sessionId, ann)).pendingApprovals;
     expect(approval).toMatchObject({
       sla: { remind: { afterSeconds: 60, everySeconds: 60, times: 3 } },
       notify: { channels: ['email'], to: ['role:finance'] },
@@ -84,7 +84,7 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
       approvers: { roles: ['approver'] },
     });
     // Nothing left waiting for the sweeps of the tests after this one (Redis is shared).
-    await runtime.cancel(sessionId, ann);
+    await runtime.operations.cancel({ sessionId }, ann);
   });
 
   it('stores the app’s notification rule with approvals of tools that name none', async () => {
@@ -102,9 +102,10 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
         { model: 'rules' },
       );
       const runtime = runtimeOn(newStore(), app, new ManualClock(Date.now()));
-      const paused = pending(await runtime.start({ query: 'always 5' }, ann));
-      const [approval] = (await runtime.getSession(paused.sessionId, ann)).pendingApprovals;
-      await runtime.cancel(paused.sessionId, ann);
+      const paused = pending(await runtime.operations.start({ query: 'always 5' }, ann));
+      const [approval] = (await runtime.operations.getSession(paused.sessionId, ann))
+        .pendingApprovals;
+      await runtime.operations.cancel({ sessionId: paused.sessionId }, ann);
       return approval?.notify;
     }
     expect(await storedRule()).toEqual({ channels: ['webhook'], to: ['user:controller'] });
@@ -139,7 +140,7 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
     expect(escalated).toMatchObject({ action: 'escalated', actor: 'system', to: ['role:cfo'] });
     expect(await inbox(runtime, carl)).toEqual([approvalId]);
     expect(await inbox(runtime, maria)).toEqual([approvalId]);
-    const view = await runtime.getSession(sessionId, carl);
+    const view = await runtime.operations.getSession(sessionId, carl);
     expect(view.decidable).toEqual([approvalId]);
 
     const done = await decide(runtime, approvalId, carl);
@@ -173,9 +174,9 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
     clock.advance(1 * S);
     expect(await runtime.applySlaDue()).toEqual({ sessions: 1, resumed: 1 });
     await expect
-      .poll(async () => (await runtime.getSession(sessionId, ann)).run?.status)
+      .poll(async () => (await runtime.operations.getSession(sessionId, ann)).run?.status)
       .toBe('completed');
-    const view = await runtime.getSession(sessionId, ann);
+    const view = await runtime.operations.getSession(sessionId, ann);
     expect(view.run?.result).toMatch(/always_confirm/);
     expect(view.run?.result).not.toMatch(/"status":"done"/);
     const lines = await audit(runtime, sessionId);
@@ -228,11 +229,11 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
 
   it('reassigns to a named person, who decides; someone not among its deciders cannot', async () => {
     const { runtime, approvalId, sessionId } = await waiting({});
-    expect(await codeOf(runtime.reassignApproval({ approvalId, to: 'eve' }, eve))).toBe(
+    expect(await codeOf(runtime.operations.reassignApproval({ approvalId, to: 'eve' }, eve))).toBe(
       'FORBIDDEN',
     );
     expect(await codeOf(decide(runtime, approvalId, dave))).toBe('FORBIDDEN');
-    const handed = await runtime.reassignApproval(
+    const handed = await runtime.operations.reassignApproval(
       { approvalId, to: 'dave', reason: 'dave knows this vendor' },
       maria,
     );
@@ -254,36 +255,52 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
     const store = newStore();
     const first = await waiting({ approvers: { users: ['alice'] } }, store);
     const { clock, runtime } = first;
-    expect(await codeOf(runtime.setDelegation('alice', { delegate: 'dave', until: 0 }, eve))).toBe(
-      'FORBIDDEN',
-    );
     expect(
       await codeOf(
-        runtime.setDelegation('alice', { delegate: 'alice', until: clock.now() + 1 }, alice),
+        runtime.operations.setDelegation({ userId: 'alice', delegate: 'dave', until: 0 }, eve),
+      ),
+    ).toBe('FORBIDDEN');
+    expect(
+      await codeOf(
+        runtime.operations.setDelegation(
+          { userId: 'alice', delegate: 'alice', until: clock.now() + 1 },
+          alice,
+        ),
       ),
     ).toBe('VALIDATION_FAILED');
     const until = clock.now() + 600 * S;
-    await runtime.setDelegation('alice', { delegate: 'dave', until, reason: 'holiday' }, alice);
-    expect(await runtime.getDelegation('alice', alice)).toMatchObject({ delegate: 'dave', until });
+    await runtime.operations.setDelegation(
+      { userId: 'alice', delegate: 'dave', until, reason: 'holiday' },
+      alice,
+    );
+    expect(await runtime.operations.getDelegation('alice', alice)).toMatchObject({
+      delegate: 'dave',
+      until,
+    });
     expect(await inbox(runtime, dave)).toEqual([first.approvalId]);
-    expect((await runtime.getSession(first.sessionId, dave)).decidable).toEqual([first.approvalId]);
+    expect((await runtime.operations.getSession(first.sessionId, dave)).decidable).toEqual([
+      first.approvalId,
+    ]);
     expect((await decide(runtime, first.approvalId, dave)).status).toBe('completed');
     const decided = (await audit(runtime, first.sessionId)).find((e) => e.action === 'decided');
     expect(decided).toMatchObject({ actor: 'dave', onBehalfOf: 'alice' });
     expect(auditLine(decided as never)).toMatchObject({ on_behalf_of: 'alice' });
 
     // Once it ended, the delegate no longer sees nor decides alice's approvals.
-    const second = pending(await runtime.start({ query: 'always 6' }, ann));
+    const second = pending(await runtime.operations.start({ query: 'always 6' }, ann));
     const approvalId = second.approvals[0]?.approvalId as string;
     expect(await inbox(runtime, dave)).toEqual([approvalId]);
     clock.advance(600 * S);
     expect(await inbox(runtime, dave)).toEqual([]);
     expect(await codeOf(decide(runtime, approvalId, dave))).toBe('FORBIDDEN');
-    expect(await runtime.getDelegation('alice', alice)).toBeUndefined();
+    expect(await runtime.operations.getDelegation('alice', alice)).toBeUndefined();
     // Cleared, likewise.
-    await runtime.setDelegation('alice', { delegate: 'dave', until: clock.now() + 60 * S }, alice);
+    await runtime.operations.setDelegation(
+      { userId: 'alice', delegate: 'dave', until: clock.now() + 60 * S },
+      alice,
+    );
     expect(await inbox(runtime, dave)).toEqual([approvalId]);
-    expect(await runtime.clearDelegation('alice', ops)).toBe(true);
+    expect(await runtime.operations.clearDelegation('alice', ops)).toBe(true);
     expect(await inbox(runtime, dave)).toEqual([]);
     expect((await decide(runtime, approvalId, alice)).status).toBe('completed');
   });
@@ -300,15 +317,16 @@ describe('two instances sharing one Redis', () => {
     const clock = new ManualClock(Date.now());
     const a = runtimeOn(testStores.redis(), appWith(settings), clock);
     const b = runtimeOn(testStores.redis(), appWith(settings), clock);
-    const paused = pending(await a.start({ query: 'always 5' }, ann));
+    const paused = pending(await a.operations.start({ query: 'always 5' }, ann));
     for (const seconds of [60, 60, 60, 20]) {
       clock.advance(seconds * S);
       await Promise.all([a.applySlaDue(), b.applySlaDue(), a.applySlaDue(), b.applySlaDue()]);
     }
     await expect
-      .poll(async () => (await a.getSession(paused.sessionId, ann)).run?.status)
+      .poll(async () => (await a.operations.getSession(paused.sessionId, ann)).run?.status)
       .toBe('completed');
-    const lines = (await a.audit({ sessionId: paused.sessionId, limit: 200 }, ops)).entries;
+    const lines = (await a.operations.audit({ sessionId: paused.sessionId, limit: 200 }, ops))
+      .entries;
     expect(lines.map((e) => e.action)).toEqual([
       'started',
       'requested',

@@ -602,49 +602,51 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   const holdpoint: Holdpoint = {
     apps: runtime.appNames,
     start: ({ userId, ...request }, onEvent) =>
-      runtime.start(request, principalOf(userId ?? ''), onEvent),
+      runtime.operations.start(request, principalOf(userId ?? ''), onEvent),
     resume: ({ decidedBy, ...request }, onEvent) =>
-      runtime.resume(request as ResumeRequest, principalOf(decidedBy ?? ''), onEvent),
+      runtime.operations.resume(request as ResumeRequest, principalOf(decidedBy ?? ''), onEvent),
     decide: ({ decidedBy, ...decision }, onEvent) =>
-      runtime.decideApproval(decision, principalOf(decidedBy ?? ''), onEvent),
+      runtime.operations.decideApproval(decision, principalOf(decidedBy ?? ''), onEvent),
     cancel: (request) => {
       const { sessionId, actor, reason } = validate(cancelRequest, request);
-      return runtime.cancel(sessionId, principalOf(actor), reason);
+      return runtime.operations.cancel({ sessionId, reason }, principalOf(actor));
     },
     sessions: {
-      create: ({ userId, ...request }) => runtime.createSession(request, principalOf(userId ?? '')),
-      get: (sessionId) => runtime.getSession(sessionId, SYSTEM),
-      history: (sessionId) => runtime.history(sessionId, SYSTEM),
+      create: ({ userId, ...request }) =>
+        runtime.operations.createSession(request, principalOf(userId ?? '')),
+      get: (sessionId) => runtime.operations.getSession(sessionId, SYSTEM),
+      history: (sessionId) => runtime.operations.history(sessionId, SYSTEM),
       list: async ({ userId, ...query }) =>
-        runtime.listSessions({ ...query, userId: validate(idText, userId) }, SYSTEM),
+        runtime.operations.listSessions({ ...query, userId: validate(idText, userId) }, SYSTEM),
     },
     approvals: {
-      list: (query) => runtime.listPendingApprovals(query ?? {}, SYSTEM),
-      reassign: ({ by, ...request }) => runtime.reassignApproval(request, principalOf(by ?? '')),
+      list: (query) => runtime.operations.listPendingApprovals(query ?? {}, SYSTEM),
+      reassign: ({ by, ...request }) =>
+        runtime.operations.reassignApproval(request, principalOf(by ?? '')),
     },
     delegations: {
-      get: (userId) => runtime.getDelegation(userId, SYSTEM),
-      set: (userId, request) => runtime.setDelegation(userId, request, SYSTEM),
-      clear: (userId) => runtime.clearDelegation(userId, SYSTEM),
+      get: (userId) => runtime.operations.getDelegation(userId, SYSTEM),
+      set: (userId, request) => runtime.operations.setDelegation({ userId, ...request }, SYSTEM),
+      clear: (userId) => runtime.operations.clearDelegation(userId, SYSTEM),
     },
     grants: {
-      list: (query, by) => runtime.listGrants(query, principalOf(by)),
-      revoke: (grantId, by) => runtime.revokeGrant(grantId, principalOf(by ?? '')),
+      list: (query, by) => runtime.operations.listGrants(query, principalOf(by)),
+      revoke: (grantId, by) => runtime.operations.revokeGrant(grantId, principalOf(by ?? '')),
     },
     runs: {
-      get: (invocationId) => runtime.getRun(invocationId, SYSTEM),
-      list: (query) => runtime.listRuns(query, SYSTEM),
+      get: (invocationId) => runtime.operations.getRun(invocationId, SYSTEM),
+      list: (query) => runtime.operations.listRuns(query, SYSTEM),
       resume: (request, onEvent) => {
         const { invocationId, actor } = validate(recoverRunRequest, request);
-        return runtime.recover({ invocationId }, principalOf(actor), onEvent);
+        return runtime.operations.recover({ invocationId }, principalOf(actor), onEvent);
       },
       cancel: (request) => {
         const { invocationId, actor, reason } = validate(cancelRunRequest, request);
-        return runtime.cancelInterrupted({ invocationId, reason }, principalOf(actor));
+        return runtime.operations.cancelInterrupted({ invocationId, reason }, principalOf(actor));
       },
     },
-    audit: (query) => runtime.audit(query, SYSTEM),
-    watch: (sessionId, handler) => runtime.watch(sessionId, SYSTEM, handler),
+    audit: (query) => runtime.operations.audit(query, SYSTEM),
+    watch: (sessionId, handler) => runtime.operations.watch(sessionId, SYSTEM, handler),
     routes,
     handler: nodeHandler(routes.fetch),
     attachWebSocket: (server, socketOptions = {}) => {

@@ -138,6 +138,11 @@ export const delegationRequest = z
     path: ['until'],
   });
 export type DelegationRequest = z.input<typeof delegationRequest>;
+/** A delegation for the person `userId`. */
+export type SetDelegationRequest = DelegationRequest & { userId: string };
+
+/** The input of an operation that needs nothing but who asks (`{}`). */
+export type NoInput = Record<string, never>;
 
 /** Whether a delegation ending at `until` ends within a year of `now`. */
 export function delegationEndsInTime(until: number, now: number): boolean {

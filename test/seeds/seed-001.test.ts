@@ -153,7 +153,7 @@ describe('seed 001 over SSE: the ADR approval message, two turns, one [DONE] eac
     expect(toolParts(done)[0]?.state).toBe(approved ? 'output-available' : 'output-denied');
     expect(messageText(done)).toMatch(approved ? /Sent 200 USD to 次郎/ : /rejected/);
     const { sessionId } = done.metadata as { sessionId: string };
-    const { entries } = await server.holdpoint.runtime.audit({ sessionId }, ops);
+    const { entries } = await server.holdpoint.runtime.operations.audit({ sessionId }, ops);
     expect(entries.find((e) => e.action === 'decided')).toMatchObject({
       actor: 'maria',
       approvalId: confirmationId,
@@ -181,7 +181,9 @@ describe('seed 001 over SSE: the ADR approval message, two turns, one [DONE] eac
     expect(refused.status).toBe(400);
     expect((await refused.json()).error.code).toBe('VALIDATION_FAILED');
     const { sessionId } = asked.metadata as { sessionId: string };
-    expect((await server.holdpoint.runtime.getSession(sessionId, ops)).meta.status).toBe('paused');
+    expect((await server.holdpoint.runtime.operations.getSession(sessionId, ops)).meta.status).toBe(
+      'paused',
+    );
   });
 });
 
@@ -357,9 +359,9 @@ describe.each(STORES)(
         errorText: expect.stringMatching(/^APPROVAL_NOT_FOUND: /),
       });
       const sessionId = (asked.metadata as { sessionId: string }).sessionId;
-      expect((await on.server.holdpoint.runtime.getSession(sessionId, ops)).meta.status).toBe(
-        'paused',
-      );
+      expect(
+        (await on.server.holdpoint.runtime.operations.getSession(sessionId, ops)).meta.status,
+      ).toBe('paused');
       expect(await answer(request.approvalId, 'r3')).toMatchObject({ chunks: [], ended: 'end' });
       const streamed = await turn;
       expect(finishes(streamed.chunks)).toEqual([

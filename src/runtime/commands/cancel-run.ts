@@ -11,6 +11,8 @@ const cancelRequest = z.strictObject({
   sessionId: idText,
   reason: reasonText.optional(),
 });
+/** Which session's paused run to cancel, and why. */
+export type CancelRequest = z.input<typeof cancelRequest>;
 
 /**
  * Cancels a paused run: nothing pending runs, the run is recorded cancelled. Only the
@@ -18,11 +20,10 @@ const cancelRequest = z.strictObject({
  */
 export async function cancelRun(
   ctx: RuntimeContext,
-  sessionId: string,
+  request: CancelRequest,
   by: Principal,
-  reason?: string,
 ): Promise<Pause> {
-  validate(cancelRequest, { sessionId, reason });
+  const { sessionId, reason } = validate(cancelRequest, request);
   tagSession(sessionId);
   const actor = by.id;
   const { meta } = await ctx.requireSnapshot(sessionId);

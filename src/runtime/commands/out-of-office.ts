@@ -3,7 +3,7 @@ import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import { idText, validate } from '../../core/validate.js';
 import type { Delegation } from '../../store/delegations.js';
 import { INBOX_CHANNEL, type InboxNews } from '../../store/inbox-news.js';
-import { type DelegationRequest, delegationEndsInTime, delegationRequest } from '../requests.js';
+import { delegationEndsInTime, delegationRequest, type SetDelegationRequest } from '../requests.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /**
@@ -24,8 +24,7 @@ function tellDelegates(ctx: RuntimeContext, delegates: (string | undefined)[]): 
  */
 export async function setDelegation(
   ctx: RuntimeContext,
-  userId: string,
-  request: DelegationRequest,
+  { userId, ...request }: SetDelegationRequest,
   by: Principal,
 ): Promise<Delegation> {
   const id = validate(idText, userId);

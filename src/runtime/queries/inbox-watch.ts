@@ -3,6 +3,7 @@ import { HoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import { INBOX_CHANNEL, inboxNewsSchema } from '../../store/inbox-news.js';
 import type { RunRelay, Unsubscribe } from '../../store/run-relay.js';
+import type { NoInput } from '../requests.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { listPendingApprovals } from './pending-approvals.js';
 
@@ -44,7 +45,11 @@ export interface InboxSummary {
  * What waits for `by` now: the count of the pending approvals they may decide (one page
  * of the inbox query, so its cost is a page however many pauses wait), and the first few.
  */
-export async function inboxSummary(ctx: RuntimeContext, by: Principal): Promise<InboxSummary> {
+export async function inboxSummary(
+  ctx: RuntimeContext,
+  _input: NoInput,
+  by: Principal,
+): Promise<InboxSummary> {
   const page = await listPendingApprovals(ctx, { limit: INBOX_COUNT_CAP }, by);
   const decidable = page.approvals.filter((approval) => approval.canDecide);
   return {

@@ -1,9 +1,12 @@
 import type { Event } from '@google/adk';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { ranWithOf } from '../../agents/decision-answers.js';
+import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
+import type { RuntimeContext } from '../runtime-context.js';
 import { type ApprovalHints, SegmentCollector } from '../segment/segment-collector.js';
+import { type SessionView, sessionView } from './session-view.js';
 
 /** One user message and what the agents did about it, as run events. */
 export interface HistoryTurn {
@@ -124,4 +127,18 @@ function answers(
     }
   }
   return out;
+}
+
+/**
+ * The session as a client that reloads needs it: its view, and its conversation as
+ * turns of run events (`sessionHistory`). For those who may read the session.
+ */
+export async function getHistory(
+  ctx: RuntimeContext,
+  sessionId: string,
+  by: Principal,
+): Promise<{ view: SessionView; turns: HistoryTurn[] }> {
+  const { view, session } = await sessionView(ctx, sessionId, by);
+  const app = ctx.options.apps.get(view.meta.app);
+  return { view, turns: sessionHistory(session.events, app?.hints ?? {}, view.pendingApprovals) };
 }

@@ -4,6 +4,7 @@ import { sessionNotFound } from '../../core/errors.js';
 import { mayDecideNow, mayNeedDelegators } from '../../core/may-decide.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import { idText, validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
 import { delegatorsOf } from '../commands/resume-run.js';
@@ -95,4 +96,26 @@ export async function sessionView(
     },
     session,
   };
+}
+
+/** The session's meta, state, current run and pending approvals: for its owner or an admin. */
+export async function getSession(
+  ctx: RuntimeContext,
+  sessionId: string,
+  by: Principal,
+): Promise<SessionView> {
+  return (await sessionView(ctx, sessionId, by)).view;
+}
+
+/**
+ * Who owns a session; undefined when there is no such session. For the development
+ * identity only (a request that names nobody but a session acts as its owner):
+ * nothing else learns an owner without reading the session as someone allowed to.
+ */
+export async function sessionOwner(
+  ctx: RuntimeContext,
+  sessionId: string,
+): Promise<string | undefined> {
+  const snapshot = await ctx.store.getSnapshot(validate(idText, sessionId));
+  return snapshot?.meta.userId;
 }

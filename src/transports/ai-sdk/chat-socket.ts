@@ -312,7 +312,7 @@ class ChatConnection {
     try {
       requireActingAs(this.caller, userId, 'socket');
       await this.options.runtime.countRequest(this.caller, 'runs');
-      const outcome = await this.options.runtime.decideApproval(decision, this.caller);
+      const outcome = await this.options.runtime.operations.decideApproval(decision, this.caller);
       this.send({ type: 'decision-result', approvalId, ...presentOutcome(outcome) });
     } catch (error) {
       if (!isHoldpointError(error)) {

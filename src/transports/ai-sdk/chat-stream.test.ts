@@ -9,22 +9,24 @@ import { chatStream } from './chat-stream.js';
 /** A runtime whose run reports that it failed with `code`, then throws that error. */
 function failingRuntime(code: 'LEASE_LOST' | 'STORE_UNAVAILABLE' | 'RUN_FAILED'): HoldpointRuntime {
   return {
-    start: async (_request: unknown, _by: unknown, sink?: RunEventSink) => {
-      sink?.({
-        type: 'run-started',
-        sessionId: 's1',
-        invocationId: 'inv-1',
-        app: 'payments',
-        resumed: false,
-      });
-      sink?.({
-        type: 'failed',
-        sessionId: 's1',
-        invocationId: 'inv-1',
-        code,
-        message: 'it stopped',
-      });
-      throw new HoldpointError(code, 'it stopped');
+    operations: {
+      start: async (_request: unknown, _by: unknown, sink?: RunEventSink) => {
+        sink?.({
+          type: 'run-started',
+          sessionId: 's1',
+          invocationId: 'inv-1',
+          app: 'payments',
+          resumed: false,
+        });
+        sink?.({
+          type: 'failed',
+          sessionId: 's1',
+          invocationId: 'inv-1',
+          code,
+          message: 'it stopped',
+        });
+        throw new HoldpointError(code, 'it stopped');
+      },
     },
   } as unknown as HoldpointRuntime;
 }

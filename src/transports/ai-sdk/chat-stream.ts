@@ -32,13 +32,13 @@ export async function runChatTurn(
   emit?: RunEventSink,
 ): Promise<RunOutcome> {
   if (intent.kind === 'message') {
-    return runtime.start(
+    return runtime.operations.start(
       { query: intent.text, app: body.app, sessionId: intent.sessionId },
       caller,
       emit,
     );
   }
-  const view = await runtime.getSession(intent.sessionId, caller);
+  const view = await runtime.operations.getSession(intent.sessionId, caller);
   const last = body.messages.at(-1);
   const { fresh, stale } = last
     ? answersIn(last, view.pendingApprovals, body.decisions)
@@ -51,7 +51,7 @@ export async function runChatTurn(
     );
   }
   // Stale answers go to the store too: it says precisely why they cannot count.
-  return runtime.resume({ sessionId: intent.sessionId, decisions }, caller, emit);
+  return runtime.operations.resume({ sessionId: intent.sessionId, decisions }, caller, emit);
 }
 
 /**

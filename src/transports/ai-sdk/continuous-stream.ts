@@ -60,10 +60,12 @@ export class ContinuousStream {
     this.options.write({ type: 'start', messageId });
     try {
       const sessionId =
-        intent.sessionId ?? (await runtime.createSession({ app: body.app }, caller));
+        intent.sessionId ?? (await runtime.operations.createSession({ app: body.app }, caller));
       this.session = sessionId;
       // Watch before the run starts, so not one of its events is missed.
-      this.unsubscribe = await runtime.watch(sessionId, caller, (event) => this.onEvent(event));
+      this.unsubscribe = await runtime.operations.watch(sessionId, caller, (event) =>
+        this.onEvent(event),
+      );
       if (this.closed) return this.cleanup();
       const turn = intent.kind === 'message' ? { ...intent, sessionId } : intent;
       await runChatTurn({ runtime, body, intent: turn, caller });
@@ -116,7 +118,7 @@ export class ContinuousStream {
     const { runtime } = this.options;
     const sessionId = this.mapper.lastMetadata?.sessionId;
     if (this.closed || !sessionId || !this.app || !this.caller) return;
-    const view = await runtime.getSession(sessionId, this.caller);
+    const view = await runtime.operations.getSession(sessionId, this.caller);
     const now = Date.now();
     const due = view.pendingApprovals.filter(
       (a) =>
@@ -129,7 +131,7 @@ export class ContinuousStream {
     if (deny.length > 0) {
       try {
         // Events of the resulting segment arrive through the relay like any other.
-        await runtime.resume(
+        await runtime.operations.resume(
           {
             sessionId,
             decisions: deny.map((a) => ({

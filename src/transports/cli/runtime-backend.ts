@@ -57,19 +57,19 @@ export class RuntimeChatBackend implements ChatBackend {
   }
 
   async start(query: string, app: string, sessionId?: string): Promise<ChatState> {
-    return this.after(await this.runtime.start({ query, app, sessionId }, this.caller));
+    return this.after(await this.runtime.operations.start({ query, app, sessionId }, this.caller));
   }
 
   async decide(sessionId: string, decisions: DecisionInput[]): Promise<ChatState> {
-    return this.after(await this.runtime.resume({ sessionId, decisions }, this.caller));
+    return this.after(await this.runtime.operations.resume({ sessionId, decisions }, this.caller));
   }
 
   async cancel(sessionId: string, reason: string): Promise<void> {
-    await this.runtime.cancel(sessionId, this.caller, reason);
+    await this.runtime.operations.cancel({ sessionId, reason }, this.caller);
   }
 
   async session(sessionId: string): Promise<{ app: string; state: ChatState }> {
-    const view = await this.runtime.getSession(sessionId, this.caller);
+    const view = await this.runtime.operations.getSession(sessionId, this.caller);
     return { app: view.meta.app, state: stateOfView(view) };
   }
 

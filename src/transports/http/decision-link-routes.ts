@@ -236,7 +236,7 @@ export function decisionLinkRoutes({
     const verified = links.verify(c.req.param('token') ?? '');
     if (!verified.ok) return { refused: REFUSED[verified.reason] };
     const { claims } = verified;
-    const found = await runtime.approval(claims.a, SYSTEM);
+    const found = await runtime.operations.approval(claims.a, SYSTEM);
     if (!found) return { refused: GONE };
     const refused = closed(found, claims, links.requestIdOf(claims));
     if (refused) return { refused };
@@ -298,7 +298,7 @@ export function decisionLinkRoutes({
     await runtime.countRequest(principal, 'requests', 'runs');
     const approved = form.data.decision === 'approve';
     try {
-      await runtime.decideApproval(
+      await runtime.operations.decideApproval(
         {
           approvalId: claims.a,
           approved,

@@ -159,7 +159,7 @@ function decideAndTell(
         tell(decidedText(input.approved));
       }
     };
-    runtime
+    runtime.operations
       .decideApproval({ ...input, channel: 'slack' }, by, sink)
       .then((outcome) => tell(decidedText(input.approved, outcome)))
       .catch((error: unknown) => {

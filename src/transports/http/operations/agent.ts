@@ -14,7 +14,7 @@ export const agentOperations = [
     countsAsRun: true,
     idempotent: 'start',
     act: ({ body, by, runtime, requestId }) =>
-      runtime.start(
+      runtime.operations.start(
         { query: body.query, app: body.app, sessionId: body.session_id, requestId },
         by,
       ),
@@ -31,7 +31,7 @@ export const agentOperations = [
     countsAsRun: true,
     idempotent: 'resume',
     act: ({ body, by, runtime, requestId }) =>
-      runtime.resume(
+      runtime.operations.resume(
         {
           requestId,
           sessionId: body.session_id,
@@ -60,7 +60,8 @@ export const agentOperations = [
     path: '/api/agent/cancel',
     summary: "Cancels a session's pause: nothing pending runs, the run is recorded cancelled.",
     body: wire.cancelBody,
-    act: ({ body, by, runtime }) => runtime.cancel(body.session_id, by, body.reason),
+    act: ({ body, by, runtime }) =>
+      runtime.operations.cancel({ sessionId: body.session_id, reason: body.reason }, by),
     answer: wire.cancelled,
     present: (pause) => ({
       status: 'cancelled' as const,

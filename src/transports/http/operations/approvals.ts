@@ -13,7 +13,7 @@ export const approvalOperations = [
     summary: 'Pending approvals the caller may decide, across sessions, a page at a time.',
     query: wire.approvalsQuery,
     act: ({ query, by, runtime }) =>
-      runtime.listPendingApprovals(
+      runtime.operations.listPendingApprovals(
         { userId: query.user_id, limit: query.limit, cursor: query.cursor },
         by,
       ),
@@ -48,7 +48,7 @@ export const approvalOperations = [
     countsAsRun: true,
     idempotent: 'decide',
     act: ({ params, body, by, runtime, requestId }) =>
-      runtime.decideApproval(
+      runtime.operations.decideApproval(
         {
           approvalId: params.approvalId ?? '',
           approved: body.approved,
@@ -74,7 +74,7 @@ export const approvalOperations = [
       'Hands a pending approval to a named person, who may then decide it (its policy still holds); for those who may decide it.',
     body: wire.reassignBody,
     act: ({ params, body, by, runtime }) =>
-      runtime.reassignApproval(
+      runtime.operations.reassignApproval(
         { approvalId: params.approvalId ?? '', to: body.to, reason: body.reason },
         by,
       ),

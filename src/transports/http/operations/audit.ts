@@ -16,12 +16,12 @@ export const auditOperations = [
       if (query.format === 'ndjson') {
         const sessionId = query.session_id;
         const rows = await auditNdjson(
-          (cursor) => runtime.audit({ sessionId, limit: LIMITS.pageSize, cursor }, by),
+          (cursor) => runtime.operations.audit({ sessionId, limit: LIMITS.pageSize, cursor }, by),
           logger.child({ session_id: sessionId }),
         );
         return new Response(rows, { headers: { 'content-type': 'application/x-ndjson' } });
       }
-      return runtime.audit(
+      return runtime.operations.audit(
         { sessionId: query.session_id, limit: query.limit, cursor: query.cursor },
         by,
       );

@@ -15,7 +15,8 @@ export const delegationOperations = [
     method: 'get',
     path: '/api/delegations/:userId',
     summary: "A person's out-of-office delegation (`me`: the caller's), or null.",
-    act: ({ params, by, runtime }) => runtime.getDelegation(named(params.userId, by), by),
+    act: ({ params, by, runtime }) =>
+      runtime.operations.getDelegation(named(params.userId, by), by),
     answer: wire.delegationAnswer,
     present: presentDelegation,
   }),
@@ -27,9 +28,9 @@ export const delegationOperations = [
       "Leaves a person's approvals to a delegate until `until` (from `from`, default now), replacing an earlier delegation.",
     body: wire.delegationBody,
     act: ({ params, body, by, runtime }) =>
-      runtime.setDelegation(
-        named(params.userId, by),
+      runtime.operations.setDelegation(
         {
+          userId: named(params.userId, by),
           delegate: body.delegate,
           ...(body.from === undefined ? {} : { from: Date.parse(body.from) }),
           until: Date.parse(body.until),
@@ -45,7 +46,8 @@ export const delegationOperations = [
     method: 'delete',
     path: '/api/delegations/:userId',
     summary: "Ends a person's out-of-office delegation now.",
-    act: ({ params, by, runtime }) => runtime.clearDelegation(named(params.userId, by), by),
+    act: ({ params, by, runtime }) =>
+      runtime.operations.clearDelegation(named(params.userId, by), by),
     answer: wire.delegationCleared,
     present: (cleared) => ({ cleared }),
   }),

@@ -35,7 +35,7 @@ export const deliveryOperations = [
     summary:
       'Notifications, newest first, all or by status (`gave_up`: given up), a page at a time (admins).',
     query: wire.deliveriesQuery,
-    act: ({ query, by, runtime }) => runtime.listDeliveries(query, by),
+    act: ({ query, by, runtime }) => runtime.operations.listDeliveries(query, by),
     answer: wire.deliveriesPage,
     present: (page) => ({
       deliveries: page.deliveries.map(presentDelivery),
@@ -48,7 +48,7 @@ export const deliveryOperations = [
     path: '/api/deliveries/:deliveryId',
     summary:
       'One notification by its delivery id: its event, recipient, attempts and last error (admins).',
-    act: ({ params, by, runtime }) => runtime.getDelivery(params.deliveryId ?? '', by),
+    act: ({ params, by, runtime }) => runtime.operations.getDelivery(params.deliveryId ?? '', by),
     answer: wire.delivery,
     present: presentDelivery,
   }),
@@ -60,7 +60,8 @@ export const deliveryOperations = [
       'Sends a notification again now, attempts from zero, under the same delivery id (admins).',
     optionalBody: true,
     body: wire.resendDeliveryBody,
-    act: ({ params, by, runtime }) => runtime.resendDelivery(params.deliveryId ?? '', by),
+    act: ({ params, by, runtime }) =>
+      runtime.operations.resendDelivery(params.deliveryId ?? '', by),
     answer: wire.delivery,
     present: presentDelivery,
   }),

@@ -35,7 +35,10 @@ export const grantOperations = [
       "A user's grants (default: the caller's; an admin may name any `user_id`), newest first, in force or not, a page at a time.",
     query: wire.grantsQuery,
     act: ({ query, by, runtime }) =>
-      runtime.listGrants({ userId: query.user_id, limit: query.limit, cursor: query.cursor }, by),
+      runtime.operations.listGrants(
+        { userId: query.user_id, limit: query.limit, cursor: query.cursor },
+        by,
+      ),
     answer: wire.grantsPage,
     present: (page) => ({
       grants: page.grants.map(presentGrant),
@@ -48,7 +51,7 @@ export const grantOperations = [
     path: '/api/grants/:grantId',
     summary:
       "Revokes a grant now (audited `grant_revoked`): for the grant's user, its granter or an admin.",
-    act: ({ params, by, runtime }) => runtime.revokeGrant(params.grantId ?? '', by),
+    act: ({ params, by, runtime }) => runtime.operations.revokeGrant(params.grantId ?? '', by),
     answer: wire.grantAnswer,
     present: (grant) => ({ grant: presentGrant(grant) }),
   }),

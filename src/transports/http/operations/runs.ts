@@ -10,7 +10,7 @@ export const runOperations = [
     path: '/api/runs',
     summary: 'Interrupted runs, a page at a time (admins).',
     query: wire.runsQuery,
-    act: ({ query, by, runtime }) => runtime.listRuns(query, by),
+    act: ({ query, by, runtime }) => runtime.operations.listRuns(query, by),
     answer: wire.runsPage,
     present: (page) => ({
       runs: page.runs.map(presentRun),
@@ -22,7 +22,7 @@ export const runOperations = [
     method: 'get',
     path: '/api/runs/:invocationId',
     summary: 'A run by its invocation id; `interrupted` when its process stopped mid-run.',
-    act: ({ params, by, runtime }) => runtime.getRun(params.invocationId ?? '', by),
+    act: ({ params, by, runtime }) => runtime.operations.getRun(params.invocationId ?? '', by),
     answer: wire.run,
     present: presentRun,
   }),
@@ -36,7 +36,7 @@ export const runOperations = [
     countsAsRun: true,
     idempotent: 'recover',
     act: ({ params, by, runtime }) =>
-      runtime.recover({ invocationId: params.invocationId ?? '' }, by),
+      runtime.operations.recover({ invocationId: params.invocationId ?? '' }, by),
     answer: wire.outcome,
     present: presentOutcome,
   }),
@@ -48,7 +48,7 @@ export const runOperations = [
     body: wire.cancelRunBody,
     optionalBody: true,
     act: ({ params, body, by, runtime }) =>
-      runtime.cancelInterrupted(
+      runtime.operations.cancelInterrupted(
         { invocationId: params.invocationId ?? '', reason: body.reason },
         by,
       ),

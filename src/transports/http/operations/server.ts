@@ -68,7 +68,7 @@ export const serverOperations = [
     path: '/api/store',
     summary:
       'What the store holds: its kind, schema version, sessions, paused, running, deliveries and bytes (admins).',
-    act: ({ by, runtime }) => runtime.storeStats(by),
+    act: ({ by, runtime }) => runtime.operations.storeStats({}, by),
     answer: wire.storeStats,
     present: presentStoreStats,
   }),

@@ -13,7 +13,10 @@ export const sessionOperations = [
       "The caller's sessions (an admin's: anyone's), most recently updated first, a page at a time.",
     query: wire.sessionsQuery,
     act: ({ query, by, runtime }) =>
-      runtime.listSessions({ userId: query.user_id, limit: query.limit, cursor: query.cursor }, by),
+      runtime.operations.listSessions(
+        { userId: query.user_id, limit: query.limit, cursor: query.cursor },
+        by,
+      ),
     answer: wire.sessionsPage,
     present: (page) => ({
       sessions: page.sessions.map(presentSessionSummary),
@@ -25,7 +28,7 @@ export const sessionOperations = [
     method: 'get',
     path: '/api/sessions/:id',
     summary: 'A session with its current run, latest pause and pending approvals.',
-    act: ({ params, by, runtime }) => runtime.getSession(params.id ?? '', by),
+    act: ({ params, by, runtime }) => runtime.operations.getSession(params.id ?? '', by),
     answer: wire.session,
     present: presentSession,
   }),
@@ -35,7 +38,7 @@ export const sessionOperations = [
     path: '/api/sessions/:id/messages',
     summary: 'A session and its conversation as AI SDK UI messages.',
     act: async ({ params, by, runtime }) => {
-      const { view, turns } = await runtime.history(params.id ?? '', by);
+      const { view, turns } = await runtime.operations.history(params.id ?? '', by);
       return { view, messages: await historyMessages(view, turns) };
     },
     answer: wire.sessionMessages,
