@@ -101,7 +101,7 @@ describe('the environment', () => {
 });
 
 describe('docs/configuration.md', () => {
-  it('has the settings table written from the registry (npm run docs:settings)', () => {
+  it('has the settings table written from the registry (npm run docs:tables)', () => {
     const doc = read('docs/configuration.md');
     expect(withSettingsTable(doc)).toBe(doc);
   });

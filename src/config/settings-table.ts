@@ -2,7 +2,7 @@ import type { Setting } from '../core/settings/setting.js';
 import { SETTINGS } from '../core/settings/settings.js';
 
 /** The comments around the table in docs/configuration.md: what is between them is written. */
-const START = '<!-- settings table: written by `npm run docs:settings` from src/core/settings -->';
+const START = '<!-- settings table: written by `npm run docs:tables` from src/core/settings -->';
 const END = '<!-- end of settings table -->';
 
 /** A table cell's text: a `|` would end the cell. */

@@ -99,6 +99,7 @@ function operationObject(operation: Operation, tag: string) {
     operationId: operation.name,
     tags: [tag],
     summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
     ...(operation.public ? { security: [] } : {}),
     parameters: [...pathParameters, ...(operation.query ? queryParameters(operation.query) : [])],
     ...(operation.body

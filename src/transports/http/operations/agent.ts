@@ -9,7 +9,7 @@ export const agentOperations = [
     method: 'post',
     path: '/api/agent/start',
     summary:
-      "Starts a run for the caller's message, on a new session unless `session_id` names one.",
+      "Starts a run for the caller's message, on a new session unless `session_id` names one; answers `completed` or `pending_approval`.",
     body: wire.startBody,
     countsAsRun: true,
     idempotent: 'start',
@@ -26,7 +26,9 @@ export const agentOperations = [
     method: 'post',
     path: '/api/agent/resume',
     summary:
-      "Decides a session's pause (all at once, or per approval); resumes once all are decided.",
+      "Decides a session's pause (all at once, or per approval); resumes the same run once all are decided.",
+    description:
+      "Give `approved` (with `pause_id`, the pause decided on) or `decisions`, one per approval, not both. A decision approves, edits the call (`edited_args`), answers in the tool's place (`response`) or rejects with a reason (docs/decisions.md).",
     body: wire.resumeBody,
     countsAsRun: true,
     idempotent: 'resume',

@@ -43,7 +43,8 @@ export const approvalOperations = [
     name: 'decideApproval',
     method: 'post',
     path: '/api/approvals/:approvalId',
-    summary: 'Decides one approval by its id; resumes the run when it completes the pause.',
+    summary:
+      'Decides one approval by its id, from any client on any instance; resumes the run when it completes the pause.',
     body: wire.approvalDecisionBody,
     countsAsRun: true,
     idempotent: 'decide',
@@ -72,6 +73,8 @@ export const approvalOperations = [
     path: '/api/approvals/:approvalId/reassign',
     summary:
       'Hands a pending approval to a named person, who may then decide it (its policy still holds); for those who may decide it.',
+    description:
+      'Audited `delegated`; nothing is written when the approval already names `to`. `403` with `reason: "requester"` when `to` asked for the call and the policy keeps them from approving it.',
     body: wire.reassignBody,
     act: ({ params, body, by, runtime }) =>
       runtime.operations.reassignApproval(

@@ -11,6 +11,8 @@ export const auditOperations = [
     method: 'get',
     path: '/api/audit',
     summary: "A session's audit log, oldest first: a page, or (`format=ndjson`) all of it.",
+    description:
+      'Each line is hash-chained to the one before; `holdpoint audit verify` checks an export (docs/audit.md#export-and-verify).',
     query: wire.auditQuery,
     act: async ({ query, by, runtime, logger }) => {
       if (query.format === 'ndjson') {

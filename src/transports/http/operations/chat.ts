@@ -24,7 +24,7 @@ export const chatOperations = [
     method: 'post',
     path: '/api/chat',
     summary:
-      "A chat turn as an AI SDK UI message stream (SSE): the body is `DefaultChatTransport`'s.",
+      'A chat turn as an AI SDK UI message stream (SSE, two-turn approvals), for `useChat` with `DefaultChatTransport`, whose body it takes.',
     body: chatBody,
     actingAs: ({ body }) => body.userId,
     countsAsRun: true,

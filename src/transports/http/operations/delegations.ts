@@ -15,6 +15,7 @@ export const delegationOperations = [
     method: 'get',
     path: '/api/delegations/:userId',
     summary: "A person's out-of-office delegation (`me`: the caller's), or null.",
+    description: 'For the person or an admin.',
     act: ({ params, by, runtime }) =>
       runtime.operations.getDelegation(named(params.userId, by), by),
     answer: wire.delegationAnswer,
@@ -26,6 +27,8 @@ export const delegationOperations = [
     path: '/api/delegations/:userId',
     summary:
       "Leaves a person's approvals to a delegate until `until` (from `from`, default now), replacing an earlier delegation.",
+    description:
+      '`from` and `until` are ISO 8601 times; `me` is the caller. While in force, the delegate sees and decides what the person may (their decisions record `on_behalf_of`). For the person or an admin.',
     body: wire.delegationBody,
     act: ({ params, body, by, runtime }) =>
       runtime.operations.setDelegation(
@@ -45,7 +48,8 @@ export const delegationOperations = [
     name: 'clearDelegation',
     method: 'delete',
     path: '/api/delegations/:userId',
-    summary: "Ends a person's out-of-office delegation now.",
+    summary: "Ends a person's out-of-office delegation (`me`: the caller's) now.",
+    description: 'For the person or an admin.',
     act: ({ params, by, runtime }) =>
       runtime.operations.clearDelegation(named(params.userId, by), by),
     answer: wire.delegationCleared,

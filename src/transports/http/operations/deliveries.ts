@@ -33,7 +33,7 @@ export const deliveryOperations = [
     method: 'get',
     path: '/api/deliveries',
     summary:
-      'Notifications, newest first, all or by status (`gave_up`: given up), a page at a time (admins).',
+      'Notifications of approval events (webhooks, …), newest first, all or by status (`pending`, `failed`, `sent`, `gave_up`), a page at a time (admins).',
     query: wire.deliveriesQuery,
     act: ({ query, by, runtime }) => runtime.operations.listDeliveries(query, by),
     answer: wire.deliveriesPage,

@@ -33,6 +33,8 @@ export const grantOperations = [
     path: '/api/grants',
     summary:
       "A user's grants (default: the caller's; an admin may name any `user_id`), newest first, in force or not, a page at a time.",
+    description:
+      "A grant allows later calls of a tool without a pause (docs/grants.md); `in_force` says whether it still does. Another user's `user_id` is `403` but for an admin.",
     query: wire.grantsQuery,
     act: ({ query, by, runtime }) =>
       runtime.operations.listGrants(
@@ -51,6 +53,8 @@ export const grantOperations = [
     path: '/api/grants/:grantId',
     summary:
       "Revokes a grant now (audited `grant_revoked`): for the grant's user, its granter or an admin.",
+    description:
+      'Answers `{grant}` with `in_force: false`; the `grant_revoked` line is in the audit log of the session the grant was made in. Anyone else gets `404 GRANT_NOT_FOUND`.',
     act: ({ params, by, runtime }) => runtime.operations.revokeGrant(params.grantId ?? '', by),
     answer: wire.grantAnswer,
     present: (grant) => ({ grant: presentGrant(grant) }),

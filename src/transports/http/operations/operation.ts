@@ -54,7 +54,13 @@ export interface Operation<
   method: 'get' | 'post' | 'put' | 'delete';
   /** Hono's form, under the API's mount: `/api/runs/:invocationId`. */
   path: string;
+  /** One sentence: what it does (the CLI's list, OpenAPI's `summary`, the docs' table). */
   summary: string;
+  /**
+   * What a sentence cannot hold: who may, what else it answers or records (OpenAPI's
+   * `description`, after the summary in the docs' table). Pages as `docs/x.md`.
+   */
+  description?: string;
   /** Answered without identity or rate counting (`/healthz`); every other route needs both. */
   public?: true;
   /** The JSON body; `optionalBody` reads an empty one as `{}`. */

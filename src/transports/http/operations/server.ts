@@ -37,7 +37,8 @@ export const serverOperations = [
     name: 'listApps',
     method: 'get',
     path: '/api/apps',
-    summary: 'The apps the server serves, the default first.',
+    summary:
+      'The apps the server serves (`name`, `label`, `description`, `examples`), the default first and as `default_app`.',
     act: async ({ runtime }) => runtime.apps,
     answer: wire.apps,
     present: (apps) => ({
@@ -67,7 +68,7 @@ export const serverOperations = [
     method: 'get',
     path: '/api/store',
     summary:
-      'What the store holds: its kind, schema version, sessions, paused, running, deliveries and bytes (admins).',
+      'What the store holds: its kind, schema version, sessions, paused, running, deliveries, grants and bytes (admins).',
     act: ({ by, runtime }) => runtime.operations.storeStats({}, by),
     answer: wire.storeStats,
     present: presentStoreStats,

@@ -27,7 +27,8 @@ export const sessionOperations = [
     name: 'getSession',
     method: 'get',
     path: '/api/sessions/:id',
-    summary: 'A session with its current run, latest pause and pending approvals.',
+    summary:
+      'A session (its state and status) with its current run, latest pause and pending approvals.',
     act: ({ params, by, runtime }) => runtime.operations.getSession(params.id ?? '', by),
     answer: wire.session,
     present: presentSession,
@@ -36,7 +37,7 @@ export const sessionOperations = [
     name: 'getSessionMessages',
     method: 'get',
     path: '/api/sessions/:id/messages',
-    summary: 'A session and its conversation as AI SDK UI messages.',
+    summary: 'A session and its conversation as AI SDK UI messages (what the web UI reloads).',
     act: async ({ params, by, runtime }) => {
       const { view, turns } = await runtime.operations.history(params.id ?? '', by);
       return { view, messages: await historyMessages(view, turns) };
