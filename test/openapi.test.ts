@@ -251,6 +251,12 @@ describe('the OpenAPI document', () => {
     expect(document.openapi).toBe('3.1.0');
   });
 
+  it("carries an operation's description, when its definition has one", () => {
+    const reassign = document.paths['/api/approvals/{approvalId}/reassign'].post;
+    expect(reassign.description).toContain('`403` with `reason: "requester"`');
+    expect(document.paths['/api/me'].get.description).toBeUndefined();
+  });
+
   it('lists every route, each called below', () => {
     const ids = documentedOperations().map((op) => op.id);
     expect(ids.sort()).toEqual([...ORDER].sort());

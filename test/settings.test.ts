@@ -103,7 +103,10 @@ describe('the environment', () => {
 describe('docs/configuration.md', () => {
   it('has the settings table written from the registry (npm run docs:tables)', () => {
     const doc = read('docs/configuration.md');
-    expect(withSettingsTable(doc)).toBe(doc);
+    expect(
+      withSettingsTable(doc),
+      'docs/configuration.md is stale: run `npm run docs:tables`',
+    ).toBe(doc);
   });
 
   it('fails when the table and the registry disagree', () => {
