@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_CHANNEL } from '../inbox-news.js';
 import {
+  APP,
   DECIDER,
   HOUR,
   lease,
@@ -103,6 +104,17 @@ describe('the Redis path', () => {
     );
     expect(sent.map(([name]) => name?.toLowerCase())).toEqual([expect.stringMatching(SCRIPT)]);
     expect((await store.getSnapshot(sessionId))?.meta.status).toBe('running');
+  });
+
+  it("loads a session with its app's and user's shared state in one round trip", async () => {
+    const { sessionId, userId } = await runningSession(store);
+    await scratch.redis.hset(key(`{a:${APP}}:user:${userId}:state`), 'lang', '"ja"');
+    let state: Record<string, unknown> | undefined;
+    const sent = await scratch.commandsDuring(async () => {
+      state = (await store.loadSession(sessionId, APP, userId))?.state;
+    });
+    expect(sent.map(([name]) => name?.toLowerCase())).toEqual([expect.stringMatching(SCRIPT)]);
+    expect(state).toMatchObject({ 'user:lang': 'ja' });
   });
 
   it('publishes run events only while someone, in any process, watches the session', async () => {
