@@ -30,6 +30,18 @@ export interface SessionSnapshot {
 }
 
 /**
+ * The session as the latest of one caller's commits left it, for a caller that changes
+ * one session several times in a row (a run segment, from the commit that started it):
+ * `apply` tries its transition on `snapshot` first, as on a snapshot it was handed, so
+ * the session is not read again, and leaves there what its commit stored. A commit by
+ * anyone else meanwhile makes that first try lose its compare-and-set, and the session
+ * is read again. It is kept in the caller's hands only, for as long as the caller lives.
+ */
+export interface SessionTrail {
+  snapshot?: SessionSnapshot;
+}
+
+/**
  * What a run segment appended to its ADK session: the events, in order, and the
  * final value of every state key they changed (`app:` and `user:` keys included).
  * Written together with the transition that ends the segment, or not at all.
@@ -202,10 +214,14 @@ export interface HoldpointStore {
   readonly grants: Grants;
 
   /**
-   * Creates an idle session, or with `begin` one whose first run already holds it.
-   * Throws SESSION_EXISTS when the id is taken.
+   * Creates an idle session, or with `begin` one whose first run already holds it;
+   * `trail` is left holding the new session. Throws SESSION_EXISTS when the id is taken.
    */
-  createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }): Promise<void>;
+  createSession(
+    session: NewSession,
+    begin?: { run: RunRecord; lease: Lease },
+    trail?: SessionTrail,
+  ): Promise<void>;
   /** The session's meta, latest pause and current run, read at one version. */
   getSnapshot(sessionId: string): Promise<SessionSnapshot | undefined>;
   /** The ADK session (stored events, merged state) when it is `app`'s and `userId`'s. */
@@ -218,7 +234,9 @@ export interface HoldpointStore {
    * its error, after they are). A commit that loses the race is computed again on what
    * is read then; its audit lines are chained onto the head it read. `seen`, the
    * session as the caller read it with getSnapshot, saves reading it again: the
-   * transition is tried on it first (when it is stale, on what is read then).
+   * transition is tried on it first (when it is stale, or the transition refuses, on
+   * what is read then). A `SessionTrail` is tried on the same way, and left holding what
+   * the commit stored.
    * SESSION_NOT_FOUND when there is no such session; OUTCOME_UNKNOWN when a commit's
    * reply was lost and the store stayed away too long to learn whether it was stored.
    */
@@ -226,7 +244,7 @@ export interface HoldpointStore {
     sessionId: string,
     transition: SessionTransition<A, T>,
     args: A,
-    seen?: SessionSnapshot,
+    seen?: SessionSnapshot | SessionTrail,
   ): Promise<T>;
 
   getPause(sessionId: string, pauseId: string): Promise<Pause | undefined>;
