@@ -59,8 +59,10 @@ for i = first, first + 5 * (operations - 1), 5 do
     return redis.error_reply('unknown index operation ' .. tostring(name))
   end
 end
-redis.call('HSET', KEYS[1], 'version', version, 'keepUntil', expireAt)
-call('HSET', KEYS[1], ARGV, a, a + 2 * metaPairs - 1)
+-- One call: the meta's fields are a handful (its record, pointers, the pauses and runs
+-- this commit writes), far below what unpack can take at once.
+redis.call('HSET', KEYS[1], 'version', version, 'keepUntil', expireAt,
+  unpack(ARGV, a, a + 2 * metaPairs - 1))
 a = a + 2 * metaPairs
 if auditLines > 0 and call('RPUSH', KEYS[5], ARGV, a, a + auditLines - 1) == auditLines then
   created[#created + 1] = KEYS[5]
