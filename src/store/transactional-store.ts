@@ -66,7 +66,7 @@ function committedSnapshot(
     (before?.run?.invocationId === meta.invocationId ? before?.run : undefined);
   if ((meta.pauseId && !pause) || (meta.invocationId && !run)) return undefined;
   // A copy: what the caller does with the writes afterwards cannot reach it.
-  const snapshot = structuredClone({ meta, pause: meta.pauseId ? pause : undefined, run });
+  const snapshot = structuredClone({ meta, pause, run });
   return { snapshot, version: (read?.version ?? 0) + 1, commitIds };
 }
 
