@@ -29,6 +29,18 @@ export interface SessionSnapshot {
 }
 
 /**
+ * The session as the latest of one caller's commits left it, for a caller that changes
+ * one session several times in a row (a run segment, from the commit that started it):
+ * `apply` tries its transition on `snapshot` first, as on a snapshot it was handed, so
+ * the session is not read again, and leaves there what its commit stored. A commit by
+ * anyone else meanwhile makes that first try lose its compare-and-set, and the session
+ * is read again. It is kept in the caller's hands only, for as long as the caller lives.
+ */
+export interface SessionTrail {
+  snapshot?: SessionSnapshot;
+}
+
+/**
  * What a run segment appended to its ADK session: the events, in order, and the
  * final value of every state key they changed (`app:` and `user:` keys included).
  * Written together with the transition that ends the segment, or not at all.

@@ -19,7 +19,7 @@ import { PostgresStore } from './postgres/postgres-store.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
 import { RedisStore } from './redis/redis-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
-import type { HoldpointStore, PageCursor } from './store.js';
+import type { HoldpointStore, PageCursor, SessionTrail } from './store.js';
 import {
   APP,
   DECIDER,
@@ -259,6 +259,46 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(lines.filter((a) => a === 'requested')).toHaveLength(2);
     expect(lines.filter((a) => a === 'decided')).toHaveLength(2);
     expect(lines).toContain('resumed');
+  });
+
+  it('leaves a trail at what each commit stored, and goes on from a fresh read once another commit moved the session', async () => {
+    const now = Date.now();
+    const sessionId = unique('session');
+    const run = newRun(sessionId, 'ann', now);
+    const held = lease(now);
+    const trail: SessionTrail = {};
+    const session = { sessionId, app: APP, userId: 'ann', createdAt: now };
+    await store.createSession(session, { run, lease: held }, trail);
+    expect(trail.snapshot).toEqual(await peer.getSnapshot(sessionId));
+    const pause = newPause(run, 1, now);
+    const end = segmentEnd(run, held, now);
+    await store.apply(
+      sessionId,
+      savePauseTransition,
+      [end, pause, requested(pause), now + HOUR],
+      trail,
+    );
+    expect(trail.snapshot).toEqual(await peer.getSnapshot(sessionId));
+    // The peer decides: the trail is one commit behind, and the finish reads the session.
+    const resumed = lease(now);
+    const approvalId = pause.approvals[0]?.approvalId as string;
+    await peer.apply(sessionId, decideTransition, [
+      { decisions: [decision(approvalId, now + 1)] },
+      now + 1,
+      resumed,
+      DECIDER,
+    ]);
+    const outcome = { status: 'completed' as const, result: 'sent', audit: [] };
+    await store.apply(
+      sessionId,
+      finishRunTransition,
+      [segmentEnd(run, resumed, now + 2), outcome],
+      trail,
+    );
+    expect(trail.snapshot).toEqual(await peer.getSnapshot(sessionId));
+    expect(trail.snapshot?.meta.status).toBe('idle');
+    expect(trail.snapshot?.pause?.status).toBe('resumed');
+    expect(await actions(sessionId)).toEqual(['started', 'requested', 'decided', 'resumed']);
   });
 
   it("stores a segment's events and state with its end, not before", async () => {

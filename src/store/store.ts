@@ -14,6 +14,7 @@ import type {
   Page,
   PageCursor,
   SessionSnapshot,
+  SessionTrail,
   SessionTransition,
   WaitingCount,
 } from './session-shapes.js';
@@ -34,6 +35,7 @@ export type {
   SegmentEnd,
   SessionAppend,
   SessionSnapshot,
+  SessionTrail,
   SessionTransition,
   SessionWrites,
   Transition,
@@ -89,10 +91,14 @@ export interface HoldpointStore {
   readonly grants: Grants;
 
   /**
-   * Creates an idle session, or with `begin` one whose first run already holds it.
-   * Throws SESSION_EXISTS when the id is taken.
+   * Creates an idle session, or with `begin` one whose first run already holds it;
+   * `trail` is left holding the new session. Throws SESSION_EXISTS when the id is taken.
    */
-  createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }): Promise<void>;
+  createSession(
+    session: NewSession,
+    begin?: { run: RunRecord; lease: Lease },
+    trail?: SessionTrail,
+  ): Promise<void>;
   /** The session's meta, latest pause and current run, read at one version. */
   getSnapshot(sessionId: string): Promise<SessionSnapshot | undefined>;
   /** The ADK session (stored events, merged state) when it is `app`'s and `userId`'s. */
@@ -105,7 +111,9 @@ export interface HoldpointStore {
    * its error, after they are). A commit that loses the race is computed again on what
    * is read then; its audit lines are chained onto the head it read. `seen`, the
    * session as the caller read it with getSnapshot, saves reading it again: the
-   * transition is tried on it first (when it is stale, on what is read then).
+   * transition is tried on it first (when it is stale, or the transition refuses, on
+   * what is read then). A `SessionTrail` is tried on the same way, and left holding what
+   * the commit stored.
    * SESSION_NOT_FOUND when there is no such session; OUTCOME_UNKNOWN when a commit's
    * reply was lost and the store stayed away too long to learn whether it was stored.
    */
@@ -113,7 +121,7 @@ export interface HoldpointStore {
     sessionId: string,
     transition: SessionTransition<A, T>,
     args: A,
-    seen?: SessionSnapshot,
+    seen?: SessionSnapshot | SessionTrail,
   ): Promise<T>;
 
   getPause(sessionId: string, pauseId: string): Promise<Pause | undefined>;

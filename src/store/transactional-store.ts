@@ -23,10 +23,12 @@ import type {
   Page,
   PageCursor,
   SessionSnapshot,
+  SessionTrail,
   SessionTransition,
   SessionWrites,
   StoreKind,
   StoreStats,
+  Transition,
 } from './store.js';
 import { chainWrites, newSessionWrites } from './transitions.js';
 import type { UserMemories } from './user-memories.js';
@@ -39,8 +41,33 @@ import type { WaitingCount } from './waiting-counts.js';
  */
 export interface VersionedSnapshot {
   snapshot: SessionSnapshot;
+  /** 1 for a new session; every commit moves it on by one. */
   version: number;
   commitIds?: string[];
+}
+
+/**
+ * The session as the commit of `writes` on `read` stored it, as readSnapshot would read it
+ * back; undefined when its latest pause or run is neither written nor read (then it is
+ * read when needed).
+ */
+function committedSnapshot(
+  read: VersionedSnapshot | undefined,
+  writes: SessionWrites,
+  commitIds: string[],
+): VersionedSnapshot | undefined {
+  const { meta } = writes;
+  const before = read?.snapshot;
+  const pause =
+    writes.pauses?.find((p) => p.pauseId === meta.pauseId) ??
+    (before?.pause?.pauseId === meta.pauseId ? before?.pause : undefined);
+  const run =
+    writes.runs?.find((r) => r.invocationId === meta.invocationId) ??
+    (before?.run?.invocationId === meta.invocationId ? before?.run : undefined);
+  if ((meta.pauseId && !pause) || (meta.invocationId && !run)) return undefined;
+  // A copy: what the caller does with the writes afterwards cannot reach it.
+  const snapshot = structuredClone({ meta, pause, run });
+  return { snapshot, version: (read?.version ?? 0) + 1, commitIds };
 }
 
 /**
@@ -178,12 +205,14 @@ export abstract class TransactionalStore implements HoldpointStore {
   }
 
   async getSnapshot(sessionId: string): Promise<SessionSnapshot | undefined> {
-    const read = await this.readSnapshot(sessionId);
-    if (read) this.handedOut.set(read.snapshot, read);
-    return read?.snapshot;
+    return this.handOut(await this.readSnapshot(sessionId));
   }
 
-  async createSession(session: NewSession, begin?: { run: RunRecord; lease: Lease }) {
+  async createSession(
+    session: NewSession,
+    begin?: { run: RunRecord; lease: Lease },
+    trail?: SessionTrail,
+  ) {
     const writes = newSessionWrites(session, begin);
     const commitId = randomUUID();
     const created = await this.insert(session, writes, [commitId]).catch((error: unknown) => {
@@ -194,13 +223,25 @@ export abstract class TransactionalStore implements HoldpointStore {
       );
     });
     if (!created) throw sessionExists(session.sessionId);
+    if (trail) trail.snapshot = this.handOut(committedSnapshot(undefined, writes, [commitId]));
+  }
+
+  /** Marks `read` as handed out, so `apply` may take it as its first read. */
+  private handOut(read: VersionedSnapshot | undefined): SessionSnapshot | undefined {
+    if (read) this.handedOut.set(read.snapshot, read);
+    return read?.snapshot;
   }
 
   /**
    * Commits `writes`, learning after a lost reply whether they were stored; once stored,
-   * tells the inboxes when a pause's pending state changed (never before).
+   * tells the inboxes when a pause's pending state changed (never before). Answers the
+   * ids the session keeps as its latest commits once stored, undefined when not stored.
    */
-  private async store(sessionId: string, read: VersionedSnapshot, writes: SessionWrites) {
+  private async store(
+    sessionId: string,
+    read: VersionedSnapshot,
+    writes: SessionWrites,
+  ): Promise<string[] | undefined> {
     const commitId = randomUUID();
     const commitIds = [...(read.commitIds ?? []).slice(1 - RECENT_COMMITS), commitId];
     let stored: boolean;
@@ -214,7 +255,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     }
     const news = stored ? inboxNews(read.snapshot, writes) : undefined;
     if (news) this.relay.publish(INBOX_CHANNEL, news);
-    return stored;
+    return stored ? commitIds : undefined;
   }
 
   /**
@@ -244,35 +285,53 @@ export abstract class TransactionalStore implements HoldpointStore {
 
   /**
    * Runs `transition` as a compare-and-set on the session: on `seen` first, when the
-   * caller read it with getSnapshot (a stale one simply loses the race), then on what is
-   * read, until a commit holds.
+   * caller read it with getSnapshot or holds it in a trail (a stale one simply loses the
+   * race, and a refusal on it is asked again of what is read), then on what is read,
+   * until a commit holds; a trail is left holding the session as that commit stored it.
    */
   async apply<A extends unknown[], T>(
     sessionId: string,
     transition: SessionTransition<A, T>,
     args: A,
-    seen?: SessionSnapshot,
+    seen?: SessionSnapshot | SessionTrail,
   ): Promise<T> {
-    let known = seen && this.handedOut.get(seen);
+    const trail = seen && !('meta' in seen) ? seen : undefined;
+    const first = trail ? trail.snapshot : (seen as SessionSnapshot | undefined);
+    let known = first && this.handedOut.get(first);
     if (known?.snapshot.meta.sessionId !== sessionId) known = undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const handed = known !== undefined;
       const read = known ?? (await this.readSnapshot(sessionId));
       known = undefined;
       if (!read) {
         throw sessionNotFound(sessionId);
       }
-      const result = transition(read.snapshot, ...args);
+      let result: Transition<T>;
+      try {
+        result = transition(read.snapshot, ...args);
+      } catch (error) {
+        // A refusal holds only on what is read now: a handed snapshot may be stale.
+        if (handed) continue;
+        throw error;
+      }
+      if (handed && result.error && !result.writes) continue;
       const writes = result.writes && chainWrites(read.snapshot.meta.auditHead, result.writes);
       // Planned on the chained lines (an event's id is its line's hash), in the same
       // compare-and-set: the deliveries are stored with the commit or not at all.
       const deliveries = writes && this.outbox.planner?.(read.snapshot, writes);
       if (writes && deliveries?.length) writes.deliveries = deliveries;
-      if (writes && !(await this.store(sessionId, read, writes))) {
+      const stored = writes && (await this.store(sessionId, read, writes));
+      if (writes && !stored) {
         // Someone else changed the session between our read and commit: read again.
         await sleep(Math.random() * Math.min(50, 2 ** attempt));
         continue;
       }
       if (writes) this.committed(read.snapshot, writes);
+      if (trail) {
+        trail.snapshot = writes
+          ? this.handOut(committedSnapshot(read, writes, stored ?? []))
+          : this.handOut(read);
+      }
       if (result.error) throw result.error;
       return result.value as T;
     }

@@ -7,7 +7,7 @@ import { settledDecisions } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import { holdChannel } from '../../store/run-relay.js';
-import type { DecisionBatch } from '../../store/store.js';
+import type { DecisionBatch, SessionTrail } from '../../store/store.js';
 import { type DecisionCheck, decideTransition } from '../../store/transitions.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import { runState } from '../queries/run-state.js';
@@ -85,9 +85,11 @@ export async function resumeRun(
   const follower = snapshot.pause?.heldBy
     ? await HeldRunFollower.listen(ctx, sessionId, sink)
     : undefined;
-  // The snapshot read above is the decision's first try: the session is not read again.
+  // The snapshot read above is the decision's first try: the session is not read again,
+  // nor by the segment the decision resumes (it goes on from what the decision stored).
+  const trail: SessionTrail = { snapshot };
   const { outcome, pause } = await ctx.store
-    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators, check], snapshot)
+    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators, check], trail)
     .catch(async (error: unknown) => {
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);
@@ -115,13 +117,13 @@ export async function resumeRun(
     emit({ type: 'outcome', outcome: pending });
     return pending;
   }
-  return resumeDecidedRun(ctx, app, pause, lease, sink);
+  return resumeDecidedRun(ctx, app, pause, lease, sink, trail);
 }
 
 /**
  * Drives the run of `pause` on from its settled decisions, under `lease`: the lease the
  * decision that completed the pause took the session with (a person's, or the SLA
- * sweep's deadline denial).
+ * sweep's deadline denial); `trail`, the session as that decision stored it, when known.
  */
 export function resumeDecidedRun(
   ctx: RuntimeContext,
@@ -129,6 +131,7 @@ export function resumeDecidedRun(
   pause: Pause,
   lease: Lease,
   sink?: RunEventSink,
+  trail?: SessionTrail,
 ): Promise<RunOutcome> {
   return runSegment(ctx, {
     app,
@@ -139,6 +142,7 @@ export function resumeDecidedRun(
     messages: resumeMessages(pause),
     resumedFrom: pause,
     sink,
+    trail,
   });
 }
 

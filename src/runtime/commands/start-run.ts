@@ -4,6 +4,7 @@ import { HoldpointError, withRun } from '../../core/errors.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
+import type { SessionTrail } from '../../store/store.js';
 import { beginRunTransition } from '../../store/transitions.js';
 import { runState } from '../queries/run-state.js';
 import { type StartRequest, startRequest } from '../requests.js';
@@ -61,6 +62,7 @@ export async function startRun(
   let app: AgentApp;
   /** The session's owner: who created it, whoever sends this message. */
   let owner = userId;
+  const trail: SessionTrail = {};
   try {
     if (sessionId === undefined) {
       app = ctx.requireApp(appName ?? ctx.options.defaultApp);
@@ -68,6 +70,7 @@ export async function startRun(
       await ctx.store.createSession(
         { sessionId: targetId, app: app.name, userId, createdAt: now },
         { run, lease },
+        trail,
       );
     } else {
       const { meta } = await ctx.requireSnapshot(sessionId);
@@ -81,7 +84,7 @@ export async function startRun(
       app = ctx.requireApp(meta.app);
       owner = meta.userId;
       run = newRun(app);
-      await ctx.store.apply(run.sessionId, beginRunTransition, [run, lease]);
+      await ctx.store.apply(run.sessionId, beginRunTransition, [run, lease], trail);
     }
   } catch (error) {
     throw withRun(error, invocationId);
@@ -94,5 +97,6 @@ export async function startRun(
     lease,
     messages: [{ role: 'user', parts: [{ text: query }] }],
     sink,
+    trail,
   });
 }

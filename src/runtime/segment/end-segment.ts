@@ -5,7 +5,7 @@ import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
-import type { SegmentEnd, SessionAppend } from '../../store/store.js';
+import type { SegmentEnd, SessionAppend, SessionTrail } from '../../store/store.js';
 import { finishRunTransition, savePauseTransition } from '../../store/transitions.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
@@ -20,6 +20,8 @@ export interface EndingSegment {
   invocationId: string;
   lease: SegmentEnd['lease'];
   emit: RunEventSink;
+  /** The session as the segment's latest commit left it (SegmentStart's trail). */
+  trail?: SessionTrail;
 }
 
 function endAudit(segment: EndingSegment, action: 'completed' | 'failed', at: number): AuditEntry {
@@ -92,14 +94,12 @@ async function failRun(
   error: string,
   code: 'RUN_FAILED' | 'TOO_MANY_APPROVALS' = 'RUN_FAILED',
 ): Promise<never> {
-  await ctx.store.apply(end.sessionId, finishRunTransition, [
-    end,
-    {
-      status: 'failed',
-      error,
-      audit: [endAudit(segment, 'failed', end.now)],
-    },
-  ]);
+  await ctx.store.apply(
+    end.sessionId,
+    finishRunTransition,
+    [end, { status: 'failed', error, audit: [endAudit(segment, 'failed', end.now)] }],
+    segment.trail,
+  );
   ctx.log(segment.sessionId, segment.invocationId).error({ error }, 'run failed');
   throw new HoldpointError(code, code === 'RUN_FAILED' ? `The agent run failed: ${error}` : error, {
     session_id: segment.sessionId,
@@ -148,12 +148,12 @@ async function pauseRun(
   const requested = pause.approvals.map((a) =>
     approvalAudit(pause, a, 'requested', 'agent', end.now),
   );
-  await ctx.store.apply(end.sessionId, savePauseTransition, [
-    end,
-    pause,
-    requested,
-    expiresAt + ctx.retentionMs,
-  ]);
+  await ctx.store.apply(
+    end.sessionId,
+    savePauseTransition,
+    [end, pause, requested, expiresAt + ctx.retentionMs],
+    segment.trail,
+  );
   ctx
     .log(segment.sessionId, segment.invocationId)
     .info({ approvals: pause.approvals.map((a) => a.approvalId) }, 'run paused');
@@ -169,14 +169,19 @@ async function completeRun(
   end: SegmentEnd,
   collector: SegmentCollector,
 ): Promise<RunOutcome> {
-  await ctx.store.apply(end.sessionId, finishRunTransition, [
-    end,
-    {
-      status: 'completed',
-      result: collector.text,
-      audit: [endAudit(segment, 'completed', end.now)],
-    },
-  ]);
+  await ctx.store.apply(
+    end.sessionId,
+    finishRunTransition,
+    [
+      end,
+      {
+        status: 'completed',
+        result: collector.text,
+        audit: [endAudit(segment, 'completed', end.now)],
+      },
+    ],
+    segment.trail,
+  );
   ctx.log(segment.sessionId, segment.invocationId).info('run completed');
   const outcome: RunOutcome = {
     status: 'completed',

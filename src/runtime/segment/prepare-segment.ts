@@ -66,7 +66,12 @@ export async function prepareSegment(
     if (append.events.length === 0 && executedCallIds.length === 0) return;
     const end = { sessionId, invocationId, lease, now: ctx.clock.now() };
     try {
-      await ctx.store.apply(sessionId, checkpointTransition, [{ ...end, append, executedCallIds }]);
+      await ctx.store.apply(
+        sessionId,
+        checkpointTransition,
+        [{ ...end, append, executedCallIds }],
+        start.trail,
+      );
     } catch (error) {
       stopCause.error = error;
       throw error;

@@ -64,6 +64,7 @@ async function runWholeSegment(
     invocationId,
     lease: start.lease,
     emit: ctx.emitter(sessionId, start.sink),
+    trail: start.trail,
   };
   announceRun(segment, start.resumedFrom);
   /** Stops ADK: the lease was lost, or the segment left a tool waiting for a person. */

@@ -1,5 +1,6 @@
 import type { AgentApp } from '../../agents/agent-app.js';
 import type { Lease, Pause } from '../../core/types.js';
+import type { SessionTrail } from '../../store/store.js';
 import type { RunEventSink } from '../run-event.js';
 import type { UserMessages } from './resume-message.js';
 
@@ -19,4 +20,9 @@ export interface SegmentStart {
   /** The pause this segment resumes; a new run instead closes what earlier pauses left open. */
   resumedFrom?: Pause;
   sink?: RunEventSink;
+  /**
+   * The session as the commit that started the segment left it: the segment's own
+   * commits (checkpoints, its end) go on from it rather than read the session again.
+   */
+  trail?: SessionTrail;
 }

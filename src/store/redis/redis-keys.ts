@@ -20,7 +20,7 @@ export class RedisKeys {
   /**
    * Hash: the session record. `version` (moved by every write), `data` (SessionMeta),
    * `pauseId` and `invocationId` (the latest pause and run, '' for none), `keepUntil`
-   * (latest pause retention), the ADK record (`appName`, `userId`, `lastUpdateTime`),
+   * (when the session's keys expire), the ADK record (`appName`, `userId`, `lastUpdateTime`),
    * and every pause and run of the session as `pause:<pauseId>` and `run:<invocationId>`.
    */
   meta(sessionId: string): string {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_CHANNEL } from '../inbox-news.js';
+import type { SessionTrail } from '../store.js';
 import {
+  APP,
   DECIDER,
   HOUR,
   lease,
@@ -9,9 +11,15 @@ import {
   requested,
   runningSession,
   segmentEnd,
+  userEvent,
 } from '../store-fixtures.test-support.js';
 import type { VersionedSnapshot } from '../transactional-store.js';
-import { decideTransition, renewLeaseTransition, savePauseTransition } from '../transitions.js';
+import {
+  checkpointTransition,
+  decideTransition,
+  renewLeaseTransition,
+  savePauseTransition,
+} from '../transitions.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
 import { RedisStore } from './redis-store.js';
 
@@ -103,6 +111,44 @@ describe('the Redis path', () => {
     );
     expect(sent.map(([name]) => name?.toLowerCase())).toEqual([expect.stringMatching(SCRIPT)]);
     expect((await store.getSnapshot(sessionId))?.meta.status).toBe('running');
+  });
+
+  it("loads a session with its app's and user's shared state in one round trip", async () => {
+    const { sessionId, userId } = await runningSession(store);
+    await scratch.redis.hset(key(`{a:${APP}}:user:${userId}:state`), 'lang', '"ja"');
+    let state: Record<string, unknown> | undefined;
+    const sent = await scratch.commandsDuring(async () => {
+      state = (await store.loadSession(sessionId, APP, userId))?.state;
+    });
+    expect(sent.map(([name]) => name?.toLowerCase())).toEqual([expect.stringMatching(SCRIPT)]);
+    expect(state).toMatchObject({ 'user:lang': 'ja' });
+  });
+
+  it('goes on from the session its own commits left: one round trip per commit of a segment', async () => {
+    const now = Date.now();
+    const { sessionId, run, held } = await runningSession(store, now);
+    const trail: SessionTrail = { snapshot: await store.getSnapshot(sessionId) };
+    const append = { events: [userEvent(run.invocationId, 'hi')], state: {} };
+    const pause = newPause(run, 1, now);
+    const sent = await scratch.commandsDuring(async () => {
+      await store.apply(
+        sessionId,
+        checkpointTransition,
+        [segmentEnd(run, held, now, append)],
+        trail,
+      );
+      await store.apply(
+        sessionId,
+        savePauseTransition,
+        [segmentEnd(run, held, now), pause, requested(pause), now + HOUR],
+        trail,
+      );
+    });
+    expect(sent.map(([name]) => name?.toLowerCase())).toEqual([
+      expect.stringMatching(SCRIPT),
+      expect.stringMatching(SCRIPT),
+    ]);
+    expect(trail.snapshot).toEqual(await store.getSnapshot(sessionId));
   });
 
   it('publishes run events only while someone, in any process, watches the session', async () => {

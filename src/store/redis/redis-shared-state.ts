@@ -16,7 +16,7 @@ export interface SharedState {
 
 /**
  * What an app's sessions share in Redis: ADK `app:` and `user:` state. One script
- * writes and reads both, outside any session's slot.
+ * writes both, outside any session's slot; the session's read (read-session.lua) reads them.
  */
 export class RedisSharedState {
   private readonly script: RedisScript;
@@ -29,18 +29,13 @@ export class RedisSharedState {
     this.script = conn.script('shared-state');
   }
 
-  /** Applies `change` (JSON values by key without prefix), then reads both scopes. */
-  async apply(
-    app: string,
-    userId: string,
-    change: SharedState = { app: {}, user: {} },
-  ): Promise<SharedState> {
+  /** Applies `change` (JSON values by key without prefix). */
+  async apply(app: string, userId: string, change: SharedState): Promise<void> {
     const appPairs = Object.entries(change.app);
     const userPairs = Object.entries(change.user);
-    const [appState, userState] = (await this.script(
+    await this.script(
       [this.keys.appState(app), this.keys.userState(app, userId)],
       [this.userTtlMs, appPairs.length, userPairs.length, ...appPairs.flat(), ...userPairs.flat()],
-    )) as [string[], string[]];
-    return { app: pairs(appState), user: pairs(userState) };
+    );
   }
 }

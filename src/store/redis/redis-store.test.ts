@@ -119,6 +119,31 @@ describe('RedisStore', () => {
     }
   });
 
+  it('gives the keys a commit creates the expiry of those it did not move', async () => {
+    const now = Date.now();
+    // Kept until the pause retention (now + 2 h), past the session TTL.
+    const { sessionId, run, pause } = await pausedSession(store, 1, now);
+    const held = lease(now);
+    await store.apply(sessionId, decideTransition, [
+      { decisions: [decision(pause.approvals[0]?.approvalId as string, now + 1)] },
+      now + 1,
+      held,
+      DECIDER,
+    ]);
+    // Neither commit moves the expiry; the finish creates the events, their index and the
+    // state, which expire with the rest.
+    await store.apply(sessionId, finishRunTransition, [
+      segmentEnd(run, held, now + 2, {
+        events: [userEvent(run.invocationId, 'done')],
+        state: { intent: 'x' },
+      }),
+      { status: 'completed', result: 'sent', audit: [] },
+    ]);
+    const keys = await sessionKeys(sessionId);
+    expect(keys).toHaveLength(5);
+    for (const k of keys) expect(await scratch.redis.pexpiretime(k)).toBe(now + 2 * HOUR);
+  });
+
   it('gives a session the session TTL when that outlasts the pause retention', async () => {
     const now = Date.now();
     const { sessionId, run, held } = await runningSession(store, now);

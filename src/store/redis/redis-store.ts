@@ -216,13 +216,17 @@ export class RedisStore extends TransactionalStore {
   loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
     return this.conn.run(async () => {
       const k = this.keys;
-      const [[record, statePairs, eventJsons], shared] = (await Promise.all([
-        this.readSessionScript([k.meta(sessionId), k.state(sessionId), k.events(sessionId)], []),
-        this.shared.apply(app, userId),
-      ])) as [
-        [(string | null)[], string[], string[]],
-        { app: Record<string, string>; user: Record<string, string> },
-      ];
+      // One call: the session's keys and the state its app and user share.
+      const [record, statePairs, eventJsons, appPairs, userPairs] = (await this.readSessionScript(
+        [
+          k.meta(sessionId),
+          k.state(sessionId),
+          k.events(sessionId),
+          k.appState(app),
+          k.userState(app, userId),
+        ],
+        [this.sessionTtlMs],
+      )) as [(string | null)[], string[], string[], string[], string[]];
       const [storedApp, storedUser, lastUpdateTime] = record;
       if (storedApp !== app || storedUser !== userId) return undefined;
       const events: Event[] = eventJsons.map((json) => decodeRecord('event', json, sessionId));
@@ -231,8 +235,8 @@ export class RedisStore extends TransactionalStore {
         appName: app,
         userId,
         state: mergeStates(
-          parseJsonState(shared.app, sessionId),
-          parseJsonState(shared.user, sessionId),
+          parseJsonState(pairs(appPairs), sessionId),
+          parseJsonState(pairs(userPairs), sessionId),
           parseJsonState(pairs(statePairs), sessionId),
         ),
         events,

@@ -4,7 +4,10 @@
 -- call into Redis costs as much as the data it moves, so fields, list items and hash
 -- entries go in one variadic call each. Every session key gets the same expiry:
 -- max(now + session TTL, latest pause retention), which never shrinks, so a pause never
--- outlives or predeceases its session.
+-- outlives or predeceases its session. The meta's `keepUntil` holds it (a release before
+-- this one kept there only the latest pause retention, which the keys outlive): a commit
+-- that does not move it gives the keys it may have created the meta's expiry, and leaves
+-- the others be.
 --
 -- KEYS[1..5]: the session's keys (RedisKeys.sessionKeys: meta, state, events, event index,
 --   audit); KEYS[6]: its watch marker (RedisKeys.watched); KEYS[7]: the inbox's watch
@@ -26,9 +29,11 @@
 -- Returns { new version, watched (0 or 1), inbox watched (0 or 1) }, or false when the session is not at ARGV[1]
 -- (or, for 'new', exists): then nothing was written.
 local function call(command, key, list, first, last)
+  local reply
   for i = first, last, 4000 do
-    redis.call(command, key, unpack(list, i, math.min(i + 3999, last)))
+    reply = redis.call(command, key, unpack(list, i, math.min(i + 3999, last)))
   end
+  return reply
 end
 local read = redis.call('HMGET', KEYS[1], 'version', 'keepUntil')
 local stored = read[1]
@@ -39,9 +44,11 @@ elseif stored ~= ARGV[1] then
   return false
 end
 local version = tonumber(stored) + 1
-local keep = tonumber(read[2] or '0')
-if ARGV[4] ~= '' and tonumber(ARGV[4]) > keep then keep = tonumber(ARGV[4]) end
-local expireAt = math.max(tonumber(ARGV[2]) + tonumber(ARGV[3]), keep)
+local kept = tonumber(read[2] or '0')
+local expireAt = math.max(tonumber(ARGV[2]) + tonumber(ARGV[3]), kept)
+if ARGV[4] ~= '' and tonumber(ARGV[4]) > expireAt then expireAt = tonumber(ARGV[4]) end
+-- Keys this commit may create (the others expire with the meta already).
+local created = {}
 local metaPairs, auditLines, events, statePairs, operations =
   tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 local a = 10
@@ -52,10 +59,14 @@ for i = first, first + 5 * (operations - 1), 5 do
     return redis.error_reply('unknown index operation ' .. tostring(name))
   end
 end
-redis.call('HSET', KEYS[1], 'version', version, 'keepUntil', keep)
-call('HSET', KEYS[1], ARGV, a, a + 2 * metaPairs - 1)
+-- One call: the meta's fields are a handful (its record, pointers, the pauses and runs
+-- this commit writes), far below what unpack can take at once.
+redis.call('HSET', KEYS[1], 'version', version, 'keepUntil', expireAt,
+  unpack(ARGV, a, a + 2 * metaPairs - 1))
 a = a + 2 * metaPairs
-call('RPUSH', KEYS[5], ARGV, a, a + auditLines - 1)
+if auditLines > 0 and call('RPUSH', KEYS[5], ARGV, a, a + auditLines - 1) == auditLines then
+  created[#created + 1] = KEYS[5]
+end
 a = a + auditLines
 if events > 0 then
   local ids = {}
@@ -82,18 +93,31 @@ if events > 0 then
       index[2 * i] = length - #added + i - 1
     end
     call('HSET', KEYS[4], index, 1, #index)
+    -- The events and their index are created together, by a session's first event.
+    if length == #added then
+      created[#created + 1] = KEYS[3]
+      created[#created + 1] = KEYS[4]
+    end
   end
   a = a + 2 * events
 end
-call('HSET', KEYS[2], ARGV, a, a + 2 * statePairs - 1)
-for i = 1, 5 do redis.call('PEXPIREAT', KEYS[i], expireAt) end
+if statePairs > 0 then
+  call('HSET', KEYS[2], ARGV, a, a + 2 * statePairs - 1)
+  created[#created + 1] = KEYS[2]
+end
+if expireAt > kept then
+  for i = 1, 5 do redis.call('PEXPIREAT', KEYS[i], expireAt) end
+elseif #created > 0 then
+  local at = redis.call('PEXPIRETIME', KEYS[1])
+  for _, key in ipairs(created) do redis.call('PEXPIREAT', key, at) end
+end
 for i = first, first + 5 * (operations - 1), 5 do
   local name, key = ARGV[i], KEYS[tonumber(ARGV[i + 1])]
   if name == 'zadd' then
     redis.call('ZADD', key, ARGV[i + 2], ARGV[i + 3])
-    if ARGV[i + 4] ~= '' then
+    -- Later only (GT), or the first expiry of a key that has none (NX: GT never sets one).
+    if ARGV[i + 4] ~= '' and redis.call('PEXPIREAT', key, ARGV[i + 4], 'GT') == 0 then
       redis.call('PEXPIREAT', key, ARGV[i + 4], 'NX')
-      redis.call('PEXPIREAT', key, ARGV[i + 4], 'GT')
     end
   elseif name == 'zrem' then
     redis.call('ZREM', key, ARGV[i + 2])
