@@ -4,9 +4,6 @@ import { ADMIN_ROLE, type Principal } from '../core/principal.js';
 import { idText, validate } from '../core/validate.js';
 import { writeAuditKeyPair } from '../main/audit-keygen.js';
 import { readConfigFile } from '../main/config-file.js';
-import { migrateDatabase, storeStatsJson } from '../main/db-commands.js';
-import { holdpointFromConfig } from '../main/holdpoint-from-config.js';
-import { startServer } from '../main/serve.js';
 import { type AuditFileCheck, verifyAuditFile } from '../main/verify-audit-file.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
 import { type Identity, newApiKey, requireIdentity } from '../transports/auth/index.js';
@@ -18,6 +15,10 @@ import { HttpChatBackend } from '../transports/cli/http-backend.js';
 import { RuntimeChatBackend } from '../transports/cli/runtime-backend.js';
 import type { HttpCredentials } from '../transports/cli/server-request.js';
 import { USAGE } from './usage.js';
+
+// The server, the in-process chat and `db` load ADK and the stores (over a second of
+// CPU): they are imported where those commands run, so the REST clients (`api`,
+// `grants`, `chat --url`), `audit`, `keys` and `--help` start without them.
 
 /** Takes every `--name value` out of argv, returning their values. */
 function takeFlags(argv: string[], name: string): string[] {
@@ -291,6 +292,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'serve') {
+    const { startServer } = await import('../main/serve.js');
     const server = await startServer(await configFrom(rest, process.env));
     const stop = () => {
       server.close().finally(() => process.exit(0));
@@ -334,6 +336,7 @@ async function main(argv: string[]): Promise<void> {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
+    const { holdpointFromConfig } = await import('../main/holdpoint-from-config.js');
     const { holdpoint, runtime, identity } = await holdpointFromConfig(config);
     const app = chosen && !isModulePath(chosen) ? chosen : runtime.apps[0]?.name;
     try {
@@ -367,6 +370,7 @@ async function main(argv: string[]): Promise<void> {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
+    const { holdpointFromConfig } = await import('../main/holdpoint-from-config.js');
     const { holdpoint, runtime, identity } = await holdpointFromConfig(config);
     let printed: string;
     try {
@@ -401,6 +405,7 @@ async function main(argv: string[]): Promise<void> {
       ...process.env,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     });
+    const { migrateDatabase, storeStatsJson } = await import('../main/db-commands.js');
     const printed =
       action === 'migrate' ? await migrateDatabase(config, to) : await storeStatsJson(config);
     // A one-shot command: a pool's idle connections must not keep it alive.
