@@ -72,7 +72,10 @@ export async function callOperation<T = unknown>(
   )) as T;
 }
 
-/** The operation's path with each `:name` replaced by `params[name]`, encoded. */
+/**
+ * The operation's path with each `:name` replaced by `params[name]`, encoded; a value
+ * that is a dot segment (`.`, `..`) is refused, as it would climb out of the path.
+ */
 function filledPath(operation: Operation, params: Record<string, string>): string {
   const names = [...operation.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
   const unknown = Object.keys(params).find((name) => !names.includes(name));
@@ -88,6 +91,14 @@ function filledPath(operation: Operation, params: Record<string, string>): strin
       throw new HoldpointError(
         'VALIDATION_FAILED',
         `${operation.name} needs the path parameter ${name} (its path: ${operation.path}).`,
+      );
+    }
+    // encodeURIComponent leaves `.` as it is, and a URL resolves `.` and `..` segments
+    // (their %2e spellings too): such a value would send the call to another path.
+    if (value === '.' || value === '..') {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        `${operation.name} path parameter ${name} cannot be ${value} (not sent).`,
       );
     }
     return encodeURIComponent(value);
