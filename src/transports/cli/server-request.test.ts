@@ -122,6 +122,15 @@ describe('callOperation: a request from the operation’s definition', () => {
     );
   });
 
+  it('refuses a server address that carries credentials, printing neither them nor the address', async () => {
+    // fetch would refuse it too, with a message that repeats the whole address.
+    const refused = await callOperation('http://ann:s3cret@127.0.0.1:1', ANN, 'getMe').catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(String((refused as Error).message)).not.toMatch(/s3cret|ann:/);
+  });
+
   it('refuses an operation that answers only with a stream', async () => {
     await expect(callOperation(NOWHERE, ANN, 'approvalEvents')).rejects.toThrow(
       /^approvalEvents answers only with a stream \(text\/event-stream\), not JSON/,
