@@ -32,12 +32,13 @@ import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
 import type { HistoryTurn } from '../runtime/queries/session-history.js';
 import type { SessionView } from '../runtime/queries/session-view.js';
 import type { SessionsPage, SessionsQuery } from '../runtime/queries/sessions.js';
-import type {
-  DecisionInput,
-  DelegationRequest,
-  ReassignRequest,
-  ResumeRequest,
-  StartRequest,
+import {
+  type DecisionInput,
+  type DelegationRequest,
+  delegationRequest,
+  type ReassignRequest,
+  type ResumeRequest,
+  type StartRequest,
 } from '../runtime/requests.js';
 import type { RunEvent, RunEventSink } from '../runtime/run-event.js';
 import type { RunOutcome } from '../runtime/run-outcome.js';
@@ -626,7 +627,13 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     },
     delegations: {
       get: (userId) => runtime.operations.getDelegation(userId, SYSTEM),
-      set: (userId, request) => runtime.operations.setDelegation({ userId, ...request }, SYSTEM),
+      // The request checked as it is first: one naming a person of its own (`userId`) is
+      // refused, never taken for the person this delegation is for.
+      set: async (userId, request) =>
+        runtime.operations.setDelegation(
+          { ...validate(delegationRequest, request), userId },
+          SYSTEM,
+        ),
       clear: (userId) => runtime.operations.clearDelegation(userId, SYSTEM),
     },
     grants: {

@@ -301,6 +301,47 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
     expect(await actions(sessionId)).toEqual(['started', 'requested', 'decided', 'resumed']);
   });
 
+  it('asks a refusal on a stale trail again of a fresh read; one that holds there too surfaces once, writing nothing', async () => {
+    const now = Date.now();
+    const sessionId = unique('session');
+    const trail: SessionTrail = {};
+    await store.createSession(
+      { sessionId, app: APP, userId: 'ann', createdAt: now },
+      undefined,
+      trail,
+    );
+    // The trail holds the session idle; the peer begins a run on it meanwhile.
+    const run = newRun(sessionId, 'ann', now);
+    const held = lease(now);
+    await peer.apply(sessionId, beginRunTransition, [run, held]);
+    let asked = 0;
+    const checkpoint: typeof checkpointTransition = (snapshot, end) => {
+      asked += 1;
+      return checkpointTransition(snapshot, end);
+    };
+    const first = { events: [userEvent(run.invocationId, 'one')], state: {} };
+    // LEASE_LOST on the idle trail, stored on the running session read then.
+    await store.apply(sessionId, checkpoint, [segmentEnd(run, held, now + 1, first)], trail);
+    expect(asked).toBe(2);
+    expect(trail.snapshot).toEqual(await peer.getSnapshot(sessionId));
+    expect(trail.snapshot?.run?.checkpointed).toBe(true);
+    // The peer ends the run: the trail is stale again, and the refusal holds on what is read.
+    const outcome = { status: 'completed' as const, result: 'sent', audit: [] };
+    await peer.apply(sessionId, finishRunTransition, [segmentEnd(run, held, now + 2), outcome]);
+    const ended = await peer.getSnapshot(sessionId);
+    const lines = await actions(sessionId);
+    asked = 0;
+    const second = { events: [userEvent(run.invocationId, 'two')], state: {} };
+    await expect(
+      store.apply(sessionId, checkpoint, [segmentEnd(run, held, now + 3, second)], trail),
+    ).rejects.toMatchObject({ code: 'LEASE_LOST' });
+    expect(asked).toBe(2);
+    expect(await peer.getSnapshot(sessionId)).toEqual(ended);
+    expect(await actions(sessionId)).toEqual(lines);
+    const events = (await peer.loadSession(sessionId, APP, 'ann'))?.events ?? [];
+    expect(events.map((event) => event.content?.parts?.[0]?.text)).toEqual(['one']);
+  });
+
   it("stores a segment's events and state with its end, not before", async () => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);

@@ -2,8 +2,12 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createEvent, ToolConfirmation } from '@google/adk';
 import type { Command, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLine } from '../../core/audit-line.js';
+import { HoldpointError } from '../../core/errors.js';
 import { codeOf } from '../../core/errors.test-support.js';
+import { verifyAuditChain } from '../../core/verify-audit-chain.js';
 import { RECORD_VERSION } from '../record-codec.js';
+import type { SessionTrail } from '../store.js';
 import {
   APP,
   DECIDER,
@@ -22,6 +26,7 @@ import {
 import {
   beginRunTransition,
   cancelTransition,
+  checkpointTransition,
   decideTransition,
   finishRunTransition,
   savePauseTransition,
@@ -474,6 +479,87 @@ describe('the Redis outbox', () => {
       expect(await scratch.redis.zscore(key('{index}:deliveries-due'), deliveryId)).not.toBeNull();
     } finally {
       await writer.close();
+    }
+  });
+});
+
+/**
+ * A store whose next commit is stored but its reply lost, after which Redis stays away
+ * while the store tries to learn the commit's fate (so its caller gets OUTCOME_UNKNOWN).
+ */
+class LosesReplyOnce extends RedisStore {
+  loseNext = false;
+  away = false;
+
+  constructor() {
+    super(options);
+    this.settleMs = 0;
+  }
+
+  protected override readSnapshot(sessionId: string) {
+    if (this.away) {
+      return Promise.reject(new HoldpointError('STORE_UNAVAILABLE', 'Redis is away.'));
+    }
+    return super.readSnapshot(sessionId);
+  }
+
+  protected override async commit(...args: Parameters<RedisStore['commit']>) {
+    const stored = await super.commit(...args);
+    if (!this.loseNext) return stored;
+    this.loseNext = false;
+    this.away = true;
+    throw new HoldpointError('OUTCOME_UNKNOWN', 'The reply was lost.');
+  }
+}
+
+describe('a trail after a commit of unknown outcome', () => {
+  it('keeps the session as stored before it: the next commit loses its compare-and-set, reads, and chains on what was stored', async () => {
+    const losing = new LosesReplyOnce();
+    try {
+      await losing.ping();
+      const now = Date.now();
+      const { sessionId, userId, run, held } = await runningSession(losing, now);
+      const before = await losing.getSnapshot(sessionId);
+      const trail: SessionTrail = { snapshot: before };
+      const one = { events: [userEvent(run.invocationId, 'one')], state: {} };
+      losing.loseNext = true;
+      await expect(
+        losing.apply(sessionId, checkpointTransition, [segmentEnd(run, held, now + 1, one)], trail),
+      ).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+      // Stored, though its caller cannot know: the trail still holds what was stored before.
+      expect(trail.snapshot).toBe(before);
+      expect((await peer.getSnapshot(sessionId))?.run?.checkpointed).toBe(true);
+      losing.away = false;
+      const two = { events: [userEvent(run.invocationId, 'two')], state: {} };
+      await losing.apply(
+        sessionId,
+        finishRunTransition,
+        [
+          segmentEnd(run, held, now + 2, two),
+          {
+            status: 'completed',
+            result: 'sent',
+            audit: [
+              {
+                at: now + 2,
+                action: 'completed',
+                sessionId,
+                invocationId: run.invocationId,
+                actor: 'agent',
+              },
+            ],
+          },
+        ],
+        trail,
+      );
+      expect(trail.snapshot).toEqual(await peer.getSnapshot(sessionId));
+      const events = (await peer.loadSession(sessionId, APP, userId))?.events ?? [];
+      expect(events.map((event) => event.content?.parts?.[0]?.text)).toEqual(['one', 'two']);
+      const lines = (await peer.listAudit(sessionId, 0, 100)).map(auditLine);
+      expect(verifyAuditChain(lines).ok).toBe(true);
+      expect(trail.snapshot?.meta.auditHead).toBe(lines.at(-1)?.hash);
+    } finally {
+      await losing.close();
     }
   });
 });

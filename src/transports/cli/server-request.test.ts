@@ -75,6 +75,24 @@ describe('callOperation: a request from the operation’s definition', () => {
     ).rejects.toThrow('revokeGrant has no path parameter id (its path: /api/grants/:grantId).');
   });
 
+  it('refuses, before sending, a path parameter that is a dot segment: it would climb the path', async () => {
+    // `..` is no character encodeURIComponent changes, and a URL drops `..`, `.` (and their
+    // %2e spellings) as segments: /api/grants/.. would be sent as /api/.
+    for (const grantId of ['..', '.']) {
+      await expect(
+        callOperation(NOWHERE, ANN, 'revokeGrant', { params: { grantId } }),
+      ).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        message: `revokeGrant path parameter grantId cannot be ${grantId} (not sent).`,
+      });
+    }
+    // Anything else stays one segment of the operation's own path.
+    await callOperation(baseUrl, ANN, 'revokeGrant', { params: { grantId: '../../x' } });
+    expect(received.at(-1)?.url).toBe('/api/grants/..%2F..%2Fx');
+    await callOperation(baseUrl, ANN, 'revokeGrant', { params: { grantId: '%2e%2e' } });
+    expect(received.at(-1)?.url).toBe('/api/grants/%252e%252e');
+  });
+
   it('refuses, before sending, a body or query its wire schema refuses, naming the field', async () => {
     await expect(
       callOperation(NOWHERE, ANN, 'decideApproval', {
@@ -102,6 +120,15 @@ describe('callOperation: a request from the operation’s definition', () => {
     await expect(callOperation(NOWHERE, ANN, 'getMe', { query: { a: 'b' } })).rejects.toThrow(
       'getMe takes no query.',
     );
+  });
+
+  it('refuses a server address that carries credentials, printing neither them nor the address', async () => {
+    // fetch would refuse it too, with a message that repeats the whole address.
+    const refused = await callOperation('http://ann:s3cret@127.0.0.1:1', ANN, 'getMe').catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(String((refused as Error).message)).not.toMatch(/s3cret|ann:/);
   });
 
   it('refuses an operation that answers only with a stream', async () => {

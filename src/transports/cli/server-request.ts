@@ -30,7 +30,8 @@ export function answersOnlyByStream(operation: Operation): boolean {
  * against its own wire schemas before anything is sent (VALIDATION_FAILED naming the
  * field). Answers the server's JSON (an answer in another form, `readAudit`'s NDJSON,
  * as text); a refusal is thrown as the server's coded error, a server that cannot be
- * reached as an error naming it. An operation that answers only with a stream is refused.
+ * reached as an error naming it. An operation that answers only with a stream is refused,
+ * and so is an address carrying a user or password (they would be printed).
  */
 export async function callOperation<T = unknown>(
   baseUrl: string,
@@ -38,6 +39,7 @@ export async function callOperation<T = unknown>(
   name: OperationName,
   input: OperationInput = {},
 ): Promise<T> {
+  refuseCredentialsIn(baseUrl);
   const operation = operationNamed(name);
   if (operation === undefined) {
     throw new HoldpointError('VALIDATION_FAILED', `No operation is named ${name}.`);
@@ -72,7 +74,29 @@ export async function callOperation<T = unknown>(
   )) as T;
 }
 
-/** The operation's path with each `:name` replaced by `params[name]`, encoded. */
+/**
+ * Refuses a server address with a user or password in it (`https://ann:secret@host`):
+ * fetch refuses it too, but with a message that repeats the whole address, which a
+ * command then prints. Credentials go as `--token` (or `--user`), never in the address.
+ */
+function refuseCredentialsIn(baseUrl: string): void {
+  let address: URL;
+  try {
+    address = new URL(baseUrl);
+  } catch {
+    return; // Not an address at all: the request fails naming it, and it holds no credentials.
+  }
+  if (address.username === '' && address.password === '') return;
+  throw new HoldpointError(
+    'VALIDATION_FAILED',
+    'The server address carries a user or password (user:password@host): give the credentials as --token (or --user) instead.',
+  );
+}
+
+/**
+ * The operation's path with each `:name` replaced by `params[name]`, encoded; a value
+ * that is a dot segment (`.`, `..`) is refused, as it would climb out of the path.
+ */
 function filledPath(operation: Operation, params: Record<string, string>): string {
   const names = [...operation.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
   const unknown = Object.keys(params).find((name) => !names.includes(name));
@@ -88,6 +112,14 @@ function filledPath(operation: Operation, params: Record<string, string>): strin
       throw new HoldpointError(
         'VALIDATION_FAILED',
         `${operation.name} needs the path parameter ${name} (its path: ${operation.path}).`,
+      );
+    }
+    // encodeURIComponent leaves `.` as it is, and a URL resolves `.` and `..` segments
+    // (their %2e spellings too): such a value would send the call to another path.
+    if (value === '.' || value === '..') {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        `${operation.name} path parameter ${name} cannot be ${value} (not sent).`,
       );
     }
     return encodeURIComponent(value);
