@@ -61,6 +61,11 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
+/** Whether `code` is one of ours (an own key: `toString` and the like are not codes). */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(errorStatus, code);
+}
+
 /** A failure with a stable code; transports map `status` onto their protocol. */
 export class HoldpointError extends Error {
   readonly code: ErrorCode;
@@ -129,7 +134,6 @@ export function isHoldpointError(error: unknown, code?: ErrorCode): error is Hol
     error instanceof HoldpointError ||
     (error instanceof Error &&
       error.name === 'HoldpointError' &&
-      typeof (error as HoldpointError).code === 'string' &&
-      (error as HoldpointError).code in errorStatus);
+      isErrorCode((error as HoldpointError).code));
   return isOne && (code === undefined || (error as HoldpointError).code === code);
 }

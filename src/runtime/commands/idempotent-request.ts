@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import {
-  type ErrorCode,
-  errorStatus,
-  HoldpointError,
-  isHoldpointError,
-} from '../../core/errors.js';
+import { HoldpointError, isErrorCode, isHoldpointError } from '../../core/errors.js';
 import { validate } from '../../core/validate.js';
 import type { RequestAnswer, RequestRecord } from '../../store/request-records.js';
 import { runState } from '../queries/run-state.js';
@@ -48,7 +43,7 @@ const UNSETTLED = new Set(['OUTCOME_UNKNOWN', 'LEASE_LOST']);
 function replay(answer: RequestAnswer | undefined): RunOutcome {
   if (answer && 'ok' in answer) return answer.ok as RunOutcome;
   const error = answer?.error;
-  const code = (error?.code && error.code in errorStatus ? error.code : 'INTERNAL') as ErrorCode;
+  const code = isErrorCode(error?.code) ? error.code : 'INTERNAL';
   throw new HoldpointError(code, error?.message ?? 'Internal error.', error?.details);
 }
 

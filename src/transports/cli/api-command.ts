@@ -35,19 +35,21 @@ export function operationsText(): string {
 
 /** `NAME=VALUE` pairs as the command line gives them (`--param`, `--query`), by name. */
 function pairs(flag: 'param' | 'query', given: string[]): Record<string, string> {
-  const byName: Record<string, string> = {};
+  const byName = new Map<string, string>();
   for (const pair of given) {
     const at = pair.indexOf('=');
     if (at < 1) {
       throw new HoldpointError('VALIDATION_FAILED', `--${flag} takes NAME=VALUE: ${pair}`);
     }
     const name = pair.slice(0, at);
-    if (name in byName) {
+    if (byName.has(name)) {
       throw new HoldpointError('VALIDATION_FAILED', `--${flag} ${name} is given twice.`);
     }
-    byName[name] = pair.slice(at + 1);
+    byName.set(name, pair.slice(at + 1));
   }
-  return byName;
+  // Own properties only, `__proto__` and `constructor` included: the path and the wire
+  // schemas then refuse a name that is not theirs.
+  return Object.fromEntries(byName);
 }
 
 /** Everything `stream` gives, as text. */

@@ -26,6 +26,12 @@ beforeAll(async () => {
     request.on('end', () => {
       received.push({ method: request.method, url: request.url, headers: request.headers, body });
       response.setHeader('content-type', 'application/json');
+      if (request.url === '/api/sessions/inherited-code') {
+        // A code that is no code of ours, though every object answers to its name.
+        response.statusCode = 400;
+        response.end(JSON.stringify({ error: { code: 'toString', message: 'odd' } }));
+        return;
+      }
       response.end(JSON.stringify({ ok: true }));
     });
   });
@@ -64,6 +70,11 @@ describe('callOperation: a request from the operation’s definition', () => {
       body: '',
     });
     expect(received.at(-1)?.headers.authorization).toBe('Bearer hp_t');
+  });
+
+  it('takes a refusal whose code is not one of ours as INTERNAL, even a name every object has', async () => {
+    const refused = callOperation(baseUrl, ANN, 'getSession', { params: { id: 'inherited-code' } });
+    await expect(refused).rejects.toMatchObject({ code: 'INTERNAL', message: 'odd' });
   });
 
   it('refuses, before sending, a parameter missing or unknown to the path', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ErrorCode, errorStatus, HoldpointError } from '../../core/errors.js';
+import { HoldpointError, isErrorCode } from '../../core/errors.js';
 import { type Operation, type OperationName, operationNamed } from '../http/operations/index.js';
 
 /** How a command proves who it is to the server: a token, or (dev mode) a name and roles. */
@@ -186,6 +186,6 @@ async function serverRequest(
   const parsed = await response.json().catch(() => undefined);
   if (response.ok) return parsed;
   const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
-  const code = error?.code && error.code in errorStatus ? (error.code as ErrorCode) : 'INTERNAL';
+  const code = isErrorCode(error?.code) ? error.code : 'INTERNAL';
   throw new HoldpointError(code, error?.message ?? `HTTP ${response.status} from ${path}`);
 }
