@@ -75,6 +75,19 @@ describe('callOperation: a request from the operation’s definition', () => {
     ).rejects.toThrow('revokeGrant has no path parameter id (its path: /api/grants/:grantId).');
   });
 
+  it('refuses, before sending, a parameter that is a dot segment, which the URL would resolve away', async () => {
+    const sent = received.length;
+    for (const dots of ['.', '..']) {
+      // `/api/sessions/.` would reach GET /api/sessions (listSessions), `..` GET /api/.
+      await expect(
+        callOperation(baseUrl, ANN, 'getSession', { params: { id: dots } }),
+      ).rejects.toThrow(
+        `getSession cannot send the path parameter id as ${dots}: a URL reads it as a step of its path (its path: /api/sessions/:id).`,
+      );
+    }
+    expect(received).toHaveLength(sent);
+  });
+
   it('refuses, before sending, a body or query its wire schema refuses, naming the field', async () => {
     await expect(
       callOperation(NOWHERE, ANN, 'decideApproval', {

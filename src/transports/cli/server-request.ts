@@ -14,6 +14,14 @@ export interface OperationInput {
   body?: unknown;
 }
 
+/**
+ * The server could not be asked at all (refused, unresolved, a port fetch will not use):
+ * not a command given wrong, so the command line says it without its usage.
+ */
+export class ServerUnreachableError extends Error {
+  override readonly name = 'ServerUnreachableError';
+}
+
 /** Whether `name` is an operation's name (its OpenAPI `operationId`). */
 export function isOperationName(name: string): name is OperationName {
   return operationNamed(name) !== undefined;
@@ -90,6 +98,14 @@ function filledPath(operation: Operation, params: Record<string, string>): strin
         `${operation.name} needs the path parameter ${name} (its path: ${operation.path}).`,
       );
     }
+    // `.` and `..` are not encoded by encodeURIComponent, and a URL resolves them (and
+    // `%2e`, `%2e%2e`) as steps of its path: `/api/sessions/.` would call listSessions.
+    if (value === '.' || value === '..') {
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        `${operation.name} cannot send the path parameter ${name} as ${value}: a URL reads it as a step of its path (its path: ${operation.path}).`,
+      );
+    }
     return encodeURIComponent(value);
   });
 }
@@ -144,7 +160,7 @@ async function serverRequest(
     });
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    throw new Error(
+    throw new ServerUnreachableError(
       `Cannot reach the Holdpoint server at ${baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
     );
   }
