@@ -16,7 +16,7 @@ import type { ChatBackend } from '../transports/cli/chat-backend.js';
 import { listGrantsText, revokeGrantText } from '../transports/cli/grants-command.js';
 import { HttpChatBackend } from '../transports/cli/http-backend.js';
 import { RuntimeChatBackend } from '../transports/cli/runtime-backend.js';
-import { type HttpCredentials, ServerUnreachableError } from '../transports/cli/server-request.js';
+import { type HttpCredentials, ServerUnusableError } from '../transports/cli/server-request.js';
 import { USAGE } from './usage.js';
 
 /** Takes every `--name value` out of argv, returning their values. */
@@ -424,18 +424,16 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const unreachable = error instanceof ServerUnreachableError;
+  const unusable = error instanceof ServerUnusableError;
   const message = isHoldpointError(error)
     ? `${error.code}: ${error.message}`
-    : unreachable
+    : unusable
       ? error.message
       : String(error);
   // The usage helps with a command given wrong, not with a store or a server that cannot
   // be used.
   const usage =
-    (isHoldpointError(error) && error.code !== 'VALIDATION_FAILED') || unreachable
-      ? ''
-      : `${USAGE}\n`;
+    (isHoldpointError(error) && error.code !== 'VALIDATION_FAILED') || unusable ? '' : `${USAGE}\n`;
   process.stderr.write(`holdpoint: ${message}\n${usage}`);
   process.exit(1);
 });
