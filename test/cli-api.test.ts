@@ -195,4 +195,12 @@ describe('holdpoint api', () => {
       /^holdpoint: Cannot reach the Holdpoint server at http:\/\/127\.0\.0\.1:1: [^\n]+\n$/,
     );
   });
+
+  it('refuses --token with --user or --roles: one or the other, not one silently dropped', async () => {
+    const both = await api('getMe', '--user', 'cleo', '--token', 'hp_whatever');
+    expect(both).toMatchObject({ code: 1, stdout: '' });
+    expect(both.stderr).toBe(
+      'holdpoint: VALIDATION_FAILED: --token or --user with --roles, not both: --user names the caller of a server in dev mode, --token signs in to any other.\n',
+    );
+  });
 });

@@ -100,6 +100,13 @@ function serverUrl(url: string): string {
  * mode) `--user` (default $USER) with `--roles`.
  */
 function credentialsOf(who: { user?: string; roles?: string; token?: string }): HttpCredentials {
+  // Both given, one would be dropped unsaid: the server would answer for a caller not meant.
+  if (who.token !== undefined && (who.user !== undefined || who.roles !== undefined)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      '--token or --user with --roles, not both: --user names the caller of a server in dev mode, --token signs in to any other.',
+    );
+  }
   return who.token
     ? { token: who.token }
     : {
