@@ -180,6 +180,14 @@ describe('holdpoint api', () => {
     const wrong = await api('getMe', 'extra');
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('usage: holdpoint api [OPERATION');
+    // What it does not take is named: a misspelt flag is not left to find in the usage.
+    expect(wrong.stderr).toMatch(
+      /^holdpoint: VALIDATION_FAILED: holdpoint api takes no extra; usage: /,
+    );
+    const misspelt = await api('getMe', '--parm', 'id=1');
+    expect(misspelt.stderr).toMatch(
+      /^holdpoint: VALIDATION_FAILED: holdpoint api takes no --parm; usage: /,
+    );
   });
 
   it('says, in one line without the usage, a body file it cannot read and a server it cannot reach', async () => {

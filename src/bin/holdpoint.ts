@@ -206,7 +206,9 @@ async function apiCommand(rest: string[]): Promise<void> {
     if (name === undefined && !given) {
       printed = operationsText();
     } else if (name === undefined || name.startsWith('--') || extra.length > 0) {
-      throw new HoldpointError('VALIDATION_FAILED', API_USAGE);
+      const unknown = name?.startsWith('--') ? name : extra[0];
+      const named = unknown === undefined ? '' : `holdpoint api takes no ${unknown}; `;
+      throw new HoldpointError('VALIDATION_FAILED', `${named}${API_USAGE}`);
     } else {
       printed = await apiCallText(url, credentials, name, args, process.stdin);
     }
