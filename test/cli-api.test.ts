@@ -38,8 +38,13 @@ interface Ran {
 
 /** `holdpoint api <args>` against the server, to its end. */
 function api(...args: string[]): Promise<Ran> {
+  return apiAt(server.url, ...args);
+}
+
+/** `holdpoint api <args>` against the server at `url`, to its end. */
+function apiAt(url: string, ...args: string[]): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'api', ...args, '--url', server.url], {
+    const child = spawn(process.execPath, [BIN, 'api', ...args, '--url', url], {
       env: { ...process.env, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -175,5 +180,35 @@ describe('holdpoint api', () => {
     const wrong = await api('getMe', 'extra');
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('usage: holdpoint api [OPERATION');
+    // What it does not take is named: a misspelt flag is not left to find in the usage.
+    expect(wrong.stderr).toMatch(
+      /^holdpoint: VALIDATION_FAILED: holdpoint api takes no extra; usage: /,
+    );
+    const misspelt = await api('getMe', '--parm', 'id=1');
+    expect(misspelt.stderr).toMatch(
+      /^holdpoint: VALIDATION_FAILED: holdpoint api takes no --parm; usage: /,
+    );
+  });
+
+  it('says, in one line without the usage, a body file it cannot read and a server it cannot reach', async () => {
+    const unread = await api('startRun', '--user', 'cleo', '--body', '@/tmp/hp-no-such-body.json');
+    expect(unread).toMatchObject({ code: 1, stdout: '' });
+    expect(unread.stderr).toMatch(
+      /^holdpoint: VALIDATION_FAILED: --body @\/tmp\/hp-no-such-body\.json: cannot read \/tmp\/hp-no-such-body\.json \(ENOENT\)\.\n$/,
+    );
+    // Nothing listens on port 1 (and fetch refuses it): the request cannot be made.
+    const unreached = await apiAt('http://127.0.0.1:1', 'getMe', '--user', 'cleo');
+    expect(unreached).toMatchObject({ code: 1, stdout: '' });
+    expect(unreached.stderr).toMatch(
+      /^holdpoint: Cannot reach the Holdpoint server at http:\/\/127\.0\.0\.1:1: [^\n]+\n$/,
+    );
+  });
+
+  it('refuses --token with --user or --roles: one or the other, not one silently dropped', async () => {
+    const both = await api('getMe', '--user', 'cleo', '--token', 'hp_whatever');
+    expect(both).toMatchObject({ code: 1, stdout: '' });
+    expect(both.stderr).toBe(
+      'holdpoint: VALIDATION_FAILED: --token or --user with --roles, not both: --user names the caller of a server in dev mode, --token signs in to any other.\n',
+    );
   });
 });

@@ -13,7 +13,7 @@ import type { ChatBackend } from '../transports/cli/chat-backend.js';
 import { listGrantsText, revokeGrantText } from '../transports/cli/grants-command.js';
 import { HttpChatBackend } from '../transports/cli/http-backend.js';
 import { RuntimeChatBackend } from '../transports/cli/runtime-backend.js';
-import type { HttpCredentials } from '../transports/cli/server-request.js';
+import { type HttpCredentials, ServerUnusableError } from '../transports/cli/server-request.js';
 import { USAGE } from './usage.js';
 
 // The server, the in-process chat and `db` load ADK and the stores (over a second of
@@ -101,6 +101,13 @@ function serverUrl(url: string): string {
  * mode) `--user` (default $USER) with `--roles`.
  */
 function credentialsOf(who: { user?: string; roles?: string; token?: string }): HttpCredentials {
+  // Both given, one would be dropped unsaid: the server would answer for a caller not meant.
+  if (who.token !== undefined && (who.user !== undefined || who.roles !== undefined)) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      '--token or --user with --roles, not both: --user names the caller of a server in dev mode, --token signs in to any other.',
+    );
+  }
   return who.token
     ? { token: who.token }
     : {
@@ -200,7 +207,9 @@ async function apiCommand(rest: string[]): Promise<void> {
     if (name === undefined && !given) {
       printed = operationsText();
     } else if (name === undefined || name.startsWith('--') || extra.length > 0) {
-      throw new HoldpointError('VALIDATION_FAILED', API_USAGE);
+      const unknown = name?.startsWith('--') ? name : extra[0];
+      const named = unknown === undefined ? '' : `holdpoint api takes no ${unknown}; `;
+      throw new HoldpointError('VALIDATION_FAILED', `${named}${API_USAGE}`);
     } else {
       printed = await apiCallText(url, credentials, name, args, process.stdin);
     }
@@ -429,9 +438,16 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const message = isHoldpointError(error) ? `${error.code}: ${error.message}` : String(error);
-  // The usage helps with a command given wrong, not with a store that cannot be used.
-  const usage = isHoldpointError(error) && error.code !== 'VALIDATION_FAILED' ? '' : `${USAGE}\n`;
+  const unusable = error instanceof ServerUnusableError;
+  const message = isHoldpointError(error)
+    ? `${error.code}: ${error.message}`
+    : unusable
+      ? error.message
+      : String(error);
+  // The usage helps with a command given wrong, not with a store or a server that cannot
+  // be used.
+  const usage =
+    (isHoldpointError(error) && error.code !== 'VALIDATION_FAILED') || unusable ? '' : `${USAGE}\n`;
   process.stderr.write(`holdpoint: ${message}\n${usage}`);
   process.exit(1);
 });

@@ -59,13 +59,26 @@ async function text(stream: NodeJS.ReadableStream): Promise<string> {
   return read;
 }
 
+/** A `--body @FILE`'s text; a file that cannot be read is the input refused, not a crash. */
+async function fileText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `--body @${file}: cannot read ${file} (${code}).`,
+    );
+  }
+}
+
 /** The body `--body` gives: JSON as written, `@FILE`'s JSON, or (`@-`) stdin's. */
 async function bodyOf(flag: string, stdin: NodeJS.ReadableStream): Promise<unknown> {
   const json = !flag.startsWith('@')
     ? flag
     : flag === '@-'
       ? await text(stdin)
-      : await readFile(flag.slice(1), 'utf8');
+      : await fileText(flag.slice(1));
   try {
     return JSON.parse(json);
   } catch (error) {

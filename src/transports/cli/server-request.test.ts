@@ -16,7 +16,7 @@ let baseUrl: string;
 const NOWHERE = 'http://127.0.0.1:1';
 const ANN: HttpCredentials = { user: 'ann', roles: ['approver'] };
 
-// A server that records each request and answers `{"ok":true}` (`/fail`: a coded refusal).
+// A server that records each request and answers `{"ok":true}` (`/web/…`: a page, `/ndjson/…`: NDJSON).
 beforeAll(async () => {
   server = createServer((request, response) => {
     let body = '';
@@ -25,6 +25,18 @@ beforeAll(async () => {
     });
     request.on('end', () => {
       received.push({ method: request.method, url: request.url, headers: request.headers, body });
+      // Under `/web`: what a web server that is not Holdpoint's API answers, a page.
+      if (request.url?.startsWith('/web/')) {
+        response.setHeader('content-type', 'text/html');
+        response.end('<!doctype html><html></html>');
+        return;
+      }
+      // Under `/ndjson`: an operation's other answer, as it declares it.
+      if (request.url?.startsWith('/ndjson/')) {
+        response.setHeader('content-type', 'application/x-ndjson');
+        response.end('{"a":1}\n');
+        return;
+      }
       response.setHeader('content-type', 'application/json');
       if (request.url === '/api/sessions/inherited-code') {
         // A code that is no code of ours, though every object answers to its name.
@@ -140,6 +152,19 @@ describe('callOperation: a request from the operation’s definition', () => {
     );
     expect(refused).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(String((refused as Error).message)).not.toMatch(/s3cret|ann:/);
+  });
+
+  it('answers text only in the form the operation declares; a page is not an answer', async () => {
+    await expect(
+      callOperation(`${baseUrl}/ndjson`, ANN, 'readAudit', {
+        query: { session_id: 's1', format: 'ndjson' },
+      }),
+    ).resolves.toBe('{"a":1}\n');
+    // A --url that is some other web server (or Holdpoint's mounted elsewhere): its page
+    // is no answer of getMe's.
+    await expect(callOperation(`${baseUrl}/web`, ANN, 'getMe')).rejects.toThrow(
+      `The server at ${baseUrl}/web answered GET /api/me with text/html, not Holdpoint's JSON: is it a Holdpoint server's address?`,
+    );
   });
 
   it('refuses an operation that answers only with a stream', async () => {

@@ -14,6 +14,15 @@ export interface OperationInput {
   body?: unknown;
 }
 
+/**
+ * The server could not be asked at all (refused, unresolved, a port fetch will not use),
+ * or answered as no Holdpoint server does (a web page): not a command given wrong, so
+ * the command line says it without its usage.
+ */
+export class ServerUnusableError extends Error {
+  override readonly name = 'ServerUnusableError';
+}
+
 /** Whether `name` is an operation's name (its OpenAPI `operationId`). */
 export function isOperationName(name: string): name is OperationName {
   return operationNamed(name) !== undefined;
@@ -71,6 +80,7 @@ export async function callOperation<T = unknown>(
     operation.method.toUpperCase(),
     search ? `${path}?${search}` : path,
     body,
+    operation.alsoAnswers?.contentType,
   )) as T;
 }
 
@@ -149,13 +159,17 @@ function checkInput(
   );
 }
 
-/** One request to the server as `credentials`: its JSON answer, or its text when not JSON. */
+/**
+ * One request to the server as `credentials`: its JSON answer, or its text when it is
+ * in `textType`, the other form the operation declares (`readAudit`'s NDJSON).
+ */
 async function serverRequest(
   baseUrl: string,
   credentials: HttpCredentials,
   method: string,
   path: string,
   body: unknown,
+  textType: string | undefined,
 ): Promise<unknown> {
   const headers: Record<string, string> =
     'token' in credentials
@@ -176,12 +190,17 @@ async function serverRequest(
     });
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    throw new Error(
+    throw new ServerUnusableError(
       `Cannot reach the Holdpoint server at ${baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
     );
   }
-  if (response.ok && !/\bjson\b/.test(response.headers.get('content-type') ?? '')) {
-    return response.text();
+  const contentType = response.headers.get('content-type') ?? '';
+  if (response.ok && !/\bjson\b/.test(contentType)) {
+    if (textType !== undefined && contentType.startsWith(textType)) return response.text();
+    // Some other web server, or a Holdpoint mounted under another path, answering a page.
+    throw new ServerUnusableError(
+      `The server at ${baseUrl} answered ${method} ${path.replace(/\?.*/, '')} with ${contentType.split(';')[0] || 'no content type'}, not Holdpoint's JSON: is it a Holdpoint server's address?`,
+    );
   }
   const parsed = await response.json().catch(() => undefined);
   if (response.ok) return parsed;
