@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OPERATIONS_BY_RESOURCE } from '../src/transports/http/operations/index.js';
 import { JsonClient } from './support/json-client.js';
+import { type Ended, runToEnd } from './support/run-to-end.js';
 import { ServerProcess } from './support/server-process.js';
 
 // Real OS processes start slowly on a loaded 2-core machine; they are bounded by these
@@ -30,40 +30,21 @@ afterAll(async () => {
   await server?.kill();
 });
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** `holdpoint api <args>` against the server, to its end. */
-function api(...args: string[]): Promise<Ran> {
+function api(...args: string[]): Promise<Ended> {
   return apiAt(server.url, ...args);
 }
 
 /** `holdpoint api <args>` against the server at `url`, to its end. */
-function apiAt(url: string, ...args: string[]): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'api', ...args, '--url', url], {
-      env: { ...process.env, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+function apiAt(url: string, ...args: string[]): Promise<Ended> {
+  return runToEnd(process.execPath, [BIN, 'api', ...args, '--url', url], {
+    env: { LOG_LEVEL: 'silent' },
   });
 }
 
 /** The JSON a call printed, once it exited 0. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary answer fields
-function answer(ran: Ran): any {
+function answer(ran: Ended): any {
   expect(ran.code, ran.stderr).toBe(0);
   return JSON.parse(ran.stdout);
 }

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
+import { type Ended, runToEnd } from './support/run-to-end.js';
 import { ownDataDir } from './support/temp-data-dir.js';
 
 // Real OS processes (and a browser) start slowly on a loaded 2-core machine; they are bounded
@@ -14,27 +14,12 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
 
 /** Runs the command as a user would, typing `lines`, and returns its exit code and output. */
-function run(
-  args: string[],
-  lines: string[] = [],
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const data = ownDataDir(args, {});
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, ...data.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    data.removeOnExit(child);
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-    child.stdin.end(lines.length > 0 ? `${lines.join('\n')}\n` : '');
+function run(args: string[], lines: string[] = []): Promise<Ended> {
+  const data = ownDataDir(args, {});
+  return runToEnd(process.execPath, [BIN, ...args], {
+    env: data.env,
+    input: lines.length > 0 ? `${lines.join('\n')}\n` : '',
+    onSpawn: (child) => data.removeOnExit(child),
   });
 }
 

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JsonClient } from './support/json-client.js';
+import { type Ended, runToEnd } from './support/run-to-end.js';
 import { ServerProcess } from './support/server-process.js';
 
 // Real OS processes start slowly on a loaded 2-core machine; they are bounded by these
@@ -31,20 +31,9 @@ afterAll(async () => {
 });
 
 /** `holdpoint grants <args>` against the server, to its end: exit code and output. */
-function grants(...args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'grants', ...args, '--url', server.url], {
-      env: { ...process.env, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
+function grants(...args: string[]): Promise<Ended> {
+  return runToEnd(process.execPath, [BIN, 'grants', ...args, '--url', server.url], {
+    env: { LOG_LEVEL: 'silent' },
   });
 }
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import {
 import { migrateSchema, schemaVersion } from '../src/store/sql/schema/migrate.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/sql/schema/migrations.js';
 import { SqliteDriver } from '../src/store/sqlite/sqlite-driver.js';
+import { type Ended, runToEnd } from './support/run-to-end.js';
 import { ServerProcess } from './support/server-process.js';
 
 // What an operator meets: `holdpoint serve` refuses a database it cannot use before it
@@ -49,22 +49,8 @@ async function databaseAt(dir: string, version: number): Promise<void> {
 }
 
 /** `holdpoint <args>` to its end: its exit code and everything it printed. */
-function holdpoint(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
+function holdpoint(args: string[]): Promise<Ended> {
+  return runToEnd(process.execPath, [BIN, ...args], { env: { LOG_LEVEL: 'info' } });
 }
 
 const serve = (...args: string[]) => holdpoint(['serve', '--port', '0', '--app', APP, ...args]);

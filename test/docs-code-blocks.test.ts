@@ -20,6 +20,7 @@ import {
   unkeptPromise,
 } from './support/code-blocks.js';
 import { freePort } from './support/free-port.js';
+import { runToEnd } from './support/run-to-end.js';
 import { ServerProcess } from './support/server-process.js';
 
 // Every code block of README.md and docs/*.md says, in the comment before it, how it is
@@ -132,7 +133,9 @@ describe('the docs’ code runs as written', () => {
   });
 
   it.concurrent.for(PROGRAMS)('%s prints what it promises', async (program, { expect }) => {
-    const { code, output } = await run(process.execPath, ['--import', 'tsx', program], project);
+    const { code, output } = await runToEnd(process.execPath, ['--import', 'tsx', program], {
+      cwd: project,
+    });
     expect(code, output).toBe(0);
     const promises = promisedOutputs(readFileSync(join(FIXTURES, program), 'utf8'));
     expect(unkeptPromise(output, promises), output).toBeUndefined();
@@ -192,7 +195,10 @@ describe('the docs’ code runs as written', () => {
         /(localhost|127\.0\.0\.1):3000/g,
         `127.0.0.1:${server.port}`,
       );
-      const { code, output } = await run('bash', ['-eo', 'pipefail', '-c', script], project, env);
+      const { code, output } = await runToEnd('bash', ['-eo', 'pipefail', '-c', script], {
+        cwd: project,
+        env,
+      });
       expect(code, output).toBe(0);
       expect(unkeptPromise(output, promisedOutputs(block.text)), output).toBeUndefined();
     },
@@ -215,26 +221,6 @@ function npm(args: string[], cwd: string): string {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-/** Runs a command to its end; `output` is its stdout and stderr. */
-function run(
-  command: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('close', (code) => resolve({ code, output }));
   });
 }
 

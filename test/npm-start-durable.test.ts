@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { codeBlocks } from './support/code-blocks.js';
 import { signedInAs } from './support/json-client.js';
+import { runToEnd } from './support/run-to-end.js';
 import { ServerProcess } from './support/server-process.js';
 
 // `npm start` is `node bin/holdpoint.js serve` after the build, on the default store:
@@ -41,30 +41,15 @@ async function npmStart(): Promise<ServerProcess> {
 }
 
 /** Runs a README script against `server` (its `localhost:3000`), with `env`; resolves its stdout. */
-function readmeScript(
+async function readmeScript(
   script: string,
   server: ServerProcess,
   env: Record<string, string> = {},
 ): Promise<string> {
   const text = script.replace(/localhost:3000/g, `127.0.0.1:${server.port}`);
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-eo', 'pipefail', '-c', text], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`exited ${code}: ${stderr}${stdout}`)),
-    );
-  });
+  const ended = await runToEnd('bash', ['-eo', 'pipefail', '-c', text], { env });
+  if (ended.code !== 0) throw new Error(`exited ${ended.code}: ${ended.stderr}${ended.stdout}`);
+  return ended.stdout;
 }
 
 describe('npm start twice with a SIGKILL between', () => {

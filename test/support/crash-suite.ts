@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../src/store/redis/redis-scratch.test-support.js';
 import { type JsonResponse, signedInAs, TESTER_ROLES } from './json-client.js';
+import { runToEnd } from './run-to-end.js';
 import { type ServedStore, type ServedStoreKind, startServedStore } from './served-store.js';
 import { ServerProcess } from './server-process.js';
 
@@ -146,26 +145,11 @@ export function describeCrashes(kind: ServedStoreKind): void {
 
   /** `holdpoint resume <invocation-id>` on the test's store; resolves what it printed. */
   async function resumeWithCli(invocationId: string): Promise<string> {
-    const child = spawn(
+    const { code, output } = await runToEnd(
       process.execPath,
       [BIN, 'resume', invocationId, ...store.args, '--app', APP],
-      {
-        env: {
-          ...process.env,
-          CRASH_EFFECTS_REDIS_URL: TEST_REDIS_URL,
-          CRASH_EFFECTS_KEY: COUNT_KEY,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      { env: { CRASH_EFFECTS_REDIS_URL: TEST_REDIS_URL, CRASH_EFFECTS_KEY: COUNT_KEY } },
     );
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const [code] = (await once(child, 'exit')) as [number];
     expect(code, output).toBe(0);
     return output;
   }
