@@ -54,7 +54,10 @@ async function granted(user: string, query: string): Promise<string> {
 
 describe('holdpoint grants', () => {
   it('lists the caller’s grants, revokes one, and the tool asks again', async () => {
-    expect(await grants('list', '--user', 'cleo')).toEqual({ code: 0, output: 'No grants.\n' });
+    expect(await grants('list', '--user', 'cleo')).toMatchObject({
+      code: 0,
+      output: 'No grants.\n',
+    });
     const grantId = await granted('cleo', 'tip 5 jiro');
     const listed = await grants('list', '--user', 'cleo');
     expect(listed.code).toBe(0);
