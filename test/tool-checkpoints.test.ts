@@ -213,6 +213,32 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     expect(outside.modelCalls).toEqual({ orchestrator: 1, abc: 4 });
   });
 
+  it("goes on inside an AgentTool's run: C runs again, A and B do not, nobody is asked twice", async () => {
+    const { storeB, outside, b, invocationId, sessionId } = await diesInC({ asAgentTool: true });
+    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+      status: 'completed',
+      result: `abc said ${JSON.stringify({ result: ABC_DONE })}`,
+    });
+    expect(outside.entered).toEqual({ tool_a: 1, tool_b: 1, tool_c: 2 });
+    expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });
+    expect(outside.modelCalls).toEqual({ caller: 2, abc: 4 });
+    // The AgentTool's run is stored with the session's, in order, after its call.
+    const stored = await storeB.loadSession(sessionId, 'abc', 'ann');
+    expect(lines(stored?.events ?? [])).toEqual([
+      QUERY,
+      'call abc',
+      'call tool_a',
+      'response tool_a',
+      'call tool_b',
+      'response tool_b',
+      'call tool_c',
+      'response tool_c',
+      ABC_DONE,
+      'response abc',
+      `abc said ${JSON.stringify({ result: ABC_DONE })}`,
+    ]);
+  });
+
   it("runs C again with the same call id: once() answers from the ledger when C's effect finished before the crash", async () => {
     const [storeA, storeB] = instances.open(kind);
     const clockA = new ManualClock();

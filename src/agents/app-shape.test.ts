@@ -1,4 +1,4 @@
-import { FunctionTool, LlmAgent } from '@google/adk';
+import { AgentTool, FunctionTool, LlmAgent } from '@google/adk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { appShape, shapeChanges } from './app-shape.js';
@@ -44,5 +44,23 @@ describe('appShape', () => {
       added: ['tool flow/0:a refund'],
       removed: [],
     });
+  });
+
+  it('includes the agents its AgentTools run: they resume inside the run too', () => {
+    const inner = llm('inner', ['move']);
+    const shape = appShape(
+      new LlmAgent({
+        name: 'root',
+        model,
+        instruction: 'r',
+        tools: [new AgentTool({ agent: inner })],
+      }),
+    );
+    expect(shape.parts).toEqual([
+      'agent root (LlmAgent)',
+      'tool root inner',
+      'agent root/tool:inner (LlmAgent)',
+      'tool root/tool:inner move',
+    ]);
   });
 });

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { type BaseAgent, isLlmAgent } from '@google/adk';
+import { type BaseAgent, isAgentTool, isLlmAgent } from '@google/adk';
+import { agentOfTool } from './agent-tree.js';
 
 /**
  * What a run depends on in its app: the agent tree (each agent's place, name and
- * class) and each agent's tools, one line per part, and a fingerprint of them all.
+ * class, the agents of its AgentTools included) and each agent's tools, one line per part, and a fingerprint of them all.
  */
 export interface AppShape {
   fingerprint: string;
@@ -17,7 +18,10 @@ export function appShape(root: BaseAgent): AppShape {
     parts.push(`agent ${path} (${agent.constructor.name})`);
     for (const tool of isLlmAgent(agent) ? agent.tools : []) {
       const name = (tool as { name?: unknown }).name;
-      parts.push(`tool ${path} ${typeof name === 'string' ? name : '(unnamed)'}`);
+      const named = typeof name === 'string' ? name : '(unnamed)';
+      parts.push(`tool ${path} ${named}`);
+      // An AgentTool's agent runs inside the run, and resumes there: its shape counts.
+      if (isAgentTool(tool)) visit(agentOfTool(tool), `${path}/tool:${named}`);
     }
     agent.subAgents.forEach((sub, i) => {
       visit(sub, `${path}/${i}:${sub.name}`);

@@ -1,21 +1,17 @@
 import { type BaseAgent, type BaseTool, isBaseTool, isFunctionTool, isLlmAgent } from '@google/adk';
 import { z } from 'zod';
+import { agentsOf } from './agent-tree.js';
 
 /**
- * The tool named `name` among the tools of `root`'s agent tree (every agent's `tools`),
+ * The tool named `name` among the tools of `root`'s agent tree (every agent's `tools`,
+ * the agents of its `AgentTool`s included),
  * or undefined: a toolset's tools are only known when a run asks for them.
  */
 export function findTool(root: BaseAgent, name: string): BaseTool | undefined {
-  const agents: BaseAgent[] = [root];
-  const seen = new Set<BaseAgent>();
-  for (let agent = agents.shift(); agent; agent = agents.shift()) {
-    if (seen.has(agent)) continue;
-    seen.add(agent);
-    if (isLlmAgent(agent)) {
-      const tool = agent.tools.find((t) => isBaseTool(t) && t.name === name);
-      if (tool) return tool as BaseTool;
-    }
-    agents.push(...agent.subAgents);
+  for (const agent of agentsOf(root)) {
+    if (!isLlmAgent(agent)) continue;
+    const tool = agent.tools.find((t) => isBaseTool(t) && t.name === name);
+    if (tool) return tool as BaseTool;
   }
   return undefined;
 }

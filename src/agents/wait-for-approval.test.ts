@@ -24,7 +24,11 @@ function approvalsKnowing(answers: Record<string, ApprovalAnswer>) {
 /** The parts of a tool context `waitForApproval` reads (ADK makes one per execution). */
 function toolContext(callId: string, approvals?: LinearApprovals): Context {
   const sessionService = approvals ? { [LINEAR_APPROVALS]: approvals } : {};
-  return { functionCallId: callId, invocationContext: { sessionService } } as unknown as Context;
+  const session = { events: [] };
+  return {
+    functionCallId: callId,
+    invocationContext: { sessionService, session },
+  } as unknown as Context;
 }
 
 describe('waitForApproval', () => {

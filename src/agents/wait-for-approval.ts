@@ -1,4 +1,4 @@
-import type { Context } from '@google/adk';
+import type { Context, Event } from '@google/adk';
 import { HoldpointError } from '../core/errors.js';
 
 /**
@@ -39,8 +39,11 @@ export interface ApprovalAwait extends ApprovalQuestion {
  * Provided by the session service of a Holdpoint run.
  */
 export interface LinearApprovals {
-  /** The stored answer to the `index`-th await of the tool call `callId`, if any. */
-  answerOf(callId: string, index: number): ApprovalAnswer | undefined;
+  /**
+   * The stored answer to the `index`-th await of the tool call `callId`, if any, among
+   * `events`: the session the tool runs in (the run's own when absent).
+   */
+  answerOf(callId: string, index: number, events?: readonly Event[]): ApprovalAnswer | undefined;
   /**
    * Asks a person. The run's pause is stored before anyone sees it; the promise
    * resolves with the answer if it arrives while this process still holds the call,
@@ -94,7 +97,7 @@ export async function waitForApproval(
   const index = awaitsMade.get(toolContext) ?? 0;
   awaitsMade.set(toolContext, index + 1);
   return (
-    approvals.answerOf(callId, index) ??
+    approvals.answerOf(callId, index, toolContext.invocationContext.session.events) ??
     approvals.ask({ toolContext, callId, index, hint: question.hint, payload: question.payload })
   );
 }

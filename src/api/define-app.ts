@@ -7,6 +7,8 @@ import type {
   ApprovalRules,
   ToolDecisionRules,
 } from '../agents/agent-app.js';
+import { agentsOf } from '../agents/agent-tree.js';
+import { silentSkips } from '../agents/silent-skips.js';
 import { HoldpointError } from '../core/errors.js';
 import type { Approvers, LinkPolicy, NotifyRule, SlaPolicy } from '../core/types.js';
 import { idText } from '../core/validate.js';
@@ -332,6 +334,10 @@ export function defineApp(definition: AppDefinition): HoldpointApp {
     const name = typeof definition?.name === 'string' ? ` ${definition.name}` : '';
     throw invalidApp(`App${name}: ${issue?.path.join('.') || 'definition'}: ${issue?.message}`);
   }
+  // An agent built by a function is checked when it is built (resolveApp).
+  if (isAgent(definition.agent)) {
+    refuseSilentSkips(definition.name, definition.agent, definition.approvals);
+  }
   return Object.freeze({ ...definition, [APP_BRAND]: true as const });
 }
 
@@ -352,14 +358,13 @@ function buildAgent(app: HoldpointApp, host: AppHost): unknown {
 }
 
 /**
- * The names of the tools the agent tree declares, or undefined when a toolset (whose
+ * The names of the tools the agent tree declares (its AgentTools' agents' too), or
+ * undefined when a toolset (whose
  * tools are known only at run time) makes the list incomplete.
  */
 export function declaredToolNames(root: BaseAgent): Set<string> | undefined {
   const names = new Set<string>();
-  const agents: BaseAgent[] = [root];
-  for (let agent = agents.pop(); agent; agent = agents.pop()) {
-    agents.push(...agent.subAgents);
+  for (const agent of agentsOf(root)) {
     const tools = (agent as { tools?: unknown[] }).tools ?? [];
     for (const tool of tools) {
       const name = (tool as { name?: unknown }).name;
@@ -370,12 +375,22 @@ export function declaredToolNames(root: BaseAgent): Set<string> | undefined {
   return names;
 }
 
+/**
+ * Refuses an app whose agent tree has a tool that waits for a person where its run
+ * cannot pause (`silentSkips`): INVALID_APP naming each such tool and why.
+ */
+function refuseSilentSkips(name: string, agent: BaseAgent, approvals: object | undefined): void {
+  const skips = silentSkips(agent, new Set(Object.keys(approvals ?? {})));
+  if (skips.length > 0) throw invalidApp(`App ${name}: ${skips.join('; ')}.`);
+}
+
 /** The app as the runtime runs it, with its agent built for `host` when it is a function. */
 export function resolveApp(app: HoldpointApp, host: AppHost): AgentApp {
   const rootAgent = buildAgent(app, host);
   if (!isAgent(rootAgent)) {
     throw invalidApp(`App ${app.name}: its agent function did not return an ADK agent.`);
   }
+  refuseSilentSkips(app.name, rootAgent, app.approvals);
   const hints: Record<string, ApprovalHint> = {};
   const approvalPolicies: Record<string, ApprovalPolicy> = {};
   const idempotentTools = new Set<string>();

@@ -1,4 +1,4 @@
-import { type BaseAgent, FunctionTool, LlmAgent } from '@google/adk';
+import { AgentTool, type BaseAgent, FunctionTool, LlmAgent } from '@google/adk';
 import { z } from 'zod';
 import { textReply, toolCall } from '../../examples/shared/llm-history.js';
 import type { AgentApp } from '../../src/agents/agent-app.js';
@@ -41,6 +41,8 @@ export interface AbcOptions {
   behindOrchestrator?: boolean;
   /** The agent is one branch of a parallel agent whose other branch, `report`, says "Reported.". */
   inParallel?: boolean;
+  /** The agent is a tool (ADK's AgentTool) of a root agent `caller`, which says what it answered. */
+  asAgentTool?: boolean;
 }
 
 /**
@@ -102,6 +104,17 @@ export function abcApp(outside: Outside, options: AbcOptions): AgentApp {
     rootAgent = new SequentialAgent({ name: 'flow', subAgents: [abc, report()] });
   if (options.inParallel)
     rootAgent = new ParallelAgent({ name: 'fan', subAgents: [abc, report()] });
+  if (options.asAgentTool) {
+    rootAgent = new LlmAgent({
+      name: 'caller',
+      model: counted('caller', (request) => {
+        const answer = request.contents.at(-1)?.parts?.[0]?.functionResponse?.response;
+        return answer ? textReply(`abc said ${JSON.stringify(answer)}`) : toolCall('abc', {});
+      }),
+      instruction: 'Use abc.',
+      tools: [new AgentTool({ agent: abc })],
+    });
+  }
   return {
     name: 'abc',
     label: 'abc',

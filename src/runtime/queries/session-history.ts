@@ -5,6 +5,7 @@ import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { agentToolCallOf } from '../segment/agent-tool-events.js';
 import { type ApprovalHints, SegmentCollector } from '../segment/segment-collector.js';
 import { type SessionView, sessionView } from './session-view.js';
 
@@ -41,7 +42,10 @@ export function sessionHistory(
   const ranWith = ranWithOf(events);
   for (const event of events) {
     const parts = event.content?.parts ?? [];
-    if (event.author === 'user') {
+    // An AgentTool's run belongs to the turn that called it: its request is no message
+    // of the user's, and its text is the tool's result, not the agents' reply.
+    const inAgentTool = agentToolCallOf(event) !== undefined;
+    if (event.author === 'user' && !inAgentTool) {
       const text = parts
         .map((p) => p.text ?? '')
         .join('')
@@ -58,7 +62,8 @@ export function sessionHistory(
       continue;
     }
     const known = collector.approvals.length;
-    turn.events.push(...collector.add(event, denied).map((e) => asRan(e, ranWith)));
+    const reported = collector.add(event, denied, inAgentTool);
+    turn.events.push(...reported.map((e) => asRan(e, ranWith)));
     for (const found of collector.approvals.slice(known)) {
       const open = pending.find((a) => a.approvalId === found.approvalId);
       const approval: ApprovalRequest = open ?? {

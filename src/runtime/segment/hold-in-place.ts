@@ -55,7 +55,9 @@ export async function holdAwaitsInPlace(ctx: RuntimeContext, run: DrivenSegment)
       awaits.whenAsked().then(() => awaits.takeAsked()),
     ]);
     if (!asked) return { ended: 'ran' };
-    for (const { event } of asked) collector.add(await sessions.appendEvent({ session, event }));
+    for (const { event, session: toolSession } of asked) {
+      collector.add(await sessions.appendEvent({ session: toolSession, event }));
+    }
     stopCause.error ??= sessions.storeFailure;
     const until = stopCause.error ? undefined : holdUntil(ctx, segment, collector, asked);
     if (until === undefined) {

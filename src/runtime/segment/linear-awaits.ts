@@ -22,13 +22,16 @@ interface AwaitMark {
 export interface AskedAwait {
   /** The confirmation request, as ADK makes one for `toolContext.requestConfirmation()`. */
   event: Event;
+  /** The session the tool runs in: the run's, or an `AgentTool` call's (stored with it). */
+  session: Session;
   /** Its approval id: the request's function call id. */
   approvalId: string;
   callId: string;
   toolName: string;
   /**
    * Whether only this await waits in its segment, so the segment can wait for the
-   * answer in place: its call was the model's only one, and no parallel branch runs.
+   * answer in place: its call was the model's only one, no parallel branch runs, and
+   * it runs in the session's own agents (not inside an `AgentTool`).
    */
   alone: boolean;
   /** Hands the answer to the tool. */
@@ -72,8 +75,11 @@ export class LinearAwaits implements LinearApprovals {
 
   constructor(private readonly session: Session) {}
 
-  answerOf(callId: string, index: number): ApprovalAnswer | undefined {
-    const { events } = this.session;
+  answerOf(
+    callId: string,
+    index: number,
+    events: readonly Event[] = this.session.events,
+  ): ApprovalAnswer | undefined {
     const requests = new Set<string>();
     for (const event of events) {
       const mark = awaitMark(event);
@@ -95,7 +101,8 @@ export class LinearAwaits implements LinearApprovals {
   ask(question: ApprovalAwait): Promise<ApprovalAnswer> {
     const { toolContext, callId, index } = question;
     const invocation = toolContext.invocationContext;
-    const callEvent = [...this.session.events]
+    const { session } = invocation;
+    const callEvent = [...session.events]
       .reverse()
       .find((event) => functionCalls(event).some((call) => call.id === callId));
     const call = callEvent && functionCalls(callEvent).find((c) => c.id === callId);
@@ -127,10 +134,12 @@ export class LinearAwaits implements LinearApprovals {
     return new Promise<ApprovalAnswer>((resolve) => {
       this.asked.push({
         event,
+        session,
         approvalId,
         callId,
         toolName: call.name ?? '',
-        alone: !invocation.branch && functionCalls(callEvent).length === 1,
+        alone:
+          session === this.session && !invocation.branch && functionCalls(callEvent).length === 1,
         answer: resolve,
       });
       this.wake?.();

@@ -1,5 +1,5 @@
-import { type BasePlugin, createEvent, type Session } from '@google/adk';
-import type { Content } from '@google/genai';
+import { type BasePlugin, createEvent, type Event, type Session } from '@google/adk';
+import type { Content, Part } from '@google/genai';
 import { DecisionAnswers } from '../../agents/decision-answers.js';
 import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
@@ -89,7 +89,12 @@ export async function prepareSegment(
   sessions[LINEAR_APPROVALS] = awaits;
   if (!start.messages) {
     // Going on from a checkpoint: what earlier runs left open was answered before it.
-    await takeOverOpenCalls(ctx, session, invocationId);
+    await takeOverOpenCalls(
+      ctx,
+      [...session.events, ...sessions.storedAgentToolEvents()],
+      session.id,
+      invocationId,
+    );
   } else if (!resumedFrom) {
     await closeOpenCalls(ctx, sessions, session, sessionId, invocationId);
   }
@@ -104,20 +109,29 @@ export async function prepareSegment(
   });
   const granted = segmentGrants(ctx, start, stopCause);
   const grantedCalls = granted ? [granted] : [];
-  const messages = start.messages ?? [];
+  // Answers to calls an AgentTool's run made are stored in that run's session; the run
+  // then goes on from what is stored, and that AgentTool's call enters its run again.
+  const { own: messages, toAgentToolRuns } = routeAnswers(sessions, start.messages ?? []);
+  for (const { session: agentToolSession, content } of toAgentToolRuns) {
+    const event = createEvent({ invocationId, author: 'user', content });
+    await sessions.appendEvent({ session: agentToolSession, event });
+  }
   // Answers to calls in parallel branches are stored first, each in its branch, and
   // ADK goes on from them; otherwise it runs on the last message.
   const branched = answersByBranch(session.events, messages, invocationId);
+  const goesOn = branched !== undefined || toAgentToolRuns.length > 0;
   const stored =
     branched ??
-    messages.slice(0, -1).map((content) => createEvent({ invocationId, author: 'user', content }));
+    (goesOn ? messages : messages.slice(0, -1)).map((content) =>
+      createEvent({ invocationId, author: 'user', content }),
+    );
   for (const event of stored) await sessions.appendEvent({ session, event });
   return {
     session,
     sessions,
     awaits,
     checkpoint,
-    newMessage: branched ? undefined : messages.at(-1),
+    newMessage: goesOn ? undefined : messages.at(-1),
     // Each approved call is marked started just before its tool runs (see
     // ApprovedCallsStarted); a mark the store cannot take stops the segment.
     // An answer given in a tool's place ends the call before its start would be marked.
@@ -128,18 +142,19 @@ export async function prepareSegment(
 
 /**
  * A run going on from its last checkpoint runs again the tool calls its stopped segment
- * left open, under the same call ids: a lock their `once()` left in the effect ledger
+ * left open (its AgentTools' runs' too), under the same call ids: a lock their `once()` left in the effect ledger
  * without a result is released, so the effect runs again under the same key (a result
  * stored is kept, and answers the call).
  */
 async function takeOverOpenCalls(
   ctx: RuntimeContext,
-  session: Session,
+  events: readonly Event[],
+  sessionId: string,
   invocationId: string,
 ): Promise<void> {
-  const open = openToolCalls(session.events.filter((e) => e.invocationId === invocationId));
+  const open = openToolCalls(events.filter((e) => e.invocationId === invocationId));
   for (const call of open) {
-    await ctx.store.effects.takeOver(toolCallEffectKey(session.id, call.id));
+    await ctx.store.effects.takeOver(toolCallEffectKey(sessionId, call.id));
   }
 }
 
@@ -161,4 +176,37 @@ async function closeOpenCalls(
     ? (answersByBranch(session.events, [closing.content], invocationId) ?? [closing])
     : [];
   for (const event of closings) await sessions.appendEvent({ session, event });
+}
+
+/** The user's messages, split: what the session's own agents get, and each AgentTool run's. */
+interface RoutedAnswers {
+  own: Content[];
+  toAgentToolRuns: { session: Session; content: Content }[];
+}
+
+/**
+ * Splits the answers of a resume by who made the calls they answer: the session's own
+ * agents, or the run of an `AgentTool` call (its confirmation requests and long-running
+ * calls). Each message keeps its order, and a part its message.
+ */
+function routeAnswers(sessions: SegmentSessions, messages: readonly Content[]): RoutedAnswers {
+  const routed: RoutedAnswers = { own: [], toAgentToolRuns: [] };
+  for (const message of messages) {
+    const own: Part[] = [];
+    const byRun = new Map<string, Part[]>();
+    for (const part of message.parts ?? []) {
+      const id = part.functionResponse?.id;
+      const callId = id === undefined ? undefined : sessions.agentToolCallMaking(id);
+      if (callId === undefined) own.push(part);
+      else byRun.set(callId, [...(byRun.get(callId) ?? []), part]);
+    }
+    if (own.length > 0) routed.own.push({ ...message, parts: own });
+    for (const [callId, parts] of byRun) {
+      routed.toAgentToolRuns.push({
+        session: sessions.agentToolSession(callId),
+        content: { ...message, parts },
+      });
+    }
+  }
+  return routed;
 }

@@ -91,6 +91,7 @@ async function runWholeSegment(
       // A tool that awaits inline ran on a rejection: its result is its own, not a denial.
       denied: deniedCalls(withoutAwaits(start.resumedFrom)),
       signal: stop.signal,
+      leave,
       emit: (event) => {
         if (!left) segment.emit(event);
       },

@@ -91,8 +91,10 @@ export class SegmentCollector {
   /**
    * Takes one event of the segment and returns what it means for a transport.
    * `denied` holds the tool calls a person rejected in the pause being resumed.
+   * `inAgentTool`: an event of an AgentTool's run, whose text is the tool's answer
+   * (its result), not the agents' reply to the user.
    */
-  add(event: Event, denied: ReadonlySet<string> = new Set()): RunEvent[] {
+  add(event: Event, denied: ReadonlySet<string> = new Set(), inAgentTool = false): RunEvent[] {
     const out: RunEvent[] = [];
     if (event.errorCode || event.errorMessage) {
       this.error = event.errorMessage ?? event.errorCode;
@@ -120,7 +122,7 @@ export class SegmentCollector {
       ) {
         out.push(...this.addResponse(response.id, response.name, response.response, denied));
       }
-      if (part.text && !part.thought && event.author !== 'user' && !event.partial) {
+      if (part.text && !part.thought && event.author !== 'user' && !event.partial && !inAgentTool) {
         this.texts.push(part.text);
         out.push({ type: 'text', id: `txt-${event.id}-${index}`, text: part.text });
       }

@@ -123,4 +123,50 @@ describe('SegmentSessions', () => {
     expect(second?.customMetadata).toBeUndefined();
     expect(session.events.map((e) => e.invocationId)).toEqual(['inv-run', 'inv-run']);
   });
+
+  it("keeps an AgentTool call's run in a session of its own, stored in the log marked with the call", async () => {
+    const session = loaded();
+    const sessions = new SegmentSessions(session, noLedger, 'inv-run');
+    const inner = sessions.agentToolSession('call-1', 'helper');
+    expect(sessions.agentToolSession('call-1')).toBe(inner);
+    expect(inner).toMatchObject({ id: 's1', appName: 'helper', userId: 'ann', events: [] });
+    expect(inner.state).toEqual(session.state);
+    const service = sessions.agentToolService(inner);
+    expect(await service.getSession({ appName: 'helper', userId: 'ann', sessionId: 's1' })).toBe(
+      inner,
+    );
+    await service.appendEvent({
+      session: inner,
+      event: createEvent({
+        invocationId: 'e-adk',
+        author: 'helper',
+        content: { role: 'model', parts: [{ functionCall: { id: 'c-2', name: 'pay', args: {} } }] },
+        actions: { stateDelta: { found: 'x', 'temp:scratch': 1 } },
+      }),
+    });
+    // Its state is set on the session too (but `temp:`), as ADK's AgentTool does.
+    expect(session.state).toMatchObject({ found: 'x' });
+    expect(session.state).not.toHaveProperty('temp:scratch');
+    expect(session.events).toEqual([]);
+    expect(inner.events).toHaveLength(1);
+    expect(sessions.agentToolCallMaking('c-2')).toBe('call-1');
+    expect(sessions.agentToolCallMaking('c-other')).toBeUndefined();
+    const { events, state } = sessions.takeAppended();
+    expect(events).toEqual([
+      expect.objectContaining({
+        invocationId: 'inv-run',
+        customMetadata: { adkInvocationId: 'e-adk', holdpointAgentToolCall: 'call-1' },
+      }),
+    ]);
+    expect(state).toEqual({ found: 'x' });
+
+    // Loaded again, the run is kept apart from the session's own events.
+    const reloaded = loaded();
+    reloaded.events = [createEvent({ invocationId: 'inv-run', author: 'user' }), ...events];
+    const next = new SegmentSessions(reloaded, noLedger, 'inv-run');
+    expect(reloaded.events).toHaveLength(1);
+    expect(next.storedAgentToolEvents()).toHaveLength(1);
+    expect(next.agentToolCallMaking('c-2')).toBe('call-1');
+    expect(next.agentToolSession('call-1', 'helper').events).toHaveLength(1);
+  });
 });

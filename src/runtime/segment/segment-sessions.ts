@@ -9,6 +9,7 @@ import {
   type ListSessionsRequest,
   type ListSessionsResponse,
   type Session,
+  State,
 } from '@google/adk';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import { RAN_WITH } from '../../agents/decision-answers.js';
@@ -22,6 +23,7 @@ import { RUN_ID, type WithRunId } from '../../agents/workflows/agent-state.js';
 import type { EffectLedger } from '../../core/effect-ledger.js';
 import { isStoreAway } from '../../core/errors.js';
 import type { SessionAppend } from '../../store/store.js';
+import { markedAgentToolEvent, splitAgentToolEvents } from './agent-tool-events.js';
 import { isReplayedTurn } from './stored-turn-replay.js';
 
 /** What the response of a call waiting for confirmation says, until the real one replaces it. */
@@ -64,8 +66,14 @@ function withPendingResponses(event: Event): Event {
  * ADK's session service for one run segment. The Runner reads the session the
  * segment loaded and appends into the segment's own log: nothing appended here is
  * stored, or seen by anyone else, until a checkpoint or the segment's end commits it,
- * and a refused one drops it with the segment. Sessions ADK makes for itself meanwhile (an
- * AgentTool's inner run) live in a scratch service that ends with the segment.
+ * and a refused one drops it with the segment.
+ *
+ * Each `AgentTool` call runs its agent on a session of its own (`agentToolSession`):
+ * its events go into the same log, in order, marked with the call (`AGENT_TOOL_CALL`),
+ * so they are stored and committed with the run's; the agents of the session never see
+ * them. Its state starts as the session's, and what it sets (but `temp:` keys) is set
+ * on the session too, as ADK's `AgentTool` does. Sessions anything else makes for
+ * itself meanwhile live in a scratch service that ends with the segment.
  */
 export class SegmentSessions
   extends BaseSessionService
@@ -74,6 +82,10 @@ export class SegmentSessions
   private readonly events: Event[] = [];
   private readonly changedKeys = new Set<string>();
   private readonly scratch = new InMemorySessionService();
+  /** The stored events of each `AgentTool` call's run, by call id, until its session is made. */
+  private readonly storedAgentToolRuns: Map<string, Event[]>;
+  /** The sessions of the `AgentTool` calls this segment runs or resumes, and their call ids. */
+  private readonly agentToolSessions = new Map<Session, string>();
   /** What `once(toolContext, effect)` finds from inside a tool of this segment. */
   readonly [EFFECT_LEDGER]: EffectLedger;
   /** What `waitForApproval(toolContext, …)` finds from inside a tool of this segment. */
@@ -101,6 +113,59 @@ export class SegmentSessions
     super();
     this[EFFECT_LEDGER] = this.stoppingOnStoreFailure(effects);
     (session as WithRunId)[RUN_ID] = invocationId;
+    const { own, agentToolRuns } = splitAgentToolEvents(session.events);
+    session.events = own;
+    this.storedAgentToolRuns = agentToolRuns;
+  }
+
+  /** Every stored event of the `AgentTool` runs this segment loaded (and has not resumed yet). */
+  storedAgentToolEvents(): Event[] {
+    return [...this.storedAgentToolRuns.values()].flat();
+  }
+
+  /**
+   * The session the `AgentTool` call `callId` runs the agent `appName` on: its run as
+   * stored when it has one (it waited for a person, or its segment stopped), else a new
+   * one with the session's id, user and state (the effect ledger keys a call by the
+   * session, so `once()` inside it keeps working).
+   */
+  agentToolSession(callId: string, appName = ''): Session {
+    for (const [session, id] of this.agentToolSessions) {
+      if (id !== callId) continue;
+      // A session made for a resume's answers learns its agent when the call runs it.
+      if (appName) session.appName = appName;
+      return session;
+    }
+    const events = this.storedAgentToolRuns.get(callId) ?? [];
+    this.storedAgentToolRuns.delete(callId);
+    const session: Session = {
+      id: this.session.id,
+      appName,
+      userId: this.session.userId,
+      state: { ...this.session.state },
+      events,
+      lastUpdateTime: events.at(-1)?.timestamp ?? this.session.lastUpdateTime,
+    };
+    (session as WithRunId)[RUN_ID] = this.invocationId;
+    this.agentToolSessions.set(session, callId);
+    return session;
+  }
+
+  /**
+   * The id of the `AgentTool` call whose run made the function call `id` (a tool's call,
+   * or a request for a person's confirmation), or undefined when the session's own agents
+   * made it: where an answer to that call goes.
+   */
+  agentToolCallMaking(id: string): string | undefined {
+    const makes = (events: readonly Event[]) =>
+      events.some((event) =>
+        (event.content?.parts ?? []).some((part) => part.functionCall?.id === id),
+      );
+    for (const [session, callId] of this.agentToolSessions) {
+      if (makes(session.events)) return callId;
+    }
+    for (const [callId, events] of this.storedAgentToolRuns) if (makes(events)) return callId;
+    return undefined;
   }
 
   /**
@@ -122,6 +187,11 @@ export class SegmentSessions
 
   override async getSession(request: GetSessionRequest): Promise<Session | undefined> {
     return this.isOwn(request) ? this.session : this.scratch.getSession(request);
+  }
+
+  /** ADK's session service for the run of one `AgentTool` call: its session, this log. */
+  agentToolService(session: Session): BaseSessionService {
+    return new AgentToolSessions(this, session);
   }
 
   override createSession(request: CreateSessionRequest): Promise<Session> {
@@ -169,11 +239,18 @@ export class SegmentSessions
    * again (`StoredTurnReplay`) is in the session already.
    */
   override async appendEvent({ session, event }: AppendEventRequest): Promise<Event> {
-    if (session !== this.session) return this.scratch.appendEvent({ session, event });
+    const agentToolCall = this.agentToolSessions.get(session);
+    if (session !== this.session && agentToolCall === undefined) {
+      return this.scratch.appendEvent({ session, event });
+    }
     if (this.storeFailure) throw this.storeFailure;
     if (isReplayedTurn(event)) return event;
-    if (event.partial) return this.log(event);
-    const appended = await this.log(this.markedRanWith(this.stamped(withPendingResponses(event))));
+    if (event.partial) return this.log(session, event);
+    const marked = this.markedRanWith(this.stamped(withPendingResponses(event)));
+    const appended = await this.log(
+      session,
+      agentToolCall === undefined ? marked : markedAgentToolEvent(marked, agentToolCall),
+    );
     const { agentState, endOfAgent } = appended.actions ?? {};
     if ((agentState || endOfAgent) && this.onCheckpoint) await this.onCheckpoint();
     return appended;
@@ -198,15 +275,63 @@ export class SegmentSessions
     return { ...event, invocationId: this.invocationId, customMetadata };
   }
 
-  private async log(event: Event): Promise<Event> {
-    const { session } = this;
+  private async log(session: Session, event: Event): Promise<Event> {
     const appended = await super.appendEvent({ session, event });
     if (appended.partial) return appended;
     session.lastUpdateTime = appended.timestamp;
-    for (const key of Object.keys(appended.actions?.stateDelta ?? {})) this.changedKeys.add(key);
+    for (const [key, value] of Object.entries(appended.actions?.stateDelta ?? {})) {
+      // An AgentTool's run sets the session's state as ADK's AgentTool does: but `temp:`.
+      if (session !== this.session) {
+        if (key.startsWith(State.TEMP_PREFIX)) continue;
+        this.session.state[key] = value;
+      }
+      this.changedKeys.add(key);
+    }
     const index = this.events.findIndex((e) => e.id === appended.id);
     if (index >= 0) this.events[index] = appended;
     else this.events.push(appended);
     return appended;
+  }
+}
+
+/**
+ * ADK's session service for the run of one `AgentTool` call: its Runner finds the call's
+ * session here, and appends into the segment's log (`SegmentSessions`); `once()` and
+ * `waitForApproval()` find the segment's ledger and approvals through it.
+ */
+class AgentToolSessions
+  extends BaseSessionService
+  implements WithEffectLedger, WithLinearApprovals
+{
+  readonly [EFFECT_LEDGER]: EffectLedger;
+  readonly [LINEAR_APPROVALS]?: LinearApprovals;
+
+  constructor(
+    private readonly segment: SegmentSessions,
+    private readonly session: Session,
+  ) {
+    super();
+    this[EFFECT_LEDGER] = segment[EFFECT_LEDGER];
+    this[LINEAR_APPROVALS] = segment[LINEAR_APPROVALS];
+  }
+
+  override async getSession({ sessionId }: GetSessionRequest): Promise<Session | undefined> {
+    return sessionId === this.session.id ? this.session : undefined;
+  }
+
+  override createSession(request: CreateSessionRequest): Promise<Session> {
+    return this.segment.createSession(request);
+  }
+
+  override listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
+    return this.segment.listSessions(request);
+  }
+
+  override deleteSession(request: DeleteSessionRequest): Promise<void> {
+    return this.segment.deleteSession(request);
+  }
+
+  override appendEvent(request: AppendEventRequest): Promise<Event> {
+    return this.segment.appendEvent(request);
   }
 }
