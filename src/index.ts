@@ -53,6 +53,7 @@ export type {
   ApprovalEventType,
 } from './core/approval-event.js';
 export type { AuditCheckpoint, CheckpointHead } from './core/audit-checkpoint.js';
+export type { AuditExportHeader } from './core/audit-export.js';
 export type { Cancel, Clock } from './core/clock.js';
 export type { DecisionPolicy } from './core/decision-policy.js';
 export { type ErrorCode, errorStatus, HoldpointError, isHoldpointError } from './core/errors.js';

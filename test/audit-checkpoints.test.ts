@@ -19,11 +19,11 @@ import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { AuditEntry } from '../src/core/types.js';
 import { createHoldpoint } from '../src/index.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
-import { decodeRecord, encodeRecord } from '../src/store/record-codec.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { verifyWebhookSignature } from '../src/transports/notify/webhook-channel.js';
 import { exampleConfig } from './support/example-apps.js';
 import { JsonClient, TESTER } from './support/json-client.js';
+import { storedAudit } from './support/stored-audit.js';
 
 // Needs `npm run build` (the command line runs from dist/), Redis.
 const BIN = fileURLToPath(new URL('../bin/holdpoint.js', import.meta.url));
@@ -104,28 +104,6 @@ async function payment(api: JsonClient, sessionId?: string) {
 async function decide(api: JsonClient, approvalId: string) {
   const done = await api.post(`/api/approvals/${approvalId}`, { approved: true, user_id: 'maria' });
   expect(done.body.status).toBe('completed');
-}
-
-/** The session's audit records and meta as stored in Redis, for an attacker to rewrite. */
-function storedSession(sessionId: string) {
-  const auditKey = `${scratch.prefix}:{s:${sessionId}}:audit`;
-  const metaKey = `${scratch.prefix}:{s:${sessionId}}:meta`;
-  return {
-    auditKey,
-    lines: async () =>
-      (await scratch.redis.lrange(auditKey, 0, -1)).map((json) =>
-        decodeRecord('audit', json, sessionId),
-      ),
-    /** Points the session's head at `hash`, as the chain code would have. */
-    setHead: async (hash: string) => {
-      const meta = decodeRecord(
-        'meta',
-        (await scratch.redis.hget(metaKey, 'data')) ?? '',
-        sessionId,
-      );
-      await scratch.redis.hset(metaKey, 'data', encodeRecord('meta', { ...meta, auditHead: hash }));
-    },
-  };
 }
 
 describe('signed audit checkpoints', () => {
@@ -286,7 +264,7 @@ describe('signed audit checkpoints', () => {
     });
 
     it('fails a log rewritten in Redis after a checkpoint and re-hashed, which plain verify passes', async () => {
-      const stored = storedSession(a);
+      const stored = storedAudit(scratch, a);
       const lines = await stored.lines();
       expect(lines[2]).toMatchObject({ action: 'decided', actor: 'maria' });
       // The attacker rewrites line 3 on (maria's decision becomes mallory's), recomputes
@@ -297,9 +275,7 @@ describe('signed audit checkpoints', () => {
         { ...(rest[0] as AuditEntry), actor: 'mallory' },
         ...rest.slice(1),
       ]);
-      for (const [index, line] of forged.lines.entries()) {
-        await scratch.redis.lset(stored.auditKey, from + index, encodeRecord('audit', line));
-      }
+      await stored.overwrite(from, forged.lines);
       await stored.setHead(forged.head);
 
       const file = await exported(a, 'a-rewritten.ndjson');
@@ -317,7 +293,7 @@ describe('signed audit checkpoints', () => {
     });
 
     it('fails a log cut short before a checkpoint', async () => {
-      const stored = storedSession(b);
+      const stored = storedAudit(scratch, b);
       const lines = await stored.lines();
       // The last two lines (executed, completed) go; the head is set back.
       await scratch.redis.ltrim(stored.auditKey, 0, lines.length - 3);

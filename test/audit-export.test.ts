@@ -42,14 +42,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The session's export: the response and its rows, parsed. */
+/** The session's export: the response, its header row and its lines, parsed. */
 async function exportOf(sessionId: string) {
   const response = await fetch(`${api.baseUrl}/api/audit?session_id=${sessionId}&format=ndjson`, {
     headers: TESTER,
   });
   const body = await response.text();
-  const rows = body.split('\n').filter((row) => row !== '') as string[];
-  return { response, body, lines: rows.map((row) => JSON.parse(row) as AuditLine) };
+  const [header, ...rows] = body.split('\n').filter((row) => row !== '') as string[];
+  return {
+    response,
+    body,
+    header: JSON.parse(header ?? 'null'),
+    lines: rows.map((row) => JSON.parse(row) as AuditLine),
+  };
 }
 
 /** Every line of the session through the paged JSON API. */
@@ -109,10 +114,24 @@ describe('the audit log export', () => {
   });
 
   it('streams the whole log as NDJSON, oldest first, as the JSON API shows it; the chain holds', async () => {
-    const { response, body, lines } = await exportOf(sessionId);
+    const { response, body, header, lines } = await exportOf(sessionId);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/x-ndjson');
     expect(body.endsWith('\n')).toBe(true);
+    // The first row names the session asked for, so verify can hold every line to it.
+    expect(body.startsWith(`{"export":"audit","v":1,"session_id":"${sessionId}"}\n`)).toBe(true);
+    expect(header).toEqual({ export: 'audit', v: 1, session_id: sessionId });
+    expect(
+      verifyAuditChain(
+        body
+          .trim()
+          .split('\n')
+          .map((row) => JSON.parse(row)),
+      ),
+    ).toEqual({
+      ok: true,
+      lines: RUNS * 9,
+    });
     expect(lines).toHaveLength(RUNS * 9);
     expect(lines).toEqual(await pagedLines(sessionId));
     expect(verifyAuditChain(lines)).toEqual({ ok: true, lines: RUNS * 9 });

@@ -229,6 +229,7 @@ function counted(n: number, noun: string): string {
 
 /** What checking an exported audit log found, for the terminal. */
 function describeCheck(check: AuditFileCheck, checkpointFile?: string): string {
+  if (!check.ok && check.line === 0) return `The audit export does not verify: ${check.reason}.`;
   if (!check.ok) return `The audit chain is broken at line ${check.line}: ${check.reason}.`;
   const chain = `The audit chain holds: ${counted(check.lines, 'line')}.`;
   const against = check.checkpoints;
@@ -238,14 +239,14 @@ function describeCheck(check: AuditFileCheck, checkpointFile?: string): string {
   }
   const heads = against.heads === 1 ? 'the 1 head' : `all ${counted(against.heads, 'head')}`;
   const matched = `It contains ${heads} of its sessions in ${counted(against.checkpoints, 'signed checkpoint')}.`;
-  const unnamed = check.unnamed?.length
-    ? `\nNo checkpoint names session ${check.unnamed.join(', ')}: the checkpoints show nothing about it.`
+  const unnamed = check.unnamed
+    ? `\nNo checkpoint names session ${check.unnamed}: the checkpoints show nothing about it.`
     : '';
   return `${chain}\n${matched}${unnamed}`;
 }
 
 const AUDIT_USAGE =
-  'usage: holdpoint audit verify FILE|- [--checkpoints FILE (--public-key PEM | --key PEM)…] | holdpoint audit keygen --out FILE';
+  'usage: holdpoint audit verify FILE|- [--session ID] [--checkpoints FILE (--public-key PEM | --key PEM)…] | holdpoint audit keygen --out FILE';
 
 /** `holdpoint audit verify` and `holdpoint audit keygen`. */
 async function auditCommand(rest: string[]): Promise<void> {
@@ -269,8 +270,12 @@ async function auditCommand(rest: string[]): Promise<void> {
   }
   const checkpointFile = takeFlag(rest, 'checkpoints');
   const keys = [...takeFlags(rest, 'public-key'), ...takeFlags(rest, 'key')];
+  // A --session with no id after it is a command given wrong, not a check of no session.
+  const sessionAsked = rest.includes('--session');
+  const session = takeFlag(rest, 'session');
   const [file, ...extra] = rest;
-  if (action !== 'verify' || file === undefined || extra.length > 0) {
+  const sessionMissing = sessionAsked && (session === undefined || session === '');
+  if (action !== 'verify' || file === undefined || extra.length > 0 || sessionMissing) {
     throw new HoldpointError(
       'VALIDATION_FAILED',
       `audit verify needs an exported audit log: a file, or - for stdin.\n${AUDIT_USAGE}`,
@@ -283,7 +288,7 @@ async function auditCommand(rest: string[]): Promise<void> {
     );
   }
   const checkpoints = checkpointFile === undefined ? undefined : { file: checkpointFile, keys };
-  const check = await verifyAuditFile(file, process.stdin, checkpoints);
+  const check = await verifyAuditFile(file, process.stdin, { session, checkpoints });
   process.stdout.write(`${describeCheck(check, checkpointFile)}\n`);
   if (!check.ok || check.checkpoints?.ok === false) process.exitCode = 1;
 }

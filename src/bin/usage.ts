@@ -15,6 +15,7 @@ export const USAGE = `Usage:
   holdpoint db stats [--store …] …    (what the store holds, as JSON)
   holdpoint keys new --principal NAME [--roles a,b]   (an API key, and the entry that admits it)
   holdpoint audit verify <file.ndjson | ->   (an exported audit log; exits 1 when broken)
+                 [--session ID]   (the session it must be of; else the one its header names)
                  [--checkpoints FILE --public-key key.pub.pem]…
                                       (and against signed checkpoints: rewritten or cut short)
   holdpoint audit keygen --out key.pem   (a key to sign audit checkpoints, and key.pub.pem)

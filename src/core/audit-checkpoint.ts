@@ -132,6 +132,13 @@ export function checkAuditCheckpoint(
   publicKeys: readonly KeyObject[],
 ): { ok: true; checkpoint: AuditCheckpoint } | { ok: false; reason: string } {
   const r = record as Partial<AuditCheckpoint> | null;
+  const version = (r as { v?: unknown } | null)?.v;
+  if (typeof version === 'number' && version !== 1) {
+    return {
+      ok: false,
+      reason: `it is a checkpoint of format v${version}, which this release does not read: verify it with a later release`,
+    };
+  }
   if (
     typeof r !== 'object' ||
     r === null ||

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_GENESIS, chainAudit } from './audit-chain.js';
+import { auditExportHeader } from './audit-export.js';
 import { type AuditLine, auditLine } from './audit-line.js';
 import type { AuditEntry } from './types.js';
 import { verifyAuditChain } from './verify-audit-chain.js';
@@ -90,5 +91,50 @@ describe('verifyAuditChain', () => {
     });
     expect(verifyAuditChain([lines[0], 'text'])).toMatchObject({ ok: false, line: 2 });
     expect(verifyAuditChain([null])).toMatchObject({ ok: false, line: 1 });
+  });
+
+  it("reads an export's header: every line must be of the session it names, or of the one asked for", () => {
+    const lines = log();
+    const header = auditExportHeader('s-1');
+    expect(verifyAuditChain([header, ...lines])).toEqual({ ok: true, lines: 5 });
+    expect(verifyAuditChain([header])).toEqual({ ok: true, lines: 0 });
+    expect(verifyAuditChain(lines, 's-1')).toEqual({ ok: true, lines: 5 });
+
+    // Every line moved under another id and re-hashed: a chain that holds, of another session.
+    const renamed = exported(
+      lines.map((_, i) => entry('started', T0 + i, { sessionId: 'renamed' })),
+    );
+    expect(verifyAuditChain(renamed)).toEqual({ ok: true, lines: 5 });
+    expect(verifyAuditChain([header, ...renamed])).toEqual({
+      ok: false,
+      line: 1,
+      reason: 'it belongs to session renamed, not s-1, the session exported: moved or renamed',
+    });
+    expect(verifyAuditChain(renamed, 's-1')).toMatchObject({ ok: false, line: 1 });
+    // A line of another session spliced in, re-chained.
+    const spliced = exported([
+      entry('started', T0),
+      entry('decided', T0 + 1, { sessionId: 's-2' }),
+    ]);
+    expect(verifyAuditChain([header, ...spliced])).toMatchObject({ ok: false, line: 2 });
+  });
+
+  it('refuses a header it cannot read, or one naming another session than the one asked for, as line 0', () => {
+    const lines = log();
+    expect(verifyAuditChain([auditExportHeader('s-1'), ...lines], 's-2')).toEqual({
+      ok: false,
+      line: 0,
+      reason: 'its header names session s-1, not s-2, the session asked for',
+    });
+    expect(verifyAuditChain([{ export: 'audit', v: 2, session_id: 's-1' }])).toEqual({
+      ok: false,
+      line: 0,
+      reason: expect.stringMatching(/^its header is of export format v2, which this release/),
+    });
+    expect(verifyAuditChain([{ export: 'audit', v: 1 }, ...lines])).toEqual({
+      ok: false,
+      line: 0,
+      reason: 'its header names no session',
+    });
   });
 });

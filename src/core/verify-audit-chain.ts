@@ -1,24 +1,33 @@
 import { AUDIT_GENESIS, auditLineHash } from './audit-chain.js';
+import { exportedSession, readAuditExport } from './audit-export.js';
 
 /**
  * What checking an exported audit log found: the chain holds over `lines` lines, or
- * the first line (numbered from 1, as in the file) where it breaks, and why.
+ * the first line (numbered from 1, the header not counted) where it breaks, and why;
+ * `line` 0 is the export's header.
  */
 export type AuditChainCheck =
   | { ok: true; lines: number }
   | { ok: false; line: number; reason: string };
 
 /**
- * Checks a session's exported audit log (its NDJSON rows, parsed, oldest first): the
- * first line links to AUDIT_GENESIS, every other line's `prev_hash` is the hash of
- * the line before it, and every `hash` is auditLineHash of its own line. A changed
- * line fails at that line; a line removed, added or moved fails where the links
- * break. Lines cut off the end leave a shorter chain that still holds: compare the
- * last hash with one kept elsewhere to see those. Pure: it needs only the lines.
+ * Checks a session's exported audit log (its NDJSON rows, parsed, oldest first; the
+ * header row first, as the server exports it, or lines only): the first line links to
+ * AUDIT_GENESIS, every other line's `prev_hash` is the hash of the line before it,
+ * every `hash` is auditLineHash of its own line, and every line belongs to the session
+ * exported (`sessionId`, else the one the header names). A changed line fails at that
+ * line; a line removed, added or moved fails where the links break; a log re-hashed
+ * under another session id fails at its first line. Lines cut off the end leave a
+ * shorter chain that still holds: checkpoints (verifyAuditCheckpoints) show those.
+ * Pure: it needs only the rows.
  */
-export function verifyAuditChain(lines: readonly unknown[]): AuditChainCheck {
+export function verifyAuditChain(rows: readonly unknown[], sessionId?: string): AuditChainCheck {
+  const read = readAuditExport(rows);
+  if (!read.ok) return { ok: false, line: 0, reason: read.reason };
+  const session = exportedSession(read, sessionId);
+  if (!session.ok) return { ok: false, line: 0, reason: session.reason };
   let previous = AUDIT_GENESIS;
-  for (const [index, line] of lines.entries()) {
+  for (const [index, line] of read.lines.entries()) {
     const broken = (reason: string): AuditChainCheck => ({ ok: false, line: index + 1, reason });
     if (typeof line !== 'object' || line === null || Array.isArray(line)) {
       return broken('it is not an audit line (a JSON object)');
@@ -37,7 +46,13 @@ export function verifyAuditChain(lines: readonly unknown[]): AuditChainCheck {
     if (auditLineHash(line) !== hash) {
       return broken('its hash does not match its content: the line was changed');
     }
+    const of = (line as { session_id?: unknown }).session_id;
+    if (session.sessionId !== undefined && of !== session.sessionId) {
+      return broken(
+        `it belongs to session ${String(of)}, not ${session.sessionId}, the session exported: moved or renamed`,
+      );
+    }
     previous = hash;
   }
-  return { ok: true, lines: lines.length };
+  return { ok: true, lines: read.lines.length };
 }

@@ -6,6 +6,7 @@ import {
   newAuditKeyPair,
   signAuditCheckpoint,
 } from './audit-checkpoint.js';
+import { auditExportHeader } from './audit-export.js';
 import { type AuditLine, auditLine } from './audit-line.js';
 import type { AuditEntry } from './types.js';
 import { verifyAuditChain } from './verify-audit-chain.js';
@@ -53,12 +54,12 @@ describe('verifyAuditCheckpoints', () => {
   const checkpoints = checkpointsOf(log);
 
   it('passes an untouched log: every head of its session is in it; other sessions are not looked at', () => {
-    expect(verifyAuditCheckpoints(log, checkpoints, [publicKey])).toEqual({
+    expect(verifyAuditCheckpoints(log, checkpoints, [publicKey], 's-1')).toEqual({
       ok: true,
       checkpoints: 2,
       heads: 2,
     });
-    expect(verifyAuditCheckpoints(log, [], [publicKey])).toEqual({
+    expect(verifyAuditCheckpoints(log, [], [publicKey], 's-1')).toEqual({
       ok: true,
       checkpoints: 0,
       heads: 0,
@@ -73,7 +74,7 @@ describe('verifyAuditCheckpoints', () => {
       ...ENTRIES.slice(3),
     ]);
     expect(verifyAuditChain(rewritten)).toEqual({ ok: true, lines: 5 });
-    expect(verifyAuditCheckpoints(rewritten, checkpoints, [publicKey])).toEqual({
+    expect(verifyAuditCheckpoints(rewritten, checkpoints, [publicKey], 's-1')).toEqual({
       ok: false,
       checkpoint: 1,
       reason: `the export does not contain the head checkpointed at 2026-11-22T12:00:00.002Z for session s-1 (${log[2]?.hash}): rewritten or cut short`,
@@ -83,7 +84,7 @@ describe('verifyAuditCheckpoints', () => {
   it('fails a log cut short before a checkpoint', () => {
     const cut = log.slice(0, 4);
     expect(verifyAuditChain(cut)).toEqual({ ok: true, lines: 4 });
-    expect(verifyAuditCheckpoints(cut, checkpoints, [publicKey])).toMatchObject({
+    expect(verifyAuditCheckpoints(cut, checkpoints, [publicKey], 's-1')).toMatchObject({
       ok: false,
       checkpoint: 2,
       reason: expect.stringMatching(/checkpointed at 2026-11-22T12:00:00.004Z .*cut short/),
@@ -93,10 +94,51 @@ describe('verifyAuditCheckpoints', () => {
   it('fails on a checkpoint whose signature does not hold', () => {
     const [first, second] = checkpoints;
     const forged = { ...second, heads: [{ session_id: 's-1', hash: log[3]?.hash }] };
-    expect(verifyAuditCheckpoints(log.slice(0, 4), [first, forged], [publicKey])).toEqual({
+    expect(verifyAuditCheckpoints(log.slice(0, 4), [first, forged], [publicKey], 's-1')).toEqual({
       ok: false,
       checkpoint: 2,
       reason: 'its signature does not match its content: it was changed',
     });
+  });
+
+  it("checks the session the export's header names, even when none of its lines is left or they name another", () => {
+    const header = auditExportHeader('s-1');
+    expect(verifyAuditCheckpoints([header, ...log], checkpoints, [publicKey])).toEqual({
+      ok: true,
+      checkpoints: 2,
+      heads: 2,
+    });
+    // Every line deleted: the checkpointed heads of s-1 have nothing to be in.
+    expect(verifyAuditCheckpoints([header], checkpoints, [publicKey])).toEqual({
+      ok: false,
+      checkpoint: 1,
+      reason: `the export holds no line of session s-1, which was checkpointed at 2026-11-22T12:00:00.002Z with head ${log[2]?.hash}: its log was deleted`,
+    });
+    expect(verifyAuditCheckpoints([], checkpoints, [publicKey], 's-1')).toMatchObject({
+      ok: false,
+      checkpoint: 1,
+    });
+    // Moved under another id and re-hashed: still checked as s-1, whose heads it lacks.
+    const renamed = exported(ENTRIES.map((e) => ({ ...e, sessionId: 'renamed' })));
+    expect(verifyAuditCheckpoints([header, ...renamed], checkpoints, [publicKey])).toMatchObject({
+      ok: false,
+      checkpoint: 1,
+      reason: expect.stringMatching(/for session s-1 .*rewritten or cut short$/),
+    });
+    // A session no checkpoint names: nothing to hold it to.
+    expect(verifyAuditCheckpoints([auditExportHeader('new')], checkpoints, [publicKey])).toEqual({
+      ok: true,
+      checkpoints: 2,
+      heads: 0,
+    });
+  });
+
+  it('refuses an export that names no session when none is given, or another than the one given', () => {
+    expect(() => verifyAuditCheckpoints(log, checkpoints, [publicKey])).toThrow(
+      'The export names no session (it has no header row): say which session it is of.',
+    );
+    expect(() =>
+      verifyAuditCheckpoints([auditExportHeader('s-2'), ...log], checkpoints, [publicKey], 's-1'),
+    ).toThrow('The export: its header names session s-2, not s-1, the session asked for.');
   });
 });

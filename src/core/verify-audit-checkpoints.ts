@@ -1,5 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { checkAuditCheckpoint } from './audit-checkpoint.js';
+import { exportedSession, readAuditExport } from './audit-export.js';
+import { HoldpointError } from './errors.js';
 
 /**
  * What checking an export against signed checkpoints found: every checkpoint is
@@ -11,39 +13,56 @@ export type CheckpointsCheck =
   | { ok: false; checkpoint: number; reason: string };
 
 /**
- * Checks an exported audit log (its lines, parsed, whose chain verifyAuditChain found
- * holding) against checkpoint records (parsed, in file order): each must be signed by
- * one of `publicKeys`, and each head a checkpoint names for a session the export holds
- * must be the hash of one of its lines. A log rewritten from before a checkpoint and
- * re-hashed, or cut short before it, no longer contains that head. Sessions the export
- * does not hold are not looked at: a checkpoint names every session that changed.
+ * Checks a session's exported audit log (its rows, parsed, whose chain verifyAuditChain
+ * found holding) against checkpoint records (parsed, in file order): each must be
+ * signed by one of `publicKeys`, and each head a checkpoint names for the session
+ * exported (`sessionId`, else the one the export's header names) must be the hash of
+ * one of its lines. A log rewritten from before a checkpoint and re-hashed, cut short
+ * before it, or deleted, no longer contains that head; a log moved under another
+ * session id is checked against the session it was exported as, so it fails the same
+ * way. Heads of other sessions are not looked at: a checkpoint names every session that
+ * changed. VALIDATION_FAILED when the export says of no session and `sessionId` is not
+ * given, or names another.
  */
 export function verifyAuditCheckpoints(
-  lines: readonly unknown[],
+  rows: readonly unknown[],
   checkpoints: readonly unknown[],
   publicKeys: readonly KeyObject[],
+  sessionId?: string,
 ): CheckpointsCheck {
-  const sessions = new Set<string>();
-  const hashes = new Set<string>();
-  for (const line of lines) {
-    const { session_id: sessionId, hash } = line as { session_id?: unknown; hash?: unknown };
-    if (typeof sessionId === 'string') sessions.add(sessionId);
-    if (typeof hash === 'string') hashes.add(hash);
+  const read = readAuditExport(rows);
+  if (!read.ok) throw new HoldpointError('VALIDATION_FAILED', `The export: ${read.reason}.`);
+  const session = exportedSession(read, sessionId);
+  if (!session.ok) throw new HoldpointError('VALIDATION_FAILED', `The export: ${session.reason}.`);
+  const exported = session.sessionId;
+  if (exported === undefined) {
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      'The export names no session (it has no header row): say which session it is of.',
+    );
   }
+  const hashes = new Set<unknown>(read.lines.map((line) => (line as { hash?: unknown }).hash));
   let heads = 0;
   for (const [index, record] of checkpoints.entries()) {
     const checked = checkAuditCheckpoint(record, publicKeys);
     if (!checked.ok) return { ok: false, checkpoint: index + 1, reason: checked.reason };
     const { at, heads: named } = checked.checkpoint;
     for (const head of named) {
-      if (!sessions.has(head.session_id)) continue;
+      if (head.session_id !== exported) continue;
+      if (read.lines.length === 0) {
+        return {
+          ok: false,
+          checkpoint: index + 1,
+          reason: `the export holds no line of session ${exported}, which was checkpointed at ${at} with head ${head.hash}: its log was deleted`,
+        };
+      }
       if (!hashes.has(head.hash)) {
         return {
           ok: false,
           checkpoint: index + 1,
           reason:
             `the export does not contain the head checkpointed at ${at} for session ` +
-            `${head.session_id} (${head.hash}): rewritten or cut short`,
+            `${exported} (${head.hash}): rewritten or cut short`,
         };
       }
       heads++;

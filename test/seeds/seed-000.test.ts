@@ -29,16 +29,18 @@ async function post(server: ServerProcess, path: string, body: unknown) {
   return { status: response.status, body: (await response.json()) as any };
 }
 
-/** The session's exported audit log (NDJSON), read as its owner. */
+/** The session's exported audit log (NDJSON), read as its owner: its lines, after the header. */
 async function auditOf(server: ServerProcess, sessionId: string): Promise<AuditRow[]> {
   const response = await fetch(`${server.url}/api/audit?session_id=${sessionId}&format=ndjson`, {
     headers: { 'x-holdpoint-user': 'fabricio' },
   });
   expect(response.status).toBe(200);
-  return (await response.text())
+  const [header, ...lines] = (await response.text())
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));
+  expect(header).toEqual({ export: 'audit', v: 1, session_id: sessionId });
+  return lines;
 }
 
 interface AuditRow {

@@ -18,6 +18,7 @@ export const auditOperations = [
       if (query.format === 'ndjson') {
         const sessionId = query.session_id;
         const rows = await auditNdjson(
+          sessionId,
           (cursor) => runtime.operations.audit({ sessionId, limit: LIMITS.pageSize, cursor }, by),
           logger.child({ session_id: sessionId }),
         );
@@ -36,7 +37,8 @@ export const auditOperations = [
     }),
     alsoAnswers: {
       contentType: 'application/x-ndjson',
-      description: 'With `format=ndjson`: every line of the log, one JSON audit line a row.',
+      description:
+        'With `format=ndjson`: a header row naming the session (`{"export":"audit","v":1,"session_id":…}`), then every line of the log, one JSON audit line a row.',
     },
   }),
 ];
