@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeOf } from '../../core/errors.test-support.js';
-import { answersIn, chatIntent } from './chat-intent.js';
+import { answersIn, chatIntent, postedIntent } from './chat-intent.js';
 import { type ChatMessage, type ChatRequestBody, chatRequestBody } from './chat-request.js';
 
 const question: ChatMessage = {
@@ -129,5 +129,26 @@ describe('chatIntent', () => {
         decisions: { 'adk-approval': { edited_args: { amount: 150 } } },
       }).success,
     ).toBe(false);
+  });
+});
+
+describe('postedIntent', () => {
+  it("reads seed 001's approval message sent alone as answers known by the approvals they name", () => {
+    const twice = { ...adrAnswer, parts: [...adrAnswer.parts, ...adrAnswer.parts] };
+    const intent = postedIntent(body(twice));
+    expect(intent).toMatchObject({ kind: 'answers-by-approval', approvalIds: ['adk-approval'] });
+    expect(intent?.kind === 'answers-by-approval' && intent.messageId).toMatch(/^msg-/);
+  });
+
+  it("is chatIntent's reading whenever the session is known, and asks for nothing when no approval is named", () => {
+    expect(postedIntent(body(question, asked, adrAnswer))).toEqual(
+      chatIntent(body(question, asked, adrAnswer)),
+    );
+    const inputOnly = {
+      role: 'user',
+      parts: [{ type: 'tool-select_item', toolCallId: 'call-1', state: 'output-available' }],
+    };
+    expect(postedIntent(body(inputOnly))).toBeUndefined();
+    expect(postedIntent(body({ ...adrAnswer, role: 'system' }))).toBeUndefined();
   });
 });

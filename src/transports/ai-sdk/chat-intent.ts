@@ -11,6 +11,16 @@ export type ChatIntent =
   | { kind: 'message'; text: string; sessionId?: string }
   | { kind: 'answers'; sessionId: string; messageId: string };
 
+/**
+ * What a posted chat asks for, as read from the body alone: a ChatIntent, or answers
+ * that name no session (seed 001's approval message sent by itself, with no history
+ * and no `sessionId`), known by the approvals they answer until their session is found
+ * (`placedIntent`).
+ */
+export type PostedIntent =
+  | ChatIntent
+  | { kind: 'answers-by-approval'; approvalIds: string[]; messageId: string };
+
 interface ToolPart {
   type: string;
   toolCallId?: string;
@@ -98,6 +108,36 @@ export function chatIntent(body: ChatRequestBody): ChatIntent | undefined {
 }
 
 /**
+ * What the body asks for: chatIntent's reading, else, for a last message that answers
+ * approvals in a session the body does not name, those answers known by the approvals
+ * they name (the session is theirs). Undefined when it asks for nothing. Throws as
+ * chatIntent does.
+ */
+export function postedIntent(body: ChatRequestBody): PostedIntent | undefined {
+  const intent = chatIntent(body);
+  const last = body.messages.at(-1);
+  if (intent || !last || last.role === 'system') return intent;
+  const responses = toolParts(last).flatMap((part) => approvalResponse(part) ?? []);
+  const approvalIds = [...new Set(responses.map((d) => d.approvalId))];
+  if (approvalIds.length === 0) return undefined;
+  const messageId =
+    last.role === 'assistant' && last.id !== undefined ? last.id : continuedMessageId(body);
+  return { kind: 'answers-by-approval', approvalIds, messageId };
+}
+
+/** The decision a tool part in `approval-responded` carries (`addToolApprovalResponse`'s shape). */
+function approvalResponse(part: ToolPart): DecisionInput | undefined {
+  const { approval } = part;
+  if (part.state !== 'approval-responded' || !approval?.id) return undefined;
+  if (typeof approval.approved !== 'boolean') return undefined;
+  return {
+    approvalId: approval.id,
+    approved: approval.approved,
+    ...(approval.reason === undefined ? {} : { reason: approval.reason }),
+  };
+}
+
+/**
  * The decisions a message carries: approval responses
  * (`addToolApprovalResponse`) and tool outputs for input requests
  * (`addToolOutput`), each with the body's `details` for its approval id (edited
@@ -134,18 +174,9 @@ function answersOnly(
   const stale: DecisionInput[] = [];
   const pendingIds = new Set(pending.map((a) => a.approvalId));
   for (const part of toolParts(message)) {
-    const { approval } = part;
-    if (
-      part.state === 'approval-responded' &&
-      approval?.id &&
-      typeof approval.approved === 'boolean'
-    ) {
-      const decision = {
-        approvalId: approval.id,
-        approved: approval.approved,
-        ...(approval.reason === undefined ? {} : { reason: approval.reason }),
-      };
-      (pendingIds.has(approval.id) ? fresh : stale).push(decision);
+    const decision = approvalResponse(part);
+    if (decision) {
+      (pendingIds.has(decision.approvalId) ? fresh : stale).push(decision);
       continue;
     }
     const input = pending.find((a) => a.kind === 'input' && a.toolCallId === part.toolCallId);

@@ -15,7 +15,7 @@ import { admitUpgrade, type BrowserPolicy } from '../http/guards/index.js';
 import { SocketHeartbeat, type SocketLimits } from '../http/limits/index.js';
 import { presentError, presentOutcome } from '../http/present.js';
 import { refuseUpgrade } from '../http/refuse-upgrade.js';
-import { type ChatIntent, chatIntent } from './chat-intent.js';
+import { type ChatIntent, type PostedIntent, postedIntent } from './chat-intent.js';
 import { type ChatRequestBody, chatDecisionDetails, chatRequestBody } from './chat-request.js';
 import { errorText, runChatTurn } from './chat-stream.js';
 import { ContinuousStream } from './continuous-stream.js';
@@ -195,9 +195,24 @@ class ChatConnection {
     }
   }
 
-  /** The open stream of this socket that follows `sessionId`, if one does. */
-  private streamOn(sessionId: string): ContinuousStream | undefined {
-    return [...this.streams.values()].find((stream) => stream.sessionId === sessionId);
+  /**
+   * The answers `intent` gives, in the session of the stream of this socket that waits
+   * for them: the stream that follows the session the body names, or, for answers known
+   * only by their approvals, the one that waits for every approval they answer.
+   * Undefined when no stream of this socket waits for them.
+   */
+  private answersForWaitingStream(intent: PostedIntent): ChatIntent | undefined {
+    const streams = [...this.streams.values()];
+    if (intent.kind === 'answers') {
+      return streams.some((stream) => stream.sessionId === intent.sessionId) ? intent : undefined;
+    }
+    if (intent.kind === 'message') return undefined;
+    const sessionId = streams.find((stream) =>
+      intent.approvalIds.every((approvalId) => stream.waitsFor(approvalId)),
+    )?.sessionId;
+    return sessionId === undefined
+      ? undefined
+      : { kind: 'answers', sessionId, messageId: intent.messageId };
   }
 
   /**
@@ -233,16 +248,16 @@ class ChatConnection {
       this.send({ type: 'error', requestId, errorText: errorText(error) });
     if (!(await this.stillProved(refuse))) return;
     let body: ChatRequestBody;
-    let intent: ChatIntent | undefined;
-    let waiting: boolean;
+    let intent: PostedIntent | undefined;
+    let waiting: ChatIntent | undefined;
     try {
       body = validate(chatRequestBody, raw);
-      intent = chatIntent(body);
+      intent = postedIntent(body);
       if (!intent) {
         throw new HoldpointError('VALIDATION_FAILED', 'the last message asks for nothing');
       }
       requireActingAs(this.caller, body.userId, 'socket');
-      waiting = intent.kind === 'answers' && this.streamOn(intent.sessionId) !== undefined;
+      waiting = this.answersForWaitingStream(intent);
       if (!waiting && this.streams.has(requestId)) {
         // One stream per requestId: a second would escape the cap and never be aborted.
         throw new HoldpointError(
@@ -257,7 +272,7 @@ class ChatConnection {
       return;
     }
     if (waiting) {
-      await this.answerWaitingStream(requestId, body, intent);
+      await this.answerWaitingStream(requestId, body, waiting);
       return;
     }
     let sequence = 0;
@@ -285,7 +300,7 @@ class ChatConnection {
     }
     // Aborted, or the socket closed, while it was counted: nothing to start.
     if (this.streams.get(requestId) !== stream) return;
-    const messageId = intent.kind === 'answers' ? intent.messageId : `msg-${randomUUID()}`;
+    const messageId = intent.kind === 'message' ? `msg-${randomUUID()}` : intent.messageId;
     void stream.start(body, intent, this.caller, messageId);
   }
 

@@ -5,9 +5,10 @@ import type { Principal } from '../../core/principal.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunEventSink } from '../../runtime/run-event.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
-import { answersIn, type ChatIntent } from './chat-intent.js';
+import { answersIn, type ChatIntent, type PostedIntent } from './chat-intent.js';
 import type { ChatMessageMetadata } from './chat-metadata.js';
 import type { ChatRequestBody } from './chat-request.js';
+import { placedIntent } from './placed-intent.js';
 import { type ApprovalMode, UIChunkMapper } from './ui-chunk-mapper.js';
 
 export type HoldpointUIMessage = UIMessage<ChatMessageMetadata>;
@@ -15,7 +16,8 @@ export type HoldpointUIMessage = UIMessage<ChatMessageMetadata>;
 export interface ChatTurn {
   runtime: HoldpointRuntime;
   body: ChatRequestBody;
-  intent: ChatIntent;
+  /** What the body asks for; answers known only by their approvals are placed first. */
+  intent: PostedIntent;
   /** Who sends the turn, as its identity proved. */
   caller: Principal;
   mode: ApprovalMode;
@@ -28,7 +30,7 @@ export function errorText(error: unknown): string {
 
 /** Starts the run a user message asks for, or resumes the one the answers decide. */
 export async function runChatTurn(
-  { runtime, body, intent, caller }: Omit<ChatTurn, 'mode'>,
+  { runtime, body, intent, caller }: Omit<ChatTurn, 'mode' | 'intent'> & { intent: ChatIntent },
   emit?: RunEventSink,
 ): Promise<RunOutcome> {
   if (intent.kind === 'message') {
@@ -58,17 +60,19 @@ export async function runChatTurn(
  * One chat turn as an AI SDK UI message stream: `start` (reusing the assistant
  * message id when it continues one), the run's chunks, then `finish` —
  * `tool-calls` when the run paused for people, `stop` when it completed.
+ * Answers known only by their approvals are first placed in their session.
  * Failures become an `error` chunk with the error's code.
  */
 export function chatStream(turn: ChatTurn): ReadableStream<UIMessageChunk<ChatMessageMetadata>> {
-  const messageId = turn.intent.kind === 'answers' ? turn.intent.messageId : `msg-${randomUUID()}`;
+  const messageId = turn.intent.kind === 'message' ? `msg-${randomUUID()}` : turn.intent.messageId;
   return createUIMessageStream<HoldpointUIMessage>({
     execute: async ({ writer }) => {
       const mapper = new UIChunkMapper(turn.mode);
       writer.write({ type: 'start', messageId });
+      const intent = await placedIntent(turn.runtime, turn.intent, turn.caller);
       let outcome: RunOutcome;
       try {
-        outcome = await runChatTurn(turn, (event) => {
+        outcome = await runChatTurn({ ...turn, intent }, (event) => {
           for (const chunk of mapper.map(event)) writer.write(chunk);
         });
       } catch (error) {

@@ -5,10 +5,11 @@ import { type Principal, SYSTEM } from '../../core/principal.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { RunEvent } from '../../runtime/run-event.js';
 import type { Unsubscribe } from '../../store/run-relay.js';
-import type { ChatIntent } from './chat-intent.js';
+import type { PostedIntent } from './chat-intent.js';
 import type { ChatMessageMetadata } from './chat-metadata.js';
 import type { ChatRequestBody } from './chat-request.js';
 import { errorText, runChatTurn } from './chat-stream.js';
+import { placedIntent } from './placed-intent.js';
 import { UIChunkMapper } from './ui-chunk-mapper.js';
 
 type Chunk = UIMessageChunk<ChatMessageMetadata>;
@@ -40,6 +41,8 @@ export class ContinuousStream {
   private caller?: Principal;
   /** The session the stream follows, once known. */
   private session?: string;
+  /** Approvals this stream asked for (`tool-approval-request`) whose decision it has not carried. */
+  private readonly waiting = new Set<string>();
 
   constructor(private readonly options: ContinuousStreamOptions) {}
 
@@ -48,10 +51,21 @@ export class ContinuousStream {
     return this.closed ? undefined : this.session;
   }
 
-  /** Runs the turn and streams it until the run completes, fails, ends or parks. */
+  /**
+   * Whether this stream, open, waits for a decision of `approvalId`: it streamed its
+   * request and not yet its decision, so the run that decision resumes goes on here.
+   */
+  waitsFor(approvalId: string): boolean {
+    return !this.closed && this.waiting.has(approvalId);
+  }
+
+  /**
+   * Runs the turn and streams it until the run completes, fails, ends or parks. Answers
+   * known only by their approvals are first placed in their session.
+   */
   async start(
     body: ChatRequestBody,
-    intent: ChatIntent,
+    posted: PostedIntent,
     caller: Principal,
     messageId: string,
   ): Promise<void> {
@@ -59,6 +73,7 @@ export class ContinuousStream {
     this.caller = caller;
     this.options.write({ type: 'start', messageId });
     try {
+      const intent = await placedIntent(runtime, posted, caller);
       const sessionId =
         intent.sessionId ?? (await runtime.operations.createSession({ app: body.app }, caller));
       this.session = sessionId;
@@ -87,6 +102,11 @@ export class ContinuousStream {
   private onEvent(event: RunEvent): void {
     if (this.closed) return;
     if (event.type === 'run-started') this.app = event.app;
+    // Known before the request is written, so an answer to it finds this stream.
+    if (event.type === 'approval-requested') this.waiting.add(event.approval.approvalId);
+    if (event.type === 'decided') {
+      for (const decision of event.decisions) this.waiting.delete(decision.approvalId);
+    }
     for (const chunk of this.mapper.map(event)) this.options.write(chunk);
     if (event.type === 'failed') this.finish('error');
     if (event.type === 'ended') this.finish('other');

@@ -1,18 +1,21 @@
 import { createUIMessageStreamResponse } from 'ai';
 import { z } from 'zod';
-import { chatIntent } from '../../ai-sdk/chat-intent.js';
+import { postedIntent } from '../../ai-sdk/chat-intent.js';
 import { chatRequestBody } from '../../ai-sdk/chat-request.js';
 import { chatStream } from '../../ai-sdk/chat-stream.js';
 import { defineOperation } from './operation.js';
 
-/** A chat body and what it asks for: a new message, or answers to pending approvals. */
+/**
+ * A chat body and what it asks for: a new message, or answers to pending approvals (of
+ * the session it names, else of the approvals they name).
+ */
 const chatBody = chatRequestBody.transform((body, ctx) => {
-  const intent = chatIntent(body);
+  const intent = postedIntent(body);
   if (intent) return { body, intent };
   ctx.addIssue({
     code: 'custom',
     message:
-      'The last message must be a user message with text, or a message (assistant or user) answering approvals of a known session.',
+      'The last message must be a user message with text, or a message (assistant or user) answering approvals: by their approval ids, or in a known session.',
   });
   return z.NEVER;
 });
