@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashArgs } from './hash.js';
 import {
+  approversInForce,
   currentArgs,
   currentArgsHash,
   hasVoted,
@@ -137,6 +138,19 @@ describe('settlement of rich decisions', () => {
       approved: true,
       editedArgs: RAISED,
     });
+  });
+
+  it('approversInForce: the approvers with the quorum settlement counts with', () => {
+    const { approvers } = approval;
+    expect(approversInForce(pauseWith().decisions, approval)).toEqual(approvers);
+    expect(approversInForce(pauseWith(raise).decisions, approval)).toEqual({
+      ...approvers,
+      quorum: 2,
+    });
+    // A quorum above 2 stays; an input needs one answer whatever its policy says.
+    const three = { ...approval, approvers: { ...approvers, quorum: 3 } } as ApprovalRequest;
+    expect(approversInForce(pauseWith(raise).decisions, three).quorum).toBe(3);
+    expect(approversInForce([], { ...three, kind: 'input' }).quorum).toBe(1);
   });
 
   it('an answer in the tool place and a denial settle alone', () => {

@@ -1,6 +1,6 @@
 import { approversOf } from './approvers.js';
 import { hashArgs } from './hash.js';
-import type { ApprovalRequest, Decision, Pause } from './types.js';
+import type { ApprovalRequest, Approvers, Decision, Pause } from './types.js';
 
 /** The votes recorded on one approval, in order. */
 export function votesOn(pause: Pause, approvalId: string): Decision[] {
@@ -82,13 +82,38 @@ export function hasVoted(pause: Pause, approvalId: string, person: string): bool
 }
 
 /**
- * How many distinct people must approve `approval`'s current arguments: 1 for an input,
- * else its approvers' quorum, and at least 2 while the latest edit needs one more approver.
+ * How many distinct people must approve `approval` while `edit` is in force (none: the
+ * model's call): 1 for an input, else its approvers' quorum, and at least 2 when the edit
+ * needs one more approver (a raised amount).
  */
-export function quorumOf(pause: Pause, approval: ApprovalRequest): number {
+export function quorumUnder(
+  approval: ApprovalRequest,
+  edit: Pick<Decision, 'editNeedsApproval'> | undefined,
+): number {
   if (approval.kind === 'input') return 1;
   const quorum = approversOf(approval).quorum;
-  return latestEdit(pause, approval.approvalId)?.editNeedsApproval ? Math.max(quorum, 2) : quorum;
+  return edit?.editNeedsApproval ? Math.max(quorum, 2) : quorum;
+}
+
+/**
+ * Who may decide `approval` as it stands among `decisions` (its pause's votes): its
+ * approvers, with the quorum the edit in force asks (`quorumUnder`). Every view of an
+ * approval (the API's `approvers`, a notification's, the terminal chat) shows these, so
+ * none says one approver suffices after a raise made a second one necessary.
+ */
+export function approversInForce(
+  decisions: readonly Decision[],
+  approval: ApprovalRequest,
+): Approvers {
+  return {
+    ...approversOf(approval),
+    quorum: quorumUnder(approval, editInForce(decisions, approval)),
+  };
+}
+
+/** How many distinct people must approve `approval`'s current arguments (`quorumUnder`). */
+export function quorumOf(pause: Pause, approval: ApprovalRequest): number {
+  return approversInForce(pause.decisions, approval).quorum;
 }
 
 /**

@@ -3,9 +3,8 @@ import type { z } from 'zod';
 import type { AgentApp, ToolDecisionRules } from '../../agents/agent-app.js';
 import { appHint } from '../../agents/app-hint.js';
 import { argsIssue, argsJsonSchema, findTool, schemaIssue } from '../../agents/tool-schema.js';
-import { approversOf } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
-import { currentArgs, currentArgsHash, quorumOf } from '../../core/settlement.js';
+import { currentArgs, currentArgsHash, quorumOf, quorumUnder } from '../../core/settlement.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
 import type { decisionInput } from '../requests.js';
 
@@ -73,14 +72,9 @@ export function checkRichDecisions(
     if (approval.kind !== 'confirmation') return { editedArgs: decision.editedArgs };
     const edit = checkEdit(app, pause, approval, rules, decision);
     if (decision.grant !== undefined) {
-      const quorum = approversOf(approval).quorum;
       grantByOne(
         approval,
-        edit.editedArgs === undefined
-          ? quorumOf(pause, approval)
-          : edit.editNeedsApproval
-            ? Math.max(quorum, 2)
-            : quorum,
+        edit.editedArgs === undefined ? quorumOf(pause, approval) : quorumUnder(approval, edit),
       );
     }
     return edit;

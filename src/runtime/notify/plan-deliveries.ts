@@ -3,8 +3,9 @@ import {
   type ApprovalEventType,
   isApprovalEventType,
 } from '../../core/approval-event.js';
-import { approvalAudiences, approversOf } from '../../core/approvers.js';
+import { approvalAudiences } from '../../core/approvers.js';
 import {
+  approversInForce,
   currentArgs,
   currentArgsHash,
   currentHint,
@@ -58,7 +59,7 @@ function approvalEventOf(
   approval: ApprovalRequest,
   step: number,
 ): ApprovalEvent {
-  const approvers = approversOf(approval);
+  const approvers = approversInForce(pause.decisions, approval);
   return {
     v: 1,
     id: line.hash,
@@ -74,7 +75,7 @@ function approvalEventOf(
       kind: approval.kind,
       tool_name: approval.toolName,
       // As they stand once the commit is stored: an approved edit's, which a message's
-      // buttons and links must name to decide what is now asked.
+      // buttons and links must name to decide what is now asked, and the quorum it asks.
       args: currentArgs(pause, approval),
       args_hash: currentArgsHash(pause, approval),
       hint: currentHint(pause, approval),

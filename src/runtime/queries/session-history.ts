@@ -104,11 +104,19 @@ function answers(
       const approved = answer.confirmed === true;
       // A tool that awaits inline (`awaitIndex`) runs on a rejection: its result is its own.
       if (!approved && approval.awaitIndex === undefined) denied.add(approval.toolCallId);
+      // The resume message carries the settling decision's reason (resume-message.ts).
+      const reason = typeof answer.reason === 'string' ? answer.reason : undefined;
       out.push({
         type: 'decided',
         approvals: [approval],
         decisions: [
-          { approvalId: approval.approvalId, approved, decidedBy: 'history', at: event.timestamp },
+          {
+            approvalId: approval.approvalId,
+            approved,
+            ...(reason === undefined ? {} : { reason }),
+            decidedBy: 'history',
+            at: event.timestamp,
+          },
         ],
       });
     } else if (denied.has(response.id)) {

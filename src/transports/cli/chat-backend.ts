@@ -3,7 +3,10 @@ import type { DecisionInput } from '../../runtime/requests.js';
 
 /** An approval as the terminal chat shows it, and whether the person chatting may decide it. */
 export interface ChatApproval {
-  /** The request, its `args` as they stand now (a decider's approved edit, else the model's). */
+  /**
+   * The request as it stands now: its `args` a decider's approved edit, else the model's;
+   * its `approvers` with the quorum in force (`approversInForce`).
+   */
   request: ApprovalRequest;
   /** The server's `can_decide`: they may decide it now (else it waits for someone else). */
   canDecide: boolean;
@@ -22,13 +25,22 @@ export type ChatState =
       /** The votes recorded on the pause so far. */
       decisions: Decision[];
     }
-  | { status: 'completed'; sessionId: string; result: string; artifacts: number }
+  | {
+      status: 'completed';
+      sessionId: string;
+      result: string;
+      artifacts: number;
+      /** Read from the session: the votes recorded on its run's latest pause, if it paused. */
+      decisions?: Decision[];
+    }
   | { status: 'running'; sessionId: string }
   | {
       status: 'ended';
       sessionId: string;
       how: 'failed' | 'cancelled' | 'expired';
       error?: string;
+      /** Read from the session: the votes recorded on its run's latest pause, if it paused. */
+      decisions?: Decision[];
     }
   | { status: 'idle'; sessionId: string };
 

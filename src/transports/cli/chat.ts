@@ -300,14 +300,29 @@ function waitingFor(approval: ApprovalRequest): string {
 }
 
 /**
- * Who decided, for whom, through which channel and when: "dave (for alice) approved it
- * via slack at 2026-11-26T09:12:00.000Z."
+ * Who decided, for whom, through which channel, when and why: "dave (for alice) rejected
+ * it via slack at 2026-11-26T09:12:00.000Z: “paid already”."
  */
 export function describeVote(vote: Decision): string {
   const who = vote.onBehalfOf ? `${vote.decidedBy} (for ${vote.onBehalfOf})` : vote.decidedBy;
   const via = vote.channel ? ` via ${vote.channel}` : '';
   const when = new Date(vote.at).toISOString();
-  return `${who} ${vote.approved ? 'approved' : 'rejected'} it${via} at ${when}.`;
+  const why = vote.reason ? `: “${vote.reason}”` : '';
+  return `${who} ${vote.approved ? 'approved' : 'rejected'} it${via} at ${when}${why}.`;
+}
+
+/** Prints the votes on the run's latest pause that `shown` does not hold: what others decided. */
+function showDecided(out: Writable, state: ChatState, shown: readonly Decision[]): void {
+  if (state.status !== 'completed' && state.status !== 'ended') return;
+  const known = new Set(shown.map(voteKey));
+  for (const vote of state.decisions ?? []) {
+    if (!known.has(voteKey(vote))) out.write(`   ${describeVote(vote)}\n`);
+  }
+}
+
+/** One vote: one person's decision on one approval, at one time. */
+function voteKey(vote: Decision): string {
+  return JSON.stringify([vote.approvalId, vote.decidedBy, vote.at]);
 }
 
 /**
@@ -395,6 +410,12 @@ export async function runChat(options: ChatOptions): Promise<void> {
     app = session.app;
     output.write(`Holdpoint chat — app ${app}, session ${sessionId} reopened.\n`);
     if (session.state.status === 'waiting') reopened = session.state;
+    else if (session.state.status === 'completed' || session.state.status === 'ended') {
+      // Where it stands: how its last run's approvals were decided, and how the run ended.
+      if (session.state.decisions?.length) output.write('Its last run paused for approval:\n');
+      showDecided(output, session.state, []);
+      printEnd(output, session.state);
+    }
   } else {
     output.write(`Holdpoint chat — app ${app}. Type a message, or /exit.\n`);
     const others = backend.appNames.filter((name) => name !== app);
@@ -504,6 +525,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
       const next = await waitForOthers(state);
       if (next === 'cancelled') return undefined;
       if (typeof next === 'string') return next;
+      // Someone else decided what it waited for: who, and why (a rejection's reason).
+      if (state.status === 'waiting') showDecided(output, next, state.decisions);
       state = next;
     }
   };

@@ -20,7 +20,10 @@ function policyOf(p: wire.DecisionPolicy): DecisionPolicy {
   };
 }
 
-/** An approval from the REST API, as the runtime models it (`args`: as they stand now). */
+/**
+ * An approval from the REST API, as the runtime models it (`args` and `approvers`: as
+ * they stand now).
+ */
 function approvalOf(a: wire.SessionApproval): ApprovalRequest {
   return {
     approvalId: a.approval_id,
@@ -77,11 +80,12 @@ function stateOfSession(s: wire.Session): ChatState {
   }
   if (s.status !== 'idle') return { status: 'running', sessionId };
   const run = s.run;
+  const decisions = (s.pause?.decisions ?? []).map(decisionOf);
   if (run?.status === 'completed') {
-    return { status: 'completed', sessionId, result: run.result ?? '', artifacts: 0 };
+    return { status: 'completed', sessionId, result: run.result ?? '', artifacts: 0, decisions };
   }
   if (run?.status === 'failed' || run?.status === 'cancelled' || run?.status === 'expired') {
-    return { status: 'ended', sessionId, how: run.status, error: run.error };
+    return { status: 'ended', sessionId, how: run.status, error: run.error, decisions };
   }
   return { status: 'idle', sessionId };
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../../core/principal.js';
-import { latestEdit } from '../../core/settlement.js';
+import { approversInForce, latestEdit } from '../../core/settlement.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { DecisionInput } from '../../runtime/requests.js';
@@ -8,34 +8,37 @@ import type { ChatBackend, ChatState } from './chat-backend.js';
 
 /** Where a session stands, from its view as `caller` reads it. */
 export function stateOfView(view: SessionView): ChatState {
-  const { meta, run } = view;
+  const { meta, run, pause } = view;
   const sessionId = meta.sessionId;
-  if (meta.status === 'paused' && view.pause && view.pendingApprovals.length > 0) {
+  if (meta.status === 'paused' && pause && view.pendingApprovals.length > 0) {
     return {
       status: 'waiting',
       sessionId,
       owner: meta.userId,
-      approvals: view.pendingApprovals.map((request) => {
-        const canDecide = view.decidable.includes(request.approvalId);
-        const edit = view.pause && latestEdit(view.pause, request.approvalId);
-        if (!edit?.editedArgs) return { request, canDecide };
-        return {
-          request: { ...request, args: edit.editedArgs },
-          canDecide,
-          edit: { modelArgs: request.args, by: edit.decidedBy },
+      approvals: view.pendingApprovals.map((asked) => {
+        const canDecide = view.decidable.includes(asked.approvalId);
+        const edit = latestEdit(pause, asked.approvalId);
+        // As the API shows it: the edit's arguments, and the quorum the edit asks.
+        const request = {
+          ...asked,
+          args: edit?.editedArgs ?? asked.args,
+          approvers: approversInForce(pause.decisions, asked),
         };
+        if (!edit?.editedArgs) return { request, canDecide };
+        return { request, canDecide, edit: { modelArgs: asked.args, by: edit.decidedBy } };
       }),
-      decisions: view.pause.decisions,
+      decisions: pause.decisions,
     };
   }
   if (meta.status !== 'idle') return { status: 'running', sessionId };
+  const decisions = pause?.decisions ?? [];
   switch (run?.status) {
     case 'completed':
-      return { status: 'completed', sessionId, result: run.result ?? '', artifacts: 0 };
+      return { status: 'completed', sessionId, result: run.result ?? '', artifacts: 0, decisions };
     case 'failed':
     case 'cancelled':
     case 'expired':
-      return { status: 'ended', sessionId, how: run.status, error: run.error };
+      return { status: 'ended', sessionId, how: run.status, error: run.error, decisions };
     default:
       return { status: 'idle', sessionId };
   }

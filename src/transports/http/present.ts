@@ -1,9 +1,8 @@
 import type { z } from 'zod';
-import { approversOf } from '../../core/approvers.js';
 import type { DecisionPolicy } from '../../core/decision-policy.js';
 import type { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
-import { editInForce } from '../../core/settlement.js';
+import { approversInForce, editInForce } from '../../core/settlement.js';
 import type { ApprovalRequest, Approvers, Decision } from '../../core/types.js';
 import type { ReassignedApproval } from '../../runtime/commands/reassign-approval.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
@@ -17,9 +16,9 @@ import type * as wire from './wire/index.js';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * An approval request as the API shows it, with the call's arguments as they stand:
- * with the votes recorded on its pause (`decisions`), an approved edit in force shows
- * as `args` (and its hash), the model's arguments as `model_args`.
+ * An approval request as the API shows it, with the call as it stands: with the votes
+ * recorded on its pause (`decisions`), an approved edit in force shows as `args` (and its
+ * hash), the model's arguments as `model_args`, and the quorum it asks in `approvers`.
  */
 export function presentApproval(
   a: ApprovalRequest,
@@ -39,7 +38,7 @@ export function presentApproval(
     ...(a.payload === undefined ? {} : { payload: a.payload }),
     ...(a.mayHaveRun ? { may_have_run: true } : {}),
     args_hash: hashArgs(args),
-    approvers: presentApprovers(approversOf(a)),
+    approvers: presentApprovers(approversInForce(decisions, a)),
     created_at: iso(a.createdAt),
     expires_at: iso(a.expiresAt),
   };

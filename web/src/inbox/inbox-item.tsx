@@ -5,7 +5,9 @@ import { formatDuration } from '../ui/relative-time';
 
 /** What happened to an approval decided (or tried) from this page. */
 export type ItemOutcome =
-  | { state: 'approved' | 'rejected'; detail: string }
+  | { state: 'approved'; detail: string }
+  /** `reason`: why it was rejected, as the decider gave it (the agent reads it too). */
+  | { state: 'rejected'; detail: string; reason?: string }
   | { state: 'expired' | 'already-decided' | 'cancelled'; detail: string };
 
 interface Props {
@@ -68,6 +70,9 @@ export function InboxItem({ approval, now, outcome, onReview }: Props) {
         {state ? (
           <p className={`inbox-item__outcome inbox-item__outcome--${state}`} role="status">
             <strong>{OUTCOME_LABEL[state]}</strong>
+            {outcome?.state === 'rejected' && outcome.reason ? (
+              <q className="inbox-item__reason">{outcome.reason}</q>
+            ) : null}
             <span>{outcome?.detail ?? 'Nobody decided in time.'}</span>
           </p>
         ) : (

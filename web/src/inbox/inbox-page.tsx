@@ -75,15 +75,18 @@ export function InboxPage() {
         decisionBody(request, approved, { choice, reason, rich }),
         user,
       );
-      record(approval, {
-        state: approved ? 'approved' : 'rejected',
-        detail:
-          stillWaitsNote(
-            outcome.status === 'pending_approval' &&
-              outcome.approvals.some((a) => a.approval_id === approval.approval_id),
-            rich,
-          ) ?? resultDetail(outcome.status),
-      });
+      const detail =
+        stillWaitsNote(
+          outcome.status === 'pending_approval' &&
+            outcome.approvals.some((a) => a.approval_id === approval.approval_id),
+          rich,
+        ) ?? resultDetail(outcome.status);
+      record(
+        approval,
+        approved
+          ? { state: 'approved', detail }
+          : { state: 'rejected', detail, ...(reason ? { reason } : {}) },
+      );
       setReviewing(undefined);
       void reload();
     } catch (caught) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoTime, page } from './common.js';
 
-/** Who may decide an approval (its tool's policy when it was asked). */
+/** Who may decide an approval (its tool's policy when it was asked, with the quorum in force). */
 export const approvers = z.object({
   /** The session's owner. */
   owner: z.boolean(),
@@ -9,7 +9,10 @@ export const approvers = z.object({
   roles: z.array(z.string()),
   /** Any of these people. */
   users: z.array(z.string()),
-  /** How many distinct people must approve. */
+  /**
+   * How many distinct people must approve the call as it stands: at least 2 while an
+   * edit that needs one more approver is in force.
+   */
   quorum: z.number().int().min(1),
   /** Whether the person who asked may approve their own call. */
   requester_may_approve: z.boolean(),
