@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHoldpoint, defineApp, type Holdpoint, memoryStore } from 'holdpoint';
@@ -11,6 +12,7 @@ import { decisionLinks, type LinkClaims } from '../src/runtime/notify/decision-l
 import type { HoldpointStore } from '../src/store/store.js';
 import approvalTools from './support/approval-tools-app.js';
 import { JsonClient, signedInAs } from './support/json-client.js';
+import { rawRequest } from './support/raw-http.js';
 
 // Decision links against a real server: opening one never decides; its form decides
 // once, as the link's approver, through the tool's policy; used, expired, forged and
@@ -18,6 +20,8 @@ import { JsonClient, signedInAs } from './support/json-client.js';
 // caller is.
 
 const SECRET = 'decision-links-test-secret-0123456789';
+/** The server's address as people reach it (the links'), not the one the tests call. */
+const PUBLIC_URL = 'https://holdpoint.example.com';
 const linksApp = defineApp({
   name: 'linked',
   agent: approvalTools.agent,
@@ -41,6 +45,7 @@ const store = memoryStore();
 let holdpoint: Holdpoint;
 let server: Server;
 let base: string;
+let port: number;
 let links: ReturnType<typeof decisionLinks>;
 const admin = () => new JsonClient(base);
 
@@ -51,11 +56,12 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     sweepIntervalSeconds: false,
     clock,
-    notifications: { channels: [], links: { baseUrl: 'http://unused', secret: SECRET } },
+    notifications: { channels: [], links: { baseUrl: PUBLIC_URL, secret: SECRET } },
   });
   server = createServer(holdpoint.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
   links = decisionLinks({ baseUrl: base, secret: SECRET, clock });
 });
 afterAll(async () => {
@@ -323,6 +329,68 @@ describe('a decision link', () => {
     const huge = await submit(link, { decision: 'approve', reason: 'x'.repeat(20_000) });
     expect(huge.status).toBe(413);
     expect(huge.html).toContain('Not a decision');
+  });
+
+  it('refuses a form posted without Origin (curl --data decision=reject <link>), deciding nothing', async () => {
+    const paused = await pause('always 50');
+    const link = linkFor(paused, 'alice');
+    // What `curl --data decision=reject <link>` sends: a form, and no Origin.
+    const curl = await rawRequest(
+      port,
+      'POST',
+      link,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      'decision=reject',
+    );
+    expect(curl.status).toBe(403);
+    expect(curl.body).toContain('Not from the link’s page');
+    expect(curl.body).toContain('ORIGIN_NOT_ALLOWED');
+    // Nor does a page that hides its origin (`Origin: null`: a sandboxed frame, a file).
+    const hidden = await submit(link, { decision: 'reject' }, { origin: 'null' });
+    expect(hidden.status).toBe(403);
+    expect(hidden.html).toContain('ORIGIN_NOT_ALLOWED');
+    expect(await decidedLines(paused.sessionId)).toEqual([]);
+    expect(await statusOf(paused.sessionId)).toBe('paused/paused');
+
+    // The page as people reach it (the public URL, behind a proxy that ends TLS) may.
+    const fromPage = await submit(link, { decision: 'reject' }, { origin: PUBLIC_URL });
+    expect(fromPage.status).toBe(200);
+    expect(await decidedLines(paused.sessionId)).toEqual([
+      expect.objectContaining({ actor: 'alice', approved: false, channel: 'link' }),
+    ]);
+  });
+
+  it('answers with the Referrer-Policy the docs name (same-origin), the API with no-referrer', async () => {
+    // What the docs' sections on decision links say the pages' policy is.
+    const documented = (file: string, heading: string) => {
+      const text = readFileSync(new URL(`../docs/${file}`, import.meta.url), 'utf8');
+      const section = text.slice(text.indexOf(heading)).split('\n## ')[0] ?? '';
+      return [...new Set([...section.matchAll(/`Referrer-Policy: ([a-z-]+)`/g)].map((m) => m[1]))];
+    };
+    expect(documented('notifications.md', '## Decision links and email')).toEqual(['same-origin']);
+    expect(documented('http-api.md', '## Decision links')).toEqual(['same-origin']);
+
+    const paused = await pause('always 51');
+    const link = linkFor(paused, 'alice');
+    const page = await open(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
+    for (const refused of [
+      await open(`/decide/${'x'.repeat(20)}.${'y'.repeat(20)}`),
+      await open(linkFor(paused, 'alice', { e: clock.now() - 1 })),
+    ]) {
+      expect(refused.status).not.toBe(200);
+      expect(refused.headers.get('referrer-policy')).toBe('same-origin');
+    }
+    const posted = await fetch(`${base}${link}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: 'decision=approve',
+    });
+    expect(posted.status).toBe(200);
+    expect(posted.headers.get('referrer-policy')).toBe('same-origin');
+    const api = await fetch(`${base}/api/sessions/${paused.sessionId}`);
+    expect(api.headers.get('referrer-policy')).toBe('no-referrer');
   });
 
   it('says to try again (503) while the store does not answer, and decides nothing', async () => {

@@ -7,6 +7,7 @@ import { type DeliveryContext, DeliveryFailure } from '../src/runtime/notify/cha
 import { decisionLinks } from '../src/runtime/notify/decision-links.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import type { Delivery } from '../src/transports/http/wire/deliveries.js';
 import { emailChannel } from '../src/transports/notify/email-channel.js';
 import approvalTools from './support/approval-tools-app.js';
 import { freePort } from './support/free-port.js';
@@ -35,6 +36,12 @@ const mailApp = defineApp({
       hint: (args) => `Move ${String(args.amount)} credits <now>?`,
       approvers: { users: ['alice'], roles: ['finance'] },
     },
+    // Decided by a role only; carol is told of it, and may not decide it.
+    confirm_above_100: {
+      hint: (args) => `Move ${String(args.amount)} credits, finance?`,
+      approvers: { roles: ['finance'] },
+      notify: { to: ['user:carol'] },
+    },
   },
 });
 
@@ -60,8 +67,13 @@ beforeAll(async () => {
     notifications: {
       channels: [emailChannel({ smtpUrl: await mailbox.listen(), from: FROM })],
       directory: {
-        users: { alice: { email: 'alice@example.com' } },
+        users: {
+          alice: { email: 'alice@example.com' },
+          bob: { email: 'bob@example.com' },
+          carol: { email: 'carol@example.com' },
+        },
         roles: { finance: { email: 'finance@example.com' } },
+        members: { finance: ['bob'] },
       },
       links: { baseUrl: base, secret: SECRET },
     },
@@ -123,6 +135,22 @@ async function requested(amount: number): Promise<ApprovalEvent> {
   };
 }
 
+/** The session's deliveries, once none of them waits for an attempt any more. */
+async function settledDeliveries(sessionId: string): Promise<Delivery[]> {
+  let ours: Delivery[] = [];
+  await expect
+    .poll(
+      async () => {
+        const { body } = await new JsonClient(base).get('/api/deliveries?limit=100');
+        ours = (body.deliveries as Delivery[]).filter((d) => d.event.session_id === sessionId);
+        return ours.length > 0 && ours.every((d) => d.status === 'sent');
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  return ours;
+}
+
 function deliveryOf(event: ApprovalEvent, recipient: string): DeliveryRecord {
   return {
     deliveryId: `dlv_${event.approval.approval_id.replace(/[^\w]/g, '').slice(0, 20)}${recipient.length}`,
@@ -141,6 +169,7 @@ function deliveryOf(event: ApprovalEvent, recipient: string): DeliveryRecord {
 function contextFor(event: ApprovalEvent, audience: string, email?: string): DeliveryContext {
   return {
     recipient: { audience, ...(email ? { address: { email } } : {}) },
+    recipientMayDecide: true,
     decisionLink: (_approvalId, approver) => links.decisionLink(event, approver),
     approvalUrl: (approvalId) => links.approvalUrl(approvalId),
     earlier: async () => undefined,
@@ -205,6 +234,52 @@ describe('the email channel', () => {
     );
     expect(told.mail.subject).toBe('[Holdpoint] Approved: always_confirm (mailed)');
     expect(told.mail.text).toContain('Reason: Paid from the mail');
+  });
+
+  it("gives a role's member a link of their own, which decides as them with the role", async () => {
+    const started = await new JsonClient(base, { user: 'dan' }).post('/api/agent/start', {
+      query: 'predicate 501',
+    });
+    expect(started.body.status).toBe('pending_approval');
+    const sessionId: string = started.body.session_id;
+    const sent = await settledDeliveries(sessionId);
+    expect(sent.map((d) => d.recipient).sort()).toEqual(['role:finance', 'user:bob', 'user:carol']);
+
+    const shared = await mailbox.find(mailTo('finance@example.com', 'Move 501 credits'));
+    expect(shared.mail.text).toContain(`Decide in Holdpoint: ${base}/approvals`);
+    const personal = await mailbox.find(mailTo('bob@example.com', 'Move 501 credits'));
+    expect(personal.mail.subject).toBe('[Holdpoint] Approval needed: confirm_above_100 (mailed)');
+    expect(personal.mail.text).toContain('An agent waits for your approval.');
+    const link = personal.mail.text?.match(/Approve or reject: (\S+)/)?.[1] ?? '';
+    expect(link.startsWith(`${base}/decide/`)).toBe(true);
+
+    const decided = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: 'decision=approve',
+    });
+    expect(decided.status).toBe(200);
+    expect(await decided.text()).toContain('Your decision is recorded, bob.');
+    const { body: audit } = await new JsonClient(base).get(`/api/audit?session_id=${sessionId}`);
+    expect(audit.entries.filter((e: { action: string }) => e.action === 'decided')).toEqual([
+      expect.objectContaining({ actor: 'bob', approved: true, channel: 'link' }),
+    ]);
+  });
+
+  it('tells someone notified who may not decide (notify.to: user:carol) without a way to decide', async () => {
+    const started = await new JsonClient(base, { user: 'dan' }).post('/api/agent/start', {
+      query: 'predicate 502',
+    });
+    expect(started.body.status).toBe('pending_approval');
+    const told = await mailbox.find(mailTo('carol@example.com', 'Move 502 credits'));
+    expect(told.mail.subject).toBe('[Holdpoint] Waiting for approval: confirm_above_100 (mailed)');
+    const text = told.mail.text ?? '';
+    expect(text).toContain('For your information: an agent waits for approval.');
+    expect(text).not.toContain('your approval');
+    expect(text).not.toContain('Approve or reject');
+    expect(text).not.toContain('/decide/');
+    expect(text).toContain(`Open Holdpoint: ${base}/approvals`);
+    expect(String(told.mail.html)).not.toContain('/decide/');
   });
 
   it("gives a role's shared address the web UI's page, never a personal link", async () => {

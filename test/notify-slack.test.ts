@@ -164,6 +164,7 @@ function contextFor(
 ): DeliveryContext {
   return {
     recipient: { audience, ...(address ? { address } : {}) },
+    recipientMayDecide: true,
     decisionLink: () => undefined,
     approvalUrl: (id) => `https://hp.example.com/approvals/${id}`,
     earlier: async (type) => earlier[type],
@@ -306,6 +307,16 @@ describe('the Slack channel', () => {
       ['holdpoint_approve', value],
       ['holdpoint_reject', value],
     ]);
+  });
+
+  it('tells someone who may not decide (notify.to: user:carol) without buttons, saying so', async () => {
+    const outcome = await paused(43);
+    const told = { ...contextFor('user:carol', { slack: 'UCAROL' }), recipientMayDecide: false };
+    await channel.send(deliveryOf(eventOf('requested', outcome), 'user:carol'), told);
+    const blocks = fake.callsOf('chat.postMessage')[0]?.args.blocks as Block[];
+    expect(textOf(blocks)).toContain('Move 43 credits?');
+    expect(buttonsOf(blocks)).toEqual([]);
+    expect(textOf(blocks)).toContain('For your information: others decide this approval.');
   });
 
   it('keeps arguments in one code block, cut safely when long', async () => {
@@ -847,5 +858,23 @@ describe('slackPrincipalOf', () => {
     });
     expect(slackPrincipalOf('CFIN', channel.users, directory)).toBeUndefined();
     expect(slackPrincipalOf('toString', channel.users, directory)).toBeUndefined();
+  });
+
+  it("gives a person the roles the directory's members name, unless the mapping names their roles", () => {
+    const directory = {
+      users: { carol: { slack: 'UCAROL' } },
+      members: { finance: ['carol', 'dave'], audit: ['carol'] },
+    };
+    expect(slackPrincipalOf('UCAROL', {}, directory)).toEqual({
+      id: 'carol',
+      roles: ['finance', 'audit'],
+    });
+    expect(slackPrincipalOf('UDAVE', { UDAVE: 'dave' }, directory)).toEqual({
+      id: 'dave',
+      roles: ['finance'],
+    });
+    expect(slackPrincipalOf('UDAVE', { UDAVE: { id: 'dave', roles: ['cfo'] } }, directory)).toEqual(
+      { id: 'dave', roles: ['cfo'] },
+    );
   });
 });

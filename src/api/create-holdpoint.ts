@@ -21,6 +21,7 @@ import type { ReassignedApproval } from '../runtime/commands/reassign-approval.j
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
 import { decisionLinks } from '../runtime/notify/decision-links.js';
+import { directoryRolesOf } from '../runtime/notify/directory-members.js';
 import {
   type NotificationOptions,
   notificationOptions,
@@ -548,7 +549,14 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   const limits = resolveLimits(options.limits);
   const store = internalStore(options.store ?? memoryStore());
   const linkOptions = options.notifications?.links;
-  const links = linkOptions && decisionLinks({ ...linkOptions, clock: options.clock });
+  const directory = options.notifications?.directory;
+  const links =
+    linkOptions &&
+    decisionLinks({
+      ...linkOptions,
+      rolesOf: (id) => directoryRolesOf(directory, id),
+      clock: options.clock,
+    });
   const runtime = new HoldpointRuntime({
     store,
     apps: new Map(apps.map((app) => [app.name, app])),
@@ -578,7 +586,12 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     interval === false ? () => {} : runtime.startSweeper(interval, options.recover === 'auto');
   const identity = identityFrom(options.identity);
   const policy = new BrowserPolicy({
-    allowedOrigins: options.allowedOrigins,
+    // The links' public address is the server's own origin as people reach it (behind a
+    // proxy that ends TLS, not the one a request arrives on): its pages' posts are ours.
+    allowedOrigins: [
+      ...(options.allowedOrigins ?? []),
+      ...(linkOptions ? [new URL(linkOptions.baseUrl).origin] : []),
+    ],
     allowedHosts: options.allowedHosts,
     corsOrigins: options.corsOrigins,
   });

@@ -34,6 +34,11 @@ export const approvalEvent = z.object({
   pause_id: z.string(),
   /** Who made it happen: a person's id, or `system` (reminders, escalations, expiry). */
   actor: z.string(),
+  /**
+   * Whose session it is (its owner, who decides when `approvers.owner` says so). Absent
+   * from events planned before it was added.
+   */
+  user_id: z.string().optional(),
   approval: z.object({
     approval_id: z.string(),
     kind: z.enum(['confirmation', 'input']),

@@ -48,6 +48,23 @@ export function principalAudiences(principal: Principal): string[] {
 }
 
 /**
+ * Whether `by` is among `approvers` of a session owned by `ownerId`: its owner (when the
+ * policy lets them), a user the policy names, or someone holding a role it names. An
+ * unknown owner (undefined) is nobody.
+ */
+export function isApprover(
+  approvers: Approvers,
+  by: Principal,
+  ownerId: string | undefined,
+): boolean {
+  return (
+    (approvers.owner && ownerId !== undefined && by.id === ownerId) ||
+    approvers.users.includes(by.id) ||
+    approvers.roles.some((role) => hasRole(by, role))
+  );
+}
+
+/**
  * Why `by` may not decide `approval` (`approved` or not) of a session owned by
  * `ownerId` in a run started by `requesterId`, or undefined when they may. Holdpoint
  * itself (a timed-out wait) may only deny.
@@ -65,12 +82,8 @@ export function deciderRefusal(
       : undefined;
   }
   const approvers = approversOf(approval);
-  const eligible =
-    (approvers.owner && by.id === ownerId) ||
-    approvers.users.includes(by.id) ||
-    approvers.roles.some((role) => hasRole(by, role));
   const details = { approval_id: approval.approvalId, principal: by.id };
-  if (!eligible) {
+  if (!isApprover(approvers, by, ownerId)) {
     return new HoldpointError(
       'FORBIDDEN',
       `${by.id} is not among those who may decide ${approval.toolName} (${describeApprovers(approvers)}).`,

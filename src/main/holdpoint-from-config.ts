@@ -5,6 +5,7 @@ import { memoryStore, postgresStore, redisStore, type Store, sqliteStore } from 
 import type { HoldpointConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
+import type { NotificationOptions } from '../runtime/notify/notification-options.js';
 import type { Identity } from '../transports/auth/index.js';
 import type { BrowserPolicy } from '../transports/http/guards/index.js';
 import { LIMIT_SETTING_NAMES, type SocketLimits } from '../transports/http/limits/index.js';
@@ -27,6 +28,8 @@ export interface ConfiguredHoldpoint {
   policy: BrowserPolicy;
   /** The chat sockets' limits: the server's chat socket keeps them. */
   socketLimits: SocketLimits;
+  /** Who is told of approvals, and how, as the config says; undefined: no channel is on. */
+  notifications?: NotificationOptions;
 }
 
 /** The SQLite store's data directory, absolute: relative settings are from the working directory. */
@@ -89,6 +92,7 @@ export async function holdpointFromConfig(
   const apps = await loadApps(config.apps);
   const auditCheckpoints = await auditCheckpointsFromConfig(config);
   const store = wiring.store ?? createStore(config);
+  const notifications = notificationsFromConfig(config);
   const { holdpoint, runtime, identity, policy, socketLimits } = buildHoldpoint(
     {
       apps,
@@ -110,10 +114,20 @@ export async function holdpointFromConfig(
       limits: Object.fromEntries(
         Object.entries(LIMIT_SETTING_NAMES).map(([limit, setting]) => [limit, config[setting]]),
       ),
-      notifications: notificationsFromConfig(config),
+      notifications,
       auditCheckpoints,
     },
     wiring.webRoot,
   );
-  return { config, logger, holdpoint, store, runtime, identity, policy, socketLimits };
+  return {
+    config,
+    logger,
+    holdpoint,
+    store,
+    runtime,
+    identity,
+    policy,
+    socketLimits,
+    notifications,
+  };
 }

@@ -53,7 +53,7 @@ function directoryFrom(
     const issue = parsed.error.issues[0];
     throw new HoldpointError(
       'VALIDATION_FAILED',
-      `${given}: ${issue?.path.join('.') || 'it'}: ${issue?.message} (expected { "users": { "<id>": { "<channel>": "<address>" } }, "roles": { … }, "slackUsers": { "<Slack user id>": "<id>" } })`,
+      `${given}: ${issue?.path.join('.') || 'it'}: ${issue?.message} (expected { "users": { "<id>": { "<channel>": "<address>" } }, "roles": { … }, "members": { "<role>": ["<id>"] }, "slackUsers": { "<Slack user id>": "<id>" } })`,
     );
   }
   return parsed.data;

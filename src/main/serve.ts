@@ -73,6 +73,21 @@ function logAuditCheckpoints({ config, logger }: ConfiguredHoldpoint): void {
 }
 
 /**
+ * Says at start that decision links are off when they were asked for (a link secret and
+ * a public URL) but no notification channel is configured: the links would reach nobody,
+ * and `/decide` is not served, so its pages would be the web UI's and its posts 404.
+ */
+function warnLinksWithoutChannel({ config, notifications, logger }: ConfiguredHoldpoint): void {
+  if (config.linkSecret === undefined || notifications !== undefined) return;
+  logger.warn(
+    { decisionLinks: 'off', missing: 'a notification channel' },
+    'Decision links are off: --link-secret and --public-url are set, but no notification channel ' +
+      'is (--smtp-url, which mails approvers their links; --slack-token; --webhook-url), so no ' +
+      'link would reach anyone and /decide is not served',
+  );
+}
+
+/**
  * Starts the HTTP server and the expiry sweeper, which records pauses that pass
  * their TTL in the audit log even when nobody asks about them. Says which store it
  * uses and where, and fails before it listens when that store's schema cannot be run
@@ -142,6 +157,7 @@ export async function startServer(
     `Holdpoint listening on http://${config.host}:${port} (sign-in: ${identity.mode})`,
   );
   logAuditCheckpoints(holdpoint);
+  warnLinksWithoutChannel(holdpoint);
   if (identity.mode === 'dev' && !isLoopbackName(config.host)) {
     logger.warn(
       { host: config.host, auth: 'dev' },

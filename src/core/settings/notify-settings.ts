@@ -10,12 +10,14 @@ const addresses = z.record(z.string(), z.record(z.string(), z.string()));
 
 /**
  * Where people (by principal id) and roles (by name) are reached, per channel:
- * `{ "users": { "alice": { "email": "alice@example.com" } }, "roles": { … } }`, and who
- * Slack users are (`slackUsers`).
+ * `{ "users": { "alice": { "email": "alice@example.com" } }, "roles": { … } }`, who holds
+ * each role (`members`), and who Slack users are (`slackUsers`).
  */
 export const notificationDirectory = z.strictObject({
   users: addresses.optional(),
   roles: addresses.optional(),
+  /** Role name → the principal ids holding it (directory-members.ts). */
+  members: z.record(z.string(), z.array(z.string().min(1))).optional(),
   /** Slack user id → principal id, or principal with roles (slack-users.ts). */
   slackUsers: z
     .record(
@@ -92,7 +94,7 @@ export const NOTIFY_SETTINGS = {
     flag: 'notify-directory',
     env: 'HOLDPOINT_NOTIFY_DIRECTORY',
     placeholder: 'FILE',
-    doc: 'a JSON file saying where people and roles are reached and who Slack users are ([notifications.md](notifications.md#the-directory)); a config file may give the object itself',
+    doc: 'a JSON file saying where people and roles are reached, who holds each role and who Slack users are ([notifications.md](notifications.md#the-directory)); a config file may give the object itself',
   }),
   publicUrl: setting({
     schema: httpUrl,
@@ -106,7 +108,7 @@ export const NOTIFY_SETTINGS = {
     flag: 'link-secret',
     env: 'HOLDPOINT_LINK_SECRET',
     placeholder: 'SECRET',
-    doc: 'the HMAC-SHA256 key decision links are signed with (at least 32 characters); links are off without it',
+    doc: 'the HMAC-SHA256 key decision links are signed with (at least 32 characters); links are off without it, and without a notification channel (said at start)',
   }),
   linkTtlSeconds: setting({
     schema: positiveInt,

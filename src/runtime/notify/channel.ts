@@ -28,7 +28,17 @@ export interface DeliveryContext {
    * has none), and for someone out of office, whom it was meant for.
    */
   recipient: { audience: string; address?: RecipientAddress; onBehalfOf?: string };
-  /** A signed decision link for `approver` (a principal id), or undefined when links are off. */
+  /**
+   * Whether the recipient may decide the approval: one of its approvers, by name,
+   * ownership or role (the directory's `members` for a person). False for someone only
+   * told of it (a `notify.to` who is no approver) and for endpoints: tell them, never
+   * ask them to decide.
+   */
+  recipientMayDecide: boolean;
+  /**
+   * A signed decision link for `approver` (a principal id), or undefined when links are
+   * off or the recipient may not decide (`recipientMayDecide`).
+   */
   decisionLink(approvalId: string, approver: string): string | undefined;
   /** The web UI's address of the approval (for a role, whose members cannot get a personal link). */
   approvalUrl(approvalId: string): string | undefined;

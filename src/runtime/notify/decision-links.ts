@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ApprovalEvent } from '../../core/approval-event.js';
 import { type Clock, systemClock } from '../../core/clock.js';
 import { HoldpointError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
 import { idText } from '../../core/validate.js';
 import type { MessageLinks } from './channel.js';
 
@@ -45,6 +46,12 @@ export interface DecisionLinks extends MessageLinks {
   sign(claims: LinkClaims): string;
   /** The request id a decision through the link `claims` describe carries: its single use. */
   requestIdOf(claims: LinkClaims): string;
+  /**
+   * Who decides through the link `claims` describe: its approver, with the roles the
+   * directory gives them (`rolesOf`). The link proves the person (their mailbox), not
+   * their roles; the decision is then checked against the tool's policy like any other.
+   */
+  principalOf(claims: LinkClaims): Principal;
 }
 
 /** How decision links are made: the server's public address, the HMAC key, the longest life. */
@@ -55,6 +62,8 @@ export interface DecisionLinksOptions {
   secret: string;
   /** The longest a link works; never past its approval's expiry. Default 24 hours. */
   ttlSeconds?: number;
+  /** The roles a link's approver acts with (the directory's `members`). Default none. */
+  rolesOf?: (principalId: string) => readonly string[];
   clock?: Clock;
 }
 
@@ -73,6 +82,7 @@ export function decisionLinks({
   baseUrl,
   secret,
   ttlSeconds = DEFAULT_TTL_SECONDS,
+  rolesOf = () => [],
   clock = systemClock,
 }: DecisionLinksOptions): DecisionLinks {
   if (secret.length < MIN_SECRET_CHARS) {
@@ -118,6 +128,7 @@ export function decisionLinks({
     sign,
     verify,
     requestIdOf: (claims) => `link:${claims.n}`,
+    principalOf: (claims) => ({ id: claims.p, roles: [...rolesOf(claims.p)] }),
     decisionLink(event: ApprovalEvent, approver: string) {
       const now = clock.now();
       const expiry = Math.min(now + ttlSeconds * 1000, Date.parse(event.approval.expires_at));

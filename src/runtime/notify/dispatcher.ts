@@ -16,8 +16,10 @@ import {
   type MessageLinks,
   type NotificationChannel,
 } from './channel.js';
+import { directoryRolesOf } from './directory-members.js';
 import type { NotificationDirectory } from './notification-options.js';
 import { deliveryPlanner } from './plan-deliveries.js';
+import { recipientMayDecide } from './recipient-may-decide.js';
 
 /** How long an `undelivered` audit line's reason may be (the audit's limit for reasons). */
 const UNDELIVERED_REASON_LENGTH = 2000;
@@ -128,7 +130,7 @@ export class DeliveryDispatcher {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.random = options.random ?? Math.random;
     this.batchSize = options.batchSize ?? DEFAULT_BATCH;
-    this.planner = deliveryPlanner(options.channels);
+    this.planner = deliveryPlanner(options.channels, options.directory);
   }
 
   /**
@@ -296,12 +298,16 @@ export class DeliveryDispatcher {
 
   /** What the channel knows while sending `delivery`. */
   private async contextOf(delivery: DeliveryRecord, signal: AbortSignal): Promise<DeliveryContext> {
-    const { links } = this.options;
+    const { links, directory } = this.options;
     const { event } = delivery;
+    const recipient = await this.recipientOf(delivery.recipient);
+    const mayDecide = recipientMayDecide(event, recipient, (id) => directoryRolesOf(directory, id));
     return {
-      recipient: await this.recipientOf(delivery.recipient),
+      recipient,
+      recipientMayDecide: mayDecide,
+      // Only for someone who may decide: a link anyone else followed would answer 403.
       decisionLink: (approvalId, approver) =>
-        approvalId === event.approval.approval_id
+        mayDecide && approvalId === event.approval.approval_id
           ? links?.decisionLink(event, approver)
           : undefined,
       approvalUrl: (approvalId) => links?.approvalUrl(approvalId),

@@ -4,15 +4,21 @@ import { SETTINGS } from '../../core/settings/settings.js';
 import type { NotificationChannel, RecipientAddress } from './channel.js';
 
 /**
- * Where people and roles are reached, per channel, and who a Slack user is. A role's
- * address is shared (a team list, a channel): its messages link to the web UI, since a
- * decision link is bound to one person.
+ * Where people and roles are reached, per channel, who holds each role, and who a Slack
+ * user is. A role's address is shared (a team list, a channel): its messages link to the
+ * web UI, since a decision link is bound to one person; its members get their own.
  */
 export interface NotificationDirectory {
   /** By principal id: `{ alice: { email: 'alice@example.com', slack: 'U0123' } }`. */
   users?: Record<string, RecipientAddress>;
   /** By role name: `{ finance: { email: 'finance@example.com', slack: 'C0456' } }`. */
   roles?: Record<string, RecipientAddress>;
+  /**
+   * Who holds each role: `{ finance: ['bob', 'dave'] }`. Each member is told of the
+   * role's approvals at their own address too, and their decision links and Slack
+   * presses act with the role (a link or a Slack user proves a person, not their roles).
+   */
+  members?: Record<string, string[]>;
   /**
    * Who a Slack user is when pressing a button: principal id, or principal with its roles
    * (`{ U0789: { id: 'bob', roles: ['finance'] } }`). A person whose entry in `users`

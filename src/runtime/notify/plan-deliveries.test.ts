@@ -103,6 +103,38 @@ describe('planDeliveries', () => {
     expect(event.decision).toBeUndefined();
   });
 
+  it("follows each role with its members in the directory, each once, and names the session's owner", () => {
+    const pause = paused((p) => {
+      const approval = p.approvals[0];
+      if (approval) {
+        approval.approvers = {
+          owner: false,
+          roles: ['finance'],
+          users: ['bob'],
+          quorum: 1,
+          requesterMayApprove: false,
+        };
+        approval.notify = { to: ['role:audit'] };
+      }
+    });
+    const directory = { members: { finance: ['bob', 'dave'], audit: ['erin'], cfo: ['fay'] } };
+    const deliveries = planDeliveries(
+      undefined,
+      commit(pause, requestedLines(pause)),
+      [WEBHOOK, SLACK],
+      directory,
+    );
+    expect(deliveries.map((d) => d.recipient)).toEqual([
+      'endpoint:webhook',
+      'user:bob',
+      'role:finance',
+      'user:dave',
+      'role:audit',
+      'user:erin',
+    ]);
+    expect(deliveries[0]?.event.user_id).toBe('ann');
+  });
+
   it("keeps to the approval's channels", () => {
     const pause = paused((p) => {
       if (p.approvals[0]) p.approvals[0].notify = { channels: ['slack'] };

@@ -15,6 +15,8 @@ import type { ApprovalRequest, AuditEntry, Pause } from '../../core/types.js';
 import { type DeliveryPlanner, type DeliveryRecord, deliveryIdOf } from '../../store/outbox.js';
 import type { SessionSnapshot, SessionWrites } from '../../store/store.js';
 import type { NotificationChannel } from './channel.js';
+import { memberAudiencesOf } from './directory-members.js';
+import type { NotificationDirectory } from './notification-options.js';
 
 /** What the planner needs of a channel: its name and whether it sends per person or per event. */
 export type PlannedChannel = Pick<NotificationChannel, 'name' | 'audience'>;
@@ -70,6 +72,7 @@ function approvalEventOf(
     invocation_id: pause.invocationId,
     pause_id: pause.pauseId,
     actor: line.actor,
+    user_id: pause.userId,
     approval: {
       approval_id: approval.approvalId,
       kind: approval.kind,
@@ -119,19 +122,35 @@ function stepsBefore(
   return 0;
 }
 
+/** `audiences`, each role followed by the people the directory lists as its members. */
+function withMembers(
+  audiences: readonly string[],
+  directory: NotificationDirectory | undefined,
+): Set<string> {
+  return new Set(
+    audiences.flatMap((audience) =>
+      audience.startsWith('role:')
+        ? [audience, ...memberAudiencesOf(directory, audience.slice('role:'.length))]
+        : [audience],
+    ),
+  );
+}
+
 /**
  * The deliveries announcing the approval events of a commit (pure): for each chained
  * audit line whose action is an approval event and that names an approval, the event
  * (its id the line's hash), through the approval's `notify.channels` (default: every
  * channel). An `endpoint` channel gets it once (`endpoint:<name>`); a `people` channel
  * once per audience: those who may decide it and the rule's `notify.to` — only the
- * audiences a line adds (`to`) for an escalation or a delegation. Each is due when its
- * line was written (the runtime's clock), under its stable id (`deliveryIdOf`).
+ * audiences a line adds (`to`) for an escalation or a delegation — each role followed
+ * by its members in `directory` (each reached at their own address). Each is due when
+ * its line was written (the runtime's clock), under its stable id (`deliveryIdOf`).
  */
 export function planDeliveries(
   before: SessionSnapshot | undefined,
   writes: SessionWrites,
   channels: readonly PlannedChannel[],
+  directory?: NotificationDirectory,
 ): DeliveryRecord[] {
   const deliveries: DeliveryRecord[] = [];
   const steps = new Map<string, number>();
@@ -153,7 +172,9 @@ export function planDeliveries(
     for (const channel of channels) {
       if (rule?.channels && !rule.channels.includes(channel.name)) continue;
       const recipients =
-        channel.audience === 'endpoint' ? [endpointRecipient(channel.name)] : new Set(people);
+        channel.audience === 'endpoint'
+          ? [endpointRecipient(channel.name)]
+          : withMembers(people, directory);
       for (const recipient of recipients) {
         deliveries.push({
           deliveryId: deliveryIdOf(hash, channel.name, recipient),
@@ -174,7 +195,10 @@ export function planDeliveries(
   return deliveries;
 }
 
-/** The outbox planner for `channels` (the store calls it inside each commit). */
-export function deliveryPlanner(channels: readonly PlannedChannel[]): DeliveryPlanner {
-  return (before, writes) => planDeliveries(before, writes, channels);
+/** The outbox planner for `channels` and `directory` (the store calls it inside each commit). */
+export function deliveryPlanner(
+  channels: readonly PlannedChannel[],
+  directory?: NotificationDirectory,
+): DeliveryPlanner {
+  return (before, writes) => planDeliveries(before, writes, channels, directory);
 }

@@ -23,14 +23,12 @@ button{font:inherit;padding:.5rem 1.2rem;border-radius:6px;border:1px solid #000
 
 /**
  * A whole page: a title, a heading and body HTML (already escaped by its makers). Its
- * referrer policy is `same-origin`, not the server's `no-referrer`: under that, browsers
- * send `Origin: null` with the form's post, which the Origin guard rightly refuses; the
- * page's own address (and token) still never leaves for another site.
+ * referrer policy comes with it as a header (`same-origin`, decision-link-routes.ts).
  */
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin"><meta name="robots" content="noindex">
+<meta name="robots" content="noindex">
 <title>${escapeHtml(title)} · Holdpoint</title><link rel="stylesheet" href="assets/decision.css"></head>
 <body><main><h1>${escapeHtml(title)}</h1>
 ${body}

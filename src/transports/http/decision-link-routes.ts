@@ -145,6 +145,19 @@ function closed(
   return undefined;
 }
 
+/**
+ * A post that does not say which page sent it. Every browser sends `Origin` with a form's
+ * post (same-origin too), so one without is not the link's page: curl, a script, a
+ * scanner following the form. Refused: a decision comes from the page a person read.
+ */
+const NO_ORIGIN: Answer = {
+  status: 403,
+  html: messagePage(
+    'Not from the link’s page',
+    'A decision is taken with the form on the link’s page, in a browser, which names the page in the Origin header; this request names none (ORIGIN_NOT_ALLOWED). Open the link in a browser to decide.',
+  ),
+};
+
 /** The call's arguments are no longer the ones the link was made for (and shows). */
 const CHANGED: Answer = {
   status: 409,
@@ -186,13 +199,17 @@ function refusalOf(error: unknown): Answer | undefined {
  * The public decision link pages, outside `/api` (mounted at `/decide`):
  * - `GET /decide/:token` never decides (mail scanners and link previews open links): it
  *   checks the token and shows the approval with an Approve / Reject form posting back;
- * - `POST /decide/:token` (a form, from this server's own page: the Origin guard holds
- *   as for every state-changing request, and the token, which only the approver has,
- *   is the form's secret) decides as the link's approver through `decideApproval`, so
- *   the tool's policy is checked as for any decision, bound to the hash the link names,
- *   with `link:<nonce>` as its request id: a link decides once.
+ * - `POST /decide/:token` (a form, from this server's own page: it must carry `Origin`,
+ *   which the guards hold to the server's own, and the token, which only the approver
+ *   has, is the form's secret) decides as the link's approver (with the roles the
+ *   directory gives them) through `decideApproval`, so the tool's policy is checked as
+ *   for any decision, bound to the hash the link names, with `link:<nonce>` as its
+ *   request id: a link decides once.
  * With the tool's `links: 'link+sign-in'`, both also ask the caller's identity (the
- * server's mode, as for `/api`) to be the link's approver.
+ * server's mode, as for `/api`) to be the link's approver. Every answer carries
+ * `Referrer-Policy: same-origin` instead of the server's `no-referrer`: under that,
+ * browsers send `Origin: null` with the form's post, which the guards refuse; the page's
+ * address (and token) still never leaves for another site.
  */
 export function decisionLinkRoutes({
   runtime,
@@ -201,6 +218,10 @@ export function decisionLinkRoutes({
   logger,
 }: DecisionLinkRoutesOptions): Hono {
   const app = new Hono();
+  app.use(async (c, next) => {
+    await next();
+    c.res.headers.set('referrer-policy', 'same-origin');
+  });
 
   const html = (c: Context, { status, html: body }: Answer | { status: 200; html: string }) => {
     c.header('cache-control', 'no-store');
@@ -240,7 +261,7 @@ export function decisionLinkRoutes({
     if (!found) return { refused: GONE };
     const refused = closed(found, claims, links.requestIdOf(claims));
     if (refused) return { refused };
-    let principal: Principal = { id: claims.p, roles: [] };
+    let principal = links.principalOf(claims);
     if (found.approval.links === 'link+sign-in') {
       const signedIn = await signedInAs(c, claims.p);
       if (!signedIn) return { refused: signIn(c, claims.p) };
@@ -275,6 +296,8 @@ export function decisionLinkRoutes({
   });
 
   app.post('/:token', limitBodies(MAX_FORM_BYTES), async (c) => {
+    // Another site's Origin was refused by the guards already (ORIGIN_NOT_ALLOWED).
+    if (c.req.header('origin') === undefined) return html(c, NO_ORIGIN);
     const contentType = c.req.header('content-type')?.split(';', 1)[0]?.trim().toLowerCase();
     if (contentType !== 'application/x-www-form-urlencoded') {
       return html(c, {

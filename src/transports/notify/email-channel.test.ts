@@ -73,6 +73,7 @@ describe('emailChannel', () => {
         } as DeliveryRecord,
         {
           recipient: { audience: 'user:ann', address: { email: 'ann@example.com' } },
+          recipientMayDecide: true,
           decisionLink: () => undefined,
           approvalUrl: () => undefined,
           earlier: async () => undefined,

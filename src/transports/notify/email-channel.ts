@@ -43,9 +43,13 @@ const stillOpen = (event: ApprovalEvent) =>
 /** A header's text without line breaks (nothing a tool's name could add a header with). */
 const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ').slice(0, 200);
 
-/** The subject line of `event`, by what happened. */
-export function subjectOf(event: ApprovalEvent): string {
+/**
+ * The subject line of `event`, by what happened; for someone who may not decide it
+ * (`decides` false), an approval still waiting is not asked of them.
+ */
+export function subjectOf(event: ApprovalEvent, decides = true): string {
   const what = `${oneLine(event.approval.tool_name)} (${oneLine(event.app)})`;
+  if (!decides && OPEN_EVENTS.has(event.type)) return `[Holdpoint] Waiting for approval: ${what}`;
   switch (event.type) {
     case 'requested':
       return `[Holdpoint] Approval needed: ${what}`;
@@ -68,9 +72,27 @@ export function subjectOf(event: ApprovalEvent): string {
 /** A moment as people read it in a message: `2026-11-22 12:00 UTC`. */
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
-/** What happened, in one sentence, for the top of the message. */
-function headline(event: ApprovalEvent): string {
+/** What happened, for someone told of an approval they may not decide. */
+function informationHeadline(event: ApprovalEvent): string {
+  switch (event.type) {
+    case 'requested':
+      return 'For your information: an agent waits for approval.';
+    case 'reminded':
+      return 'For your information: an agent still waits for approval.';
+    case 'escalated':
+      return 'For your information: an approval nobody decided in time was escalated.';
+    default: // delegated: the last event that leaves it waiting
+      return `For your information: ${event.actor} handed this approval to ${event.delegation?.to.join(', ') ?? 'someone else'}.`;
+  }
+}
+
+/**
+ * What happened, in one sentence, for the top of the message; for someone who may not
+ * decide it (`decides` false), a waiting approval is not said to wait for them.
+ */
+function headline(event: ApprovalEvent, decides: boolean): string {
   const { decision } = event;
+  if (!decides && OPEN_EVENTS.has(event.type)) return informationHeadline(event);
   switch (event.type) {
     case 'requested':
       return 'An agent waits for your approval.';
@@ -115,17 +137,19 @@ function partsOf(delivery: DeliveryRecord, ctx: DeliveryContext): MessageParts {
   const person = ctx.recipient.audience.startsWith('user:')
     ? ctx.recipient.audience.slice('user:'.length)
     : undefined;
+  // Someone only told of it (no approver) gets no decision link, nor is asked to decide.
+  const decides = ctx.recipientMayDecide;
   // An approval that asks for an answer (`input`) is answered in the web UI, not by yes or no.
-  const linked = open && person && approval.kind === 'confirmation';
+  const linked = open && decides && person && approval.kind === 'confirmation';
   const decide = linked ? ctx.decisionLink(approval.approval_id, person) : undefined;
   const page = ctx.approvalUrl(approval.approval_id);
   const link = decide
     ? { url: decide, label: 'Approve or reject' }
     : page
-      ? { url: page, label: open ? 'Decide in Holdpoint' : 'Open Holdpoint' }
+      ? { url: page, label: open && decides ? 'Decide in Holdpoint' : 'Open Holdpoint' }
       : undefined;
   return {
-    headline: headline(event),
+    headline: headline(event, decides),
     facts: [
       ['App', event.app],
       ['Tool', approval.tool_name],
@@ -181,10 +205,11 @@ function isPermanent(error: unknown): boolean {
 
 /**
  * Email over SMTP (nodemailer): one message per person or role that has an address in
- * the directory, as plain text and HTML. A person's message carries their own signed
+ * the directory, as plain text and HTML. A person who may decide gets their own signed
  * decision link while the approval is open; a role's shared address gets the web UI's
- * page instead (a link is bound to one approver). The delivery id is the Message-ID, so
- * a message sent twice (at least once) is recognisably the same one.
+ * page instead (a link is bound to one approver); someone only told of it (no approver)
+ * gets the facts, with no link to decide. The delivery id is the Message-ID, so a
+ * message sent twice (at least once) is recognisably the same one.
  */
 export function emailChannel({
   smtpUrl,
@@ -218,7 +243,7 @@ export function emailChannel({
           mailer.sendMail({
             from,
             to,
-            subject: subjectOf(delivery.event),
+            subject: subjectOf(delivery.event, ctx.recipientMayDecide),
             text: textOf(parts),
             html: htmlOf(parts),
             messageId: `<${delivery.deliveryId}@holdpoint>`,

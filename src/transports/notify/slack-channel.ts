@@ -149,6 +149,7 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
       now: clock.now(),
       approvalUrl: ctx.approvalUrl(event.approval.approval_id),
       onBehalfOf: ctx.recipient.onBehalfOf,
+      mayDecide: ctx.recipientMayDecide,
     };
     const client = clientFor(ctx.signal);
     try {

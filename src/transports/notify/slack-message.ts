@@ -147,21 +147,29 @@ function decisionButtons(event: ApprovalEvent): SlackBlock {
   };
 }
 
-/** Who is told, and what the message links to. */
+/** Who is told, whether they may decide, and what the message links to. */
 export interface MessageOptions {
   now: number;
   approvalUrl?: string;
   onBehalfOf?: string;
+  /** Whether the recipient may decide it: without, the message tells, with no buttons. */
+  mayDecide: boolean;
 }
 
-/** The message asking for a decision: the approval, and Approve / Reject buttons. */
+/** Instead of the buttons, for someone only told of the approval (no approver). */
+const INFORMATION_ONLY = context('For your information: others decide this approval.');
+
+/**
+ * The message asking for a decision: the approval, and Approve / Reject buttons; for
+ * someone who may not decide it, the same without buttons, saying so.
+ */
 export function requestMessage(event: ApprovalEvent, options: MessageOptions): SlackMessage {
   const { approval } = event;
   return {
     text: `Approval needed: ${approval.tool_name} (${event.app})`,
     blocks: [
       ...approvalBlocks(event, options.now, true),
-      decisionButtons(event),
+      options.mayDecide ? decisionButtons(event) : INFORMATION_ONLY,
       ...linkBlocks(options.approvalUrl, options.onBehalfOf),
     ],
   };
@@ -205,7 +213,8 @@ function decisionLine(event: ApprovalEvent, at: string): string {
 
 /**
  * The first message, rewritten once the approval changed: what it was, what became of
- * it; the buttons only while it still waits (a vote short of the quorum).
+ * it; the buttons only while it still waits (a vote short of the quorum), for those who
+ * may decide it.
  */
 export function outcomeMessage(event: ApprovalEvent, options: MessageOptions): SlackMessage {
   const line = eventLine(event);
@@ -215,7 +224,7 @@ export function outcomeMessage(event: ApprovalEvent, options: MessageOptions): S
     blocks: [
       ...approvalBlocks(event, options.now, stillOpen),
       section(line),
-      ...(stillOpen ? [decisionButtons(event)] : []),
+      ...(stillOpen && options.mayDecide ? [decisionButtons(event)] : []),
       ...linkBlocks(options.approvalUrl, options.onBehalfOf),
     ],
   };

@@ -63,6 +63,7 @@ const delivery: DeliveryRecord = {
 function context(signal = new AbortController().signal): DeliveryContext {
   return {
     recipient: { audience: 'endpoint:webhook' },
+    recipientMayDecide: false,
     decisionLink: () => undefined,
     approvalUrl: () => undefined,
     earlier: async () => undefined,

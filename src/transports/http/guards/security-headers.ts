@@ -17,11 +17,12 @@ function ownSockets(c: Context): string {
  * Headers on every response, the web UI's and the API's: a Content-Security-Policy
  * the built UI works under (its scripts and styles are files of its own, its images
  * data URLs), no framing by any page (clickjacking an approval), no MIME sniffing, no
- * Referer. HSTS is left to whoever terminates TLS: sent over plain HTTP it means nothing,
- * and sent from a host's mount it would bind every subdomain.
+ * Referer unless a route names its own policy (the decision link pages: `same-origin`).
+ * HSTS is left to whoever terminates TLS: sent over plain HTTP it means nothing, and
+ * sent from a host's mount it would bind every subdomain.
  */
 export function securityHeaders(): MiddlewareHandler {
-  return secureHeaders({
+  const secure = secureHeaders({
     contentSecurityPolicy: {
       defaultSrc: ["'self'"],
       scriptSrc: ["'self'"],
@@ -35,7 +36,12 @@ export function securityHeaders(): MiddlewareHandler {
     },
     xFrameOptions: 'DENY',
     xContentTypeOptions: true,
-    referrerPolicy: 'no-referrer',
+    // Set below, where a route's own policy is kept.
+    referrerPolicy: false,
     strictTransportSecurity: false,
   });
+  return async (c, next) => {
+    await secure(c, next);
+    if (!c.res.headers.has('referrer-policy')) c.res.headers.set('referrer-policy', 'no-referrer');
+  };
 }
