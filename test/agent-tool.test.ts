@@ -283,6 +283,34 @@ describe.each(Object.keys(STORES))('an approval behind an AgentTool, on %s', (ki
     expect([...counts.payments.values()].reduce((a, b) => a + b, 0)).toBe(payments + 1);
   });
 
+  it('a cancelled pause inside an AgentTool leaves the session free: the next message runs anew', async () => {
+    const first = await instance();
+    const pause = paused(await first.start({ app: 'mover-tool', userId: 'ann', query: 'move 9' }));
+    await first.cancel({ sessionId: pause.sessionId, actor: 'ann', reason: 'changed my mind' });
+    const movesBefore = [...moves.values()].reduce((a, b) => a + b, 0);
+    const next = paused(
+      await (await instance()).start({
+        app: 'mover-tool',
+        userId: 'ann',
+        query: 'move 3',
+        sessionId: pause.sessionId,
+      }),
+    );
+    expect(next.invocationId).not.toBe(pause.invocationId);
+    expect(next.approvals[0]).toMatchObject({ toolName: 'move_money', args: { amount: 3 } });
+    const done = await (await instance()).decide({
+      approvalId: next.approvals[0]?.approvalId ?? '',
+      approved: true,
+      decidedBy: { id: 'maria', roles: ['approver'] },
+    });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: 'root got {"result":"mover: {\\"moved\\":3}"}',
+    });
+    // The cancelled move never happened; the new one once.
+    expect([...moves.values()].reduce((a, b) => a + b, 0)).toBe(movesBefore + 1);
+  });
+
   it('an AgentTool inside a SequentialAgent step stops the workflow until the decision', async () => {
     const asked = reports.asked;
     const pause = paused(
