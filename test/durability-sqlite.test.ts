@@ -5,5 +5,5 @@ import { describeDurability } from './support/durability-suite.js';
 // limits, not timed by them.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
-// The durability scenarios on SQLite (two processes on one data directory).
+// The durability scenarios on SQLite (one data directory, its processes one after another).
 describeDurability('sqlite');

@@ -315,7 +315,7 @@ export interface Holdpoint {
    * (`http.createServer`, or what `@hono/node-server`'s `serve` returns).
    */
   attachWebSocket(server: Server | ServerType, options?: WebSocketOptions): AttachedWebSocket;
-  /** Whether the store answers. */
+  /** Whether the store answers and takes writes (see `GET /healthz`). */
   health(): Promise<Health>;
   /**
    * Stops the sweeper, closes attached sockets, ends open inbox streams (call it before

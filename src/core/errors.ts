@@ -51,6 +51,11 @@ export const errorStatus = {
   RECORD_UNREADABLE: 500,
   STORE_UNAVAILABLE: 503,
   STORE_FULL: 503,
+  /**
+   * Another process serves the SQLite data directory (`holdpoint serve` refuses to
+   * start); never an HTTP answer.
+   */
+  STORE_IN_USE: 409,
   OUTCOME_UNKNOWN: 503,
   /** A SQL store's database is at an older schema and migrating was not allowed. */
   SCHEMA_OUTDATED: 503,

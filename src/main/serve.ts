@@ -5,10 +5,12 @@ import { type ServerType, serve as serveNode } from '@hono/node-server';
 import { internalStore } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
+import { DataDirLock } from '../store/sqlite/data-dir-lock.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
 import { isLoopbackName } from '../transports/http/guards/index.js';
 import {
   type ConfiguredHoldpoint,
+  dataDirOf,
   type HoldpointWiring,
   holdpointFromConfig,
 } from './holdpoint-from-config.js';
@@ -88,10 +90,22 @@ function warnLinksWithoutChannel({ config, notifications, logger }: ConfiguredHo
 }
 
 /**
+ * The lock of the SQLite data directory this server is to serve (see DataDirLock), taken
+ * once the store opened its database (which says what is wrong with a directory it
+ * cannot open) and before the schema is checked or anything served; none for the other
+ * stores, nor for a store the wiring hands in.
+ */
+function lockDataDir(config: HoldpointConfig, wiring: HoldpointWiring): DataDirLock | undefined {
+  if (config.store !== 'sqlite' || wiring.store) return undefined;
+  return DataDirLock.take(dataDirOf(config));
+}
+
+/**
  * Starts the HTTP server and the expiry sweeper, which records pauses that pass
  * their TTL in the audit log even when nobody asks about them. Says which store it
  * uses and where, and fails before it listens when that store's schema cannot be run
- * on (newer than this version, or older and `--migrate never`).
+ * on (newer than this version, or older and `--migrate never`), or when another
+ * server serves its SQLite data directory (STORE_IN_USE).
  */
 export async function startServer(
   config: HoldpointConfig,
@@ -107,11 +121,16 @@ export async function startServer(
     { store: config.store, location: storeLocation(config) },
     `Store: ${config.store}, ${storeLocation(config)}`,
   );
-  await checkStore(holdpoint).catch(async (error: unknown) => {
+  let lock: DataDirLock | undefined;
+  try {
+    lock = lockDataDir(config, wiring);
+    await checkStore(holdpoint);
+  } catch (error) {
     await runtime.close();
+    lock?.release();
     await tracing.shutdown();
     throw error;
-  });
+  }
   const { server, port } = await new Promise<{ server: ServerType; port: number }>(
     (resolve, reject) => {
       const server = serveNode(
@@ -130,6 +149,7 @@ export async function startServer(
     },
   ).catch(async (error: unknown) => {
     await runtime.close();
+    lock?.release();
     await tracing.shutdown();
     throw error;
   });
@@ -177,6 +197,7 @@ export async function startServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       // The Holdpoint's close: the runtime's, then the last audit checkpoint and metrics.
       await holdpoint.holdpoint.close();
+      lock?.release();
       await tracing.shutdown();
     },
   };

@@ -33,12 +33,12 @@ export interface AppSummary {
   fingerprint: string;
 }
 
-/** Whether the store answers. */
+/** Whether the store answers and takes writes. */
 export interface Health {
   status: 'ok' | 'unavailable';
   store: StoreKind;
   code?: string;
-  /** Set when the store gave no answer within the health check's bound. */
+  /** Set when the store gave no answer within the health check's bound, or refuses writes. */
   reason?: string;
 }
 
@@ -183,9 +183,11 @@ export class HoldpointRuntime {
   }
 
   /**
-   * Whether the store answers, within `healthTimeoutMs` (HEALTH_TIMEOUT_MS): a store
-   * that does not answer by then is unavailable, so the answer never waits on the
-   * store's own (longer) connect timeout.
+   * Whether the store answers and takes writes, within `healthTimeoutMs`
+   * (HEALTH_TIMEOUT_MS): a store that does not answer by then is unavailable, so the
+   * answer never waits on the store's own (longer) connect timeout. Writes are judged by
+   * the last commit (`writable`): no write of its own while commits are stored, one small
+   * write per check after a commit was refused, until one is stored again.
    */
   async health(): Promise<Health> {
     const store = this.ctx.store.kind;
@@ -203,16 +205,21 @@ export class HoldpointRuntime {
         boundMs,
       );
     });
-    const ping = this.ctx.store.ping().then(
-      (): Health => ({ status: 'ok', store }),
-      (error: unknown): Health => ({
-        status: 'unavailable',
-        store,
-        code: isHoldpointError(error) ? error.code : 'STORE_UNAVAILABLE',
-      }),
+    const ok = (): Health => ({ status: 'ok', store });
+    const unavailable = (error: unknown, writes: boolean): Health => ({
+      status: 'unavailable',
+      store,
+      code: isHoldpointError(error) ? error.code : 'STORE_UNAVAILABLE',
+      // The store's own words, as every refused write is answered with them (and free of
+      // addresses: the store answered the ping). A failed ping stays unexplained here.
+      ...(writes ? { reason: `Writes fail: ${(error as Error).message ?? String(error)}` } : {}),
+    });
+    const answer = this.ctx.store.ping().then(
+      () => this.ctx.store.writable().then(ok, (error: unknown) => unavailable(error, true)),
+      (error: unknown) => unavailable(error, false),
     );
     try {
-      return await Promise.race([ping, bound]);
+      return await Promise.race([answer, bound]);
     } finally {
       clearTimeout(timer);
     }

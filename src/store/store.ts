@@ -195,5 +195,12 @@ export interface HoldpointStore {
   purgeExpired(now: number, limit: number): Promise<number>;
 
   ping(): Promise<void>;
+  /**
+   * Whether writes go through, as the last commit found: resolves at once while the last
+   * commit was stored (or none was refused), writing nothing; after a refused one
+   * (STORE_UNAVAILABLE: a full disk, a read-only file, a store refusing writes), tries a
+   * small write of the store's own and rejects with its failure when that fails too.
+   */
+  writable(): Promise<void>;
   close(): Promise<void>;
 }

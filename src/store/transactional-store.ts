@@ -33,6 +33,7 @@ import type {
 import { chainWrites, newSessionWrites } from './transitions.js';
 import type { UserMemories } from './user-memories.js';
 import type { WaitingCount } from './waiting-counts.js';
+import { WriteReadiness } from './write-readiness.js';
 
 /**
  * A snapshot and the version it was read at; a commit succeeds only at that version.
@@ -179,6 +180,18 @@ export abstract class TransactionalStore implements HoldpointStore {
   abstract purgeExpired(now: number, limit: number): Promise<number>;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
+  /**
+   * One small write of the store's own, stored or refused as a commit would be: what
+   * `writable` tries after a commit was refused, to learn whether writes go through again.
+   */
+  protected abstract probeWrite(): Promise<void>;
+
+  /** What the commits last came to: `writable` answers from it. */
+  private readonly writes = new WriteReadiness(() => this.probeWrite());
+
+  writable(): Promise<void> {
+    return this.writes.check();
+  }
 
   /**
    * The snapshots `getSnapshot` handed out and the versions they were read at, so a
@@ -215,11 +228,16 @@ export abstract class TransactionalStore implements HoldpointStore {
   ) {
     const writes = newSessionWrites(session, begin);
     const commitId = randomUUID();
-    const created = await this.insert(session, writes, [commitId]).catch((error: unknown) => {
+    const insert = () =>
+      this.writes.track(
+        () => this.insert(session, writes, [commitId]),
+        (inserted) => inserted,
+      );
+    const created = await insert().catch((error: unknown) => {
       if (!isHoldpointError(error, 'OUTCOME_UNKNOWN')) throw error;
       // Stored, or never will be: then it is written again.
       return this.wasStored(session.sessionId, commitId, error).then(
-        (stored) => stored || this.insert(session, writes, [commitId]),
+        (stored) => stored || insert(),
       );
     });
     if (!created) throw sessionExists(session.sessionId);
@@ -246,7 +264,10 @@ export abstract class TransactionalStore implements HoldpointStore {
     const commitIds = [...(read.commitIds ?? []).slice(1 - RECENT_COMMITS), commitId];
     let stored: boolean;
     try {
-      stored = await this.commit(sessionId, read, writes, commitIds);
+      stored = await this.writes.track(
+        () => this.commit(sessionId, read, writes, commitIds),
+        (committed) => committed,
+      );
     } catch (error) {
       if (!isHoldpointError(error, 'OUTCOME_UNKNOWN')) throw error;
       // Not stored counts as a lost race: the transition is computed again.

@@ -21,7 +21,7 @@ export const STORE_SETTINGS = {
     flag: 'data-dir',
     env: 'HOLDPOINT_DATA_DIR',
     placeholder: 'DIR',
-    doc: "the SQLite store's directory (made when missing; relative to the working directory): its database is `holdpoint.db` there",
+    doc: "the SQLite store's directory (made when missing; relative to the working directory): its database is `holdpoint.db` there; one `holdpoint serve` at a time (it holds `holdpoint.lock` there)",
   }),
   sqliteSynchronous: setting({
     schema: z.enum(['normal', 'full']),

@@ -279,6 +279,9 @@ export class MemoryStore extends TransactionalStore {
 
   async ping(): Promise<void> {}
 
+  /** Nothing to try: a commit in memory is never refused as unavailable. */
+  protected async probeWrite(): Promise<void> {}
+
   async close(): Promise<void> {}
 
   private snapshotOf(stored: StoredSession): SessionSnapshot {

@@ -194,6 +194,11 @@ export class RedisKeys {
     return `${this.prefix}:{index}:sweeper`;
   }
 
+  /** String: written by the readiness check while commits are refused, to learn when they are not. */
+  readiness(): string {
+    return `${this.prefix}:{index}:readiness`;
+  }
+
   private app(appName: string, name: string): string {
     return `${this.prefix}:{a:${appName}}:${name}`;
   }

@@ -38,6 +38,8 @@ import type { RedisStoreOptions } from './redis-store-options.js';
 import { RedisUserMemories } from './redis-user-memories.js';
 
 const DEFAULT_EFFECT_LOCK_MS = 5 * 60_000;
+/** How long the readiness probe's key is kept: it matters only as it is written. */
+const READINESS_PROBE_TTL_MS = 60_000;
 
 function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
   const state: Record<string, unknown> = {};
@@ -461,6 +463,13 @@ export class RedisStore extends TransactionalStore {
 
   async ping(): Promise<void> {
     await this.conn.run((redis) => redis.ping());
+  }
+
+  /** A key of its own set, for a minute: refused as a commit is (MISCONF, READONLY). */
+  protected async probeWrite(): Promise<void> {
+    await this.conn.run((redis) =>
+      redis.set(this.keys.readiness(), String(Date.now()), 'PX', READINESS_PROBE_TTL_MS),
+    );
   }
 
   async close(): Promise<void> {

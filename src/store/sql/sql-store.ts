@@ -274,6 +274,15 @@ export class SqlStore extends TransactionalStore {
     await this.db.query('SELECT 1');
   }
 
+  /** One row of hp_locks, `readiness`, written: a page of the database, as small as a write is. */
+  protected async probeWrite(): Promise<void> {
+    await this.db.query(
+      `INSERT INTO hp_locks (name, owner, until_at) VALUES ('readiness', '', $1)
+       ON CONFLICT (name) DO UPDATE SET until_at = excluded.until_at`,
+      [Date.now()],
+    );
+  }
+
   async close(): Promise<void> {
     await this.driver.close();
   }

@@ -5,6 +5,8 @@ import { HoldpointError } from '../../core/errors.js';
 import { MemoryRelay } from '../memory/memory-relay.js';
 import type { RunRelay } from '../run-relay.js';
 import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
+import { findDamagedPage } from './damaged-page.js';
+import { whyReadOnly } from './read-only.js';
 
 /** How SQLite makes a commit durable (`PRAGMA synchronous` in WAL mode). */
 export type SqliteSynchronous = 'normal' | 'full';
@@ -61,10 +63,13 @@ function unopenable(path: string, error: unknown): HoldpointError {
 
 /**
  * Opens (making its directory when missing) the database file. A directory that is a
- * file, a file that is not a database: reported as STORE_UNAVAILABLE naming the file,
- * not as the file system's or SQLite's bare message.
+ * file, a file that is not a database, a read-only directory or file: reported as
+ * STORE_UNAVAILABLE naming the file (and what is read-only), not as the file system's
+ * or SQLite's bare message ("unable to open database file").
  */
 function openDatabase(path: string, busyTimeoutMs: number): DatabaseSync {
+  const readOnly = whyReadOnly(path);
+  if (readOnly) throw unopenable(path, `${readOnly}; the store writes the database there`);
   try {
     mkdirSync(dirname(path), { recursive: true });
     // The lock wait is set at open, not by a later pragma: the first statement (switching
@@ -76,11 +81,29 @@ function openDatabase(path: string, busyTimeoutMs: number): DatabaseSync {
 }
 
 /**
+ * Checks, once a process first opens the file, that no page of it is damaged (see
+ * findDamagedPage): the WAL is first copied into the file as far as nobody reading
+ * stops it (a passive checkpoint, which waits for nobody), so the file holds the
+ * latest commits. A page written over is refused before anything is read from it.
+ */
+function checkPages(db: DatabaseSync, path: string): void {
+  db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  const pages = Number(db.prepare('PRAGMA page_count').get()?.page_count ?? 0);
+  const damaged = findDamagedPage(path, pages);
+  if (damaged) {
+    throw new Error(
+      `page ${damaged.page} of ${pages} is damaged (${damaged.why}); restore the database from a backup`,
+    );
+  }
+}
+
+/**
  * SQLite through Node's built-in `node:sqlite`: one connection, WAL journal, foreign
  * keys on. Its calls are synchronous, so the driver runs one statement or transaction at
  * a time (a queue, shared by the handles of one file in this process): a transaction's
  * statements are never interleaved with anyone else's, and nobody reads what a
- * transaction wrote before it commits.
+ * transaction wrote before it commits. The first handle a process opens on a file
+ * refuses it when it is read-only or has a damaged page (STORE_UNAVAILABLE, naming why).
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
@@ -98,6 +121,7 @@ export class SqliteDriver implements SqlDriver {
       this.db.exec('PRAGMA journal_mode = WAL');
       this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
       this.db.exec('PRAGMA foreign_keys = ON');
+      if (!files.has(this.path)) checkPages(this.db, this.path);
     } catch (error) {
       this.db.close();
       throw unopenable(this.path, error);

@@ -85,7 +85,7 @@ export interface Operation<
   answer: Answer;
   /** The answer built from what `act` gave; typed by `answer`, so a drift is a compile error. */
   present(result: Result, call: OperationCall<z.output<Body>, z.output<Query>>): z.input<Answer>;
-  /** The answer's status when not 200 (`/healthz`: 503 when the store does not answer). */
+  /** The answer's status when not 200 (`/healthz`: 503 when the store does not answer or refuses writes). */
   status?: (answer: z.input<Answer>) => 200 | 503;
   /** Another form of the answer a request may ask for (a stream), for the document. */
   alsoAnswers?: { contentType: string; description: string };

@@ -56,7 +56,8 @@ export const serverOperations = [
     name: 'health',
     method: 'get',
     path: '/healthz',
-    summary: 'Whether the store answers: 200, or 503 when it does not. Needs no identity.',
+    summary:
+      'Whether the store answers and takes writes: 200, or 503 when it does not answer or its writes fail. Needs no identity.',
     public: true,
     act: ({ runtime }) => runtime.health(),
     answer: wire.health,

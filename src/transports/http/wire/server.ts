@@ -23,7 +23,7 @@ export const app = z.object({
 /** `GET /api/apps`: the apps, the default first. */
 export const apps = z.object({ apps: z.array(app), default_app: z.string().optional() });
 
-/** `GET /healthz`: whether the store answers (503 when not). */
+/** `GET /healthz`: whether the store answers and takes writes (503 when not, with `reason` when writes fail). */
 export const health = z.object({
   status: z.enum(['ok', 'unavailable']),
   store: z.enum(STORE_KINDS),
