@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import type { UIMessage, UIMessageChunk } from 'ai';
+import type { UIMessageChunk } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { ChatSocketClient } from './support/chat-socket-client.js';
 import { exampleConfig } from './support/example-apps.js';
 import { signedInAs } from './support/json-client.js';
 import {
+  adrApprovalMessage,
   finalMessage,
   invalidChunks,
   messageText,
@@ -20,25 +21,6 @@ import {
 const FAILING_APP = fileURLToPath(
   new URL('./fixtures/apps/fails-after-approval.ts', import.meta.url),
 );
-
-/** The ADR's `approvalMessage`, word for word (no message `id`, no `input`). */
-function adrApprovalMessage(confirmationId: string, approved = true): UIMessage {
-  const approvalMessage = {
-    role: 'user',
-    parts: [
-      {
-        type: 'tool-adk_request_confirmation',
-        toolCallId: confirmationId,
-        state: 'approval-responded',
-        approval: {
-          id: confirmationId,
-          approved,
-        },
-      },
-    ],
-  };
-  return approvalMessage as unknown as UIMessage;
-}
 
 let server: RunningServer;
 let socketUrl: string;

@@ -16,6 +16,7 @@ import { NodeChat } from '../support/node-chat.js';
 import { ops } from '../support/principals.js';
 import { TestRedis } from '../support/redis-server.js';
 import {
+  adrApprovalMessage,
   finalMessage,
   invalidChunks,
   messageText,
@@ -32,25 +33,6 @@ import {
 
 /** The seed's payment request, word for word. */
 const PAYMENT = '次郎さんに200ドル送金してください';
-
-/** The ADR's `approvalMessage`, exactly as it writes it (no message `id`, no `input`). */
-function adrApprovalMessage(confirmationId: string, approved: boolean): UIMessage {
-  const approvalMessage = {
-    role: 'user',
-    parts: [
-      {
-        type: 'tool-adk_request_confirmation',
-        toolCallId: confirmationId,
-        state: 'approval-responded',
-        approval: {
-          id: confirmationId,
-          approved,
-        },
-      },
-    ],
-  };
-  return approvalMessage as unknown as UIMessage;
-}
 
 let server: RunningServer;
 let chatUrl: string;

@@ -140,3 +140,25 @@ export async function expectGoldenStream(chunks: UIMessageChunk[], path: string)
   const normalized = normalize(chunks);
   expect(normalized).toEqual(golden(path, normalized));
 }
+
+/**
+ * Seed 001's (the ADR's) `approvalMessage`, exactly as it writes it: no message `id`,
+ * no `input`, the confirmation's id as the tool call's.
+ */
+export function adrApprovalMessage(confirmationId: string, approved = true): UIMessage {
+  const approvalMessage = {
+    role: 'user',
+    parts: [
+      {
+        type: 'tool-adk_request_confirmation',
+        toolCallId: confirmationId,
+        state: 'approval-responded',
+        approval: {
+          id: confirmationId,
+          approved,
+        },
+      },
+    ],
+  };
+  return approvalMessage as unknown as UIMessage;
+}
