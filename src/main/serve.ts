@@ -14,6 +14,7 @@ import {
   type HoldpointWiring,
   holdpointFromConfig,
 } from './holdpoint-from-config.js';
+import { keepIdleConnections } from './idle-connections.js';
 import { storeLocation } from './store-location.js';
 import { startTracing } from './tracing.js';
 
@@ -137,6 +138,7 @@ export async function startServer(
         { fetch: app.fetch, port: config.port, hostname: config.host },
         (info) => resolve({ server, port: info.port }),
       );
+      keepIdleConnections(server as Server);
       server.once('error', (error: NodeJS.ErrnoException) => {
         reject(
           new HoldpointError(
