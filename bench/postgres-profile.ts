@@ -26,6 +26,8 @@ function kindOf(sql: string): string {
   if (verb === 'WITH' && /^WITH s AS \((UPDATE|INSERT INTO) hp_sessions/i.test(text)) {
     return 'commit statement';
   }
+  if (/UNION ALL SELECT 1, seq, event/i.test(text)) return 'loadSession query';
+  if (/AS listened FROM hp_sessions/i.test(text)) return 'snapshot query';
   if (verb === 'WITH' || verb === 'SELECT') {
     const from = /\bFROM (hp_\w+)/i.exec(text)?.[1];
     const call = /\b(hp_\w+)\s*\(/i.exec(text)?.[1];
