@@ -87,12 +87,13 @@ function unavailable(error: unknown): HoldpointError {
 }
 
 /**
- * PostgreSQL through node-postgres: a pool, one connection per transaction (`BEGIN` …
- * `COMMIT` at READ COMMITTED; the store's compare-and-set on a session's version row
- * makes racing commits wait for each other, then lose). A connection that drops before
- * COMMIT was sent rolled the transaction back: STORE_UNAVAILABLE; one that drops after
+ * PostgreSQL through node-postgres: a pool, one connection per statement or transaction
+ * (`BEGIN` … `COMMIT`, or a `write` committing on its own, at READ COMMITTED; the store's
+ * compare-and-set on a session's version row makes racing commits wait for each other,
+ * then lose), taken in turn (ConnectionQueue: back-pressure, never a timed wait). A
+ * connection that drops before a COMMIT or a write was sent: STORE_UNAVAILABLE; after
  * it: OUTCOME_UNKNOWN, once its server process ended (so a read that follows finds the
- * commit if it was made). A deadlock or serialization failure runs the transaction again.
+ * commit if it was made). A deadlock or serialization failure runs the work again.
  */
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
@@ -188,8 +189,9 @@ export class PostgresDriver implements SqlDriver {
   }
 
   /**
-   * Runs `once` with a connection of the pool, taken in turn (claimed work first): one
-   * `once` throws BrokenConnection for leaves the pool, its cause rethrown.
+   * Runs `once` with a connection of the pool, taken in turn (claimed work first). A
+   * connection `once` throws BrokenConnection for leaves the pool, and the caller gets
+   * the BrokenConnection's cause.
    */
   private async withConnection<T>(once: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const release = await this.turns.take(isClaimedWork());
@@ -314,7 +316,8 @@ function processId(client: pg.PoolClient): number | undefined {
 
 /**
  * Thrown inside `withConnection` when the connection cannot be used again: it leaves
- * the pool and `cause` is what the caller gets.
+ * the pool and `cause` is what the caller gets; `reason` says why, when it is not the
+ * cause itself (a ROLLBACK that failed after the work did).
  */
 class BrokenConnection extends Error {
   constructor(

@@ -61,10 +61,25 @@ function childWrite(write: ChildWrite, p: Params): string {
     ${write.where ? `WHERE ${write.where}` : ''} ORDER BY x.n ${write.tail ?? ''})`;
 }
 
+/** The PostgreSQL type of each of the session row's columns a commit sets. */
+const SESSION_TYPES: Record<(typeof SESSION_COLUMNS)[number], string> = {
+  meta: 'text',
+  commit_ids: 'text',
+  pause_id: 'text',
+  invocation_id: 'text',
+  status: 'text',
+  paused_until: 'bigint',
+  sla_due_at: 'bigint',
+  lease_until: 'bigint',
+  updated_at: 'bigint',
+};
+
 /** The session row's compare-and-set (or insert, when new), answering the audit and event bases. */
 function sessionWrite(commit: SessionCommit, rows: CommitRows, sid: string, p: Params): string {
   const { meta } = commit.writes;
-  const values = rows.session.map((value, i) => p.add(value, i < 5 ? 'text' : 'bigint'));
+  const values = SESSION_COLUMNS.map((column, i) =>
+    p.add(rows.session[i] ?? null, SESSION_TYPES[column]),
+  );
   const audits = p.add(rows.audit.length, 'bigint');
   const events = p.add(rows.events.length, 'bigint');
   const keep = p.add(rows.keepUntil, 'bigint');
