@@ -114,7 +114,16 @@ async function post(url: string, body: unknown, user: string, roles: string[] = 
     headers: { 'content-type': 'application/json', ...signedInAs(user, roles) },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as Record<string, unknown>,
+  };
+}
+
+/** The error code of an answer (`{ error: { code } }`). */
+function codeOf(answer: { body: Record<string, unknown> }): unknown {
+  return (answer.body.error as { code?: string } | undefined)?.code;
 }
 
 /** Ann's 50 payments, each paused for an approver: their session and approval ids. */
@@ -136,23 +145,34 @@ async function pausedPayments(base: string) {
   return paused;
 }
 
-/** Every approver decides every payment at once, spread over the servers. */
-async function decideAtOnce(burst: Burst, paused: { approvalId: string }[]) {
+/**
+ * Every approver decides every payment at once, spread over the servers. With held
+ * connections, they are released once `queued(waiting or held, answered)` is true:
+ * by default, once every request waits for a connection or holds one.
+ */
+async function decideAtOnce(
+  burst: Burst,
+  paused: { approvalId: string }[],
+  queued = (atConnections: number, _answered: number) => atConnections === RUNS * APPROVERS,
+) {
+  let answered = 0;
   const decisions = paused.flatMap(({ approvalId }, run) =>
     Array.from({ length: APPROVERS }, (_, k) => {
       const base = burst.bases[(run + k) % burst.bases.length];
       return post(`${base}/api/approvals/${approvalId}`, { approved: true }, `approver-${k}`, [
         'approver',
-      ]).then((answer) => ({ approvalId, ...answer }));
+      ]).then((answer) => {
+        answered += 1;
+        return { approvalId, ...answer };
+      });
     }),
   );
   const connections = burst.connections;
   if (connections) {
-    // Every request of the burst waits for a connection (or holds one, held): release.
-    await vi.waitFor(() => expect(burst.waiting() + connections.held).toBe(RUNS * APPROVERS), {
-      timeout: 60_000,
-      interval: 20,
-    });
+    await vi.waitFor(
+      () => expect(queued(burst.waiting() + connections.held, answered)).toBe(true),
+      { timeout: 60_000, interval: 20 },
+    );
     connections.release();
   }
   return Promise.all(decisions);
@@ -167,7 +187,7 @@ async function expectHandled(burst: Burst): Promise<void> {
     const statuses = new Map<number, number>();
     for (const { status } of answers) statuses.set(status, (statuses.get(status) ?? 0) + 1);
     const serverErrors = answers.filter((answer) => answer.status >= 500);
-    expect(serverErrors.map((answer) => answer.body.code)).toEqual([]);
+    expect(serverErrors.map(codeOf)).toEqual([]);
     expect(Object.fromEntries(statuses)).toEqual({ 200: RUNS, 409: RUNS * (APPROVERS - 1) });
     for (const { approvalId } of paused) {
       const won = answers.filter((a) => a.approvalId === approvalId && a.status === 200);
@@ -189,6 +209,53 @@ async function expectHandled(burst: Burst): Promise<void> {
 }
 
 describe('a burst of 1,000 decisions on 50 paused payments', () => {
+  it('on PostgreSQL past the bound of waiting requests: 503 STORE_BUSY with Retry-After, no run cut off', {
+    timeout: 240_000,
+  }, async () => {
+    await postgres.ready();
+    const connections = new HeldConnections();
+    const maxWaiting = 100;
+    const store = new PostgresStore({
+      url: postgres.url,
+      maxConnections: 1,
+      maxWaiting,
+      onCheckout: connections.onCheckout,
+    });
+    const burst = await serve([store], connections);
+    try {
+      const paused = await pausedPayments(burst.bases[0] ?? '');
+      connections.hold();
+      // One request holds the connection, `maxWaiting` wait, every other one is refused.
+      const total = RUNS * APPROVERS;
+      const answers = await decideAtOnce(
+        burst,
+        paused,
+        (atConnections, answered) =>
+          atConnections === maxWaiting + 1 && answered === total - maxWaiting - 1,
+      );
+      const refused = answers.filter((answer) => answer.status >= 500);
+      expect(refused.length).toBe(total - maxWaiting - 1);
+      expect(new Set(refused.map((a) => `${a.status} ${codeOf(a)} ${a.retryAfter}`))).toEqual(
+        new Set(['503 STORE_BUSY 1']),
+      );
+      expect(answers.filter((a) => ![200, 409, 503].includes(a.status))).toEqual([]);
+      const internal = internalStore(store);
+      for (const { sessionId, approvalId } of paused) {
+        const won = answers.filter((a) => a.approvalId === approvalId && a.status === 200);
+        expect(won.length).toBeLessThanOrEqual(1);
+        const snapshot = await internal.getSnapshot(sessionId);
+        // Decided and completed once, or not decided at all: never cut off in between.
+        expect(snapshot?.run?.status).toBe(won.length === 1 ? 'completed' : 'paused');
+        const audit = await internal.listAudit(sessionId, 0, 100);
+        expect(audit.filter((line) => line.action === 'decided')).toHaveLength(won.length);
+      }
+      const interrupted = await internal.listInterrupted({ limit: 100 }, Date.now() + 3_600_000);
+      expect(interrupted.items).toEqual([]);
+    } finally {
+      await burst.close();
+    }
+  });
+
   it('on PostgreSQL, one server with a pool of 2 held under the burst', {
     timeout: 240_000,
   }, async () => {
