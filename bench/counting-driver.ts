@@ -1,4 +1,10 @@
-import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../src/store/sql/sql-driver.js';
+import type {
+  SqlDriver,
+  SqlParam,
+  SqlQueries,
+  SqlResult,
+  SqlValue,
+} from '../src/store/sql/sql-driver.js';
 
 /** One statement a store sent, as sent. */
 export interface SentStatement {
@@ -28,6 +34,11 @@ export class CountingDriver implements SqlDriver {
   query(sql: string, params?: SqlValue[]): Promise<SqlResult> {
     this.count(sql, params);
     return this.inner.query(sql, params);
+  }
+
+  write(sql: string, params?: SqlParam[]): Promise<SqlResult> {
+    this.count(sql);
+    return this.inner.write(sql, params);
   }
 
   transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {

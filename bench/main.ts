@@ -6,6 +6,7 @@ import { memoryMeter, postgresMeter, redisMeter, sqliteMeter } from './footprint
 import { type InFlightSample, measureInFlight } from './in-flight.js';
 import { measure, measureInterleaved, type Sample } from './measure.js';
 import { measurePausedFootprint, type PausedFootprint } from './paused-footprint.js';
+import { type PostgresProfile, profilePostgres } from './postgres-profile.js';
 import { acquirePostgres } from './postgres-target.js';
 import { RedisInfo } from './redis-info.js';
 import { RedisCounters, type RedisProfile } from './redis-profile.js';
@@ -74,6 +75,7 @@ const samples = new Map<string, Sample>();
 const inFlight = new Map<string, InFlightSample>();
 let redisProfile: RedisProfile | undefined;
 let httpRedisProfile: RedisProfile | undefined;
+let postgresProfile: PostgresProfile | undefined;
 const footprints: PausedFootprint[] = [];
 const streams: StreamSample[] = [];
 const scales: ScaleReport[] = [];
@@ -122,7 +124,8 @@ async function run(
 /**
  * Bare ADK, the in-process cycles on every store and the durable floor, timed in
  * alternating rounds so the ratios to bare ADK do not depend on when each ran; then
- * Redis's commands per cycle are counted on a few more cycles of the Redis store;
+ * Redis's commands and PostgreSQL's statements per cycle are counted on a few more
+ * cycles of their stores;
  * then the same run again with many cycles in flight, in alternating slices.
  */
 async function inProcessTogether(): Promise<void> {
@@ -137,6 +140,7 @@ async function inProcessTogether(): Promise<void> {
     await durableFloor(NAMES.floor, redis.url),
   ];
   const redisScenario = scenarios.find((scenario) => scenario.name === NAMES.redis);
+  const postgresScenario = scenarios.find((scenario) => scenario.name === NAMES.postgres);
   process.stderr.write(`bench: ${scenarios.map((s) => s.name).join(', ')}, interleaved …\n`);
   // On a slow machine the time budgets bound this phase, not the cycle counts: they are
   // shared out so the phase takes at most what BUDGETED_SCENARIOS scenarios' budgets add
@@ -156,6 +160,9 @@ async function inProcessTogether(): Promise<void> {
     for (const sample of timed) samples.set(sample.scenario, sample);
     if (redisScenario && settings.monitorCycles > 0) {
       redisProfile = await counters.profile(redisScenario.cycle, settings.monitorCycles);
+    }
+    if (postgresScenario && settings.monitorCycles > 0) {
+      postgresProfile = await profilePostgres(postgresScenario.cycle, settings.monitorCycles);
     }
     if (settings.inFlightConcurrency > 0) {
       process.stderr.write(`bench: the same, ${settings.inFlightConcurrency} in flight …\n`);
@@ -307,6 +314,7 @@ const report: BenchReport = {
   }),
   redisProfile,
   httpRedisProfile,
+  postgresProfile,
   footprints,
   streams,
   scales,

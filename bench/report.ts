@@ -3,6 +3,7 @@ import type { InFlightSample } from './in-flight.js';
 import type { Sample } from './measure.js';
 import type { PausedFootprint } from './paused-footprint.js';
 import { PEER_BYTES, PEER_SOURCE } from './peer-figures.js';
+import type { PostgresProfile } from './postgres-profile.js';
 import type { RedisProfile } from './redis-profile.js';
 import type { ScaleReport } from './scale.js';
 import { formatScale } from './scale-report.js';
@@ -34,6 +35,8 @@ export interface BenchReport {
   redisProfile?: RedisProfile;
   /** Redis work of one cycle over HTTP (`holdpoint serve`): the edge's rate counting too. */
   httpRedisProfile?: RedisProfile;
+  /** PostgreSQL work of one in-process cycle. */
+  postgresProfile?: PostgresProfile;
   /** What one paused run keeps in each store. */
   footprints: PausedFootprint[];
   /** AI SDK streaming chats, many in flight at once. */
@@ -106,6 +109,7 @@ export function formatReport(report: BenchReport): string {
   for (const { over, profile } of profiles) {
     if (profile) out.push('', formatProfile(over, profile));
   }
+  if (report.postgresProfile) out.push('', formatPostgresProfile(report.postgresProfile));
   if (report.footprints.length > 0) out.push('', formatFootprints(report.footprints));
   if (report.streams.length > 0) out.push('', formatStreams(report.streams));
   for (const scale of report.scales) out.push('', formatScale(scale));
@@ -121,6 +125,17 @@ function formatProfile(over: string, profile: RedisProfile): string {
       ` (${profile.clientCommands.toFixed(1)} sent by clients, ` +
       `${profile.luaCommands.toFixed(1)} run inside Lua)`,
     `  ${byCount.map(([name, n]) => `${name} ${n.toFixed(1)}`).join(', ')}`,
+  ].join('\n');
+}
+
+/** PostgreSQL statements and round trips per cycle, by kind. */
+function formatPostgresProfile(profile: PostgresProfile): string {
+  const byCount = Object.entries(profile.byKind).sort((a, b) => b[1] - a[1]);
+  return [
+    `PostgreSQL per in-process cycle: ${profile.roundTrips.toFixed(1)} round trips,` +
+      ` ${profile.statements.toFixed(1)} statements (${profile.writes.toFixed(1)} writing,` +
+      ` ${profile.notifies.toFixed(1)} NOTIFY), ${profile.transactions.toFixed(1)} BEGIN … COMMIT`,
+    `  ${byCount.map(([kind, n]) => `${kind} ${n.toFixed(1)}`).join(', ')}`,
   ].join('\n');
 }
 

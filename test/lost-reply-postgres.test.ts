@@ -18,14 +18,17 @@ import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';
 import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 
-// The lost-reply scenarios of lost-reply.test.ts on PostgreSQL: a transaction's COMMIT
-// reaches the server and the connection drops before its answer gets back (or the COMMIT
-// never gets there). The caller is never told "nothing was stored" (STORE_UNAVAILABLE)
+// The lost-reply scenarios of lost-reply.test.ts on PostgreSQL: a commit (one statement,
+// its own transaction) reaches the server and the connection drops before its answer
+// gets back (or the commit never gets there). The caller is never told "nothing was stored" (STORE_UNAVAILABLE)
 // when it was: the store learns the commit's fate by reading the session's commit ids
 // again, and a retry of the same request is answered with the run's state.
 const scratch = new PostgresScratch();
-/** The cut waits for the COMMIT of the transaction that sent the marker. */
-const AT_COMMIT = { at: 'COMMIT' };
+/**
+ * The cut is at the statement that sent the marker: a session's commit is one statement
+ * committing on its own (no COMMIT follows it).
+ */
+const AT_COMMIT = {};
 let proxy: CuttingProxy;
 let store: PostgresStore;
 let calls: HeldCalls;

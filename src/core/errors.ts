@@ -52,6 +52,12 @@ export const errorStatus = {
   STORE_UNAVAILABLE: 503,
   STORE_FULL: 503,
   /**
+   * The store is answering but this server's requests already queue for its connections
+   * past the bound (PostgreSQL's `--postgres-max-waiting`): nothing was sent; `Retry-After`
+   * says when to try again.
+   */
+  STORE_BUSY: 503,
+  /**
    * Another process serves the SQLite data directory (`holdpoint serve` refuses to
    * start); never an HTTP answer.
    */

@@ -53,6 +53,7 @@ export function createStore(config: HoldpointConfig): Store {
       return postgresStore({
         url: config.postgresUrl,
         maxConnections: config.postgresMaxConnections,
+        maxWaiting: config.postgresMaxWaiting,
         sessionTtlSeconds,
         migrate,
       });

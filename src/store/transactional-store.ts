@@ -296,7 +296,9 @@ export abstract class TransactionalStore implements HoldpointStore {
         const read = await this.readSnapshot(sessionId);
         return read?.commitIds?.includes(commitId) ?? false;
       } catch (error) {
-        if (!isHoldpointError(error, 'STORE_UNAVAILABLE') || Date.now() >= deadline) {
+        const away =
+          isHoldpointError(error, 'STORE_UNAVAILABLE') || isHoldpointError(error, 'STORE_BUSY');
+        if (!away || Date.now() >= deadline) {
           throw commitUnknown(sessionId, lost);
         }
         await sleep(SETTLE_POLL_MS);

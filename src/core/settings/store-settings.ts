@@ -45,7 +45,15 @@ export const STORE_SETTINGS = {
     flag: 'postgres-max-connections',
     env: 'HOLDPOINT_POSTGRES_MAX_CONNECTIONS',
     placeholder: 'COUNT',
-    doc: "connections of this process's PostgreSQL pool",
+    doc: "connections of this process's PostgreSQL pool; a request waits its turn for one (see `--postgres-max-waiting`)",
+  }),
+  postgresMaxWaiting: setting({
+    schema: z.number().int().nonnegative().max(1_000_000),
+    default: 2_000,
+    flag: 'postgres-max-waiting',
+    env: 'HOLDPOINT_POSTGRES_MAX_WAITING',
+    placeholder: 'COUNT',
+    doc: 'requests of this process that may wait for a PostgreSQL connection; past it a new one is answered `503 STORE_BUSY` with `Retry-After` (a run already under way always waits its turn)',
   }),
   migrate: setting({
     schema: z.enum(['auto', 'never']),

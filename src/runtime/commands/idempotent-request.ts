@@ -36,6 +36,7 @@ const TRANSIENT = new Set([
   'SESSION_BUSY',
   'EFFECT_IN_PROGRESS',
   'STORE_FULL',
+  'STORE_BUSY',
 ]);
 /** Answers that leave the outcome unknown: a retry acts again, finding what was stored. */
 const UNSETTLED = new Set(['OUTCOME_UNKNOWN', 'LEASE_LOST']);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
+import { asClaimedWork } from '../../core/claimed-work.js';
 import { HoldpointError, withRun } from '../../core/errors.js';
 import { mayNeedDelegators } from '../../core/may-decide.js';
 import { type Principal, SYSTEM } from '../../core/principal.js';
@@ -94,8 +95,9 @@ export async function resumeRun(
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);
     });
-  // Once the decisions are stored, before the run goes on: its calls may use them.
-  await storeGrants(ctx, snapshot.meta, pause, batch, requestId);
+  // Once the decisions are stored, before the run goes on: its calls may use them. The
+  // decision may have taken the run: a busy store lets this wait, never refuses it.
+  await asClaimedWork(() => storeGrants(ctx, snapshot.meta, pause, batch, requestId));
   if (outcome === 'handed') {
     const owner = snapshot.pause?.heldBy?.owner ?? '';
     if (follower) return follower.outcome(ctx, sessionId, pause.invocationId, owner);

@@ -1,3 +1,4 @@
+import { asClaimedWork } from '../../core/claimed-work.js';
 import { HoldpointError, isHoldpointError, isStoreAway } from '../../core/errors.js';
 import type { SessionAppend } from '../../store/store.js';
 import { inRunSpan } from '../../telemetry/run-span.js';
@@ -22,7 +23,11 @@ import type { StopCause } from './stop-cause.js';
  */
 export function runSegment(ctx: RuntimeContext, start: SegmentStart): Promise<RunOutcome> {
   const { app, sessionId, invocationId } = start;
-  return inRunSpan({ app: app.name, sessionId, invocationId }, () => runTracedSegment(ctx, start));
+  // The run holds its session from here on: a busy store lets its work wait its turn,
+  // never refuses it (a run cut off here would be left interrupted).
+  return asClaimedWork(() =>
+    inRunSpan({ app: app.name, sessionId, invocationId }, () => runTracedSegment(ctx, start)),
+  );
 }
 
 /**

@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { asClaimedWork } from '../../core/claimed-work.js';
 import { codeOf } from '../../core/errors.test-support.js';
 import { PostgresDriver } from './postgres-driver.js';
-import { TEST_POSTGRES_URL, withDatabase } from './postgres-scratch.test-support.js';
+import {
+  PostgresScratch,
+  TEST_POSTGRES_URL,
+  withDatabase,
+} from './postgres-scratch.test-support.js';
 
 // A database that refuses the connection at sign-in is one the store cannot use now:
 // STORE_UNAVAILABLE (503), whether the call is a plain query or a transaction, never
@@ -23,6 +28,82 @@ describe('PostgresDriver on a database it cannot sign in to', () => {
     try {
       const done = driver.transaction((tx) => tx.query('SELECT 1'));
       expect(await codeOf(done)).toBe('STORE_UNAVAILABLE');
+    } finally {
+      await driver.close();
+    }
+  });
+});
+
+// A wait for a pooled connection is back-pressure: a request waits its turn however long
+// the connection's holder takes (under overload that was reported as "PostgreSQL cannot be
+// reached: timeout exceeded when trying to connect" after 5 s); past the bound of waiting
+// requests a new one is refused at once, STORE_BUSY with Retry-After, while the work of a
+// run that holds its session still waits its turn, first.
+describe('PostgresDriver with every connection taken', () => {
+  const scratch = new PostgresScratch();
+  afterAll(() => scratch.cleanup());
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A transaction on `driver` that holds its connection until `release` is called. */
+  async function holding(driver: PostgresDriver) {
+    let release = () => {};
+    let began = () => {};
+    const beginning = new Promise<void>((resolve) => {
+      began = resolve;
+    });
+    const done = driver.transaction(
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          began();
+        }),
+    );
+    await beginning;
+    return { release, done };
+  }
+
+  it('serves a request that waited its turn longer than opening a connection may take', async () => {
+    await scratch.ready();
+    const driver = new PostgresDriver({ url: scratch.url, max: 1 });
+    try {
+      await driver.query('SELECT 1');
+      const holder = await holding(driver);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const waiting = driver.query('SELECT 2 AS n');
+      await new Promise((resolve) => setImmediate(resolve));
+      // Far past the 5 s a connection may take to open: the waiter is still in line.
+      vi.advanceTimersByTime(60_000);
+      holder.release();
+      await holder.done;
+      expect((await waiting).rows).toEqual([{ n: 2 }]);
+    } finally {
+      vi.useRealTimers();
+      await driver.close();
+    }
+  });
+
+  it('refuses new work past the bound with STORE_BUSY and Retry-After; a claimed run waits, first', async () => {
+    await scratch.ready();
+    const driver = new PostgresDriver({ url: scratch.url, max: 1, maxWaiting: 1 });
+    try {
+      await driver.query('SELECT 1');
+      const holder = await holding(driver);
+      const order: string[] = [];
+      const first = driver.query('SELECT 1').then(() => order.push('first in line'));
+      const refused = driver.query('SELECT 1').catch((error: unknown) => error);
+      const claimed = asClaimedWork(() => driver.query('SELECT 1')).then(() =>
+        order.push('claimed run'),
+      );
+      expect(await refused).toMatchObject({
+        code: 'STORE_BUSY',
+        details: { retry_after_seconds: 1 },
+      });
+      expect(driver.waiting).toBe(2);
+      holder.release();
+      await Promise.all([holder.done, first, claimed]);
+      expect(order).toEqual(['claimed run', 'first in line']);
     } finally {
       await driver.close();
     }

@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { isClaimedWork } from '../../core/claimed-work.js';
+import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError } from '../../core/errors.js';
-import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
+import type { SqlDriver, SqlParam, SqlQueries, SqlResult } from '../sql/sql-driver.js';
+import { ConnectionQueue } from './connection-queue.js';
 import { PostgresRelay } from './postgres-relay.js';
 
 /** What the PostgreSQL driver connects with: a URL, or the host's own pool. */
@@ -12,6 +15,16 @@ export interface PostgresDriverOptions {
   pool?: pg.Pool;
   /** Connections of the pool the driver opens from `url`. Default 10. */
   max?: number;
+  /**
+   * How many requests may wait for a connection before new ones are refused (STORE_BUSY).
+   * Default `DEFAULTS.postgresMaxWaiting`.
+   */
+  maxWaiting?: number;
+  /**
+   * Called with each connection as it is handed to a caller, before its first statement:
+   * a test's hook to slow or hold the holder of a connection.
+   */
+  onCheckout?: (client: pg.PoolClient) => Promise<void> | void;
 }
 
 const INT8 = 20;
@@ -24,7 +37,10 @@ const TYPES: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** How long a request waits for a connection of the pool the driver opens. */
+/**
+ * How long opening a connection may take. Waiting for a free one is not timed: callers
+ * take turns (ConnectionQueue), and past its bound a new one is refused as STORE_BUSY.
+ */
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /** Errors that retrying the whole transaction resolves: a deadlock, a serialization failure. */
@@ -65,17 +81,19 @@ class LostCommit extends Error {
 }
 
 function unavailable(error: unknown): HoldpointError {
+  if (error instanceof HoldpointError) return error;
   const message = error instanceof Error ? error.message : String(error);
   return new HoldpointError('STORE_UNAVAILABLE', `PostgreSQL cannot be reached: ${message}`);
 }
 
 /**
- * PostgreSQL through node-postgres: a pool, one connection per transaction (`BEGIN` …
- * `COMMIT` at READ COMMITTED; the store's compare-and-set on a session's version row
- * makes racing commits wait for each other, then lose). A connection that drops before
- * COMMIT was sent rolled the transaction back: STORE_UNAVAILABLE; one that drops after
+ * PostgreSQL through node-postgres: a pool, one connection per statement or transaction
+ * (`BEGIN` … `COMMIT`, or a `write` committing on its own, at READ COMMITTED; the store's
+ * compare-and-set on a session's version row makes racing commits wait for each other,
+ * then lose), taken in turn (ConnectionQueue: back-pressure, never a timed wait). A
+ * connection that drops before a COMMIT or a write was sent: STORE_UNAVAILABLE; after
  * it: OUTCOME_UNKNOWN, once its server process ended (so a read that follows finds the
- * commit if it was made). A deadlock or serialization failure runs the transaction again.
+ * commit if it was made). A deadlock or serialization failure runs the work again.
  */
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
@@ -83,43 +101,77 @@ export class PostgresDriver implements SqlDriver {
   readonly relay: PostgresRelay;
   readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
+  /** Turns at the pool's connections: every statement of the driver and its relay takes one. */
+  private readonly turns: ConnectionQueue;
+  private readonly onCheckout: PostgresDriverOptions['onCheckout'];
 
   constructor(options: PostgresDriverOptions) {
     if (options.pool) {
       this.pool = options.pool;
       this.ownsPool = false;
     } else {
-      // A connection is waited for at most CONNECT_TIMEOUT_MS (an exhausted pool or an
-      // unreachable server is STORE_UNAVAILABLE, not a hung request); keep-alive finds a
-      // peer that vanished behind a partition.
+      // Opening a connection takes at most CONNECT_TIMEOUT_MS (an unreachable server is
+      // STORE_UNAVAILABLE, not a hung request); keep-alive finds a peer that vanished
+      // behind a partition.
       this.pool = new pg.Pool({
         connectionString: options.url,
-        max: options.max ?? 10,
+        max: options.max ?? DEFAULTS.postgresMaxConnections,
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         keepAlive: true,
       });
       this.ownsPool = true;
     }
+    this.turns = new ConnectionQueue(
+      this.pool.options.max ?? DEFAULTS.postgresMaxConnections,
+      options.maxWaiting ?? DEFAULTS.postgresMaxWaiting,
+    );
+    this.onCheckout = options.onCheckout;
     // An idle connection that dies (the server restarted) must not crash the process.
     this.pool.on('error', () => undefined);
-    this.relay = new PostgresRelay({ pool: this.pool });
+    this.relay = new PostgresRelay({
+      pool: this.pool,
+      query: (sql, params) => this.query(sql, params),
+    });
   }
 
-  async query(sql: string, params: SqlValue[] = []): Promise<SqlResult> {
-    try {
-      const result = await this.pool.query({ text: sql, values: params, types: TYPES });
-      return { rows: result.rows, changes: result.rowCount ?? 0 };
-    } catch (error) {
-      throw isConnectionError(error) ? unavailable(error) : error;
-    }
+  /** How many callers wait for a connection now. */
+  get waiting(): number {
+    return this.turns.waiting;
+  }
+
+  async query(sql: string, params: SqlParam[] = []): Promise<SqlResult> {
+    return this.withConnection(async (client) => {
+      try {
+        const result = await client.query({ text: sql, values: params, types: TYPES });
+        return { rows: result.rows, changes: result.rowCount ?? 0 };
+      } catch (error) {
+        if (isConnectionError(error)) throw new BrokenConnection(unavailable(error));
+        throw error;
+      }
+    });
+  }
+
+  write(sql: string, params: SqlParam[] = []): Promise<SqlResult> {
+    return this.retrying(() =>
+      this.withConnection(async (client) => {
+        try {
+          const result = await client.query({ text: sql, values: params, types: TYPES });
+          return { rows: result.rows, changes: result.rowCount ?? 0 };
+        } catch (error) {
+          if (!isConnectionError(error)) throw error;
+          // The statement was sent: it commits on its own, so it may be stored.
+          throw new BrokenConnection(new LostCommit(processId(client)));
+        }
+      }),
+    );
   }
 
   transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
-    return this.inTransaction(work, false);
+    return this.retrying(() => this.attempt(work, false));
   }
 
   schemaTransaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
-    return this.inTransaction(work, true);
+    return this.retrying(() => this.attempt(work, true));
   }
 
   async databaseBytes(): Promise<number | undefined> {
@@ -136,13 +188,46 @@ export class PostgresDriver implements SqlDriver {
     if (this.ownsPool) await this.pool.end();
   }
 
-  private async inTransaction<T>(
-    work: (tx: SqlQueries) => Promise<T>,
-    schema: boolean,
-  ): Promise<T> {
+  /**
+   * Runs `once` with a connection of the pool, taken in turn (claimed work first). A
+   * connection `once` throws BrokenConnection for leaves the pool, and the caller gets
+   * the BrokenConnection's cause.
+   */
+  private async withConnection<T>(once: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const release = await this.turns.take(isClaimedWork());
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      release();
+      throw unavailable(error);
+    }
+    // A connection that drops while checked out emits 'error' besides failing its query:
+    // the failed query is what reports it, and an unheard 'error' would crash the process.
+    client.on('error', ignoreError);
+    let broken: Error | undefined;
+    try {
+      await this.onCheckout?.(client);
+      return await once(client);
+    } catch (error) {
+      if (error instanceof BrokenConnection) {
+        broken = error;
+        throw error.cause;
+      }
+      throw error;
+    } finally {
+      client.off('error', ignoreError);
+      // A broken connection leaves the pool; a healthy one goes back to it.
+      client.release(broken);
+      release();
+    }
+  }
+
+  /** Runs `once` again on a deadlock or serialization failure; settles a lost commit. */
+  private async retrying<T>(once: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.attempt(work, schema);
+        return await once();
       } catch (error) {
         if (error instanceof LostCommit) {
           await this.settleLostCommit(error.pid);
@@ -171,14 +256,13 @@ export class PostgresDriver implements SqlDriver {
     const deadline = Date.now() + LOST_COMMIT_SETTLE_MS;
     try {
       while (Date.now() < deadline) {
-        const { rows } = await this.pool.query<{ state: string | null }>(
-          'SELECT state FROM pg_stat_activity WHERE pid = $1',
-          [pid],
-        );
+        const { rows } = await this.query('SELECT state FROM pg_stat_activity WHERE pid = $1', [
+          pid,
+        ]);
         const state = rows[0]?.state;
         if (!rows[0]) return;
-        if (state?.startsWith('idle in transaction')) {
-          await this.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+        if (typeof state === 'string' && state.startsWith('idle in transaction')) {
+          await this.query('SELECT pg_terminate_backend($1)', [pid]);
         }
         await sleep(LOST_COMMIT_POLL_MS);
       }
@@ -187,59 +271,59 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
-  private async attempt<T>(work: (tx: SqlQueries) => Promise<T>, schema: boolean): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw unavailable(error);
-    }
-    // A connection that drops while checked out emits 'error' besides failing its query:
-    // the failed query is what reports it, and an unheard 'error' would crash the process.
-    client.on('error', ignoreError);
-    const tx: SqlQueries = {
-      query: async (sql, params = []) => {
-        const result = await client.query({ text: sql, values: params, types: TYPES });
-        return { rows: result.rows, changes: result.rowCount ?? 0 };
-      },
-    };
-    let broken: unknown;
-    try {
-      await client.query('BEGIN');
-      if (schema) await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+  private attempt<T>(work: (tx: SqlQueries) => Promise<T>, schema: boolean): Promise<T> {
+    return this.withConnection(async (client) => {
+      const tx: SqlQueries = {
+        query: async (sql, params = []) => {
+          const result = await client.query({ text: sql, values: params, types: TYPES });
+          return { rows: result.rows, changes: result.rowCount ?? 0 };
+        },
+      };
+      try {
+        await client.query('BEGIN');
+        if (schema) await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      } catch (error) {
+        if (isConnectionError(error)) throw new BrokenConnection(unavailable(error));
+        throw error;
+      }
       let result: T;
       try {
         result = await work(tx);
       } catch (error) {
-        if (isConnectionError(error)) {
-          broken = error;
-          throw unavailable(error);
-        }
-        await client.query('ROLLBACK').catch((rollback: unknown) => {
-          broken = rollback;
-        });
+        if (isConnectionError(error)) throw new BrokenConnection(unavailable(error));
+        const rollback = await client.query('ROLLBACK').then(
+          () => undefined,
+          (failed: unknown) => failed,
+        );
+        if (rollback) throw new BrokenConnection(error, rollback);
         throw error;
       }
       try {
         await client.query('COMMIT');
       } catch (error) {
         if (!isConnectionError(error)) throw error;
-        broken = error;
-        throw new LostCommit((client as unknown as { processID?: number }).processID);
+        throw new BrokenConnection(new LostCommit(processId(client)));
       }
       return result;
-    } catch (error) {
-      if (!broken && isConnectionError(error)) {
-        broken = error;
-        throw unavailable(error);
-      }
-      throw error;
-    } finally {
-      client.off('error', ignoreError);
-      // A broken connection leaves the pool; a healthy one goes back to it.
-      client.release(
-        broken instanceof Error ? broken : broken ? new Error(String(broken)) : undefined,
-      );
-    }
+    });
+  }
+}
+
+/** The server process of `client`'s connection. */
+function processId(client: pg.PoolClient): number | undefined {
+  return (client as unknown as { processID?: number }).processID;
+}
+
+/**
+ * Thrown inside `withConnection` when the connection cannot be used again: it leaves
+ * the pool and `cause` is what the caller gets; `reason` says why, when it is not the
+ * cause itself (a ROLLBACK that failed after the work did).
+ */
+class BrokenConnection extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly reason: unknown = cause,
+  ) {
+    super(reason instanceof Error ? reason.message : String(reason));
   }
 }

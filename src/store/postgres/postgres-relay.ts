@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { HoldpointError } from '../../core/errors.js';
-import type { RunRelay, Unsubscribe } from '../run-relay.js';
+import { INBOX_CHANNEL } from '../inbox-news.js';
+import { channelSession, type Unsubscribe } from '../run-relay.js';
+import type { ListenedRelay, SqlParam } from '../sql/sql-driver.js';
 
 /** The one NOTIFY channel of a database: every relay channel travels inside its payloads. */
 export const RELAY_NOTIFY_CHANNEL = 'holdpoint_relay';
@@ -12,6 +14,12 @@ export const RELAY_NOTIFY_CHANNEL = 'holdpoint_relay';
 export const MAX_INLINE_PAYLOAD_BYTES = 7_900;
 /** How long a stored large message stays readable (`purgeExpired` removes it after). */
 export const STORED_MESSAGE_TTL_MS = 60_000;
+/** How long a channel's hp_listened row lasts unless its listener keeps it. */
+export const LISTENED_MS = 30_000;
+/** How often a listener keeps its channels' rows. */
+const KEEP_LISTENED_MS = 10_000;
+/** Sessions remembered as listened to at most; the oldest news is forgotten first. */
+const MAX_LISTENED = 10_000;
 /** The first wait before connecting the listener again; doubled per failure up to the max. */
 const FIRST_RECONNECT_MS = 100;
 const MAX_RECONNECT_MS = 5_000;
@@ -24,8 +32,13 @@ type Notice = { channel: string; seq: number } & ({ message: unknown } | { id: s
 
 /** How the relay reaches the database. */
 export interface PostgresRelayOptions {
-  /** Runs the relay's publishing statements (the store's pool). */
+  /** The store's pool: its options open the listening connection. */
   pool: pg.Pool;
+  /**
+   * Runs the relay's publishing statements. Default: the pool's `query`; the store's
+   * driver gives its own, so they take their turn at the connections like its others.
+   */
+  query?: (sql: string, params: SqlParam[]) => Promise<unknown>;
   /** Opens the listening connection. Default: a new `pg.Client` with the pool's options. */
   connectListener?: () => pg.Client;
   /** The clock of stored messages' expiry. Default `Date.now`. */
@@ -40,10 +53,14 @@ export interface PostgresRelayOptions {
  * together in the next one; listening holds one connection of its own per relay, opened
  * by the first subscription, connected again with backoff (and LISTENing again) when it
  * drops. Messages published while it is down are lost, as the contract allows: the
- * store is the record. Unlike the Redis relay it publishes whether or not anyone
- * listens (a NOTIFY nobody hears costs one statement per burst, no storage).
+ * store is the record. As on Redis, a message goes out only where someone listens: a
+ * listener keeps a row of its channel in hp_listened (its session's id, or the inbox
+ * channel; kept every few seconds while it listens, ending soon after), and each read
+ * and commit of a session answers whether its row is there (`noteListened`), every
+ * commit whether the inbox's is (`noteInboxListened`): a run nobody watches sends no
+ * NOTIFY, and learning that costs no round trip of its own.
  */
-export class PostgresRelay implements RunRelay {
+export class PostgresRelay implements ListenedRelay {
   private readonly handlers = new Map<string, Set<(message: unknown) => void>>();
   /** Messages published while a send was under way: the next send takes them all. */
   private pending: { channel: string; message: unknown }[] = [];
@@ -57,19 +74,51 @@ export class PostgresRelay implements RunRelay {
   private reconnectMs = FIRST_RECONNECT_MS;
   private reconnectTimer?: NodeJS.Timeout;
   private closed = false;
-  private readonly pool: pg.Pool;
+  private query: NonNullable<PostgresRelayOptions['query']>;
+  /** Sessions whose latest read or commit here found someone listening, oldest news first. */
+  private readonly listened = new Set<string>();
+  /** Whether the latest commit here found someone listening to the inbox channel. */
+  private inboxListened = false;
+  private keeper?: NodeJS.Timeout;
   private readonly connectListener: () => pg.Client;
   private readonly now: () => number;
 
   constructor(options: PostgresRelayOptions) {
-    this.pool = options.pool;
+    this.query = options.query ?? ((sql, params) => options.pool.query(sql, params));
     this.connectListener =
       options.connectListener ?? (() => new pg.Client(options.pool.options as pg.ClientConfig));
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * Sends the relay's statements through `query` from now on: the store's own, which
+   * waits for the schema check (hp_listened is part of the schema).
+   */
+  route(query: NonNullable<PostgresRelayOptions['query']>): void {
+    this.query = query;
+  }
+
+  noteListened(sessionId: string, listened: boolean): void {
+    this.listened.delete(sessionId);
+    if (!listened) return;
+    this.listened.add(sessionId);
+    if (this.listened.size > MAX_LISTENED) {
+      for (const oldest of this.listened) {
+        this.listened.delete(oldest);
+        break;
+      }
+    }
+  }
+
+  noteInboxListened(listened: boolean): void {
+    this.inboxListened = listened;
+  }
+
   publish(channel: string, message: unknown): void {
     if (this.closed) return;
+    const listened =
+      channel === INBOX_CHANNEL ? this.inboxListened : this.listened.has(channelSession(channel));
+    if (!listened && !this.handlers.has(channel)) return;
     this.pending.push({ channel, message });
     this.flushing ??= this.flush();
   }
@@ -84,16 +133,22 @@ export class PostgresRelay implements RunRelay {
     handlers.add(handler);
     try {
       await this.listening();
+      // LISTENing before marked: whoever publishes because of the mark reaches us.
+      if (handlers.size === 1) await this.mark([listenedChannel(channel)]);
     } catch (error) {
       handlers.delete(handler);
       if (handlers.size === 0) this.handlers.delete(channel);
       const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof HoldpointError) throw error;
       throw new HoldpointError('STORE_UNAVAILABLE', `PostgreSQL cannot be reached: ${reason}`);
     }
+    this.keeper ??= setInterval(() => this.keepMarks(), KEEP_LISTENED_MS).unref();
     return async () => {
       handlers.delete(handler);
       if (handlers.size === 0 && this.handlers.get(channel) === handlers) {
+        // Its row ends by itself: another process may still listen.
         this.handlers.delete(channel);
+        if (this.handlers.size === 0) this.stopKeeping();
       }
     };
   }
@@ -106,11 +161,35 @@ export class PostgresRelay implements RunRelay {
   /** Stops listening and publishing; messages still being sent are dropped. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopKeeping();
     clearTimeout(this.reconnectTimer);
     const listener = this.listener;
     this.listener = undefined;
     const client = await listener?.catch(() => undefined);
     await client?.end().catch(() => undefined);
+  }
+
+  /** Marks `channels` (hp_listened rows) as listened to for the next LISTENED_MS. */
+  private async mark(channels: string[]): Promise<void> {
+    await this.query(
+      `INSERT INTO hp_listened (channel, until_at) SELECT channel, $2 FROM unnest($1::text[]) AS c (channel)
+       ON CONFLICT (channel) DO UPDATE SET until_at = GREATEST(hp_listened.until_at, excluded.until_at)`,
+      [channels, this.now() + LISTENED_MS],
+    );
+  }
+
+  /** Marks every channel listened to here again; a failure is tried again on the next beat. */
+  private keepMarks(): void {
+    const channels = [...new Set([...this.handlers.keys()].map(listenedChannel))];
+    if (channels.length === 0 || this.closed) return;
+    this.mark(channels).catch(() => {
+      // Rows last three beats: one missed beat loses none.
+    });
+  }
+
+  private stopKeeping(): void {
+    clearInterval(this.keeper);
+    this.keeper = undefined;
   }
 
   /**
@@ -151,10 +230,10 @@ export class PostgresRelay implements RunRelay {
     const notify = `SELECT pg_notify($1, payload)
                       FROM unnest($2::text[]) WITH ORDINALITY AS sent (payload, n) ORDER BY n`;
     if (stored.length === 0) {
-      await this.pool.query(notify, [RELAY_NOTIFY_CHANNEL, payloads]);
+      await this.query(notify, [RELAY_NOTIFY_CHANNEL, payloads]);
       return;
     }
-    await this.pool.query(
+    await this.query(
       `WITH stored AS (
          INSERT INTO hp_relay (id, channel, message, expires_at)
          SELECT id, channel, message, $6 FROM unnest($3::text[], $4::text[], $5::text[])
@@ -270,4 +349,9 @@ export class PostgresRelay implements RunRelay {
     }
     for (const handler of this.handlers.get(notice.channel) ?? []) handler(message);
   }
+}
+
+/** The hp_listened row that says someone listens to `channel`: its session's, or the inbox's. */
+function listenedChannel(channel: string): string {
+  return channel === INBOX_CHANNEL ? INBOX_CHANNEL : channelSession(channel);
 }

@@ -21,6 +21,12 @@ export const postgresStoreOptions = z
       .optional(),
     /** Connections of the pool the store opens from `url`. Default 10. */
     maxConnections: z.number().int().positive().max(1000).optional(),
+    /**
+     * Requests that may wait for a connection (each its turn, in order) before new ones
+     * are refused with STORE_BUSY (503, Retry-After). Default 2,000.
+     */
+    maxWaiting: z.number().int().nonnegative().max(1_000_000).optional(),
+
     /** A session is kept this long after its last change (or its pause's retention). Default 7 days. */
     sessionTtlSeconds: positiveNumber.optional(),
     /**
@@ -33,6 +39,11 @@ export const postgresStoreOptions = z
   .refine((o) => (o.url === undefined) !== (o.pool === undefined), {
     message: 'give exactly one of url or pool',
   });
+
+/** What only tests give the store: a hook called with each connection as a caller takes it. */
+export interface PostgresStoreHooks {
+  onCheckout?: (client: pg.PoolClient) => Promise<void> | void;
+}
 
 /** Settings of the PostgreSQL store: a `url`, or an existing `pg.Pool`. */
 export type PostgresStoreOptions = z.input<typeof postgresStoreOptions>;

@@ -1,4 +1,4 @@
-import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from './sql-driver.js';
+import type { SqlDriver, SqlParam, SqlQueries, SqlResult, SqlValue } from './sql-driver.js';
 
 /**
  * `driver` with every call made only once `ready` (the schema check) resolved, so
@@ -21,6 +21,10 @@ export function schemaGuarded(driver: SqlDriver, check: () => Promise<void>): Sq
     async query(sql: string, params?: SqlValue[]): Promise<SqlResult> {
       await ready();
       return driver.query(sql, params);
+    },
+    async write(sql: string, params?: SqlParam[]): Promise<SqlResult> {
+      await ready();
+      return driver.write(sql, params);
     },
     async transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
       await ready();

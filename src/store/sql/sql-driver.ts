@@ -3,6 +3,9 @@ import type { RunRelay } from '../run-relay.js';
 /** A value a statement takes or a row holds: text (JSON included), a number, or NULL. */
 export type SqlValue = string | number | null;
 
+/** A statement's parameter: a value, or (PostgreSQL only, for `unnest`) an array of them. */
+export type SqlParam = SqlValue | SqlValue[];
+
 /** One row, by column name. Integers come back as numbers on every driver. */
 export type SqlRow = Record<string, SqlValue>;
 
@@ -20,6 +23,17 @@ export interface SqlResult {
  */
 export interface SqlQueries {
   query(sql: string, params?: SqlValue[]): Promise<SqlResult>;
+}
+
+/**
+ * A relay that publishes only where someone listens, told so by the store's reads and
+ * commits of each session (and of the inbox by every commit).
+ */
+export interface ListenedRelay extends RunRelay {
+  /** What a read or commit of the session found: whether anyone listens to it now. */
+  noteListened(sessionId: string, listened: boolean): void;
+  /** What a commit found: whether anyone listens to the inbox channel now. */
+  noteInboxListened(listened: boolean): void;
 }
 
 /** The SQL dialects a driver speaks. */
@@ -41,6 +55,12 @@ export interface SqlDriver extends SqlQueries {
    * database's write lock first (SQLite `BEGIN IMMEDIATE`), so two never deadlock.
    */
   transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T>;
+  /**
+   * Runs one statement that writes as a transaction of its own, in one round trip. Its
+   * answer lost once it was sent is OUTCOME_UNKNOWN (it may be stored), as a COMMIT's is;
+   * a deadlock or serialization failure runs it again.
+   */
+  write(sql: string, params?: SqlParam[]): Promise<SqlResult>;
   /**
    * Runs `work` in one transaction that holds the schema lock (PostgreSQL: an advisory
    * transaction lock; SQLite: the write lock), so two instances starting at once never

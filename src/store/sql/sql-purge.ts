@@ -15,6 +15,7 @@ const EXPIRING: { table: string; key: string[]; column: string; retained?: true 
   { table: 'hp_deliveries', key: ['delivery_id'], column: 'expires_at' },
   { table: 'hp_relay', key: ['id'], column: 'expires_at' },
   { table: 'hp_delegations', key: ['user_id'], column: 'until_at' },
+  { table: 'hp_listened', key: ['channel'], column: 'until_at' },
   // Listed (not in force) for a while after they expire: the store's retention.
   { table: 'hp_grants', key: ['grant_id'], column: 'expires_at', retained: true },
 ];
@@ -53,10 +54,28 @@ async function purgeTable(
 }
 
 /**
+ * A user's state lives as long as any session of the user in its app: the rows of up to
+ * `limit` ended ones whose user still has a session are carried on to that session's
+ * end, so the purge leaves them, and no commit has to carry them along.
+ */
+async function carryUserState(db: SqlDriver, now: number, limit: number): Promise<void> {
+  await db.query(
+    `UPDATE hp_user_state SET expires_at = (SELECT MAX(s.expires_at) FROM hp_sessions s
+        WHERE s.app = hp_user_state.app AND s.user_id = hp_user_state.user_id)
+      WHERE (app, user_id, key) IN (SELECT app, user_id, key FROM hp_user_state
+          WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)
+        AND EXISTS (SELECT 1 FROM hp_sessions s WHERE s.app = hp_user_state.app
+          AND s.user_id = hp_user_state.user_id AND s.expires_at > $1)`,
+    [now, limit],
+  );
+}
+
+/**
  * Removes what outlived its retention by `now`, at most `limit` rows per table: sessions
  * past their lifetime (their rows cascade; approvals still waiting leave the counts in
  * the same transaction), then each expiring table's old rows (grants `retainMs` after
- * they expire). Answers how many rows went.
+ * they expire; a user's state once no session of the user lives). Answers how many
+ * rows went.
  */
 export async function purgeExpired(
   db: SqlDriver,
@@ -75,6 +94,7 @@ export async function purgeExpired(
       now,
     );
   });
+  await carryUserState(db, now, limit);
   for (const table of EXPIRING) {
     removed += await purgeTable(db, table, table.retained ? now - retainMs : now, limit);
   }

@@ -12,6 +12,13 @@ const SNAPSHOT = `SELECT s.session_id, s.version, s.meta, s.commit_ids,
 const WITH_LATEST = `LEFT JOIN hp_pauses p ON p.session_id = s.session_id AND p.pause_id = s.pause_id
   LEFT JOIN hp_runs r ON r.invocation_id = s.invocation_id AND r.session_id = s.session_id`;
 
+/** Whether anyone listens to session `$1` at `$2` (its row in hp_listened), as 1 or 0. */
+export const LISTENED = `(SELECT COUNT(*) FROM hp_listened l
+  WHERE l.channel = $1 AND l.until_at > $2)`;
+
+/** A snapshot, and whether anyone listened to its session as it was read. */
+export type ListenedSnapshot = VersionedSnapshot & { listened: boolean };
+
 /** A snapshot row as the store's snapshot; RECORD_UNREADABLE when a record is not this release's. */
 export function snapshotOf(row: SqlRow): VersionedSnapshot {
   const sessionId = String(row.session_id);
@@ -79,13 +86,18 @@ interface IndexPage {
 export class SqlSessionReads {
   constructor(private readonly db: SqlQueries) {}
 
-  async snapshot(sessionId: string, now: number): Promise<VersionedSnapshot | undefined> {
+  /**
+   * The session's snapshot, and whether anyone listens to it now (its hp_listened row),
+   * in one query.
+   */
+  async snapshot(sessionId: string, now: number): Promise<ListenedSnapshot | undefined> {
     const { rows } = await this.db.query(
-      `${SNAPSHOT} FROM hp_sessions s ${WITH_LATEST} WHERE s.session_id = $1 AND s.expires_at > $2`,
+      `${SNAPSHOT}, ${LISTENED} AS listened FROM hp_sessions s ${WITH_LATEST}
+        WHERE s.session_id = $1 AND s.expires_at > $2`,
       [sessionId, now],
     );
     const [row] = rows;
-    return row ? snapshotOf(row) : undefined;
+    return row ? { ...snapshotOf(row), listened: Number(row.listened) === 1 } : undefined;
   }
 
   /** A page of sessions by an index column, as snapshots, and the cursor after it when full. */
@@ -149,39 +161,42 @@ export class SqlSessionReads {
     return rows.map((row) => String(row.session_id));
   }
 
-  /** The ADK session: its events in order and its state merged with the app's and user's. */
+  /**
+   * The ADK session: its events in order and its state merged with the app's and user's,
+   * in one query (one snapshot, one round trip). The user's state is there as long as
+   * any session of the user lives (this one does).
+   */
   async session(
     sessionId: string,
     app: string,
     userId: string,
     now: number,
   ): Promise<Session | undefined> {
-    const [meta, events, own, appState, userState] = await Promise.all([
-      this.db.query(
-        'SELECT meta FROM hp_sessions WHERE session_id = $1 AND app = $2 AND user_id = $3 AND expires_at > $4',
-        [sessionId, app, userId, now],
-      ),
-      this.db.query('SELECT event FROM hp_events WHERE session_id = $1 ORDER BY seq', [sessionId]),
-      this.db.query('SELECT key, value FROM hp_session_state WHERE session_id = $1', [sessionId]),
-      this.db.query('SELECT key, value FROM hp_app_state WHERE app = $1', [app]),
-      this.db.query(
-        'SELECT key, value FROM hp_user_state WHERE app = $1 AND user_id = $2 AND expires_at > $3',
-        [app, userId, now],
-      ),
-    ]);
-    const [row] = meta.rows;
-    if (!row) return undefined;
-    const stored = decodeRecord('meta', String(row.meta), sessionId);
-    const list = events.rows.map((e) => decodeRecord('event', String(e.event), sessionId));
+    const { rows } = await this.db.query(
+      `SELECT 0 AS part, 0 AS seq, meta AS a, NULL AS b FROM hp_sessions
+        WHERE session_id = $1 AND app = $2 AND user_id = $3 AND expires_at > $4
+       UNION ALL SELECT 1, seq, event, NULL FROM hp_events WHERE session_id = $1
+       UNION ALL SELECT 2, 0, key, value FROM hp_session_state WHERE session_id = $1
+       UNION ALL SELECT 3, 0, key, value FROM hp_app_state WHERE app = $2
+       UNION ALL SELECT 4, 0, key, value FROM hp_user_state WHERE app = $2 AND user_id = $3
+       ORDER BY part, seq`,
+      [sessionId, app, userId, now],
+    );
+    const [row] = rows;
+    if (!row || Number(row.part) !== 0) return undefined;
+    const part = (n: number) => rows.filter((r) => Number(r.part) === n);
+    const state = (n: number) =>
+      parseState(
+        part(n).map((r) => ({ key: r.a ?? null, value: r.b ?? null })),
+        sessionId,
+      );
+    const stored = decodeRecord('meta', String(row.a), sessionId);
+    const list = part(1).map((e) => decodeRecord('event', String(e.a), sessionId));
     return adkSession({
       id: sessionId,
       appName: app,
       userId,
-      state: mergeStates(
-        parseState(appState.rows, sessionId),
-        parseState(userState.rows, sessionId),
-        parseState(own.rows, sessionId),
-      ),
+      state: mergeStates(state(3), state(4), state(2)),
       events: list,
       lastUpdateTime: list.at(-1)?.timestamp ?? stored.createdAt,
     });

@@ -14,8 +14,9 @@ import { TransactionalStore, type VersionedSnapshot } from '../transactional-sto
 import { type WaitingCount, waitingCounts, waitingKey } from '../waiting-counts.js';
 import { ensureSchema, schemaVersion } from './schema/migrate.js';
 import { schemaGuarded } from './schema-guard.js';
+import type { CommitAnswer, SessionCommit } from './sql-commit-rows.js';
 import { SqlDelegations } from './sql-delegations.js';
-import type { SqlDriver } from './sql-driver.js';
+import type { ListenedRelay, SqlDriver } from './sql-driver.js';
 import { SqlEffectLedger } from './sql-effect-ledger.js';
 import { SqlGrants } from './sql-grants.js';
 import { SqlOutbox } from './sql-outbox.js';
@@ -23,7 +24,7 @@ import { purgeExpired } from './sql-purge.js';
 import { SqlRateCounters } from './sql-rate-counters.js';
 import { SqlRequestRecords } from './sql-request-records.js';
 import { SqlSessionReads } from './sql-session-reads.js';
-import { type SessionCommit, writeSession } from './sql-session-writes.js';
+import { writeSession } from './sql-session-writes.js';
 import { SqlUserMemories } from './sql-user-memories.js';
 
 const DEFAULT_EFFECT_LOCK_MS = 5 * 60_000;
@@ -34,6 +35,16 @@ export interface SqlStoreOptions {
   sessionTtlSeconds?: number;
   /** Whether an older schema is migrated at start (default) or refused (SCHEMA_OUTDATED). */
   migrate?: boolean;
+  /**
+   * How a commit of a session is written: by default statement by statement in one
+   * transaction (`writeSession`); PostgreSQL gives its one-statement commit.
+   */
+  writeSession?: (db: SqlDriver, commit: SessionCommit) => Promise<CommitAnswer>;
+}
+
+/** The default commit: `writeSession`'s statements in one transaction of `db`. */
+async function inTransaction(db: SqlDriver, commit: SessionCommit): Promise<CommitAnswer> {
+  return { stored: await db.transaction((tx) => writeSession(tx, commit)) };
 }
 
 /**
@@ -57,6 +68,9 @@ export class SqlStore extends TransactionalStore {
   protected readonly db: SqlDriver;
   private readonly reads: SqlSessionReads;
   private readonly ttlMs: number;
+  private readonly writeSession: NonNullable<SqlStoreOptions['writeSession']>;
+  /** The relay, when it publishes only where someone listens (PostgreSQL's). */
+  private readonly listened?: ListenedRelay;
 
   constructor(
     private readonly driver: SqlDriver,
@@ -65,8 +79,10 @@ export class SqlStore extends TransactionalStore {
     super();
     this.kind = driver.dialect;
     this.ttlMs = (options.sessionTtlSeconds ?? DEFAULTS.sessionTtlSeconds) * 1000;
+    this.writeSession = options.writeSession ?? inTransaction;
     this.db = schemaGuarded(driver, () => ensureSchema(driver, { migrate: options.migrate }));
     this.relay = driver.relay;
+    if ('noteListened' in driver.relay) this.listened = driver.relay as ListenedRelay;
     this.reads = new SqlSessionReads(this.db);
     this.effects = new SqlEffectLedger(this.db, {
       resultTtlMs: this.ttlMs,
@@ -80,8 +96,10 @@ export class SqlStore extends TransactionalStore {
     this.grants = new SqlGrants(this.db);
   }
 
-  protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
-    return this.reads.snapshot(sessionId, Date.now());
+  protected async readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
+    const read = await this.reads.snapshot(sessionId, Date.now());
+    if (read) this.listened?.noteListened(sessionId, read.listened);
+    return read;
   }
 
   protected commit(
@@ -103,7 +121,7 @@ export class SqlStore extends TransactionalStore {
     return this.write({ sessionId: session.sessionId, version: 'new', writes, commitIds });
   }
 
-  private write(
+  private async write(
     commit: Omit<SessionCommit, 'now' | 'ttlMs' | 'deliveryRetentionSeconds'>,
   ): Promise<boolean> {
     const full: SessionCommit = {
@@ -112,7 +130,12 @@ export class SqlStore extends TransactionalStore {
       ttlMs: this.ttlMs,
       deliveryRetentionSeconds: this.outbox.retentionSeconds,
     };
-    return this.db.transaction((tx) => writeSession(tx, full));
+    const answer = await this.writeSession(this.db, full);
+    // Learnt before the commit's news is published (after this returns).
+    if (answer.listened !== undefined)
+      this.listened?.noteListened(commit.sessionId, answer.listened);
+    if (answer.inboxListened !== undefined) this.listened?.noteInboxListened(answer.inboxListened);
+    return answer.stored;
   }
 
   loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {

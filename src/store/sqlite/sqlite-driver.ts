@@ -4,7 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { HoldpointError } from '../../core/errors.js';
 import { MemoryRelay } from '../memory/memory-relay.js';
 import type { RunRelay } from '../run-relay.js';
-import type { SqlDriver, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
+import type { SqlDriver, SqlParam, SqlQueries, SqlResult, SqlValue } from '../sql/sql-driver.js';
 import { findDamagedPage } from './damaged-page.js';
 import { whyReadOnly } from './read-only.js';
 
@@ -138,6 +138,12 @@ export class SqliteDriver implements SqlDriver {
 
   query(sql: string, params: SqlValue[] = []): Promise<SqlResult> {
     return this.serially(async () => this.run(sql, params));
+  }
+
+  /** In process, an answer cannot be lost: a statement on its own is its own transaction. */
+  write(sql: string, params: SqlParam[] = []): Promise<SqlResult> {
+    if (params.some(Array.isArray)) throw new TypeError('SQLite takes no array parameters');
+    return this.query(sql, params as SqlValue[]);
   }
 
   transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {

@@ -148,7 +148,9 @@ export function createHttpApp({
 
   app.onError((error, c) => {
     if (isHoldpointError(error)) {
-      if (error.status >= 500) logger.error({ err: error, code: error.code }, error.message);
+      // A busy store is back-pressure, not a failure: one line each, no stack.
+      if (error.code === 'STORE_BUSY') logger.warn({ code: error.code }, error.message);
+      else if (error.status >= 500) logger.error({ err: error, code: error.code }, error.message);
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) c.header('retry-after', String(retryAfter));
       return c.json({ error: presentError(error) }, error.status as 400);

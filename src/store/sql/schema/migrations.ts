@@ -219,6 +219,20 @@ const V3_STATEMENTS = [
   'CREATE INDEX hp_grants_expiry ON hp_grants (expires_at)',
 ];
 
+/**
+ * Version 4: who listens. A row per relay channel someone listens to (a session's id, or
+ * the inbox channel), kept by its listener and ending soon after it stops: a session's
+ * read and commit answer whether its row is there, so nothing is published (PostgreSQL:
+ * no NOTIFY) to a session or inbox nobody listens to.
+ */
+const V4_STATEMENTS = [
+  `CREATE TABLE hp_listened (
+    channel TEXT PRIMARY KEY,
+    until_at BIGINT NOT NULL
+  )`,
+  'CREATE INDEX hp_listened_ending ON hp_listened (until_at)',
+];
+
 /** Every step, in order; the last one's version is the schema this code runs on. */
 export const MIGRATIONS: Migration[] = [
   {
@@ -238,6 +252,11 @@ export const MIGRATIONS: Migration[] = [
     version: 3,
     name: 'grants',
     up: (tx) => runAll(tx, V3_STATEMENTS),
+  },
+  {
+    version: 4,
+    name: 'listened channels',
+    up: (tx) => runAll(tx, V4_STATEMENTS),
   },
 ];
 
