@@ -20,23 +20,24 @@ export class RedisKeys {
   /**
    * Hash: the session record. `version` (moved by every write), `data` (SessionMeta),
    * `pauseId` and `invocationId` (the latest pause and run, '' for none), `keepUntil`
-   * (when the session's keys expire), the ADK record (`appName`, `userId`, `lastUpdateTime`),
-   * and every pause and run of the session as `pause:<pauseId>` and `run:<invocationId>`.
+   * (when the session's keys expire), `events` (the event ids in list order), `state`
+   * ('1' once the session has session-scoped state), the ADK record (`appName`, `userId`,
+   * `lastUpdateTime`), and every pause and run of the session as `pause:<pauseId>` and
+   * `run:<invocationId>`.
    */
   meta(sessionId: string): string {
     return this.session(sessionId, 'meta');
   }
 
   /**
-   * Every key of one session, in this order: meta, state, events, event index,
-   * audit. A write sets the same expiry on each.
+   * Every key of one session, in this order: meta, state, events, audit. A write sets the
+   * same expiry on each.
    */
   sessionKeys(sessionId: string): string[] {
     return [
       this.meta(sessionId),
       this.state(sessionId),
       this.events(sessionId),
-      this.eventIndex(sessionId),
       this.audit(sessionId),
     ];
   }
@@ -69,7 +70,10 @@ export class RedisKeys {
     return this.session(sessionId, 'events');
   }
 
-  /** Hash: event id → index in the events list, so a re-appended event replaces itself. */
+  /**
+   * Hash: event id → index in the events list, as a release before the meta's `events`
+   * field kept it; the first commit of such a session moves it into the field and deletes it.
+   */
   eventIndex(sessionId: string): string {
     return this.session(sessionId, 'event-index');
   }

@@ -1,3 +1,4 @@
+import { HoldpointError } from '../../core/errors.js';
 import { encodeRecord } from '../record-codec.js';
 import { splitState } from '../split-state.js';
 import type { SessionAppend, SessionWrites } from '../store.js';
@@ -17,12 +18,21 @@ export function runField(invocationId: string): string {
 
 /**
  * What a stored commit answers: the session's new version, whether anyone watches it,
- * and whether anyone listens to the inbox channel.
+ * and whether anyone listens to the inbox channel (undefined when the commit, being no
+ * inbox news, did not ask).
  */
 export interface Committed {
   version: number;
   watched: boolean;
-  inboxWatched: boolean;
+  inboxWatched?: boolean;
+}
+
+/** How a commit is written, beyond what it writes. */
+export interface CommitOptions {
+  /** The commit may be inbox news: the inbox's watch marker is read with it. */
+  inboxNews: boolean;
+  /** How much later than needed a moved expiry is set (see lua/commit-session.lua). */
+  expirySlackMs: number;
 }
 
 /**
@@ -53,6 +63,7 @@ export class RedisSessionWriter {
     writes: SessionWrites,
     commitIds: string[],
     index: IndexOperation[],
+    options: CommitOptions,
   ): Promise<Committed | undefined> {
     const { meta } = writes;
     const append: SessionAppend = writes.append ?? { events: [], state: {} };
@@ -66,6 +77,12 @@ export class RedisSessionWriter {
       'commit',
       commitIds.join(' '),
     ];
+    // The event ids are spaced in the meta's `events` field: ADK's have no space.
+    for (const event of append.events) {
+      if (/\s/.test(event.id)) {
+        throw new HoldpointError('VALIDATION_FAILED', `An event id has a space: "${event.id}".`);
+      }
+    }
     for (const pause of writes.pauses ?? []) {
       metaFields.push(pauseField(pause.pauseId), encodeRecord('pause', pause));
     }
@@ -81,8 +98,10 @@ export class RedisSessionWriter {
     const stateFields = Object.entries(splitState(append.state).session).flat();
     const sessionKeys = [
       ...this.keys.sessionKeys(sessionId),
+      this.keys.eventIndex(sessionId),
       this.keys.watched(sessionId),
       this.keys.inboxWatched(),
+      this.keys.userState(meta.app, meta.userId),
     ];
     const indexed = encodeIndexOperations(index, sessionKeys.length + 1);
     const args = [
@@ -90,6 +109,8 @@ export class RedisSessionWriter {
       Date.now(),
       this.sessionTtlMs,
       writes.pauseRetainUntil ?? '',
+      options.expirySlackMs,
+      options.inboxNews ? '1' : '',
       metaFields.length / 2,
       audit.length,
       append.events.length,
@@ -104,8 +125,12 @@ export class RedisSessionWriter {
     const reply = (await this.script([...sessionKeys, ...indexed.keys], args)) as
       | [number, number, number]
       | null;
-    return reply
-      ? { version: reply[0], watched: reply[1] === 1, inboxWatched: reply[2] === 1 }
-      : undefined;
+    if (!reply) return undefined;
+    const [stored, watched, inboxWatched] = reply;
+    return {
+      version: stored,
+      watched: watched === 1,
+      inboxWatched: inboxWatched === -1 ? undefined : inboxWatched === 1,
+    };
   }
 }

@@ -4,6 +4,7 @@ import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
+import { inboxNews } from '../inbox-news.js';
 import { mergePages } from '../merge-pages.js';
 import { decodeRecord } from '../record-codec.js';
 import { splitState } from '../split-state.js';
@@ -38,6 +39,13 @@ import type { RedisStoreOptions } from './redis-store-options.js';
 import { RedisUserMemories } from './redis-user-memories.js';
 
 const DEFAULT_EFFECT_LOCK_MS = 5 * 60_000;
+/**
+ * How much later than it must be a moved session expiry is set: a 64th of the session
+ * TTL, so that the commits after it need not move it again (see lua/commit-session.lua).
+ */
+export function expirySlackMs(sessionTtlMs: number): number {
+  return Math.ceil(sessionTtlMs / 64);
+}
 /** How long the readiness probe's key is kept: it matters only as it is written. */
 const READINESS_PROBE_TTL_MS = 60_000;
 
@@ -82,19 +90,26 @@ export class RedisStore extends TransactionalStore {
   private readonly shared: RedisSharedState;
   private readonly indexes: RedisIndexes;
   private readonly sessionTtlMs: number;
+  private readonly expirySlackMs: number;
   private readonly readSnapshotScript: RedisScript;
   private readonly readSessionScript: RedisScript;
 
   constructor(options: RedisStoreOptions) {
     super();
     this.sessionTtlMs = (options.sessionTtlSeconds ?? DEFAULTS.sessionTtlSeconds) * 1000;
+    this.expirySlackMs = expirySlackMs(this.sessionTtlMs);
     const target = options.client ?? options.url;
     if (!target)
       throw new HoldpointError('VALIDATION_FAILED', 'A Redis store needs a url or a client.');
     this.conn = new RedisConnection(target);
     this.keys = new RedisKeys(options.keyPrefix ?? DEFAULTS.redisPrefix);
     this.writer = new RedisSessionWriter(this.conn, this.keys, this.sessionTtlMs);
-    this.shared = new RedisSharedState(this.conn, this.keys, this.sessionTtlMs);
+    // The user's state outlives each of their sessions, whose expiry may be the slack later.
+    this.shared = new RedisSharedState(
+      this.conn,
+      this.keys,
+      this.sessionTtlMs + this.expirySlackMs,
+    );
     this.indexes = new RedisIndexes(this.conn, this.keys);
     this.relay = new RedisRelay(this.conn, this.keys);
     this.requests = new RedisRequestRecords(this.conn, this.keys.prefix);
@@ -177,15 +192,21 @@ export class RedisStore extends TransactionalStore {
   ): Promise<Committed | undefined> {
     const now = Date.now();
     const index = [
-      ...this.indexes.commitOperations(sessionId, before, writes, now, this.sessionTtlMs),
+      ...this.indexes.commitOperations(sessionId, before, writes, this.sessionTtlMs),
       ...this.outbox.commitOperations(writes.deliveries ?? [], now),
     ];
+    const options = {
+      inboxNews: inboxNews(before, writes) !== undefined,
+      expirySlackMs: this.expirySlackMs,
+    };
     const committed = await this.conn.write(() =>
-      this.writer.write(sessionId, version, writes, commitIds, index),
+      this.writer.write(sessionId, version, writes, commitIds, index, options),
     );
     if (committed) {
       this.relay.noteWatched(sessionId, committed.watched);
-      this.relay.noteInboxWatched(committed.inboxWatched);
+      if (committed.inboxWatched !== undefined) {
+        this.relay.noteInboxWatched(committed.inboxWatched);
+      }
     }
     return committed;
   }
@@ -227,7 +248,7 @@ export class RedisStore extends TransactionalStore {
           k.appState(app),
           k.userState(app, userId),
         ],
-        [this.sessionTtlMs],
+        [],
       )) as [(string | null)[], string[], string[], string[], string[]];
       const [storedApp, storedUser, lastUpdateTime] = record;
       if (storedApp !== app || storedUser !== userId) return undefined;
