@@ -3,10 +3,9 @@ import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import { nextSlaAt } from '../../core/sla.js';
-import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
+import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { inboxNews } from '../inbox-news.js';
 import { mergePages } from '../merge-pages.js';
-import { decodeRecord } from '../record-codec.js';
 import { splitState } from '../split-state.js';
 import type {
   NewSession,
@@ -26,14 +25,18 @@ import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisOutbox } from './redis-outbox.js';
 import { RedisRateCounters } from './redis-rate-counters.js';
+import {
+  decodeAudit,
+  decodeEvent,
+  decodeMeta,
+  decodePause,
+  decodeRun,
+  type RecordContext,
+} from './redis-record-codec.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisRequestRecords } from './redis-request-records.js';
-import {
-  type Committed,
-  pauseField,
-  RedisSessionWriter,
-  runField,
-} from './redis-session-writer.js';
+import { parseSessionRecord, type SessionRecord } from './redis-session-record.js';
+import { type Committed, RedisSessionWriter } from './redis-session-writer.js';
 import { pairs, RedisSharedState } from './redis-shared-state.js';
 import type { RedisStoreOptions } from './redis-store-options.js';
 import { RedisUserMemories } from './redis-user-memories.js';
@@ -93,6 +96,8 @@ export class RedisStore extends TransactionalStore {
   private readonly expirySlackMs: number;
   private readonly readSnapshotScript: RedisScript;
   private readonly readSessionScript: RedisScript;
+  private readonly readRecordScript: RedisScript;
+  private readonly upgradeScript: RedisScript;
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -120,6 +125,8 @@ export class RedisStore extends TransactionalStore {
     this.grants = new RedisGrants(this.conn, this.keys, this.sessionTtlMs);
     this.readSnapshotScript = this.conn.script('read-snapshot');
     this.readSessionScript = this.conn.script('read-session');
+    this.readRecordScript = this.conn.script('read-record');
+    this.upgradeScript = this.conn.script('upgrade-session');
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: this.sessionTtlMs,
       lockTtlMs: DEFAULT_EFFECT_LOCK_MS,
@@ -147,22 +154,48 @@ export class RedisStore extends TransactionalStore {
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     return this.conn.run(async () => {
-      const [version, meta, pause, run, commits, watched] = (await this.readSnapshotScript(
-        [this.keys.meta(sessionId), this.keys.watched(sessionId)],
-        [],
-      )) as [string | null, string | null, string | null, string | null, string | null, number];
+      const k = this.keys;
+      const [text, watched] = (await this.upgraded(sessionId, () =>
+        this.readSnapshotScript([k.record(sessionId), k.watched(sessionId), k.meta(sessionId)], []),
+      )) as [string | null, number];
       this.relay.noteWatched(sessionId, watched === 1);
-      if (!version || !meta) return undefined;
+      if (!text) return undefined;
+      const record = parseSessionRecord(text, sessionId);
+      const { pause, run } = latestRecords(record, sessionId);
       return {
-        version: Number(version),
-        commitIds: commits ? commits.split(' ') : undefined,
-        snapshot: {
-          meta: decodeRecord('meta', meta, sessionId),
-          pause: pause ? decodeRecord('pause', pause, sessionId) : undefined,
-          run: run ? decodeRecord('run', run, sessionId) : undefined,
-        },
+        version: record.version,
+        commitIds: record.commitIds,
+        snapshot: { meta: metaOf(record, sessionId), pause, run },
       };
     });
+  }
+
+  /**
+   * What `read` answers, after moving the session over from an earlier release's record
+   * when it answered `legacy` (upgrade-session.lua): once per such session.
+   */
+  private async upgraded<T>(sessionId: string, read: () => Promise<T | 'legacy'>): Promise<T> {
+    const first = await read();
+    if (first !== 'legacy') return first;
+    const k = this.keys;
+    await this.upgradeScript(
+      [
+        k.record(sessionId),
+        k.meta(sessionId),
+        k.archive(sessionId),
+        k.eventIndex(sessionId),
+        k.state(sessionId),
+      ],
+      [],
+    );
+    const again = await read();
+    if (again === 'legacy') {
+      throw new HoldpointError('RECORD_UNREADABLE', `Session ${sessionId} could not be upgraded.`, {
+        session_id: sessionId,
+        record: 'meta',
+      });
+    }
+    return again;
   }
 
   protected commit(
@@ -200,7 +233,9 @@ export class RedisStore extends TransactionalStore {
       expirySlackMs: this.expirySlackMs,
     };
     const committed = await this.conn.write(() =>
-      this.writer.write(sessionId, version, writes, commitIds, index, options),
+      this.upgraded(sessionId, () =>
+        this.writer.write(sessionId, version, writes, commitIds, index, options),
+      ),
     );
     if (committed) {
       this.relay.noteWatched(sessionId, committed.watched);
@@ -240,19 +275,24 @@ export class RedisStore extends TransactionalStore {
     return this.conn.run(async () => {
       const k = this.keys;
       // One call: the session's keys and the state its app and user share.
-      const [record, statePairs, eventJsons, appPairs, userPairs] = (await this.readSessionScript(
-        [
-          k.meta(sessionId),
-          k.state(sessionId),
-          k.events(sessionId),
-          k.appState(app),
-          k.userState(app, userId),
-        ],
-        [],
-      )) as [(string | null)[], string[], string[], string[], string[]];
-      const [storedApp, storedUser, lastUpdateTime] = record;
-      if (storedApp !== app || storedUser !== userId) return undefined;
-      const events: Event[] = eventJsons.map((json) => decodeRecord('event', json, sessionId));
+      const read = (await this.upgraded(sessionId, () =>
+        this.readSessionScript(
+          [
+            k.record(sessionId),
+            k.state(sessionId),
+            k.events(sessionId),
+            k.appState(app),
+            k.userState(app, userId),
+            k.meta(sessionId),
+          ],
+          [],
+        ),
+      )) as [string, string[], string[], string[], string[]] | null;
+      if (!read) return undefined;
+      const [text, statePairs, eventJsons, appPairs, userPairs] = read;
+      const record = parseSessionRecord(text, sessionId);
+      if (record.app !== app || record.userId !== userId) return undefined;
+      const events: Event[] = eventJsons.map((json) => decodeEvent(json, sessionId));
       return adkSession({
         id: sessionId,
         appName: app,
@@ -263,23 +303,47 @@ export class RedisStore extends TransactionalStore {
           parseJsonState(pairs(statePairs), sessionId),
         ),
         events,
-        lastUpdateTime: Number(lastUpdateTime),
+        lastUpdateTime: record.lastUpdateTime,
       });
     });
   }
 
   getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
-    return this.conn.run(async (redis) => {
-      const json = await redis.hget(this.keys.meta(sessionId), pauseField(pauseId));
-      return json === null ? undefined : decodeRecord('pause', json, sessionId);
+    return this.conn.run(async () => {
+      const read = await this.readRecord(sessionId, 'pause', pauseId);
+      if (!read) return undefined;
+      const { record, archived } = read;
+      const json = archived ?? (record.pauseId === pauseId ? record.pause : '');
+      return json ? decodePause(json, { ...contextOf(record, sessionId), pauseId }) : undefined;
     });
   }
 
   getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
-    return this.conn.run(async (redis) => {
-      const json = await redis.hget(this.keys.meta(sessionId), runField(invocationId));
-      return json === null ? undefined : decodeRecord('run', json, sessionId);
+    return this.conn.run(async () => {
+      const read = await this.readRecord(sessionId, 'run', invocationId);
+      if (!read) return undefined;
+      const { record, archived } = read;
+      const json = archived ?? (record.invocationId === invocationId ? record.run : '');
+      return json ? decodeRun(json, { ...contextOf(record, sessionId), invocationId }) : undefined;
     });
+  }
+
+  /** The session's record, and its pause or run `id` from the archive when not the latest. */
+  private async readRecord(
+    sessionId: string,
+    kind: 'pause' | 'run',
+    id: string,
+  ): Promise<{ record: SessionRecord; archived?: string } | undefined> {
+    const k = this.keys;
+    const read = (await this.upgraded(sessionId, () =>
+      this.readRecordScript(
+        [k.record(sessionId), k.archive(sessionId), k.meta(sessionId)],
+        [kind, id],
+      ),
+    )) as [string, string | null] | null;
+    if (!read) return undefined;
+    const [text, archived] = read;
+    return { record: parseSessionRecord(text, sessionId), archived: archived ?? undefined };
   }
 
   findApproval(approvalId: string): Promise<string | undefined> {
@@ -293,7 +357,9 @@ export class RedisStore extends TransactionalStore {
   /** The session an index pointed at, while it still exists. */
   private async existing(sessionId: string | undefined): Promise<string | undefined> {
     if (sessionId === undefined) return undefined;
-    return (await this.conn.client.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
+    const k = this.keys;
+    const found = await this.conn.client.exists(k.record(sessionId), k.meta(sessionId));
+    return found > 0 ? sessionId : undefined;
   }
 
   /** The snapshots of index entries' sessions; one that cannot be read is `unreadable`. */
@@ -461,7 +527,7 @@ export class RedisStore extends TransactionalStore {
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
     return this.conn.run(async (redis) => {
       const lines = await redis.lrange(this.keys.audit(sessionId), offset, offset + limit - 1);
-      return lines.map((line) => decodeRecord('audit', line, sessionId));
+      return lines.map((line) => decodeAudit(line, sessionId));
     });
   }
 
@@ -497,6 +563,30 @@ export class RedisStore extends TransactionalStore {
     await this.relay.close();
     await this.conn.close();
   }
+}
+
+/** What a session's record says of every record in it. */
+function contextOf(record: SessionRecord, sessionId: string): RecordContext {
+  return { sessionId, app: record.app, userId: record.userId };
+}
+
+/** The meta record of a session's record. */
+function metaOf(record: SessionRecord, sessionId: string): SessionMeta {
+  const { pauseId, invocationId } = record;
+  return decodeMeta(record.meta, { ...contextOf(record, sessionId), pauseId, invocationId });
+}
+
+/** The latest pause and run a session's record holds. */
+function latestRecords(
+  record: SessionRecord,
+  sessionId: string,
+): { pause?: Pause; run?: RunRecord } {
+  const context = contextOf(record, sessionId);
+  const { pauseId, invocationId } = record;
+  return {
+    pause: record.pause ? decodePause(record.pause, { ...context, pauseId }) : undefined,
+    run: record.run ? decodeRun(record.run, { ...context, invocationId }) : undefined,
+  };
 }
 
 /** Whether `snapshot` waits on the pending pause that `entry` was indexed for. */

@@ -1,33 +1,41 @@
 -- Commits one session: a compare-and-set transition (meta, pauses, runs, audit) with the
 -- ADK events and session state of the segment it ends, and the index entries that commit
 -- makes true or false, all at once or not at all. The script does little on purpose: each
--- call into Redis costs as much as the data it moves, so fields, list items and hash
--- entries go in one variadic call each, and what a commit would only repeat is not done.
+-- call into Redis costs as much as the data it moves, so the record is one string, list
+-- items and hash entries go in one variadic call each, and what a commit would only
+-- repeat is not done.
 --
--- Expiry: every session key expires at the meta's `keepUntil`, which never shrinks, so a
--- pause never outlives or predeceases its session. A commit moves it only when it falls
--- short of max(now + session TTL, pause retention), and then past that by the slack (a
--- 64th of the TTL): a session is kept at least its TTL after its last change and at most
--- the slack longer, and most commits set no expiry at all. The user's `user:` state, the
--- owner's list and the run's pointer are moved with it (so they cost nothing per commit
--- either); keys a commit creates get the meta's expiry.
+-- The session record (RedisKeys.session, read by redis-session-record.ts) is one string
+-- of lines (no record has a raw newline): '2' (its layout), version, keepUntil, the
+-- latest commit ids, the event ids in list order (so an event appended again replaces
+-- itself), flags ('s': the session has state; 'a': it has an archive), app and user (as
+-- JSON strings), lastUpdateTime, the latest pause id and run id ('' for none), the meta
+-- record, the latest pause's record and the latest run's. A pause or run that stops being
+-- the latest moves to the archive hash (`pause:<id>`, `run:<id>`).
 --
--- Event ids: the meta's `events` field lists the session's event ids in list order
--- (space-separated; ADK's ids have no space), so an event appended again replaces itself
--- in place. A session written by an earlier release keeps them in the event-index hash
--- instead: its first commit here moves them into the field and deletes the hash.
+-- Expiry: every session key expires at `keepUntil`, which never shrinks, so a pause never
+-- outlives or predeceases its session. A commit moves it only when it falls short of
+-- max(now + session TTL, pause retention), and then past that by the slack (a 64th of the
+-- TTL): a session is kept at least its TTL after its last change and at most the slack
+-- longer, and most commits set no expiry but the record's own (SET … PXAT). The user's
+-- `user:` state, the owner's list and the run's pointer are moved with it; keys a commit
+-- creates get the record's expiry.
 --
--- KEYS[1..4]: the session's keys (RedisKeys.sessionKeys: meta, state, events, audit);
---   KEYS[5]: its legacy event index (RedisKeys.eventIndex); KEYS[6]: its watch marker
---   (RedisKeys.watched); KEYS[7]: the inbox's watch marker (RedisKeys.inboxWatched);
---   KEYS[8]: the owner's `user:` state (RedisKeys.userState); KEYS[9..]: the index keys the
---   index operations name (by their position in KEYS).
+-- KEYS[1..5]: the session's keys (RedisKeys.sessionKeys: record, state, events, audit,
+--   archive); KEYS[6]: its record as an earlier release kept it (RedisKeys.meta);
+--   KEYS[7]: its watch marker (RedisKeys.watched); KEYS[8]: the inbox's watch marker
+--   (RedisKeys.inboxWatched); KEYS[9]: the owner's `user:` state (RedisKeys.userState);
+--   KEYS[10..]: the index keys the index operations name (by their position in KEYS).
 -- ARGV[1]: version ('new' creates); ARGV[2]: now (ms); ARGV[3]: session TTL (ms);
 --   ARGV[4]: pause retention ('' for none); ARGV[5]: the expiry's slack (ms); ARGV[6]: '1'
---   when the commit may be inbox news (then the inbox's marker is read); ARGV[7..11]: how
---   many meta field/value pairs, audit lines, events (id, JSON), state pairs and index
---   operations follow; then those, in that order. An index operation is five values: its
---   name, the position of its key in KEYS and three arguments ('' where unused):
+--   when the commit may be inbox news (then the inbox's marker is read); ARGV[7]: the
+--   latest commit ids; ARGV[8]: the meta record; ARGV[9]: the latest pause id; ARGV[10]:
+--   its record ('' when this commit does not write it); ARGV[11], ARGV[12]: the same of
+--   the latest run; ARGV[13]: lastUpdateTime ('' to keep); ARGV[14], ARGV[15]: app and
+--   user (JSON strings, for 'new'); ARGV[16..20]: how many archive field/value pairs,
+--   audit lines, events (id, JSON), state pairs and index operations follow; then those,
+--   in that order. An index operation is five values: its name, the position of its key
+--   in KEYS and three arguments ('' where unused):
 --     zadd  key score member ''       add or move an entry
 --     zadd  key score member keep     the same, and keep the index until at least `keep` (ms)
 --     zadd  key score member session  the same, and keep the index as long as the session
@@ -40,8 +48,10 @@
 --     hincrby key field by ''         move a hash field's count by `by`, never below 0
 --     hnew  key fields keep ''        a hash (`fields`: a JSON array of field, value, ...)
 --                                     written unless the key exists, kept until `keep` (ms)
--- Returns { new version, watched (0 or 1), inbox watched (0 or 1, -1 when not read) }, or
--- false when the session is not at ARGV[1] (or, for 'new', exists): then nothing was written.
+-- Returns { new version, watched (0 or 1), inbox watched (0 or 1, -1 when not read) };
+-- false when the session is not at ARGV[1] (or, for 'new', exists): then nothing was
+-- written; 'legacy' when an earlier release's record must be moved over first
+-- (upgrade-session.lua), also writing nothing.
 local function call(command, key, list, first, last)
   local reply
   for i = first, last, 4000 do
@@ -56,51 +66,75 @@ local function keepUntil(key, at)
     redis.call('PEXPIREAT', key, at, 'NX')
   end
 end
-local read = redis.call('HMGET', KEYS[1], 'version', 'keepUntil', 'events', 'state')
+-- The record's lines (see above).
+local VERSION, KEEP, COMMITS, EVENTS, FLAGS, APP, USER, UPDATED, PAUSE_ID, RUN_ID, DATA, PAUSE, RUN =
+  2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
+local record
 if ARGV[1] == 'new' then
-  if read[1] then return false end
-elseif read[1] ~= ARGV[1] then
-  return false
+  if redis.call('EXISTS', KEYS[1], KEYS[6]) > 0 then return false end
+  record = { '2', '0', '0', '', '', '', ARGV[14], ARGV[15], '', '', '', '', '', '' }
+else
+  local stored = redis.call('GET', KEYS[1])
+  if not stored then
+    if redis.call('EXISTS', KEYS[6]) == 1 then return 'legacy' end
+    return false
+  end
+  record = {}
+  for line in string.gmatch(stored .. '\n', '([^\n]*)\n') do record[#record + 1] = line end
+  if record[VERSION] ~= ARGV[1] then return false end
 end
-local version = tonumber(read[1] or '0') + 1
-local kept = tonumber(read[2] or '0')
+local version = tonumber(record[VERSION]) + 1
+local kept = tonumber(record[KEEP])
 local now, ttl, slack = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5])
 local due = now + ttl
 if ARGV[4] ~= '' and tonumber(ARGV[4]) > due then due = tonumber(ARGV[4]) end
 local moved = kept < due
 local expireAt = kept
 if moved then expireAt = due + slack end
--- The session's event ids, in list order.
-local eventIds = read[3]
-local legacy, hadState = false, false
-if eventIds == false then
-  eventIds = ''
-  if ARGV[1] ~= 'new' then
-    -- Written by an earlier release: its event index, by position, and whether it has
-    -- session state (read-session.lua reads the state only when the meta says so).
-    local index = redis.call('HGETALL', KEYS[5])
-    local ordered = {}
-    for i = 1, #index, 2 do ordered[tonumber(index[i + 1]) + 1] = index[i] end
-    eventIds = table.concat(ordered, ' ')
-    legacy = #index > 0
-    hadState = redis.call('EXISTS', KEYS[2]) == 1
-  end
-end
--- Keys this commit creates (the others expire with the meta already).
+local flags = record[FLAGS]
+-- Keys this commit creates (the others expire with the record already).
 local created = {}
-local metaPairs, auditLines, events, statePairs, operations =
-  tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
-local a = 12
-local first = a + 2 * metaPairs + auditLines + 2 * events + 2 * statePairs
+local archivePairs, auditLines, events, statePairs, operations =
+  tonumber(ARGV[16]), tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
+local a = 21
+local first = a + 2 * archivePairs + auditLines + 2 * events + 2 * statePairs
 for i = first, first + 5 * (operations - 1), 5 do
   local name = ARGV[i]
   if name ~= 'zadd' and name ~= 'zrem' and name ~= 'trim' and name ~= 'set' and name ~= 'hincrby' and name ~= 'hnew' then
     return redis.error_reply('unknown index operation ' .. tostring(name))
   end
 end
-local metaArgs = { 'version', version, 'keepUntil', expireAt }
-for i = a, a + 2 * metaPairs - 1 do metaArgs[#metaArgs + 1] = ARGV[i] end
-a = a + 2 * metaPairs
+-- The latest pause and run: a record this commit does not write is kept while it stays
+-- the latest, archived when it stops being it, and taken back from the archive when an
+-- earlier one becomes the latest again.
+local archive, fetch = {}, {}
+local function latest(idLine, recordLine, id, written, prefix)
+  if record[idLine] ~= '' and record[idLine] ~= id and record[recordLine] ~= '' then
+    archive[#archive + 1] = prefix .. record[idLine]
+    archive[#archive + 1] = record[recordLine]
+  end
+  if written ~= '' then
+    record[recordLine] = written
+  elseif record[idLine] ~= id then
+    record[recordLine] = ''
+    if id ~= '' then fetch[#fetch + 1] = { recordLine, prefix .. id } end
+  end
+  record[idLine] = id
+end
+latest(PAUSE_ID, PAUSE, ARGV[9], ARGV[10], 'pause:')
+latest(RUN_ID, RUN, ARGV[11], ARGV[12], 'run:')
+for _, wanted in ipairs(fetch) do
+  record[wanted[1]] = redis.call('HGET', KEYS[5], wanted[2]) or ''
+end
+for i = a, a + 2 * archivePairs - 1 do archive[#archive + 1] = ARGV[i] end
+a = a + 2 * archivePairs
+if #archive > 0 then
+  call('HSET', KEYS[5], archive, 1, #archive)
+  if not string.find(flags, 'a', 1, true) then
+    flags = flags .. 'a'
+    created[#created + 1] = KEYS[5]
+  end
+end
 if auditLines > 0 then
   if call('RPUSH', KEYS[4], ARGV, a, a + auditLines - 1) == auditLines then
     created[#created + 1] = KEYS[4]
@@ -109,6 +143,7 @@ end
 a = a + auditLines
 if events > 0 then
   -- Each known id's position, from the list of ids.
+  local eventIds = record[EVENTS]
   local position, count = {}, 0
   for id in string.gmatch(eventIds, '%S+') do
     position[id] = count
@@ -133,37 +168,32 @@ if events > 0 then
     -- The events list is created by a session's first event.
     if length == #added then created[#created + 1] = KEYS[3] end
     local ids = table.concat(addedIds, ' ')
-    if eventIds == '' then eventIds = ids else eventIds = eventIds .. ' ' .. ids end
+    if eventIds == '' then record[EVENTS] = ids else record[EVENTS] = eventIds .. ' ' .. ids end
   end
   a = a + 2 * events
 end
-metaArgs[#metaArgs + 1] = 'events'
-metaArgs[#metaArgs + 1] = eventIds
 if statePairs > 0 then
   call('HSET', KEYS[2], ARGV, a, a + 2 * statePairs - 1)
-  if not (read[4] or hadState) then created[#created + 1] = KEYS[2] end
+  if not string.find(flags, 's', 1, true) then
+    flags = flags .. 's'
+    created[#created + 1] = KEYS[2]
+  end
 end
-if (statePairs > 0 or hadState) and not read[4] then
-  metaArgs[#metaArgs + 1] = 'state'
-  metaArgs[#metaArgs + 1] = '1'
-end
-redis.call('HSET', KEYS[1], unpack(metaArgs))
-if legacy then redis.call('DEL', KEYS[5]) end
-if ARGV[1] == 'new' then
-  redis.call('PEXPIREAT', KEYS[1], expireAt)
+record[VERSION] = version
+record[KEEP] = expireAt
+record[COMMITS] = ARGV[7]
+record[FLAGS] = flags
+if ARGV[13] ~= '' then record[UPDATED] = ARGV[13] end
+record[DATA] = ARGV[8]
+redis.call('SET', KEYS[1], table.concat(record, '\n'), 'PXAT', expireAt)
+if moved and ARGV[1] ~= 'new' then
+  for i = 2, 5 do redis.call('PEXPIREAT', KEYS[i], expireAt) end
+else
   for _, key in ipairs(created) do redis.call('PEXPIREAT', key, expireAt) end
-elseif moved then
-  for i = 1, 4 do redis.call('PEXPIREAT', KEYS[i], expireAt) end
-elseif #created > 0 then
-  -- `keepUntil` is the meta's expiry, but for a session of a release that kept only the
-  -- latest pause retention there (no `events` field yet): then it is read.
-  local at = expireAt
-  if read[3] == false then at = redis.call('PEXPIRETIME', KEYS[1]) end
-  for _, key in ipairs(created) do redis.call('PEXPIREAT', key, at) end
 end
 -- The user's state lives as long as their latest session (shared-state.lua gives it as
 -- long when it is written).
-if moved then redis.call('PEXPIREAT', KEYS[8], expireAt, 'GT') end
+if moved then redis.call('PEXPIREAT', KEYS[9], expireAt, 'GT') end
 for i = first, first + 5 * (operations - 1), 5 do
   local name, key = ARGV[i], KEYS[tonumber(ARGV[i + 1])]
   if name == 'zadd' then
@@ -194,7 +224,7 @@ for i = first, first + 5 * (operations - 1), 5 do
 end
 if ARGV[6] == '1' then
   -- Both markers in one call (each is a string while it is there).
-  local markers = redis.call('MGET', KEYS[6], KEYS[7])
+  local markers = redis.call('MGET', KEYS[7], KEYS[8])
   return { version, markers[1] and 1 or 0, markers[2] and 1 or 0 }
 end
-return { version, redis.call('EXISTS', KEYS[6]), -1 }
+return { version, redis.call('EXISTS', KEYS[7]), -1 }
