@@ -69,18 +69,28 @@ end
 -- The record's lines (see above).
 local VERSION, KEEP, COMMITS, EVENTS, FLAGS, APP, USER, UPDATED, PAUSE_ID, RUN_ID, DATA, PAUSE, RUN =
   2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
-local record
+-- The record and the watch markers in one call (the inbox's only for a commit that may be
+-- news; each marker is a string while it is there).
+local record, watched, inboxWatched
 if ARGV[1] == 'new' then
   if redis.call('EXISTS', KEYS[1], KEYS[6]) > 0 then return false end
   record = { '2', '0', '0', '', '', '', ARGV[14], ARGV[15], '', '', '', '', '', '' }
+  local markers = redis.call('MGET', KEYS[7], KEYS[8])
+  watched, inboxWatched = markers[1], markers[2]
 else
-  local stored = redis.call('GET', KEYS[1])
-  if not stored then
+  local read
+  if ARGV[6] == '1' then
+    read = redis.call('MGET', KEYS[1], KEYS[7], KEYS[8])
+  else
+    read = redis.call('MGET', KEYS[1], KEYS[7])
+  end
+  if not read[1] then
     if redis.call('EXISTS', KEYS[6]) == 1 then return 'legacy' end
     return false
   end
+  watched, inboxWatched = read[2], read[3]
   record = {}
-  for line in string.gmatch(stored .. '\n', '([^\n]*)\n') do record[#record + 1] = line end
+  for line in string.gmatch(read[1] .. '\n', '([^\n]*)\n') do record[#record + 1] = line end
   if record[VERSION] ~= ARGV[1] then return false end
 end
 local version = tonumber(record[VERSION]) + 1
@@ -222,9 +232,6 @@ for i = first, first + 5 * (operations - 1), 5 do
     redis.call('PEXPIREAT', key, ARGV[i + 3])
   end
 end
-if ARGV[6] == '1' then
-  -- Both markers in one call (each is a string while it is there).
-  local markers = redis.call('MGET', KEYS[7], KEYS[8])
-  return { version, markers[1] and 1 or 0, markers[2] and 1 or 0 }
-end
-return { version, redis.call('EXISTS', KEYS[7]), -1 }
+local inbox = -1
+if ARGV[6] == '1' then inbox = inboxWatched and 1 or 0 end
+return { version, watched and 1 or 0, inbox }

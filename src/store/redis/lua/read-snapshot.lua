@@ -7,6 +7,7 @@
 -- ARGV: none.
 -- Returns { record or false, watched (0 or 1) }, or 'legacy' when there is only an
 -- earlier release's record (upgrade-session.lua moves it over).
-local record = redis.call('GET', KEYS[1])
-if not record and redis.call('EXISTS', KEYS[3]) == 1 then return 'legacy' end
-return { record, redis.call('EXISTS', KEYS[2]) }
+-- Both in one call (the marker is a string while it is there).
+local read = redis.call('MGET', KEYS[1], KEYS[2])
+if not read[1] and redis.call('EXISTS', KEYS[3]) == 1 then return 'legacy' end
+return { read[1], read[2] and 1 or 0 }
