@@ -1,9 +1,9 @@
-import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
+import type { Session } from '@google/adk';
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import { nextSlaAt } from '../../core/sla.js';
-import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
 import { inboxNews } from '../inbox-news.js';
 import { mergePages } from '../merge-pages.js';
 import { splitState } from '../split-state.js';
@@ -17,7 +17,7 @@ import type {
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import { type WaitingCount, waitingCounts } from '../waiting-counts.js';
-import { RedisConnection, type RedisScript } from './redis-connection.js';
+import { RedisConnection } from './redis-connection.js';
 import { RedisDelegations } from './redis-delegations.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { RedisGrants } from './redis-grants.js';
@@ -25,19 +25,12 @@ import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisOutbox } from './redis-outbox.js';
 import { RedisRateCounters } from './redis-rate-counters.js';
-import {
-  decodeAudit,
-  decodeEvent,
-  decodeMeta,
-  decodePause,
-  decodeRun,
-  type RecordContext,
-} from './redis-record-codec.js';
+import { decodeAudit } from './redis-record-codec.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisRequestRecords } from './redis-request-records.js';
-import { parseSessionRecord, type SessionRecord } from './redis-session-record.js';
+import { RedisSessionReads } from './redis-session-reads.js';
 import { type Committed, RedisSessionWriter } from './redis-session-writer.js';
-import { pairs, RedisSharedState } from './redis-shared-state.js';
+import { RedisSharedState } from './redis-shared-state.js';
 import type { RedisStoreOptions } from './redis-store-options.js';
 import { RedisUserMemories } from './redis-user-memories.js';
 
@@ -51,22 +44,6 @@ export function expirySlackMs(sessionTtlMs: number): number {
 }
 /** How long the readiness probe's key is kept: it matters only as it is written. */
 const READINESS_PROBE_TTL_MS = 60_000;
-
-function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
-  const state: Record<string, unknown> = {};
-  for (const [key, json] of Object.entries(hash)) {
-    try {
-      state[key] = JSON.parse(json);
-    } catch {
-      throw new HoldpointError(
-        'RECORD_UNREADABLE',
-        `The stored state key ${key} of session ${sessionId} is not JSON.`,
-        { session_id: sessionId, record: 'state' },
-      );
-    }
-  }
-  return state;
-}
 
 /**
  * The shared store: every process pointing at the same Redis sees the same sessions,
@@ -94,10 +71,7 @@ export class RedisStore extends TransactionalStore {
   private readonly indexes: RedisIndexes;
   private readonly sessionTtlMs: number;
   private readonly expirySlackMs: number;
-  private readonly readSnapshotScript: RedisScript;
-  private readonly readSessionScript: RedisScript;
-  private readonly readRecordScript: RedisScript;
-  private readonly upgradeScript: RedisScript;
+  private readonly reads: RedisSessionReads;
 
   constructor(options: RedisStoreOptions) {
     super();
@@ -123,10 +97,7 @@ export class RedisStore extends TransactionalStore {
     this.delegations = new RedisDelegations(this.conn, this.keys);
     this.outbox = new RedisOutbox(this.conn, this.keys);
     this.grants = new RedisGrants(this.conn, this.keys, this.sessionTtlMs);
-    this.readSnapshotScript = this.conn.script('read-snapshot');
-    this.readSessionScript = this.conn.script('read-session');
-    this.readRecordScript = this.conn.script('read-record');
-    this.upgradeScript = this.conn.script('upgrade-session');
+    this.reads = new RedisSessionReads(this.conn, this.keys);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: this.sessionTtlMs,
       lockTtlMs: DEFAULT_EFFECT_LOCK_MS,
@@ -154,48 +125,10 @@ export class RedisStore extends TransactionalStore {
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     return this.conn.run(async () => {
-      const k = this.keys;
-      const [text, watched] = (await this.upgraded(sessionId, () =>
-        this.readSnapshotScript([k.record(sessionId), k.watched(sessionId), k.meta(sessionId)], []),
-      )) as [string | null, number];
-      this.relay.noteWatched(sessionId, watched === 1);
-      if (!text) return undefined;
-      const record = parseSessionRecord(text, sessionId);
-      const { pause, run } = latestRecords(record, sessionId);
-      return {
-        version: record.version,
-        commitIds: record.commitIds,
-        snapshot: { meta: metaOf(record, sessionId), pause, run },
-      };
+      const { read, watched } = await this.reads.snapshot(sessionId);
+      this.relay.noteWatched(sessionId, watched);
+      return read;
     });
-  }
-
-  /**
-   * What `read` answers, after moving the session over from an earlier release's record
-   * when it answered `legacy` (upgrade-session.lua): once per such session.
-   */
-  private async upgraded<T>(sessionId: string, read: () => Promise<T | 'legacy'>): Promise<T> {
-    const first = await read();
-    if (first !== 'legacy') return first;
-    const k = this.keys;
-    await this.upgradeScript(
-      [
-        k.record(sessionId),
-        k.meta(sessionId),
-        k.archive(sessionId),
-        k.eventIndex(sessionId),
-        k.state(sessionId),
-      ],
-      [],
-    );
-    const again = await read();
-    if (again === 'legacy') {
-      throw new HoldpointError('RECORD_UNREADABLE', `Session ${sessionId} could not be upgraded.`, {
-        session_id: sessionId,
-        record: 'meta',
-      });
-    }
-    return again;
   }
 
   protected commit(
@@ -233,7 +166,7 @@ export class RedisStore extends TransactionalStore {
       expirySlackMs: this.expirySlackMs,
     };
     const committed = await this.conn.write(() =>
-      this.upgraded(sessionId, () =>
+      this.reads.upgraded(sessionId, () =>
         this.writer.write(sessionId, version, writes, commitIds, index, options),
       ),
     );
@@ -272,78 +205,15 @@ export class RedisStore extends TransactionalStore {
   }
 
   loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
-    return this.conn.run(async () => {
-      const k = this.keys;
-      // One call: the session's keys and the state its app and user share.
-      const read = (await this.upgraded(sessionId, () =>
-        this.readSessionScript(
-          [
-            k.record(sessionId),
-            k.state(sessionId),
-            k.events(sessionId),
-            k.appState(app),
-            k.userState(app, userId),
-            k.meta(sessionId),
-          ],
-          [],
-        ),
-      )) as [string, string[], string[], string[], string[]] | null;
-      if (!read) return undefined;
-      const [text, statePairs, eventJsons, appPairs, userPairs] = read;
-      const record = parseSessionRecord(text, sessionId);
-      if (record.app !== app || record.userId !== userId) return undefined;
-      const events: Event[] = eventJsons.map((json) => decodeEvent(json, sessionId));
-      return adkSession({
-        id: sessionId,
-        appName: app,
-        userId,
-        state: mergeStates(
-          parseJsonState(pairs(appPairs), sessionId),
-          parseJsonState(pairs(userPairs), sessionId),
-          parseJsonState(pairs(statePairs), sessionId),
-        ),
-        events,
-        lastUpdateTime: record.lastUpdateTime,
-      });
-    });
+    return this.conn.run(() => this.reads.session(sessionId, app, userId));
   }
 
   getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
-    return this.conn.run(async () => {
-      const read = await this.readRecord(sessionId, 'pause', pauseId);
-      if (!read) return undefined;
-      const { record, archived } = read;
-      const json = archived ?? (record.pauseId === pauseId ? record.pause : '');
-      return json ? decodePause(json, { ...contextOf(record, sessionId), pauseId }) : undefined;
-    });
+    return this.conn.run(() => this.reads.pause(sessionId, pauseId));
   }
 
   getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
-    return this.conn.run(async () => {
-      const read = await this.readRecord(sessionId, 'run', invocationId);
-      if (!read) return undefined;
-      const { record, archived } = read;
-      const json = archived ?? (record.invocationId === invocationId ? record.run : '');
-      return json ? decodeRun(json, { ...contextOf(record, sessionId), invocationId }) : undefined;
-    });
-  }
-
-  /** The session's record, and its pause or run `id` from the archive when not the latest. */
-  private async readRecord(
-    sessionId: string,
-    kind: 'pause' | 'run',
-    id: string,
-  ): Promise<{ record: SessionRecord; archived?: string } | undefined> {
-    const k = this.keys;
-    const read = (await this.upgraded(sessionId, () =>
-      this.readRecordScript(
-        [k.record(sessionId), k.archive(sessionId), k.meta(sessionId)],
-        [kind, id],
-      ),
-    )) as [string, string | null] | null;
-    if (!read) return undefined;
-    const [text, archived] = read;
-    return { record: parseSessionRecord(text, sessionId), archived: archived ?? undefined };
+    return this.conn.run(() => this.reads.run(sessionId, invocationId));
   }
 
   findApproval(approvalId: string): Promise<string | undefined> {
@@ -563,30 +433,6 @@ export class RedisStore extends TransactionalStore {
     await this.relay.close();
     await this.conn.close();
   }
-}
-
-/** What a session's record says of every record in it. */
-function contextOf(record: SessionRecord, sessionId: string): RecordContext {
-  return { sessionId, app: record.app, userId: record.userId };
-}
-
-/** The meta record of a session's record. */
-function metaOf(record: SessionRecord, sessionId: string): SessionMeta {
-  const { pauseId, invocationId } = record;
-  return decodeMeta(record.meta, { ...contextOf(record, sessionId), pauseId, invocationId });
-}
-
-/** The latest pause and run a session's record holds. */
-function latestRecords(
-  record: SessionRecord,
-  sessionId: string,
-): { pause?: Pause; run?: RunRecord } {
-  const context = contextOf(record, sessionId);
-  const { pauseId, invocationId } = record;
-  return {
-    pause: record.pause ? decodePause(record.pause, { ...context, pauseId }) : undefined,
-    run: record.run ? decodeRun(record.run, { ...context, invocationId }) : undefined,
-  };
 }
 
 /** Whether `snapshot` waits on the pending pause that `entry` was indexed for. */
