@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Event } from '@google/adk';
 import { DEFAULT_APPROVERS } from '../../core/approvers.js';
 import { AWAITING_CONFIRMATION, CONFIRMATION_CALL } from '../../core/confirmation-request.js';
@@ -11,15 +10,19 @@ import {
   type RecordKind,
   recordUnreadable,
 } from '../record-codec.js';
+import { packJson, unpackJson } from './redis-packed-json.js';
 
 /**
  * Redis keeps its records compact (`v` 2): what the session record or the key already
- * says is left out of the records in it, and what a record repeats of itself is stored
- * once. Each is read back whole, and checked as every record is (checkRecord); a record
- * of `v` 1 (an earlier release's, or one the compact form cannot hold exactly) is read as
- * record-codec.ts reads it.
+ * says is left out of the records in it, what a record repeats of itself is stored once,
+ * and ids and hashes are packed (redis-packed-json.ts). Each is read back whole, and
+ * checked as every record is (checkRecord); a record of `v` 1 (an earlier release's, or
+ * one the compact form cannot hold exactly) is read as record-codec.ts reads it.
  */
 export const COMPACT_VERSION = 2;
+
+/** How a compact record's JSON starts: its version first. */
+const COMPACT_START = `{"v":${COMPACT_VERSION},`;
 
 /** What a session's keys and record say of every record in them. */
 export interface RecordContext {
@@ -30,80 +33,36 @@ export interface RecordContext {
 
 type Json = Record<string, unknown>;
 
-function parse(kind: RecordKind, json: string, sessionId: string): Json {
+/** `body` as a compact record. */
+function compact(body: Json): string {
+  return packJson(JSON.stringify({ v: COMPACT_VERSION, ...body }));
+}
+
+/**
+ * The body of a compact record, or undefined when `json` is a record of `v` 1 (read it
+ * with decodeRecord); RECORD_UNREADABLE for anything else.
+ */
+function compactBody(kind: RecordKind, json: string, sessionId: string): Json | undefined {
   let raw: unknown;
   try {
-    raw = JSON.parse(json);
+    raw = JSON.parse(json.startsWith(COMPACT_START) ? unpackJson(json) : json);
   } catch {
     throw recordUnreadable(kind, sessionId, 'it is not JSON');
   }
-  if (raw === null || typeof raw !== 'object') {
-    throw recordUnreadable(kind, sessionId, 'it is not an object');
-  }
-  return raw as Json;
-}
-
-/** The record's body, or undefined when it is of `v` 1 (read it with decodeRecord). */
-function compactBody(kind: RecordKind, raw: Json, sessionId: string): Json | undefined {
-  if (raw.v === RECORD_VERSION) return undefined;
-  if (raw.v !== COMPACT_VERSION) {
+  const version = (raw as { v?: unknown } | null)?.v;
+  if (version === RECORD_VERSION) return undefined;
+  if (version !== COMPACT_VERSION) {
     throw recordUnreadable(
       kind,
       sessionId,
-      typeof raw.v === 'number'
-        ? `it has schema v${raw.v} and this release reads v${RECORD_VERSION} and v${COMPACT_VERSION}`
+      typeof version === 'number'
+        ? `it has schema v${version} and this release reads v${RECORD_VERSION} and v${COMPACT_VERSION}`
         : 'it carries no schema version',
     );
   }
-  const { v: _version, ...body } = raw;
+  const { v: _version, ...body } = raw as Json;
   return body;
 }
-
-/** An id with a UUID (`inv-…`, `adk-…`, or bare): its prefix and the UUID's 32 hex digits. */
-const UUID_ID =
-  /^([A-Za-z]*-)?([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/;
-const SHA256 = /^sha256:([0-9a-f]{64})$/;
-/** A packed UUID's length: its 16 bytes in base64url. */
-const PACKED_UUID = 22;
-
-/**
- * A string as compact records keep it: an id with a UUID as `~` + its prefix + the UUID
- * in base64url, a SHA-256 hash as `~#` + its base64url, a string that starts with `~`
- * behind one more; anything else as it is. unpackString reads each back exactly.
- */
-function packString(text: string): string {
-  const id = UUID_ID.exec(text);
-  if (id) return `~${id[1] ?? ''}${Buffer.from(id.slice(2).join(''), 'hex').toString('base64url')}`;
-  const hash = SHA256.exec(text);
-  if (hash) return `~#${Buffer.from(hash[1] as string, 'hex').toString('base64url')}`;
-  return text.startsWith('~') ? `~${text}` : text;
-}
-
-function unpackString(text: string): string {
-  if (!text.startsWith('~')) return text;
-  if (text.startsWith('~~')) return text.slice(1);
-  if (text.startsWith('~#')) {
-    return `sha256:${Buffer.from(text.slice(2), 'base64url').toString('hex')}`;
-  }
-  const hex = Buffer.from(text.slice(-PACKED_UUID), 'base64url').toString('hex');
-  const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  return `${text.slice(1, -PACKED_UUID)}${uuid}`;
-}
-
-/** `value` (plain JSON) with every string value, never a key, mapped by `map`. */
-function mapStrings(value: unknown, map: (text: string) => string): unknown {
-  if (typeof value === 'string') return map(value);
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]),
-    );
-  }
-  return value;
-}
-
-const packStrings = (body: Json) => mapStrings(body, packString) as Json;
-const unpackStrings = (body: Json) => mapStrings(body, unpackString) as Json;
 
 /** `record` without the fields whose values `known` holds (those are read back from it). */
 function without(record: Json, known: Json): Json {
@@ -114,13 +73,9 @@ function without(record: Json, known: Json): Json {
   return out;
 }
 
-function compact(body: Json): string {
-  return JSON.stringify({ v: COMPACT_VERSION, ...packStrings(body) });
-}
-
-/** The record as plain JSON: what JSON keeps of it (no undefined fields). */
-function plainJson(record: unknown): Json {
-  return JSON.parse(JSON.stringify(record)) as Json;
+/** Whether `a` and `b` are the same as JSON (key order included). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** The meta record, without what the session record says (ids, app, user). */
@@ -135,20 +90,19 @@ export function decodeMeta(
   context: RecordContext & { pauseId: string; invocationId: string },
 ): SessionMeta {
   const { sessionId, app, userId, pauseId, invocationId } = context;
-  const raw = parse('meta', json, sessionId);
-  const body = compactBody('meta', raw, sessionId);
+  const body = compactBody('meta', json, sessionId);
   if (!body) return decodeRecord('meta', json, sessionId);
   const ids = { ...(pauseId ? { pauseId } : {}), ...(invocationId ? { invocationId } : {}) };
-  return checkRecord('meta', { ...unpackStrings(body), sessionId, app, userId, ...ids }, sessionId);
+  return checkRecord('meta', { ...body, sessionId, app, userId, ...ids }, sessionId);
 }
 
 /**
- * An approval as a pause holds it, without what the pause says (its times) and with the
- * default approvers as 0.
+ * An approval as a pause holds it, without what the pause says (its times; an approval
+ * always has them) and with the default approvers as 0 (never an approvers' value).
  */
-function compactApproval(approval: Json, pause: Json): Json {
+function compactApproval(approval: Json, pause: Pause): Json {
   const out = without(approval, { createdAt: pause.createdAt, expiresAt: pause.expiresAt });
-  if (isDeepStrictEqual(approval.approvers, DEFAULT_APPROVERS)) out.approvers = 0;
+  if (sameJson(approval.approvers, DEFAULT_APPROVERS)) out.approvers = 0;
   return out;
 }
 
@@ -158,37 +112,25 @@ function expandApproval(approval: Json, pause: Json): Json {
   return out;
 }
 
-function expandPause(body: Json, context: Json): Json {
-  const pause: Json = { ...context, ...body };
-  if (Array.isArray(body.approvals)) {
-    pause.approvals = (body.approvals as Json[]).map((approval) => expandApproval(approval, pause));
-  }
-  return pause;
-}
-
 /**
  * A pause record, without what its key says (its session, app, user and id) and what its
- * approvals repeat of it; whole (`v` 1) when that would not read back exactly.
+ * approvals repeat of it.
  */
 export function encodePause(pause: Pause, context: RecordContext): string {
-  const plain = plainJson(pause);
-  const known = { ...context, pauseId: pause.pauseId };
-  const body = without(plain, known);
-  body.approvals = (plain.approvals as Json[]).map((approval) => compactApproval(approval, plain));
-  const json = compact(body);
-  const back = expandPause(
-    unpackStrings(compactBody('pause', parse('pause', json, ''), '') ?? {}),
-    known,
-  );
-  return isDeepStrictEqual(back, plain) ? json : encodeRecord('pause', pause);
+  const body = without({ ...pause }, { ...context, pauseId: pause.pauseId });
+  body.approvals = pause.approvals.map((approval) => compactApproval({ ...approval }, pause));
+  return compact(body);
 }
 
 /** The pause `pauseId` of `context`'s session. */
 export function decodePause(json: string, context: RecordContext & { pauseId: string }): Pause {
-  const raw = parse('pause', json, context.sessionId);
-  const body = compactBody('pause', raw, context.sessionId);
+  const body = compactBody('pause', json, context.sessionId);
   if (!body) return decodeRecord('pause', json, context.sessionId);
-  return checkRecord('pause', expandPause(unpackStrings(body), { ...context }), context.sessionId);
+  const pause: Json = { ...context, ...body };
+  if (Array.isArray(body.approvals)) {
+    pause.approvals = (body.approvals as Json[]).map((approval) => expandApproval(approval, pause));
+  }
+  return checkRecord('pause', pause, context.sessionId);
 }
 
 /** A run record, without what its key says (its session, app, user and id). */
@@ -201,10 +143,9 @@ export function decodeRun(
   json: string,
   context: RecordContext & { invocationId: string },
 ): RunRecord {
-  const raw = parse('run', json, context.sessionId);
-  const body = compactBody('run', raw, context.sessionId);
+  const body = compactBody('run', json, context.sessionId);
   if (!body) return decodeRecord('run', json, context.sessionId);
-  return checkRecord('run', { ...context, ...unpackStrings(body) }, context.sessionId);
+  return checkRecord('run', { ...context, ...body }, context.sessionId);
 }
 
 /** An audit line, without its session. */
@@ -214,12 +155,12 @@ export function encodeAudit(line: AuditEntry, sessionId: string): string {
 
 /** An audit line of `sessionId`. */
 export function decodeAudit(json: string, sessionId: string): AuditEntry {
-  const raw = parse('audit', json, sessionId);
-  const body = compactBody('audit', raw, sessionId);
+  const body = compactBody('audit', json, sessionId);
   if (!body) return decodeRecord('audit', json, sessionId);
-  return checkRecord('audit', { sessionId, ...unpackStrings(body) }, sessionId);
+  return checkRecord('audit', { sessionId, ...body }, sessionId);
 }
 
+/** The maps of ADK's `actions` that are empty in most events. */
 const EMPTY_ACTIONS = [
   'stateDelta',
   'artifactDelta',
@@ -227,124 +168,127 @@ const EMPTY_ACTIONS = [
   'requestedToolConfirmations',
 ];
 
-interface ConfirmationPart {
-  functionCall: {
-    id: string;
-    name: string;
-    args: { originalFunctionCall: { id: string; name: string }; toolConfirmation?: unknown };
-  };
+interface ConfirmationCall {
+  id: string;
+  name: string;
+  args: { originalFunctionCall: { id: string; name: string }; toolConfirmation?: unknown };
 }
 
-/** The event's confirmation request calls (ADK's `adk_request_confirmation`). */
-function confirmationCalls(event: Json): ConfirmationPart['functionCall'][] {
-  const parts = ((event.content as Json | undefined)?.parts ?? []) as Json[];
+/** The confirmation request calls (ADK's `adk_request_confirmation`) among `parts`. */
+function confirmationCalls(parts: readonly unknown[]): ConfirmationCall[] {
   return parts.flatMap((part) => {
-    const call = (part as Partial<ConfirmationPart>).functionCall;
+    const call = (part as { functionCall?: Partial<ConfirmationCall> }).functionCall;
     const original = call?.args?.originalFunctionCall;
-    return call?.name === CONFIRMATION_CALL && original?.id && original.name ? [call] : [];
+    return call?.name === CONFIRMATION_CALL && call.id && original?.id && original.name
+      ? [call as ConfirmationCall]
+      : [];
   });
 }
 
 /** The responses Holdpoint adds to a confirmation request event (see SegmentSessions). */
-function awaitingResponses(event: Json, requested: Json): Json[] {
-  return confirmationCalls(event)
-    .filter((call) => call.args.originalFunctionCall.id in requested)
+function awaitingResponses(calls: ConfirmationCall[], requested: unknown): Json[] {
+  const asked = (requested ?? {}) as Json;
+  return calls
+    .filter((call) => call.args.originalFunctionCall.id in asked)
     .map(({ args: { originalFunctionCall: original } }) => ({
       functionResponse: { id: original.id, name: original.name, response: AWAITING_CONFIRMATION },
     }));
 }
 
 /** What a confirmation request asks of each original call, as ADK repeats it in `actions`. */
-function requestedConfirmations(event: Json): Json {
+function requestedConfirmations(calls: ConfirmationCall[]): Json {
   return Object.fromEntries(
-    confirmationCalls(event).map((call) => [
-      call.args.originalFunctionCall.id,
-      call.args.toolConfirmation,
-    ]),
+    calls.map((call) => [call.args.originalFunctionCall.id, call.args.toolConfirmation]),
   );
 }
 
+function isEmptyMap(value: unknown): boolean {
+  return JSON.stringify(value) === '{}';
+}
+
 /**
- * An ADK event with what it repeats of itself left out: empty `actions` maps and
- * `longRunningToolIds`, and in a confirmation request what ADK repeats of its calls
- * (`requestedToolConfirmations`, the calls' ids as long-running) and the responses
- * Holdpoint adds to it. `derived` names what expandEvent puts back: `t` the requested
- * confirmations, `a` the added responses, `l` the long-running ids.
+ * An ADK event with what it repeats of itself left out, each part only where expandEvent
+ * gives back exactly the same JSON: the empty maps of `actions` (an event has all four),
+ * an empty `longRunningToolIds`, and in a confirmation request what ADK repeats of its
+ * calls and the responses Holdpoint adds to it. `d` names what expandEvent derives again:
+ * `t` the requested confirmations, `a` the added responses, `l` the long-running ids.
+ * Undefined for an event that lacks what expandEvent would give it (stored whole).
  */
-function compactEvent(event: Json): { e: Json; d?: string } {
+function compactEvent(event: Event): { e: Json; d: string } | undefined {
+  const actions = event.actions as unknown as Json | undefined;
+  // A map JSON leaves out (undefined) or null would come back as {}: such an event is whole.
+  if (!actions || EMPTY_ACTIONS.some((name) => actions[name] == null)) return undefined;
+  if (!Array.isArray(event.longRunningToolIds)) return undefined;
   const e: Json = { ...event };
-  let derived = '';
-  const actions: Json = { ...((e.actions as Json | undefined) ?? {}) };
-  const requested = (actions.requestedToolConfirmations ?? {}) as Json;
-  const responses = awaitingResponses(e, requested);
-  const content = e.content as Json | undefined;
-  const parts = (content?.parts ?? []) as Json[];
-  if (responses.length > 0 && isDeepStrictEqual(parts.slice(-responses.length), responses)) {
+  let d = '';
+  const content = event.content;
+  const parts = content?.parts ?? [];
+  const calls = confirmationCalls(parts);
+  const responses = awaitingResponses(calls, actions.requestedToolConfirmations);
+  if (responses.length > 0 && sameJson(parts.slice(-responses.length), responses)) {
     e.content = { ...content, parts: parts.slice(0, -responses.length) };
-    derived += 'a';
+    d += 'a';
   }
-  if (
-    Object.keys(requested).length > 0 &&
-    isDeepStrictEqual(requested, requestedConfirmations(e))
+  const kept: Json = {};
+  for (const [name, value] of Object.entries(actions)) {
+    if (!(EMPTY_ACTIONS.includes(name) && isEmptyMap(value))) kept[name] = value;
+  }
+  const requested = kept.requestedToolConfirmations;
+  if (requested && calls.length > 0 && sameJson(requested, requestedConfirmations(calls))) {
+    delete kept.requestedToolConfirmations;
+    d += 't';
+  }
+  if (Object.keys(kept).length > 0) e.actions = kept;
+  else delete e.actions;
+  const longRunning = event.longRunningToolIds;
+  if (longRunning.length === 0) delete e.longRunningToolIds;
+  else if (
+    calls.length > 0 &&
+    sameJson(
+      longRunning,
+      calls.map((call) => call.id),
+    )
   ) {
-    delete actions.requestedToolConfirmations;
-    derived += 't';
-  }
-  for (const name of EMPTY_ACTIONS) {
-    if (isDeepStrictEqual(actions[name], {})) delete actions[name];
-  }
-  if (Object.keys(actions).length === 0) delete e.actions;
-  else e.actions = actions;
-  const calls = confirmationCalls(e).map((call) => call.id);
-  if (isDeepStrictEqual(e.longRunningToolIds, [])) delete e.longRunningToolIds;
-  else if (calls.length > 0 && isDeepStrictEqual(e.longRunningToolIds, calls)) {
     delete e.longRunningToolIds;
-    derived += 'l';
+    d += 'l';
   }
-  return derived ? { e, d: derived } : { e };
+  return { e, d };
 }
 
 /** The event compactEvent left `e`, with what `derived` names put back. */
-function expandEvent(e: Json, derived = ''): Json {
+function expandEvent(e: Json, derived: string): Json {
   const event: Json = { ...e };
+  const content = e.content as { parts?: unknown[] } | undefined;
+  const calls = confirmationCalls(content?.parts ?? []);
   const actions: Json = { ...((e.actions as Json | undefined) ?? {}) };
   for (const name of EMPTY_ACTIONS) actions[name] ??= {};
-  if (derived.includes('t')) actions.requestedToolConfirmations = requestedConfirmations(e);
+  if (derived.includes('t')) actions.requestedToolConfirmations = requestedConfirmations(calls);
   event.actions = actions;
   if (derived.includes('a')) {
-    const content = (e.content ?? {}) as Json;
-    const responses = awaitingResponses(e, actions.requestedToolConfirmations as Json);
-    event.content = { ...content, parts: [...((content.parts ?? []) as Json[]), ...responses] };
+    const responses = awaitingResponses(calls, actions.requestedToolConfirmations);
+    event.content = { ...content, parts: [...(content?.parts ?? []), ...responses] };
   }
   event.longRunningToolIds = derived.includes('l')
-    ? confirmationCalls(e).map((call) => call.id)
+    ? calls.map((call) => call.id)
     : (e.longRunningToolIds ?? []);
   return event;
 }
 
-/**
- * An ADK event, compact when that reads back exactly the event as JSON (checked here,
- * as it is written); otherwise whole, as `v` 1.
- */
+/** An ADK event, compact; whole (`v` 1) when it lacks what the compact form would give it. */
 export function encodeEvent(event: Event): string {
-  const plain = plainJson(event);
-  const { e, d } = compactEvent(plain);
-  const packed = packStrings(e);
-  const json = JSON.stringify({ v: COMPACT_VERSION, e: packed, ...(d ? { d } : {}) });
-  return isDeepStrictEqual(expandEvent(unpackStrings(packed), d), plain)
-    ? json
-    : encodeRecord('event', event);
+  const compacted = compactEvent(event);
+  if (!compacted) return encodeRecord('event', event);
+  const { e, d } = compacted;
+  return packJson(JSON.stringify(d ? { v: COMPACT_VERSION, e, d } : { v: COMPACT_VERSION, e }));
 }
 
 /** An event of `sessionId` as encodeEvent wrote it. */
 export function decodeEvent(json: string, sessionId: string): Event {
-  const raw = parse('event', json, sessionId);
-  const body = compactBody('event', raw, sessionId);
+  const body = compactBody('event', json, sessionId);
   if (!body) return decodeRecord('event', json, sessionId);
-  const { e, d } = body as { e?: Json; d?: string };
+  const { e, d } = body as { e?: unknown; d?: unknown };
   if (typeof e !== 'object' || e === null) {
     throw recordUnreadable('event', sessionId, 'it holds no event');
   }
-  const derived = typeof d === 'string' ? d : '';
-  return checkRecord('event', expandEvent(unpackStrings(e), derived), sessionId);
+  return checkRecord('event', expandEvent(e as Json, typeof d === 'string' ? d : ''), sessionId);
 }
