@@ -10,19 +10,17 @@ import {
   type RecordKind,
   recordUnreadable,
 } from '../record-codec.js';
-import { packJson, unpackJson } from './redis-packed-json.js';
+import { mapFields, packId, unpackId } from './redis-packed-ids.js';
 
 /**
  * Redis keeps its records compact (`v` 2): what the session record or the key already
  * says is left out of the records in it, what a record repeats of itself is stored once,
- * and ids and hashes are packed (redis-packed-json.ts). Each is read back whole, and
+ * and the fields that hold ids and hashes are packed (redis-packed-ids.ts). Each is read
+ * back whole, and
  * checked as every record is (checkRecord); a record of `v` 1 (an earlier release's, or
  * one the compact form cannot hold exactly) is read as record-codec.ts reads it.
  */
 export const COMPACT_VERSION = 2;
-
-/** How a compact record's JSON starts: its version first. */
-const COMPACT_START = `{"v":${COMPACT_VERSION},`;
 
 /** What a session's keys and record say of every record in them. */
 export interface RecordContext {
@@ -35,7 +33,29 @@ type Json = Record<string, unknown>;
 
 /** `body` as a compact record. */
 function compact(body: Json): string {
-  return packJson(JSON.stringify({ v: COMPACT_VERSION, ...body }));
+  return JSON.stringify({ v: COMPACT_VERSION, ...body });
+}
+
+/** The fields of each record that hold ids or hashes (packed). */
+const META_IDS = ['auditHead'];
+const PAUSE_IDS = ['invocationId'];
+const APPROVAL_IDS = ['approvalId', 'toolCallId'];
+const DECISION_IDS = ['approvalId', 'argsHash', 'editedArgsHash'];
+const AUDIT_IDS = [
+  'invocationId',
+  'approvalId',
+  'hash',
+  'prevHash',
+  'argsHash',
+  'payloadHash',
+  'editedArgsHash',
+  'responseHash',
+  'grantId',
+];
+
+/** Each record of `list` (an array) with its `fields` mapped by `map`. */
+function mapEach(list: unknown, fields: readonly string[], map: (value: unknown) => unknown) {
+  return Array.isArray(list) ? list.map((item: Json) => mapFields(item, fields, map)) : list;
 }
 
 /**
@@ -45,7 +65,7 @@ function compact(body: Json): string {
 function compactBody(kind: RecordKind, json: string, sessionId: string): Json | undefined {
   let raw: unknown;
   try {
-    raw = JSON.parse(json.startsWith(COMPACT_START) ? unpackJson(json) : json);
+    raw = JSON.parse(json);
   } catch {
     throw recordUnreadable(kind, sessionId, 'it is not JSON');
   }
@@ -81,7 +101,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 /** The meta record, without what the session record says (ids, app, user). */
 export function encodeMeta(meta: SessionMeta): string {
   const { sessionId: _s, app: _a, userId: _u, pauseId: _p, invocationId: _i, ...rest } = meta;
-  return compact(rest);
+  return compact(mapFields(rest, META_IDS, packId));
 }
 
 /** The meta record of `context`'s session, whose latest pause and run the record names. */
@@ -93,7 +113,8 @@ export function decodeMeta(
   const body = compactBody('meta', json, sessionId);
   if (!body) return decodeRecord('meta', json, sessionId);
   const ids = { ...(pauseId ? { pauseId } : {}), ...(invocationId ? { invocationId } : {}) };
-  return checkRecord('meta', { ...body, sessionId, app, userId, ...ids }, sessionId);
+  const meta = { ...mapFields(body, META_IDS, unpackId), sessionId, app, userId, ...ids };
+  return checkRecord('meta', meta, sessionId);
 }
 
 /**
@@ -103,12 +124,19 @@ export function decodeMeta(
 function compactApproval(approval: Json, pause: Pause): Json {
   const out = without(approval, { createdAt: pause.createdAt, expiresAt: pause.expiresAt });
   if (sameJson(approval.approvers, DEFAULT_APPROVERS)) out.approvers = 0;
-  return out;
+  return mapFields(out, APPROVAL_IDS, packId);
 }
 
 function expandApproval(approval: Json, pause: Json): Json {
-  const out: Json = { createdAt: pause.createdAt, expiresAt: pause.expiresAt, ...approval };
-  if (approval.approvers === 0) out.approvers = structuredClone(DEFAULT_APPROVERS);
+  const out: Json = {
+    createdAt: pause.createdAt,
+    expiresAt: pause.expiresAt,
+    ...mapFields(approval, APPROVAL_IDS, unpackId),
+  };
+  if (approval.approvers === 0) {
+    const { roles, users, ...rest } = DEFAULT_APPROVERS;
+    out.approvers = { ...rest, roles: [...roles], users: [...users] };
+  }
   return out;
 }
 
@@ -117,8 +145,13 @@ function expandApproval(approval: Json, pause: Json): Json {
  * approvals repeat of it.
  */
 export function encodePause(pause: Pause, context: RecordContext): string {
-  const body = without({ ...pause }, { ...context, pauseId: pause.pauseId });
+  const body = mapFields(
+    without({ ...pause }, { ...context, pauseId: pause.pauseId }),
+    PAUSE_IDS,
+    packId,
+  );
   body.approvals = pause.approvals.map((approval) => compactApproval({ ...approval }, pause));
+  body.decisions = mapEach(pause.decisions, DECISION_IDS, packId);
   return compact(body);
 }
 
@@ -126,10 +159,11 @@ export function encodePause(pause: Pause, context: RecordContext): string {
 export function decodePause(json: string, context: RecordContext & { pauseId: string }): Pause {
   const body = compactBody('pause', json, context.sessionId);
   if (!body) return decodeRecord('pause', json, context.sessionId);
-  const pause: Json = { ...context, ...body };
+  const pause: Json = { ...context, ...mapFields(body, PAUSE_IDS, unpackId) };
   if (Array.isArray(body.approvals)) {
     pause.approvals = (body.approvals as Json[]).map((approval) => expandApproval(approval, pause));
   }
+  pause.decisions = mapEach(body.decisions, DECISION_IDS, unpackId);
   return checkRecord('pause', pause, context.sessionId);
 }
 
@@ -150,14 +184,14 @@ export function decodeRun(
 
 /** An audit line, without its session. */
 export function encodeAudit(line: AuditEntry, sessionId: string): string {
-  return compact(without({ ...line }, { sessionId }));
+  return compact(mapFields(without({ ...line }, { sessionId }), AUDIT_IDS, packId));
 }
 
 /** An audit line of `sessionId`. */
 export function decodeAudit(json: string, sessionId: string): AuditEntry {
   const body = compactBody('audit', json, sessionId);
   if (!body) return decodeRecord('audit', json, sessionId);
-  return checkRecord('audit', { sessionId, ...body }, sessionId);
+  return checkRecord('audit', { sessionId, ...mapFields(body, AUDIT_IDS, unpackId) }, sessionId);
 }
 
 /** The maps of ADK's `actions` that are empty in most events. */
@@ -274,12 +308,47 @@ function expandEvent(e: Json, derived: string): Json {
   return event;
 }
 
+/** A part of an event with its call's or response's ids mapped by `map`. */
+function mapPartIds(part: unknown, map: (value: unknown) => unknown): unknown {
+  if (part === null || typeof part !== 'object') return part;
+  const { functionCall, functionResponse } = part as Json;
+  let out = part as Json;
+  if (functionCall !== null && typeof functionCall === 'object') {
+    const call = mapFields(functionCall as Json, ['id'], map);
+    const args = call.args as Json | undefined;
+    const original = args?.originalFunctionCall;
+    if (call.name === CONFIRMATION_CALL && original !== null && typeof original === 'object') {
+      call.args = { ...args, originalFunctionCall: mapFields(original as Json, ['id'], map) };
+    }
+    out = { ...out, functionCall: call };
+  }
+  if (functionResponse !== null && typeof functionResponse === 'object') {
+    out = { ...out, functionResponse: mapFields(functionResponse as Json, ['id'], map) };
+  }
+  return out;
+}
+
+/** An event with its ids (its run's, ADK's invocation, its calls' and responses') mapped. */
+function mapEventIds(e: Json, map: (value: unknown) => unknown): Json {
+  const out = mapFields(e, ['invocationId'], map);
+  const metadata = e.customMetadata;
+  if (metadata !== null && typeof metadata === 'object') {
+    out.customMetadata = mapFields(metadata as Json, ['adkInvocationId'], map);
+  }
+  const content = e.content as Json | undefined;
+  if (Array.isArray(content?.parts)) {
+    out.content = { ...content, parts: content.parts.map((part) => mapPartIds(part, map)) };
+  }
+  return out;
+}
+
 /** An ADK event, compact; whole (`v` 1) when it lacks what the compact form would give it. */
 export function encodeEvent(event: Event): string {
   const compacted = compactEvent(event);
   if (!compacted) return encodeRecord('event', event);
-  const { e, d } = compacted;
-  return packJson(JSON.stringify(d ? { v: COMPACT_VERSION, e, d } : { v: COMPACT_VERSION, e }));
+  const e = mapEventIds(compacted.e, packId);
+  const { d } = compacted;
+  return JSON.stringify(d ? { v: COMPACT_VERSION, e, d } : { v: COMPACT_VERSION, e });
 }
 
 /** An event of `sessionId` as encodeEvent wrote it. */
@@ -290,5 +359,6 @@ export function decodeEvent(json: string, sessionId: string): Event {
   if (typeof e !== 'object' || e === null) {
     throw recordUnreadable('event', sessionId, 'it holds no event');
   }
-  return checkRecord('event', expandEvent(e as Json, typeof d === 'string' ? d : ''), sessionId);
+  const event = expandEvent(mapEventIds(e as Json, unpackId), typeof d === 'string' ? d : '');
+  return checkRecord('event', event, sessionId);
 }
