@@ -39,15 +39,24 @@ export function unpackId(value: unknown): unknown {
   return `${value.slice(1, -PACKED_UUID)}${uuid}`;
 }
 
-/** `record` with its `fields` mapped by `map` (a copy; the record is left as it is). */
+/** `record` (one of the caller's own) with its `fields` mapped by `map`, in place. */
+export function setFields<T extends object>(
+  record: T,
+  fields: readonly string[],
+  map: (value: unknown) => unknown,
+): T {
+  const out = record as Record<string, unknown>;
+  for (const field of fields) {
+    if (out[field] !== undefined) out[field] = map(out[field]);
+  }
+  return record;
+}
+
+/** A copy of `record` with its `fields` mapped by `map` (the record is left as it is). */
 export function mapFields<T extends object>(
   record: T,
   fields: readonly string[],
   map: (value: unknown) => unknown,
 ): T {
-  const out = { ...record } as Record<string, unknown>;
-  for (const field of fields) {
-    if (out[field] !== undefined) out[field] = map(out[field]);
-  }
-  return out as T;
+  return setFields({ ...record }, fields, map);
 }

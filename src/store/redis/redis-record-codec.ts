@@ -10,7 +10,7 @@ import {
   type RecordKind,
   recordUnreadable,
 } from '../record-codec.js';
-import { mapFields, packId, unpackId } from './redis-packed-ids.js';
+import { mapFields, packId, setFields, unpackId } from './redis-packed-ids.js';
 
 /**
  * Redis keeps its records compact (`v` 2): what the session record or the key already
@@ -53,9 +53,15 @@ const AUDIT_IDS = [
   'grantId',
 ];
 
-/** Each record of `list` (an array) with its `fields` mapped by `map`. */
+/** Each record of `list` (an array) with its `fields` mapped by `map` (copies). */
 function mapEach(list: unknown, fields: readonly string[], map: (value: unknown) => unknown) {
   return Array.isArray(list) ? list.map((item: Json) => mapFields(item, fields, map)) : list;
+}
+
+/** Each record of `list` (an array of the caller's own) with its `fields` mapped, in place. */
+function setEach(list: unknown, fields: readonly string[], map: (value: unknown) => unknown) {
+  if (Array.isArray(list)) for (const item of list) setFields(item as Json, fields, map);
+  return list;
 }
 
 /**
@@ -101,7 +107,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 /** The meta record, without what the session record says (ids, app, user). */
 export function encodeMeta(meta: SessionMeta): string {
   const { sessionId: _s, app: _a, userId: _u, pauseId: _p, invocationId: _i, ...rest } = meta;
-  return compact(mapFields(rest, META_IDS, packId));
+  return compact(setFields(rest, META_IDS, packId));
 }
 
 /** The meta record of `context`'s session, whose latest pause and run the record names. */
@@ -113,7 +119,7 @@ export function decodeMeta(
   const body = compactBody('meta', json, sessionId);
   if (!body) return decodeRecord('meta', json, sessionId);
   const ids = { ...(pauseId ? { pauseId } : {}), ...(invocationId ? { invocationId } : {}) };
-  const meta = { ...mapFields(body, META_IDS, unpackId), sessionId, app, userId, ...ids };
+  const meta = { ...setFields(body, META_IDS, unpackId), sessionId, app, userId, ...ids };
   return checkRecord('meta', meta, sessionId);
 }
 
@@ -124,14 +130,14 @@ export function decodeMeta(
 function compactApproval(approval: Json, pause: Pause): Json {
   const out = without(approval, { createdAt: pause.createdAt, expiresAt: pause.expiresAt });
   if (sameJson(approval.approvers, DEFAULT_APPROVERS)) out.approvers = 0;
-  return mapFields(out, APPROVAL_IDS, packId);
+  return setFields(out, APPROVAL_IDS, packId);
 }
 
 function expandApproval(approval: Json, pause: Json): Json {
   const out: Json = {
     createdAt: pause.createdAt,
     expiresAt: pause.expiresAt,
-    ...mapFields(approval, APPROVAL_IDS, unpackId),
+    ...setFields(approval, APPROVAL_IDS, unpackId),
   };
   if (approval.approvers === 0) {
     const { roles, users, ...rest } = DEFAULT_APPROVERS;
@@ -145,8 +151,8 @@ function expandApproval(approval: Json, pause: Json): Json {
  * approvals repeat of it.
  */
 export function encodePause(pause: Pause, context: RecordContext): string {
-  const body = mapFields(
-    without({ ...pause }, { ...context, pauseId: pause.pauseId }),
+  const body = setFields(
+    without(pause as unknown as Json, { ...context, pauseId: pause.pauseId }),
     PAUSE_IDS,
     packId,
   );
@@ -159,17 +165,17 @@ export function encodePause(pause: Pause, context: RecordContext): string {
 export function decodePause(json: string, context: RecordContext & { pauseId: string }): Pause {
   const body = compactBody('pause', json, context.sessionId);
   if (!body) return decodeRecord('pause', json, context.sessionId);
-  const pause: Json = { ...context, ...mapFields(body, PAUSE_IDS, unpackId) };
+  const pause: Json = { ...context, ...setFields(body, PAUSE_IDS, unpackId) };
   if (Array.isArray(body.approvals)) {
     pause.approvals = (body.approvals as Json[]).map((approval) => expandApproval(approval, pause));
   }
-  pause.decisions = mapEach(body.decisions, DECISION_IDS, unpackId);
+  pause.decisions = setEach(body.decisions, DECISION_IDS, unpackId);
   return checkRecord('pause', pause, context.sessionId);
 }
 
 /** A run record, without what its key says (its session, app, user and id). */
 export function encodeRun(run: RunRecord, context: RecordContext): string {
-  return compact(without({ ...run }, { ...context, invocationId: run.invocationId }));
+  return compact(without(run as unknown as Json, { ...context, invocationId: run.invocationId }));
 }
 
 /** The run `invocationId` of `context`'s session. */
@@ -184,14 +190,14 @@ export function decodeRun(
 
 /** An audit line, without its session. */
 export function encodeAudit(line: AuditEntry, sessionId: string): string {
-  return compact(mapFields(without({ ...line }, { sessionId }), AUDIT_IDS, packId));
+  return compact(setFields(without(line as unknown as Json, { sessionId }), AUDIT_IDS, packId));
 }
 
 /** An audit line of `sessionId`. */
 export function decodeAudit(json: string, sessionId: string): AuditEntry {
   const body = compactBody('audit', json, sessionId);
   if (!body) return decodeRecord('audit', json, sessionId);
-  return checkRecord('audit', { sessionId, ...mapFields(body, AUDIT_IDS, unpackId) }, sessionId);
+  return checkRecord('audit', { sessionId, ...setFields(body, AUDIT_IDS, unpackId) }, sessionId);
 }
 
 /** The maps of ADK's `actions` that are empty in most events. */
@@ -236,7 +242,13 @@ function requestedConfirmations(calls: ConfirmationCall[]): Json {
   );
 }
 
+/** Whether `value` is `{}` as JSON. */
 function isEmptyMap(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  if (Object.getPrototypeOf(value) === Object.prototype) {
+    for (const _key in value) return false;
+    return true;
+  }
   return JSON.stringify(value) === '{}';
 }
 
@@ -308,45 +320,54 @@ function expandEvent(e: Json, derived: string): Json {
   return event;
 }
 
-/** A part of an event with its call's or response's ids mapped by `map`. */
-function mapPartIds(part: unknown, map: (value: unknown) => unknown): unknown {
+/**
+ * A part of an event with its call's or response's ids mapped by `map`: in place when
+ * the part is the caller's own (`own`, parsed), else a copy of what changes.
+ */
+function mapPartIds(part: unknown, map: (value: unknown) => unknown, own: boolean): unknown {
   if (part === null || typeof part !== 'object') return part;
+  const set = own ? setFields : mapFields;
   const { functionCall, functionResponse } = part as Json;
-  let out = part as Json;
+  const out = own ? (part as Json) : { ...(part as Json) };
   if (functionCall !== null && typeof functionCall === 'object') {
-    const call = mapFields(functionCall as Json, ['id'], map);
+    const call = set(functionCall as Json, ['id'], map);
     const args = call.args as Json | undefined;
     const original = args?.originalFunctionCall;
     if (call.name === CONFIRMATION_CALL && original !== null && typeof original === 'object') {
-      call.args = { ...args, originalFunctionCall: mapFields(original as Json, ['id'], map) };
+      const mapped = set(original as Json, ['id'], map);
+      call.args = own ? args : { ...args, originalFunctionCall: mapped };
     }
-    out = { ...out, functionCall: call };
+    out.functionCall = call;
   }
   if (functionResponse !== null && typeof functionResponse === 'object') {
-    out = { ...out, functionResponse: mapFields(functionResponse as Json, ['id'], map) };
+    out.functionResponse = set(functionResponse as Json, ['id'], map);
   }
   return out;
 }
 
-/** An event with its ids (its run's, ADK's invocation, its calls' and responses') mapped. */
-function mapEventIds(e: Json, map: (value: unknown) => unknown): Json {
-  const out = mapFields(e, ['invocationId'], map);
+/**
+ * An event with its ids (its run's, ADK's invocation, its calls' and responses') mapped,
+ * `e` itself (a copy of its own) changed: its parts in place too when `own` (parsed).
+ */
+function mapEventIds(e: Json, map: (value: unknown) => unknown, own: boolean): Json {
+  setFields(e, ['invocationId'], map);
   const metadata = e.customMetadata;
   if (metadata !== null && typeof metadata === 'object') {
-    out.customMetadata = mapFields(metadata as Json, ['adkInvocationId'], map);
+    e.customMetadata = (own ? setFields : mapFields)(metadata as Json, ['adkInvocationId'], map);
   }
   const content = e.content as Json | undefined;
   if (Array.isArray(content?.parts)) {
-    out.content = { ...content, parts: content.parts.map((part) => mapPartIds(part, map)) };
+    const parts = content.parts.map((part) => mapPartIds(part, map, own));
+    e.content = own ? Object.assign(content, { parts }) : { ...content, parts };
   }
-  return out;
+  return e;
 }
 
 /** An ADK event, compact; whole (`v` 1) when it lacks what the compact form would give it. */
 export function encodeEvent(event: Event): string {
   const compacted = compactEvent(event);
   if (!compacted) return encodeRecord('event', event);
-  const e = mapEventIds(compacted.e, packId);
+  const e = mapEventIds(compacted.e, packId, false);
   const { d } = compacted;
   return JSON.stringify(d ? { v: COMPACT_VERSION, e, d } : { v: COMPACT_VERSION, e });
 }
@@ -359,6 +380,6 @@ export function decodeEvent(json: string, sessionId: string): Event {
   if (typeof e !== 'object' || e === null) {
     throw recordUnreadable('event', sessionId, 'it holds no event');
   }
-  const event = expandEvent(mapEventIds(e as Json, unpackId), typeof d === 'string' ? d : '');
+  const event = expandEvent(mapEventIds(e as Json, unpackId, true), typeof d === 'string' ? d : '');
   return checkRecord('event', event, sessionId);
 }
