@@ -152,22 +152,23 @@ if auditLines > 0 then
 end
 a = a + auditLines
 if events > 0 then
-  -- Each known id's position, from the list of ids.
+  -- A known id is found in the list of ids (a plain find); its position, counted only
+  -- then, is how many ids come before it. Ids this commit appends are known from here on.
   local eventIds = record[EVENTS]
-  local position, count = {}, 0
-  for id in string.gmatch(eventIds, '%S+') do
-    position[id] = count
-    count = count + 1
-  end
-  local added, addedIds = {}, {}
+  local spaced = ' ' .. eventIds .. ' '
+  local added, addedIds, appended = {}, {}, {}
   for i = 1, events do
     local id, json = ARGV[a + 2 * i - 2], ARGV[a + 2 * i - 1]
-    if position[id] then
-      redis.call('LSET', KEYS[3], position[id], json)
+    local at = string.find(spaced, ' ' .. id .. ' ', 1, true)
+    if at then
+      local _, before = string.gsub(string.sub(spaced, 2, at), ' ', '')
+      redis.call('LSET', KEYS[3], before, json)
+    elseif appended[id] then
+      added[appended[id]] = json
     else
       added[#added + 1] = json
       addedIds[#addedIds + 1] = id
-      position[id] = count + #added - 1
+      appended[id] = #added
     end
   end
   if #added > 0 then
