@@ -299,6 +299,21 @@ describe('RedisStore', () => {
     });
   });
 
+  it('stores an event appended twice in one commit once, as its later self', async () => {
+    // Regression: the commit script set the second one at a list index not pushed yet
+    // ("ERR no such key"), failing the whole commit.
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const said = userEvent(run.invocationId, 'hi');
+    const again = { ...said, content: { role: 'user', parts: [{ text: 'hi again' }] } };
+    const other = userEvent(run.invocationId, 'there');
+    await store.apply(sessionId, checkpointTransition, [
+      segmentEnd(run, held, now, { events: [said, other, again], state: {} }),
+    ]);
+    const events = (await peer.loadSession(sessionId, APP, userId))?.events ?? [];
+    expect(events.map((e) => e.content?.parts?.[0]?.text)).toEqual(['hi again', 'there']);
+  });
+
   it('round-trips confirmation events and keeps event order when events are replaced', async () => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);
