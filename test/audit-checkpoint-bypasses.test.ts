@@ -186,7 +186,7 @@ describe('signed audit checkpoints against a store rewritten after them', () => 
   });
 
   it('fail a session removed whole from the store, checked as an empty export with --session', async () => {
-    const gone = `${scratch.prefix}:{s:${deletedOne}}:meta`;
+    const gone = `${scratch.prefix}:{s:${deletedOne}}:record`;
     await scratch.redis.del(gone);
     const response = await fetch(
       `${api.baseUrl}/api/audit?session_id=${deletedOne}&format=ndjson`,

@@ -1,2 +1,1 @@
-/** ADK's synthetic call that asks a person to confirm a tool call; its id is the approval id. */
-export const CONFIRMATION_CALL = 'adk_request_confirmation';
+export { CONFIRMATION_CALL } from '../core/confirmation-request.js';

@@ -251,12 +251,29 @@ export function decodeRecord<K extends RecordKind>(
     );
   }
   const body = WRAPPED.has(kind) ? (raw as Record<string, unknown>)[kind] : raw;
+  return checkRecord(kind, body, sessionId);
+}
+
+/**
+ * A record of `kind` read some other way (a store's own compact form, expanded), checked
+ * as decodeRecord checks one; RECORD_UNREADABLE when it is not one.
+ */
+export function checkRecord<K extends RecordKind>(
+  kind: K,
+  body: unknown,
+  sessionId: string,
+): RecordOf<K> {
   const parsed = schemas[kind].safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw unreadable(kind, sessionId, `${issue?.path.join('.') || 'it'}: ${issue?.message}`);
   }
   return parsed.data as RecordOf<K>;
+}
+
+/** RECORD_UNREADABLE for a stored `kind` record of `sessionId`, saying `why`. */
+export function recordUnreadable(kind: RecordKind, sessionId: string, why: string): HoldpointError {
+  return unreadable(kind, sessionId, why);
 }
 
 /**

@@ -1,6 +1,10 @@
 import type { AuditEntry } from '../../src/core/types.js';
-import { decodeRecord, encodeRecord } from '../../src/store/record-codec.js';
+import { encodeRecord } from '../../src/store/record-codec.js';
+import { decodeAudit } from '../../src/store/redis/redis-record-codec.js';
 import type { RedisScratch } from '../../src/store/redis/redis-scratch.test-support.js';
+
+/** The line of a Redis session record that holds its meta record (lua/commit-session.lua). */
+const META_LINE = 11;
 
 /**
  * A session's audit lines and meta as stored in Redis under `scratch`'s prefix, for a
@@ -9,13 +13,11 @@ import type { RedisScratch } from '../../src/store/redis/redis-scratch.test-supp
  */
 export function storedAudit(scratch: RedisScratch, sessionId: string) {
   const auditKey = `${scratch.prefix}:{s:${sessionId}}:audit`;
-  const metaKey = `${scratch.prefix}:{s:${sessionId}}:meta`;
+  const recordKey = `${scratch.prefix}:{s:${sessionId}}:record`;
   return {
     auditKey,
     lines: async (): Promise<AuditEntry[]> =>
-      (await scratch.redis.lrange(auditKey, 0, -1)).map((json) =>
-        decodeRecord('audit', json, sessionId),
-      ),
+      (await scratch.redis.lrange(auditKey, 0, -1)).map((json) => decodeAudit(json, sessionId)),
     /** Writes `lines` over the stored ones from index `from` on. */
     overwrite: async (from: number, lines: readonly AuditEntry[]) => {
       for (const [index, line] of lines.entries()) {
@@ -24,12 +26,10 @@ export function storedAudit(scratch: RedisScratch, sessionId: string) {
     },
     /** Points the session's head at `hash`, as the chain code would have. */
     setHead: async (hash: string) => {
-      const meta = decodeRecord(
-        'meta',
-        (await scratch.redis.hget(metaKey, 'data')) ?? '',
-        sessionId,
-      );
-      await scratch.redis.hset(metaKey, 'data', encodeRecord('meta', { ...meta, auditHead: hash }));
+      const lines = ((await scratch.redis.get(recordKey)) ?? '').split('\n');
+      const meta = JSON.parse(lines[META_LINE] ?? '{}');
+      lines[META_LINE] = JSON.stringify({ ...meta, auditHead: hash });
+      await scratch.redis.set(recordKey, lines.join('\n'), 'KEEPTTL');
     },
   };
 }

@@ -20,17 +20,12 @@ import {
   type WithLinearApprovals,
 } from '../../agents/wait-for-approval.js';
 import { RUN_ID, type WithRunId } from '../../agents/workflows/agent-state.js';
+import { AWAITING_CONFIRMATION } from '../../core/confirmation-request.js';
 import type { EffectLedger } from '../../core/effect-ledger.js';
 import { isStoreAway } from '../../core/errors.js';
 import type { SessionAppend } from '../../store/store.js';
 import { markedAgentToolEvent, splitAgentToolEvents } from './agent-tool-events.js';
 import { isReplayedTurn } from './stored-turn-replay.js';
-
-/** What the response of a call waiting for confirmation says, until the real one replaces it. */
-export const AWAITING_CONFIRMATION = {
-  status: 'awaiting_confirmation',
-  error: 'This tool call is waiting for a person to approve or reject it.',
-} as const;
 
 /**
  * The confirmation request as Holdpoint stores it: with the responses ADK-JS 2.0

@@ -12,15 +12,18 @@ const AUDIENCE_INDEX_GRACE_MS = 60_000;
 /**
  * One index write a commit makes true, applied by the commit script (lua/commit-session.lua)
  * with the commit or not at all: a sorted-set entry added (`keepUntil`: the index lives at
- * least that long) or dropped, a pointer set until `keepUntil`, a hash field's count
- * moved `by` (never below zero), or a hash written whole unless it exists (an outbox
- * delivery: a commit computed again writes the same ids).
+ * least that long; `session`: as long as the session, moved when its expiry moves) or
+ * dropped, a pointer set until `keepUntil` (`session`: as long as the session, written
+ * `always` or only when the session's expiry moves), a hash field's count moved `by`
+ * (never below zero), or a hash written whole unless it exists (an outbox delivery: a
+ * commit computed again writes the same ids).
  */
 export type IndexOperation =
-  | { op: 'zadd'; key: string; score: number; member: string; keepUntil?: number }
+  | { op: 'zadd'; key: string; score: number; member: string; keepUntil?: number | 'session' }
   | { op: 'zrem'; key: string; member: string }
   | { op: 'trim'; key: string; upTo: number }
   | { op: 'set'; key: string; value: string; keepUntil: number }
+  | { op: 'set'; key: string; value: string; keepUntil: 'session'; when: 'always' | 'moved' }
   | { op: 'hincrby'; key: string; field: string; by: number }
   | { op: 'hnew'; key: string; fields: string[]; keepUntil: number };
 
@@ -49,7 +52,8 @@ export function encodeIndexOperations(
     } else if (operation.op === 'hincrby') {
       args.push('hincrby', key, operation.field, operation.by, '');
     } else if (operation.op === 'set') {
-      args.push('set', key, operation.value, operation.keepUntil, '');
+      const when = operation.keepUntil === 'session' ? operation.when : '';
+      args.push('set', key, operation.value, operation.keepUntil, when);
     } else {
       args.push('hnew', key, JSON.stringify(operation.fields), operation.keepUntil, '');
     }
@@ -104,22 +108,20 @@ export class RedisIndexes {
 
   /**
    * The index writes of a commit of `writes` over `before` (undefined: a new session)
-   * at `now`, for a session kept `sessionTtlMs` past its last commit: a pause entered is
+   * for a session kept `sessionTtlMs` past its last commit: a pause entered is
    * indexed for everyone, for each audience that may decide it and by its approval ids
-   * (kept as long as the session); a pause left is dropped; a
-   * running session is (re)indexed by its lease's end with every commit (taking it,
-   * each renewal, each checkpoint), and dropped when its segment ends. The counts of
-   * approvals waiting per app and tool move with the approvals the commit makes wait or
-   * stop waiting (`waitingChanges`).
+   * (kept as long as the session); a pause left is dropped; a running session is
+   * (re)indexed by its lease's end when that changes (taking it, each renewal), and
+   * dropped when its segment ends; the latest run's pointer lives as long as the session.
+   * The counts of approvals waiting per app and tool move with the approvals the commit
+   * makes wait or stop waiting (`waitingChanges`).
    */
   commitOperations(
     sessionId: string,
     before: SessionSnapshot | undefined,
     writes: SessionWrites,
-    now: number,
     sessionTtlMs: number,
   ): IndexOperation[] {
-    const keepUntil = Math.max(now + sessionTtlMs, writes.pauseRetainUntil ?? 0);
     const k = this.keys;
     const { meta } = writes;
     const was = before?.meta.status;
@@ -134,7 +136,8 @@ export class RedisIndexes {
         operations.push({ op: 'zadd', key, score, member: sessionId, keepUntil: indexKeep });
       }
       for (const { approvalId } of pause.approvals) {
-        operations.push({ op: 'set', key: k.approval(approvalId), value: sessionId, keepUntil });
+        const key = k.approval(approvalId);
+        operations.push({ op: 'set', key, value: sessionId, keepUntil: 'session', when: 'always' });
       }
     }
     if (meta.status === 'paused' && pause?.status === 'pending' && was === 'paused') {
@@ -165,8 +168,8 @@ export class RedisIndexes {
     }
     // The owner's list: the session scored by when it leaves the list (its last update +
     // session TTL), so readers take `score > now`; the key lives as long as its latest
-    // entry. Only a new session adds an entry, so that is when the owner's entries whose
-    // time came are trimmed.
+    // session, which outlives its entry. Only a new session adds an entry, so that is when
+    // the owner's entries whose time came are trimmed.
     const listed = meta.updatedAt + sessionTtlMs;
     const owned = k.sessionsOf(meta.userId);
     operations.push({
@@ -174,16 +177,29 @@ export class RedisIndexes {
       key: owned,
       score: listed,
       member: sessionId,
-      keepUntil: listed,
+      keepUntil: 'session',
     });
     if (!before) operations.push({ op: 'trim', key: owned, upTo: meta.updatedAt });
-    if (meta.status === 'running' && meta.lease) {
-      const score = meta.lease.until;
-      operations.push({ op: 'zadd', key: k.running(), score, member: sessionId });
-      const key = k.run(meta.invocationId ?? '');
-      operations.push({ op: 'set', key, value: sessionId, keepUntil: now + sessionTtlMs });
-    } else if (was === 'running') {
+    const lease = meta.status === 'running' ? meta.lease : undefined;
+    const held = was === 'running' ? before?.meta.lease : undefined;
+    // A commit that meets its run interrupted (its lease lapsed) indexes it again: one
+    // stopped by a release that kept no index is found from then on.
+    const lapsed = lease !== undefined && lease.until <= meta.updatedAt;
+    if (lease && (lapsed || lease.until !== held?.until || lease.owner !== held.owner)) {
+      operations.push({ op: 'zadd', key: k.running(), score: lease.until, member: sessionId });
+    } else if (!lease && was === 'running') {
       operations.push({ op: 'zrem', key: k.running(), member: sessionId });
+    }
+    if (meta.invocationId) {
+      // Written when the run starts; then moved with the session's expiry.
+      const started = before?.meta.invocationId !== meta.invocationId || lapsed;
+      operations.push({
+        op: 'set',
+        key: k.run(meta.invocationId),
+        value: sessionId,
+        keepUntil: 'session',
+        when: started ? 'always' : 'moved',
+      });
     }
     for (const [field, by] of waitingChanges(before, writes)) {
       operations.push({ op: 'hincrby', key: k.waiting(), field, by });

@@ -18,26 +18,39 @@ export class RedisKeys {
   }
 
   /**
-   * Hash: the session record. `version` (moved by every write), `data` (SessionMeta),
-   * `pauseId` and `invocationId` (the latest pause and run, '' for none), `keepUntil`
-   * (when the session's keys expire), the ADK record (`appName`, `userId`, `lastUpdateTime`),
-   * and every pause and run of the session as `pause:<pauseId>` and `run:<invocationId>`.
+   * String: the session's record, as lua/commit-session.lua writes it and
+   * redis-session-record.ts reads it: its version, expiry, latest commits, event ids and
+   * the ADK record, with the meta record and the latest pause's and run's.
+   */
+  record(sessionId: string): string {
+    return this.session(sessionId, 'record');
+  }
+
+  /** Hash: the session's pauses and runs that are not its latest, `pause:<id>`, `run:<id>`. */
+  archive(sessionId: string): string {
+    return this.session(sessionId, 'archive');
+  }
+
+  /**
+   * Hash: the session record as a release before `record` kept it (version, the meta
+   * record as `data`, every pause and run as a field); the first commit or read of such a
+   * session moves it over (upgrade-session.lua), keeping this hash as its `archive`.
    */
   meta(sessionId: string): string {
     return this.session(sessionId, 'meta');
   }
 
   /**
-   * Every key of one session, in this order: meta, state, events, event index,
-   * audit. A write sets the same expiry on each.
+   * Every key of one session, in this order: record, state, events, audit, archive. A
+   * write sets the same expiry on each.
    */
   sessionKeys(sessionId: string): string[] {
     return [
-      this.meta(sessionId),
+      this.record(sessionId),
       this.state(sessionId),
       this.events(sessionId),
-      this.eventIndex(sessionId),
       this.audit(sessionId),
+      this.archive(sessionId),
     ];
   }
 
@@ -69,7 +82,10 @@ export class RedisKeys {
     return this.session(sessionId, 'events');
   }
 
-  /** Hash: event id → index in the events list, so a re-appended event replaces itself. */
+  /**
+   * Hash: event id → index in the events list, as a release before `record` kept it; the
+   * session's upgrade (upgrade-session.lua) moves it into the record and deletes it.
+   */
   eventIndex(sessionId: string): string {
     return this.session(sessionId, 'event-index');
   }

@@ -1,28 +1,45 @@
-import { encodeRecord } from '../record-codec.js';
+import { HoldpointError } from '../../core/errors.js';
 import { splitState } from '../split-state.js';
 import type { SessionAppend, SessionWrites } from '../store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import { encodeIndexOperations, type IndexOperation } from './redis-indexes.js';
 import type { RedisKeys } from './redis-keys.js';
+import {
+  encodeAudit,
+  encodeEvent,
+  encodeMeta,
+  encodePause,
+  encodeRun,
+} from './redis-record-codec.js';
+import { packCommitId } from './redis-session-record.js';
 
-/** The meta field holding the record of pause `pauseId`. */
+/** The archive field holding the record of pause `pauseId`, once it is not the latest. */
 export function pauseField(pauseId: string): string {
   return `pause:${pauseId}`;
 }
 
-/** The meta field holding the record of run `invocationId`. */
+/** The archive field holding the record of run `invocationId`, once it is not the latest. */
 export function runField(invocationId: string): string {
   return `run:${invocationId}`;
 }
 
 /**
  * What a stored commit answers: the session's new version, whether anyone watches it,
- * and whether anyone listens to the inbox channel.
+ * and whether anyone listens to the inbox channel (undefined when the commit, being no
+ * inbox news, did not ask).
  */
 export interface Committed {
   version: number;
   watched: boolean;
-  inboxWatched: boolean;
+  inboxWatched?: boolean;
+}
+
+/** How a commit is written, beyond what it writes. */
+export interface CommitOptions {
+  /** The commit may be inbox news: the inbox's watch marker is read with it. */
+  inboxNews: boolean;
+  /** How much later than needed a moved expiry is set (see lua/commit-session.lua). */
+  expirySlackMs: number;
 }
 
 /**
@@ -42,10 +59,11 @@ export class RedisSessionWriter {
   }
 
   /**
-   * Writes `writes` and `index`, keeping `commitIds` (the session's latest commits, this
-   * one last) in the meta's `commit` field, if the session is at `version` (`new`:
-   * creates it). Undefined when the session moved on, is gone, or (`new`) exists: then
-   * nothing was written.
+   * Writes `writes` and `index`, keeping `commitIds` (the session's latest commits, this one last) in its
+   * record, if the session is at `version` (`new`: creates it). Undefined when the
+   * session moved on, is gone, or (`new`) exists: then nothing was written. `legacy`
+   * when an earlier release's record must be moved over first (RedisSessionUpgrade):
+   * nothing was written either.
    */
   async write(
     sessionId: string,
@@ -53,36 +71,38 @@ export class RedisSessionWriter {
     writes: SessionWrites,
     commitIds: string[],
     index: IndexOperation[],
-  ): Promise<Committed | undefined> {
+    options: CommitOptions,
+  ): Promise<Committed | 'legacy' | undefined> {
     const { meta } = writes;
+    const context = { sessionId, app: meta.app, userId: meta.userId };
     const append: SessionAppend = writes.append ?? { events: [], state: {} };
-    const metaFields: (string | number)[] = [
-      'data',
-      encodeRecord('meta', meta),
-      'pauseId',
-      meta.pauseId ?? '',
-      'invocationId',
-      meta.invocationId ?? '',
-      'commit',
-      commitIds.join(' '),
-    ];
+    // The event ids are spaced in the record's list of them: ADK's have no space.
+    for (const event of append.events) {
+      if (/\s/.test(event.id)) {
+        throw new HoldpointError('VALIDATION_FAILED', `An event id has a space: "${event.id}".`);
+      }
+    }
+    const latestPause = writes.pauses?.find((p) => p.pauseId === meta.pauseId);
+    const latestRun = writes.runs?.find((r) => r.invocationId === meta.invocationId);
+    const archive: string[] = [];
     for (const pause of writes.pauses ?? []) {
-      metaFields.push(pauseField(pause.pauseId), encodeRecord('pause', pause));
+      if (pause !== latestPause)
+        archive.push(pauseField(pause.pauseId), encodePause(pause, context));
     }
     for (const run of writes.runs ?? []) {
-      metaFields.push(runField(run.invocationId), encodeRecord('run', run));
+      if (run !== latestRun) archive.push(runField(run.invocationId), encodeRun(run, context));
     }
-    if (version === 'new') metaFields.push('appName', meta.app, 'userId', meta.userId);
     // A new session was last updated when it was created, until it has events.
     const lastUpdateTime =
       append.events.at(-1)?.timestamp ?? (version === 'new' ? meta.createdAt : undefined);
-    if (lastUpdateTime !== undefined) metaFields.push('lastUpdateTime', lastUpdateTime);
-    const audit = writes.audit.map((line) => encodeRecord('audit', line));
+    const audit = writes.audit.map((line) => encodeAudit(line, sessionId));
     const stateFields = Object.entries(splitState(append.state).session).flat();
     const sessionKeys = [
       ...this.keys.sessionKeys(sessionId),
+      this.keys.meta(sessionId),
       this.keys.watched(sessionId),
       this.keys.inboxWatched(),
+      this.keys.userState(meta.app, meta.userId),
     ];
     const indexed = encodeIndexOperations(index, sessionKeys.length + 1);
     const args = [
@@ -90,22 +110,38 @@ export class RedisSessionWriter {
       Date.now(),
       this.sessionTtlMs,
       writes.pauseRetainUntil ?? '',
-      metaFields.length / 2,
+      options.expirySlackMs,
+      options.inboxNews ? '1' : '',
+      commitIds.map(packCommitId).join(' '),
+      encodeMeta(meta),
+      meta.pauseId ?? '',
+      latestPause ? encodePause(latestPause, context) : '',
+      meta.invocationId ?? '',
+      latestRun ? encodeRun(latestRun, context) : '',
+      lastUpdateTime ?? '',
+      version === 'new' ? JSON.stringify(meta.app) : '',
+      version === 'new' ? JSON.stringify(meta.userId) : '',
+      archive.length / 2,
       audit.length,
       append.events.length,
       stateFields.length / 2,
       index.length,
-      ...metaFields,
+      ...archive,
       ...audit,
-      ...append.events.flatMap((event) => [event.id, encodeRecord('event', event)]),
+      ...append.events.flatMap((event) => [event.id, encodeEvent(event)]),
       ...stateFields,
       ...indexed.args,
     ];
     const reply = (await this.script([...sessionKeys, ...indexed.keys], args)) as
       | [number, number, number]
+      | 'legacy'
       | null;
-    return reply
-      ? { version: reply[0], watched: reply[1] === 1, inboxWatched: reply[2] === 1 }
-      : undefined;
+    if (!reply || reply === 'legacy') return reply ?? undefined;
+    const [stored, watched, inboxWatched] = reply;
+    return {
+      version: stored,
+      watched: watched === 1,
+      inboxWatched: inboxWatched === -1 ? undefined : inboxWatched === 1,
+    };
   }
 }

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLine } from '../../core/audit-line.js';
 import { HoldpointError } from '../../core/errors.js';
 import { codeOf } from '../../core/errors.test-support.js';
+import type { Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { verifyAuditChain } from '../../core/verify-audit-chain.js';
-import { RECORD_VERSION } from '../record-codec.js';
+import { encodeRecord } from '../record-codec.js';
 import type { SessionTrail } from '../store.js';
 import {
   APP,
@@ -31,8 +32,9 @@ import {
   finishRunTransition,
   savePauseTransition,
 } from '../transitions.js';
+import { COMPACT_VERSION } from './redis-record-codec.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
-import { RedisStore } from './redis-store.js';
+import { expirySlackMs, RedisStore } from './redis-store.js';
 
 const scratch = new RedisScratch();
 const options = { url: TEST_REDIS_URL, keyPrefix: scratch.prefix, sessionTtlSeconds: 600 };
@@ -67,7 +69,7 @@ describe('RedisStore', () => {
       now + HOUR,
     ]);
     const names = (await sessionKeys(sessionId)).map((k) => k.slice(k.indexOf('}') + 2)).sort();
-    expect(names).toEqual(['audit', 'event-index', 'events', 'meta', 'state']);
+    expect(names).toEqual(['audit', 'events', 'record', 'state']);
     expect(await scratch.redis.get(key(`{index}:approval:${pause.approvals[0]?.approvalId}`))).toBe(
       sessionId,
     );
@@ -114,13 +116,14 @@ describe('RedisStore', () => {
       [],
       retainUntil,
     ]);
+    const slack = expirySlackMs(options.sessionTtlSeconds * 1000);
     for (const k of await sessionKeys(sessionId)) {
-      expect(await scratch.redis.pexpiretime(k)).toBe(retainUntil);
+      expect(await scratch.redis.pexpiretime(k)).toBe(retainUntil + slack);
     }
     // A later write never shortens it, even with no retention of its own.
     await store.apply(sessionId, cancelTransition, ['bob', undefined, now + 1]);
     for (const k of await sessionKeys(sessionId)) {
-      expect(await scratch.redis.pexpiretime(k)).toBe(retainUntil);
+      expect(await scratch.redis.pexpiretime(k)).toBe(retainUntil + slack);
     }
   });
 
@@ -135,8 +138,8 @@ describe('RedisStore', () => {
       held,
       DECIDER,
     ]);
-    // Neither commit moves the expiry; the finish creates the events, their index and the
-    // state, which expire with the rest.
+    // Neither commit moves the expiry; the finish creates the events and the state, which
+    // expire with the rest.
     await store.apply(sessionId, finishRunTransition, [
       segmentEnd(run, held, now + 2, {
         events: [userEvent(run.invocationId, 'done')],
@@ -145,8 +148,9 @@ describe('RedisStore', () => {
       { status: 'completed', result: 'sent', audit: [] },
     ]);
     const keys = await sessionKeys(sessionId);
-    expect(keys).toHaveLength(5);
-    for (const k of keys) expect(await scratch.redis.pexpiretime(k)).toBe(now + 2 * HOUR);
+    expect(keys).toHaveLength(4);
+    const slack = expirySlackMs(options.sessionTtlSeconds * 1000);
+    for (const k of keys) expect(await scratch.redis.pexpiretime(k)).toBe(now + 2 * HOUR + slack);
   });
 
   it('gives a session the session TTL when that outlasts the pause retention', async () => {
@@ -158,9 +162,9 @@ describe('RedisStore', () => {
       [],
       now + 1_000,
     ]);
-    const ttl = await scratch.redis.pttl(key(`{s:${sessionId}}:meta`));
+    const ttl = await scratch.redis.pttl(key(`{s:${sessionId}}:record`));
     expect(ttl).toBeGreaterThan(590_000);
-    expect(ttl).toBeLessThanOrEqual(600_000);
+    expect(ttl).toBeLessThanOrEqual(600_000 + expirySlackMs(600_000));
   });
 
   it('leaves no key without an expiry, indexes included', async () => {
@@ -189,19 +193,27 @@ describe('RedisStore', () => {
     const now = Date.now();
     const { sessionId, userId, pause } = await pausedSession(store, 1, now);
     const other = await pausedSession(store, 1, now);
-    const meta = key(`{s:${sessionId}}:meta`);
-    const stored = JSON.parse((await scratch.redis.hget(meta, 'data')) as string);
-    expect(stored.v).toBe(RECORD_VERSION);
+    // The session's record is lines (see lua/commit-session.lua): the meta record is the
+    // twelfth, the latest pause's the thirteenth.
+    const record = key(`{s:${sessionId}}:record`);
+    const lines = ((await scratch.redis.get(record)) as string).split('\n');
+    expect(JSON.parse(lines[11] as string).v).toBe(COMPACT_VERSION);
     expect(
       JSON.parse((await scratch.redis.lindex(key(`{s:${sessionId}}:audit`), 0)) as string).v,
-    ).toBe(RECORD_VERSION);
+    ).toBe(COMPACT_VERSION);
+    expect(lines[9]).toBe(pause.pauseId);
     // A newer release wrote this pause.
-    const field = `pause:${pause.pauseId}`;
-    const pauseJson = JSON.parse((await scratch.redis.hget(meta, field)) as string);
-    await scratch.redis.hset(meta, field, JSON.stringify({ ...pauseJson, v: RECORD_VERSION + 1 }));
+    const newer = { ...JSON.parse(lines[12] as string), v: COMPACT_VERSION + 1 };
+    const rewrite = (line: number, text: string) =>
+      scratch.redis.set(
+        record,
+        lines.map((old, i) => (i === line ? text : old)).join('\n'),
+        'KEEPTTL',
+      );
+    await rewrite(12, JSON.stringify(newer));
     await expect(peer.getSnapshot(sessionId)).rejects.toMatchObject({
       code: 'RECORD_UNREADABLE',
-      message: expect.stringContaining(`schema v${RECORD_VERSION + 1}`),
+      message: expect.stringContaining(`schema v${COMPACT_VERSION + 1}`),
       details: { session_id: sessionId, record: 'pause' },
     });
     expect(await codeOf(peer.apply(sessionId, cancelTransition, ['bob', undefined, now]))).toBe(
@@ -213,9 +225,93 @@ describe('RedisStore', () => {
     expect(listed.items.map((s) => s.meta.sessionId)).not.toContain(sessionId);
     expect(await peer.listDuePauses(now + 2 * HOUR, 1000)).toContain(other.sessionId);
     // A record that is not even JSON reads the same way.
-    await scratch.redis.hset(meta, 'data', '{"v":1,');
+    await rewrite(11, '{"v":2,');
     expect(await codeOf(peer.loadSession(sessionId, APP, userId))).toBe('ok');
     expect(await codeOf(peer.getSnapshot(sessionId))).toBe('RECORD_UNREADABLE');
+  });
+
+  it('reads and goes on with a session an earlier release stored (a meta hash, v1 records)', async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const [said, asked] = [userEvent(run.invocationId, 'hi'), userEvent(run.invocationId, 'pay?')];
+    const pause = newPause(run, 1, now);
+    await store.apply(sessionId, savePauseTransition, [
+      segmentEnd(run, held, now, { events: [said, asked], state: { intent: 'pay' } }),
+      pause,
+      requested(pause),
+      now + HOUR,
+    ]);
+    const snapshot = await store.getSnapshot(sessionId);
+    const session = await store.loadSession(sessionId, APP, userId);
+    const audit = await store.listAudit(sessionId, 0, 100);
+    // The same session as that release's keys held it: records of v1 in the meta hash,
+    // the event ids in their own hash.
+    const k = (name: string) => key(`{s:${sessionId}}:${name}`);
+    const { meta } = snapshot ?? {};
+    const expiresAt = await scratch.redis.pexpiretime(k('record'));
+    await scratch.redis.del(k('record'), k('events'), k('audit'));
+    await scratch.redis.hset(k('meta'), {
+      version: '2',
+      keepUntil: String(expiresAt),
+      data: encodeRecord('meta', meta as SessionMeta),
+      pauseId: pause.pauseId,
+      invocationId: run.invocationId,
+      commit: '',
+      appName: APP,
+      userId,
+      lastUpdateTime: String(session?.lastUpdateTime),
+      [`pause:${pause.pauseId}`]: encodeRecord('pause', snapshot?.pause as Pause),
+      [`run:${run.invocationId}`]: encodeRecord('run', snapshot?.run as RunRecord),
+    });
+    const events = session?.events ?? [];
+    await scratch.redis.rpush(k('events'), ...events.map((e) => encodeRecord('event', e)));
+    await scratch.redis.hset(k('event-index'), Object.fromEntries(events.map((e, i) => [e.id, i])));
+    await scratch.redis.rpush(k('audit'), ...audit.map((line) => encodeRecord('audit', line)));
+    for (const name of ['meta', 'events', 'audit', 'event-index']) {
+      await scratch.redis.pexpireat(k(name), expiresAt);
+    }
+    // This release reads it as it was, moving it over once.
+    expect(await peer.getSnapshot(sessionId)).toEqual(snapshot);
+    expect(await peer.loadSession(sessionId, APP, userId)).toEqual(session);
+    expect(await peer.listAudit(sessionId, 0, 100)).toEqual(audit);
+    expect(await scratch.redis.exists(k('meta'), k('event-index'))).toBe(0);
+    expect(await scratch.redis.pexpiretime(k('record'))).toBe(expiresAt);
+    // And goes on with it: a decision, then an event appended again replaces itself.
+    const taken = lease(now);
+    await peer.apply(sessionId, decideTransition, [
+      { all: { approved: true, decidedBy: 'bob', at: now } },
+      now,
+      taken,
+      DECIDER,
+    ]);
+    const answered = { ...said, content: { role: 'user', parts: [{ text: 'hi again' }] } };
+    await peer.apply(sessionId, finishRunTransition, [
+      segmentEnd(run, taken, now, { events: [answered], state: {} }),
+      { status: 'completed', audit: [] },
+    ]);
+    const after = await store.loadSession(sessionId, APP, userId);
+    expect(after?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(['hi again', 'pay?']);
+    expect(after?.state).toMatchObject({ intent: 'pay' });
+    expect((await store.getPause(sessionId, pause.pauseId))?.status).toBe('resumed');
+    expect(verifyAuditChain((await store.listAudit(sessionId, 0, 100)).map(auditLine))).toEqual({
+      ok: true,
+      lines: audit.length + 2,
+    });
+  });
+
+  it('stores an event appended twice in one commit once, as its later self', async () => {
+    // Regression: the commit script set the second one at a list index not pushed yet
+    // ("ERR no such key"), failing the whole commit.
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const said = userEvent(run.invocationId, 'hi');
+    const again = { ...said, content: { role: 'user', parts: [{ text: 'hi again' }] } };
+    const other = userEvent(run.invocationId, 'there');
+    await store.apply(sessionId, checkpointTransition, [
+      segmentEnd(run, held, now, { events: [said, other, again], state: {} }),
+    ]);
+    const events = (await peer.loadSession(sessionId, APP, userId))?.events ?? [];
+    expect(events.map((e) => e.content?.parts?.[0]?.text)).toEqual(['hi again', 'there']);
   });
 
   it('round-trips confirmation events and keeps event order when events are replaced', async () => {

@@ -1,11 +1,11 @@
-import { createSession as adkSession, type Event, mergeStates, type Session } from '@google/adk';
+import type { Session } from '@google/adk';
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
 import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
+import { inboxNews } from '../inbox-news.js';
 import { mergePages } from '../merge-pages.js';
-import { decodeRecord } from '../record-codec.js';
 import { splitState } from '../split-state.js';
 import type {
   NewSession,
@@ -17,7 +17,7 @@ import type {
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import { type WaitingCount, waitingCounts } from '../waiting-counts.js';
-import { RedisConnection, type RedisScript } from './redis-connection.js';
+import { RedisConnection } from './redis-connection.js';
 import { RedisDelegations } from './redis-delegations.js';
 import { RedisEffectLedger } from './redis-effect-ledger.js';
 import { RedisGrants } from './redis-grants.js';
@@ -25,37 +25,25 @@ import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisOutbox } from './redis-outbox.js';
 import { RedisRateCounters } from './redis-rate-counters.js';
+import { decodeAudit } from './redis-record-codec.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisRequestRecords } from './redis-request-records.js';
-import {
-  type Committed,
-  pauseField,
-  RedisSessionWriter,
-  runField,
-} from './redis-session-writer.js';
-import { pairs, RedisSharedState } from './redis-shared-state.js';
+import { RedisSessionReads } from './redis-session-reads.js';
+import { type Committed, RedisSessionWriter } from './redis-session-writer.js';
+import { RedisSharedState } from './redis-shared-state.js';
 import type { RedisStoreOptions } from './redis-store-options.js';
 import { RedisUserMemories } from './redis-user-memories.js';
 
 const DEFAULT_EFFECT_LOCK_MS = 5 * 60_000;
+/**
+ * How much later than it must be a moved session expiry is set: a 64th of the session
+ * TTL, so that the commits after it need not move it again (see lua/commit-session.lua).
+ */
+export function expirySlackMs(sessionTtlMs: number): number {
+  return Math.ceil(sessionTtlMs / 64);
+}
 /** How long the readiness probe's key is kept: it matters only as it is written. */
 const READINESS_PROBE_TTL_MS = 60_000;
-
-function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
-  const state: Record<string, unknown> = {};
-  for (const [key, json] of Object.entries(hash)) {
-    try {
-      state[key] = JSON.parse(json);
-    } catch {
-      throw new HoldpointError(
-        'RECORD_UNREADABLE',
-        `The stored state key ${key} of session ${sessionId} is not JSON.`,
-        { session_id: sessionId, record: 'state' },
-      );
-    }
-  }
-  return state;
-}
 
 /**
  * The shared store: every process pointing at the same Redis sees the same sessions,
@@ -82,19 +70,25 @@ export class RedisStore extends TransactionalStore {
   private readonly shared: RedisSharedState;
   private readonly indexes: RedisIndexes;
   private readonly sessionTtlMs: number;
-  private readonly readSnapshotScript: RedisScript;
-  private readonly readSessionScript: RedisScript;
+  private readonly expirySlackMs: number;
+  private readonly reads: RedisSessionReads;
 
   constructor(options: RedisStoreOptions) {
     super();
     this.sessionTtlMs = (options.sessionTtlSeconds ?? DEFAULTS.sessionTtlSeconds) * 1000;
+    this.expirySlackMs = expirySlackMs(this.sessionTtlMs);
     const target = options.client ?? options.url;
     if (!target)
       throw new HoldpointError('VALIDATION_FAILED', 'A Redis store needs a url or a client.');
     this.conn = new RedisConnection(target);
     this.keys = new RedisKeys(options.keyPrefix ?? DEFAULTS.redisPrefix);
     this.writer = new RedisSessionWriter(this.conn, this.keys, this.sessionTtlMs);
-    this.shared = new RedisSharedState(this.conn, this.keys, this.sessionTtlMs);
+    // The user's state outlives each of their sessions, whose expiry may be the slack later.
+    this.shared = new RedisSharedState(
+      this.conn,
+      this.keys,
+      this.sessionTtlMs + this.expirySlackMs,
+    );
     this.indexes = new RedisIndexes(this.conn, this.keys);
     this.relay = new RedisRelay(this.conn, this.keys);
     this.requests = new RedisRequestRecords(this.conn, this.keys.prefix);
@@ -103,8 +97,7 @@ export class RedisStore extends TransactionalStore {
     this.delegations = new RedisDelegations(this.conn, this.keys);
     this.outbox = new RedisOutbox(this.conn, this.keys);
     this.grants = new RedisGrants(this.conn, this.keys, this.sessionTtlMs);
-    this.readSnapshotScript = this.conn.script('read-snapshot');
-    this.readSessionScript = this.conn.script('read-session');
+    this.reads = new RedisSessionReads(this.conn, this.keys);
     this.effects = new RedisEffectLedger(this.conn, this.keys, {
       resultTtlMs: this.sessionTtlMs,
       lockTtlMs: DEFAULT_EFFECT_LOCK_MS,
@@ -132,21 +125,9 @@ export class RedisStore extends TransactionalStore {
 
   protected readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     return this.conn.run(async () => {
-      const [version, meta, pause, run, commits, watched] = (await this.readSnapshotScript(
-        [this.keys.meta(sessionId), this.keys.watched(sessionId)],
-        [],
-      )) as [string | null, string | null, string | null, string | null, string | null, number];
-      this.relay.noteWatched(sessionId, watched === 1);
-      if (!version || !meta) return undefined;
-      return {
-        version: Number(version),
-        commitIds: commits ? commits.split(' ') : undefined,
-        snapshot: {
-          meta: decodeRecord('meta', meta, sessionId),
-          pause: pause ? decodeRecord('pause', pause, sessionId) : undefined,
-          run: run ? decodeRecord('run', run, sessionId) : undefined,
-        },
-      };
+      const { read, watched } = await this.reads.snapshot(sessionId);
+      this.relay.noteWatched(sessionId, watched);
+      return read;
     });
   }
 
@@ -177,15 +158,23 @@ export class RedisStore extends TransactionalStore {
   ): Promise<Committed | undefined> {
     const now = Date.now();
     const index = [
-      ...this.indexes.commitOperations(sessionId, before, writes, now, this.sessionTtlMs),
+      ...this.indexes.commitOperations(sessionId, before, writes, this.sessionTtlMs),
       ...this.outbox.commitOperations(writes.deliveries ?? [], now),
     ];
+    const options = {
+      inboxNews: inboxNews(before, writes) !== undefined,
+      expirySlackMs: this.expirySlackMs,
+    };
     const committed = await this.conn.write(() =>
-      this.writer.write(sessionId, version, writes, commitIds, index),
+      this.reads.upgraded(sessionId, () =>
+        this.writer.write(sessionId, version, writes, commitIds, index, options),
+      ),
     );
     if (committed) {
       this.relay.noteWatched(sessionId, committed.watched);
-      this.relay.noteInboxWatched(committed.inboxWatched);
+      if (committed.inboxWatched !== undefined) {
+        this.relay.noteInboxWatched(committed.inboxWatched);
+      }
     }
     return committed;
   }
@@ -216,49 +205,15 @@ export class RedisStore extends TransactionalStore {
   }
 
   loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
-    return this.conn.run(async () => {
-      const k = this.keys;
-      // One call: the session's keys and the state its app and user share.
-      const [record, statePairs, eventJsons, appPairs, userPairs] = (await this.readSessionScript(
-        [
-          k.meta(sessionId),
-          k.state(sessionId),
-          k.events(sessionId),
-          k.appState(app),
-          k.userState(app, userId),
-        ],
-        [this.sessionTtlMs],
-      )) as [(string | null)[], string[], string[], string[], string[]];
-      const [storedApp, storedUser, lastUpdateTime] = record;
-      if (storedApp !== app || storedUser !== userId) return undefined;
-      const events: Event[] = eventJsons.map((json) => decodeRecord('event', json, sessionId));
-      return adkSession({
-        id: sessionId,
-        appName: app,
-        userId,
-        state: mergeStates(
-          parseJsonState(pairs(appPairs), sessionId),
-          parseJsonState(pairs(userPairs), sessionId),
-          parseJsonState(pairs(statePairs), sessionId),
-        ),
-        events,
-        lastUpdateTime: Number(lastUpdateTime),
-      });
-    });
+    return this.conn.run(() => this.reads.session(sessionId, app, userId));
   }
 
   getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
-    return this.conn.run(async (redis) => {
-      const json = await redis.hget(this.keys.meta(sessionId), pauseField(pauseId));
-      return json === null ? undefined : decodeRecord('pause', json, sessionId);
-    });
+    return this.conn.run(() => this.reads.pause(sessionId, pauseId));
   }
 
   getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
-    return this.conn.run(async (redis) => {
-      const json = await redis.hget(this.keys.meta(sessionId), runField(invocationId));
-      return json === null ? undefined : decodeRecord('run', json, sessionId);
-    });
+    return this.conn.run(() => this.reads.run(sessionId, invocationId));
   }
 
   findApproval(approvalId: string): Promise<string | undefined> {
@@ -272,7 +227,9 @@ export class RedisStore extends TransactionalStore {
   /** The session an index pointed at, while it still exists. */
   private async existing(sessionId: string | undefined): Promise<string | undefined> {
     if (sessionId === undefined) return undefined;
-    return (await this.conn.client.exists(this.keys.meta(sessionId))) ? sessionId : undefined;
+    const k = this.keys;
+    const found = await this.conn.client.exists(k.record(sessionId), k.meta(sessionId));
+    return found > 0 ? sessionId : undefined;
   }
 
   /** The snapshots of index entries' sessions; one that cannot be read is `unreadable`. */
@@ -440,7 +397,7 @@ export class RedisStore extends TransactionalStore {
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
     return this.conn.run(async (redis) => {
       const lines = await redis.lrange(this.keys.audit(sessionId), offset, offset + limit - 1);
-      return lines.map((line) => decodeRecord('audit', line, sessionId));
+      return lines.map((line) => decodeAudit(line, sessionId));
     });
   }
 
