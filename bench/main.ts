@@ -24,6 +24,7 @@ import {
 import { loadBenchSettings } from './settings.js';
 import { postgresScaleStore, sqliteScaleStore } from './sql-scale.js';
 import { acquireSqlite } from './sqlite-target.js';
+import { measureStoreCalls, type StoreCallProfile } from './store-calls.js';
 import { storeCycles } from './store-cycles.js';
 import type { StreamSample } from './stream-measure.js';
 import { streamOnServer } from './stream-scenarios.js';
@@ -75,6 +76,7 @@ const inFlight = new Map<string, InFlightSample>();
 let redisProfile: RedisProfile | undefined;
 let httpRedisProfile: RedisProfile | undefined;
 const footprints: PausedFootprint[] = [];
+const storeCalls: StoreCallProfile[] = [];
 const streams: StreamSample[] = [];
 const scales: ScaleReport[] = [];
 
@@ -177,6 +179,21 @@ async function inProcessTogether(): Promise<void> {
 
 try {
   await inProcessTogether();
+  if (settings.monitorCycles > 0) {
+    process.stderr.write('bench: store calls per cycle on each store …\n');
+    const cycles = settings.monitorCycles;
+    storeCalls.push(await measureStoreCalls({ store: 'memory' }, cycles));
+    storeCalls.push(
+      await measureStoreCalls({ store: 'sqlite', dataDir: sqlite.newDataDir() }, cycles),
+    );
+    if (postgres.available) {
+      storeCalls.push(
+        await measureStoreCalls({ store: 'postgres', url: await postgres.newDatabase() }, cycles),
+      );
+    }
+    const redisChoice = { store: 'redis', url: redis.url, prefix: redis.newPrefix() } as const;
+    storeCalls.push(await measureStoreCalls(redisChoice, cycles));
+  }
   await run(await overHttp(NAMES.httpMemory, { store: 'memory' }), settings.httpCycles);
   await run(
     await overHttp(NAMES.httpSqlite, { store: 'sqlite', dataDir: sqlite.newDataDir() }),
@@ -307,6 +324,7 @@ const report: BenchReport = {
   }),
   redisProfile,
   httpRedisProfile,
+  storeCalls,
   footprints,
   streams,
   scales,

@@ -6,6 +6,7 @@ import { PEER_BYTES, PEER_SOURCE } from './peer-figures.js';
 import type { RedisProfile } from './redis-profile.js';
 import type { ScaleReport } from './scale.js';
 import { formatScale } from './scale-report.js';
+import { formatStoreCalls, type StoreCallProfile } from './store-calls.js';
 import { formatStoreCycles, type StoreCycles } from './store-cycles.js';
 import type { StreamSample } from './stream-measure.js';
 import { ms, table, times } from './table.js';
@@ -34,6 +35,8 @@ export interface BenchReport {
   redisProfile?: RedisProfile;
   /** Redis work of one cycle over HTTP (`holdpoint serve`): the edge's rate counting too. */
   httpRedisProfile?: RedisProfile;
+  /** What the runtime asks of each store per in-process cycle. */
+  storeCalls: StoreCallProfile[];
   /** What one paused run keeps in each store. */
   footprints: PausedFootprint[];
   /** AI SDK streaming chats, many in flight at once. */
@@ -106,6 +109,7 @@ export function formatReport(report: BenchReport): string {
   for (const { over, profile } of profiles) {
     if (profile) out.push('', formatProfile(over, profile));
   }
+  if (report.storeCalls.length > 0) out.push('', formatStoreCalls(report.storeCalls));
   if (report.footprints.length > 0) out.push('', formatFootprints(report.footprints));
   if (report.streams.length > 0) out.push('', formatStreams(report.streams));
   for (const scale of report.scales) out.push('', formatScale(scale));
