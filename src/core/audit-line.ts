@@ -32,30 +32,34 @@ export interface AuditLine {
   hash?: string;
 }
 
-/** The line `entry` is shown, exported and hashed as. */
+/**
+ * The line `entry` is shown, exported and hashed as. Its fields are set one by one, in
+ * the order an export writes them (it is on every commit's path: each line is hashed).
+ */
 export function auditLine(e: AuditEntry): AuditLine {
-  return {
+  const line: AuditLine = {
     at: new Date(e.at).toISOString(),
     action: e.action,
     session_id: e.sessionId,
     invocation_id: e.invocationId,
     actor: e.actor,
-    ...(e.approvalId === undefined ? {} : { approval_id: e.approvalId }),
-    ...(e.toolName === undefined ? {} : { tool_name: e.toolName }),
-    ...(e.argsHash === undefined ? {} : { args_hash: e.argsHash }),
-    ...(e.payloadHash === undefined ? {} : { payload_hash: e.payloadHash }),
-    ...(e.approved === undefined ? {} : { approved: e.approved }),
-    ...(e.reason === undefined ? {} : { reason: e.reason }),
-    ...(e.unnamedPause === undefined ? {} : { unnamed_pause: e.unnamedPause }),
-    ...(e.channel === undefined ? {} : { channel: e.channel }),
-    ...(e.onBehalfOf === undefined ? {} : { on_behalf_of: e.onBehalfOf }),
-    ...(e.to === undefined ? {} : { to: e.to }),
-    ...(e.editedArgsHash === undefined ? {} : { edited_args_hash: e.editedArgsHash }),
-    ...(e.responseHash === undefined ? {} : { response_hash: e.responseHash }),
-    ...(e.grantId === undefined ? {} : { grant_id: e.grantId }),
-    ...(e.grantScope === undefined ? {} : { grant_scope: e.grantScope }),
-    ...(e.grantUntil === undefined ? {} : { grant_until: new Date(e.grantUntil).toISOString() }),
-    ...(e.prevHash === undefined ? {} : { prev_hash: e.prevHash }),
-    ...(e.hash === undefined ? {} : { hash: e.hash }),
   };
+  if (e.approvalId !== undefined) line.approval_id = e.approvalId;
+  if (e.toolName !== undefined) line.tool_name = e.toolName;
+  if (e.argsHash !== undefined) line.args_hash = e.argsHash;
+  if (e.payloadHash !== undefined) line.payload_hash = e.payloadHash;
+  if (e.approved !== undefined) line.approved = e.approved;
+  if (e.reason !== undefined) line.reason = e.reason;
+  if (e.unnamedPause !== undefined) line.unnamed_pause = e.unnamedPause;
+  if (e.channel !== undefined) line.channel = e.channel;
+  if (e.onBehalfOf !== undefined) line.on_behalf_of = e.onBehalfOf;
+  if (e.to !== undefined) line.to = e.to;
+  if (e.editedArgsHash !== undefined) line.edited_args_hash = e.editedArgsHash;
+  if (e.responseHash !== undefined) line.response_hash = e.responseHash;
+  if (e.grantId !== undefined) line.grant_id = e.grantId;
+  if (e.grantScope !== undefined) line.grant_scope = e.grantScope;
+  if (e.grantUntil !== undefined) line.grant_until = new Date(e.grantUntil).toISOString();
+  if (e.prevHash !== undefined) line.prev_hash = e.prevHash;
+  if (e.hash !== undefined) line.hash = e.hash;
+  return line;
 }

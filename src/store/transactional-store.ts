@@ -48,30 +48,6 @@ export interface VersionedSnapshot {
 }
 
 /**
- * The session as the commit of `writes` on `read` stored it, as readSnapshot would read it
- * back; undefined when its latest pause or run is neither written nor read (then it is
- * read when needed).
- */
-function committedSnapshot(
-  read: VersionedSnapshot | undefined,
-  writes: SessionWrites,
-  commitIds: string[],
-): VersionedSnapshot | undefined {
-  const { meta } = writes;
-  const before = read?.snapshot;
-  const pause =
-    writes.pauses?.find((p) => p.pauseId === meta.pauseId) ??
-    (before?.pause?.pauseId === meta.pauseId ? before?.pause : undefined);
-  const run =
-    writes.runs?.find((r) => r.invocationId === meta.invocationId) ??
-    (before?.run?.invocationId === meta.invocationId ? before?.run : undefined);
-  if ((meta.pauseId && !pause) || (meta.invocationId && !run)) return undefined;
-  // A copy: what the caller does with the writes afterwards cannot reach it.
-  const snapshot = structuredClone({ meta, pause, run });
-  return { snapshot, version: (read?.version ?? 0) + 1, commitIds };
-}
-
-/**
  * How many of a session's latest commit ids are kept: enough that a commit whose reply
  * was lost is still recognised after others wrote the session meanwhile.
  */
@@ -143,6 +119,33 @@ export abstract class TransactionalStore implements HoldpointStore {
     _read: VersionedSnapshot,
     _writes: SessionWrites,
   ): Promise<void> {}
+
+  /**
+   * The session as the commit of `writes` on `read` stored it, as readSnapshot would read
+   * it back (what a trail holds next); undefined when its latest pause or run is neither
+   * written nor read (then it is read when needed). A store that keeps its records as
+   * JSON may answer from what it kept instead of copying `writes` again.
+   */
+  protected committedSnapshot(
+    _sessionId: string,
+    read: VersionedSnapshot | undefined,
+    writes: SessionWrites,
+    commitIds: string[],
+  ): VersionedSnapshot | undefined {
+    const { meta } = writes;
+    const before = read?.snapshot;
+    const pause =
+      writes.pauses?.find((p) => p.pauseId === meta.pauseId) ??
+      (before?.pause?.pauseId === meta.pauseId ? before?.pause : undefined);
+    const run =
+      writes.runs?.find((r) => r.invocationId === meta.invocationId) ??
+      (before?.run?.invocationId === meta.invocationId ? before?.run : undefined);
+    if ((meta.pauseId && !pause) || (meta.invocationId && !run)) return undefined;
+    // A copy, through JSON as every store keeps its records (so it is what a read would
+    // answer): what the caller does with the writes afterwards cannot reach it.
+    const snapshot = JSON.parse(JSON.stringify({ meta, pause, run })) as SessionSnapshot;
+    return { snapshot, version: (read?.version ?? 0) + 1, commitIds };
+  }
 
   /**
    * How long a commit whose reply was lost waits for the store to answer again, to
@@ -241,7 +244,11 @@ export abstract class TransactionalStore implements HoldpointStore {
       );
     });
     if (!created) throw sessionExists(session.sessionId);
-    if (trail) trail.snapshot = this.handOut(committedSnapshot(undefined, writes, [commitId]));
+    if (trail) {
+      trail.snapshot = this.handOut(
+        this.committedSnapshot(session.sessionId, undefined, writes, [commitId]),
+      );
+    }
   }
 
   /** Marks `read` as handed out, so `apply` may take it as its first read. */
@@ -350,7 +357,7 @@ export abstract class TransactionalStore implements HoldpointStore {
       if (writes) this.committed(read.snapshot, writes);
       if (trail) {
         trail.snapshot = writes
-          ? this.handOut(committedSnapshot(read, writes, stored ?? []))
+          ? this.handOut(this.committedSnapshot(sessionId, read, writes, stored ?? []))
           : this.handOut(read);
       }
       if (result.error) throw result.error;

@@ -33,26 +33,47 @@ import type { MemoryStoreOptions } from './memory-store-options.js';
 import { MemoryUserMemories } from './memory-user-memories.js';
 import { SortedIndex } from './sorted-index.js';
 
+/**
+ * A record as the store keeps it: its JSON, which every read is parsed from (a copy
+ * nobody else holds, as a durable store reads it back) and whose length it counts as the
+ * record's size, and the store's own parsed copy, for its indexes and rules.
+ */
+interface Kept<T> {
+  value: T;
+  json: string;
+}
+
+/** `value` kept: written to JSON once, and parsed back as the store's own copy. */
+function keep<T>(value: T): Kept<T> {
+  const json = JSON.stringify(value);
+  return { value: JSON.parse(json) as T, json };
+}
+
+/** A copy of a kept record for a caller, undefined for none. */
+function copyOf<T>(kept: Kept<T> | undefined): T | undefined {
+  return kept && (JSON.parse(kept.json) as T);
+}
+
 interface StoredSession {
-  meta: SessionMeta;
+  meta: Kept<SessionMeta>;
   version: number;
   /** The audiences its pending pause is indexed for. */
   audiences: string[];
-  pauses: Map<string, Pause>;
-  runs: Map<string, RunRecord>;
-  audit: AuditEntry[];
-  events: Event[];
+  pauses: Map<string, Kept<Pause>>;
+  runs: Map<string, Kept<RunRecord>>;
+  /** Its audit lines, as JSON. */
+  audit: string[];
+  /** ADK's events, as JSON, in order; where each event id is among them. */
+  events: string[];
+  eventAt: Map<string, number>;
+  /** The timestamp of the last event, when there is one: the session's last update. */
+  lastEventTime?: number;
   state: Record<string, unknown>;
   /** The latest pause retention: the session lives at least until then. */
   keepUntil: number;
   expiresAt: number;
-  /** What its events and audit lines take, as JSON. */
-  logBytes: number;
+  /** What it takes, as JSON: its records, events, audit lines and state. */
   bytes: number;
-}
-
-function jsonBytes(value: unknown): number {
-  return JSON.stringify(value)?.length ?? 0;
 }
 
 function userKey(app: string, userId: string): string {
@@ -117,17 +138,18 @@ export class MemoryStore extends TransactionalStore {
     if (this.sessions.has(session.sessionId)) return false;
     this.makeRoom();
     const stored: StoredSession = {
-      meta: writes.meta,
+      // Nothing yet: the first write keeps the meta (and counts it).
+      meta: { value: writes.meta, json: '' },
       version: 0,
       audiences: [],
       pauses: new Map(),
       runs: new Map(),
       audit: [],
       events: [],
+      eventAt: new Map(),
       state: {},
       keepUntil: 0,
       expiresAt: 0,
-      logBytes: 0,
       bytes: 0,
     };
     this.sessions.set(session.sessionId, stored);
@@ -140,10 +162,7 @@ export class MemoryStore extends TransactionalStore {
   protected async readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     const stored = this.live(sessionId);
     if (!stored) return undefined;
-    return {
-      version: stored.version,
-      snapshot: structuredClone(this.snapshotOf(stored)),
-    };
+    return { version: stored.version, snapshot: this.snapshotCopy(stored) };
   }
 
   protected async commit(
@@ -153,13 +172,31 @@ export class MemoryStore extends TransactionalStore {
   ): Promise<boolean> {
     const stored = this.live(sessionId);
     if (!stored || stored.version !== read.version) return false;
-    this.write(stored, structuredClone(writes));
+    this.write(stored, writes);
     return true;
+  }
+
+  /**
+   * The session as the commit just made stored it, parsed from the JSON the store keeps
+   * (a copy, as a read answers) rather than copied from the writes once more; undefined
+   * when another commit came in since (then the next one reads).
+   */
+  protected override committedSnapshot(
+    sessionId: string,
+    read: VersionedSnapshot | undefined,
+    _writes: SessionWrites,
+    commitIds: string[],
+  ): VersionedSnapshot | undefined {
+    const stored = this.sessions.get(sessionId);
+    const version = (read?.version ?? 0) + 1;
+    if (stored?.version !== version) return undefined;
+    return { snapshot: this.snapshotCopy(stored), version, commitIds };
   }
 
   async loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
     const stored = this.live(sessionId);
-    if (!stored || stored.meta.app !== app || stored.meta.userId !== userId) return undefined;
+    const meta = stored?.meta.value;
+    if (!stored || meta?.app !== app || meta.userId !== userId) return undefined;
     return adkSession({
       id: sessionId,
       appName: app,
@@ -167,17 +204,17 @@ export class MemoryStore extends TransactionalStore {
       state: structuredClone(
         mergeStates(this.appState.get(app), this.userState.get(userKey(app, userId)), stored.state),
       ),
-      events: structuredClone(stored.events),
-      lastUpdateTime: stored.events.at(-1)?.timestamp ?? stored.meta.createdAt,
+      events: stored.events.map((event) => JSON.parse(event) as Event),
+      lastUpdateTime: stored.lastEventTime ?? meta.createdAt,
     });
   }
 
   async getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
-    return structuredClone(this.live(sessionId)?.pauses.get(pauseId));
+    return copyOf(this.live(sessionId)?.pauses.get(pauseId));
   }
 
   async getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
-    return structuredClone(this.live(sessionId)?.runs.get(invocationId));
+    return copyOf(this.live(sessionId)?.runs.get(invocationId));
   }
 
   async findApproval(approvalId: string): Promise<string | undefined> {
@@ -228,7 +265,7 @@ export class MemoryStore extends TransactionalStore {
   private liveSnapshots(entries: PageCursor[]): SessionSnapshot[] {
     return entries.flatMap((entry) => {
       const stored = this.live(entry.member);
-      return stored ? [structuredClone(this.snapshotOf(stored))] : [];
+      return stored ? [this.snapshotCopy(stored)] : [];
     });
   }
 
@@ -245,7 +282,8 @@ export class MemoryStore extends TransactionalStore {
   }
 
   async listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
-    return structuredClone(this.live(sessionId)?.audit.slice(offset, offset + limit) ?? []);
+    const lines = this.live(sessionId)?.audit.slice(offset, offset + limit) ?? [];
+    return lines.map((line) => JSON.parse(line) as AuditEntry);
   }
 
   async countWaiting(): Promise<WaitingCount[]> {
@@ -284,52 +322,71 @@ export class MemoryStore extends TransactionalStore {
 
   async close(): Promise<void> {}
 
+  /** The session's snapshot: the store's own records, for its rules and indexes only. */
   private snapshotOf(stored: StoredSession): SessionSnapshot {
-    const { meta } = stored;
+    const meta = stored.meta.value;
     return {
       meta,
-      pause: meta.pauseId ? stored.pauses.get(meta.pauseId) : undefined,
-      run: meta.invocationId ? stored.runs.get(meta.invocationId) : undefined,
+      pause: meta.pauseId ? stored.pauses.get(meta.pauseId)?.value : undefined,
+      run: meta.invocationId ? stored.runs.get(meta.invocationId)?.value : undefined,
     };
   }
 
-  /** Writes a transition into `stored` and keeps the indexes, sizes and LRU order true. */
+  /** A copy of the session's snapshot for a caller. */
+  private snapshotCopy(stored: StoredSession): SessionSnapshot {
+    const meta = copyOf(stored.meta) as SessionMeta;
+    return {
+      meta,
+      pause: meta.pauseId ? copyOf(stored.pauses.get(meta.pauseId)) : undefined,
+      run: meta.invocationId ? copyOf(stored.runs.get(meta.invocationId)) : undefined,
+    };
+  }
+
+  /**
+   * Writes a transition into `stored` and keeps the indexes, sizes and LRU order true.
+   * What it keeps is its own: each record is copied through JSON, as a durable store
+   * writes it, so nothing the caller does with `writes` afterwards reaches it.
+   */
   private write(stored: StoredSession, writes: SessionWrites): void {
     const sessionId = writes.meta.sessionId;
+    const bytesBefore = stored.bytes;
     this.moveWaiting(waitingChanges(this.snapshotOf(stored), writes));
     stored.version += 1;
-    stored.meta = writes.meta;
+    const meta = keep(writes.meta);
+    stored.bytes += meta.json.length - stored.meta.json.length;
+    stored.meta = meta;
     for (const pause of writes.pauses ?? []) {
-      stored.pauses.set(pause.pauseId, pause);
+      stored.bytes += this.replace(stored.pauses, pause.pauseId, keep(pause));
       for (const approval of pause.approvals) this.approvals.set(approval.approvalId, sessionId);
     }
     for (const run of writes.runs ?? []) {
-      stored.runs.set(run.invocationId, run);
+      stored.bytes += this.replace(stored.runs, run.invocationId, keep(run));
       this.runs.set(run.invocationId, sessionId);
     }
-    stored.audit.push(...writes.audit);
-    stored.logBytes += jsonBytes(writes.audit);
+    for (const line of writes.audit) {
+      const json = JSON.stringify(line);
+      stored.audit.push(json);
+      stored.bytes += json.length;
+    }
     if (writes.append) this.append(stored, writes.append);
     if (writes.deliveries) this.outbox.write(writes.deliveries);
     stored.keepUntil = Math.max(stored.keepUntil, writes.pauseRetainUntil ?? 0);
     stored.expiresAt = Math.max(Date.now() + this.ttlMs, stored.keepUntil);
     this.expiries.set(sessionId, stored.expiresAt);
     this.index(stored);
-    const owned = this.byOwner.get(writes.meta.userId) ?? new SortedIndex();
-    owned.set(sessionId, writes.meta.updatedAt + this.ttlMs);
-    this.byOwner.set(writes.meta.userId, owned);
-    this.bytes -= stored.bytes;
-    stored.bytes =
-      stored.logBytes +
-      jsonBytes([
-        stored.meta,
-        stored.state,
-        [...stored.pauses.values()],
-        [...stored.runs.values()],
-      ]);
-    this.bytes += stored.bytes;
+    const owned = this.byOwner.get(meta.value.userId) ?? new SortedIndex();
+    owned.set(sessionId, meta.value.updatedAt + this.ttlMs);
+    this.byOwner.set(meta.value.userId, owned);
+    this.bytes += stored.bytes - bytesBefore;
     this.sessions.delete(sessionId);
     this.sessions.set(sessionId, stored);
+  }
+
+  /** Keeps `record` under `key`; answers how many bytes more that takes. */
+  private replace<T>(records: Map<string, Kept<T>>, key: string, record: Kept<T>): number {
+    const before = records.get(key)?.json.length ?? 0;
+    records.set(key, record);
+    return record.json.length - before;
   }
 
   /** Moves the waiting counts by `changes`; a count never goes below zero. */
@@ -339,16 +396,31 @@ export class MemoryStore extends TransactionalStore {
     }
   }
 
+  /** Appends the events (an event id stored before is replaced) and sets the state they changed. */
   private append(stored: StoredSession, { events, state }: SessionAppend): void {
     for (const event of events) {
-      const index = stored.events.findIndex((e) => e.id === event.id);
-      if (index >= 0) stored.logBytes -= jsonBytes(stored.events[index]);
-      if (index >= 0) stored.events[index] = event;
-      else stored.events.push(event);
-      stored.logBytes += jsonBytes(event);
+      const json = JSON.stringify(event);
+      const at = stored.eventAt.get(event.id);
+      if (at === undefined) {
+        stored.eventAt.set(event.id, stored.events.length);
+        stored.events.push(json);
+      } else {
+        stored.bytes -= stored.events[at]?.length ?? 0;
+        stored.events[at] = json;
+      }
+      stored.bytes += json.length;
+      if ((at ?? stored.events.length - 1) === stored.events.length - 1) {
+        stored.lastEventTime = event.timestamp;
+      }
     }
-    const { app, userId } = stored.meta;
-    for (const [key, value] of Object.entries(state)) {
+    const changed = Object.entries(state);
+    if (changed.length === 0) return;
+    const { app, userId } = stored.meta.value;
+    // Copied as the records are: the caller keeps its values.
+    const values = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+    const stateBytes = JSON.stringify(stored.state).length;
+    for (const [key] of changed) {
+      const value = values[key];
       if (key.startsWith(State.APP_PREFIX)) {
         const shared = this.appState.get(app) ?? {};
         shared[key.slice(State.APP_PREFIX.length)] = value;
@@ -361,6 +433,7 @@ export class MemoryStore extends TransactionalStore {
         stored.state[key] = value;
       }
     }
+    stored.bytes += JSON.stringify(stored.state).length - stateBytes;
   }
 
   /**
@@ -369,10 +442,10 @@ export class MemoryStore extends TransactionalStore {
    * running one in the running index, scored by its lease's end.
    */
   private index(stored: StoredSession): void {
-    const { meta } = stored;
+    const meta = stored.meta.value;
     if (meta.status === 'running' && meta.lease) this.running.set(meta.sessionId, meta.lease.until);
     else this.running.delete(meta.sessionId);
-    const pause = meta.pauseId ? stored.pauses.get(meta.pauseId) : undefined;
+    const pause = meta.pauseId ? stored.pauses.get(meta.pauseId)?.value : undefined;
     this.unindexAudiences(stored);
     if (meta.status === 'paused' && pause?.status === 'pending') {
       this.paused.set(meta.sessionId, pause.expiresAt);
@@ -395,7 +468,7 @@ export class MemoryStore extends TransactionalStore {
   private unindexAudiences(stored: StoredSession): void {
     for (const audience of stored.audiences) {
       const index = this.pausedFor.get(audience);
-      index?.delete(stored.meta.sessionId);
+      index?.delete(stored.meta.value.sessionId);
       if (index?.size === 0) this.pausedFor.delete(audience);
     }
     stored.audiences = [];
@@ -422,7 +495,7 @@ export class MemoryStore extends TransactionalStore {
   private makeRoom(): void {
     for (const stored of this.sessions.values()) {
       if (this.sessions.size < this.maxSessions && this.bytes < this.maxBytes) return;
-      if (stored.meta.status === 'idle') this.drop(stored);
+      if (stored.meta.value.status === 'idle') this.drop(stored);
     }
     if (this.sessions.size >= this.maxSessions || this.bytes >= this.maxBytes) {
       throw new HoldpointError(
@@ -434,7 +507,7 @@ export class MemoryStore extends TransactionalStore {
   }
 
   private drop(stored: StoredSession): void {
-    const { sessionId, userId } = stored.meta;
+    const { sessionId, userId, app } = stored.meta.value;
     // A session dropped while it waits (its lifetime ran out unswept) waits no more.
     const waited = waitingOf(this.snapshotOf(stored).pause);
     this.moveWaiting(new Map([...waited].map(([key, count]) => [key, -count])));
@@ -449,11 +522,11 @@ export class MemoryStore extends TransactionalStore {
     for (const invocationId of stored.runs.keys()) this.runs.delete(invocationId);
     this.unindexAudiences(stored);
     for (const pause of stored.pauses.values()) {
-      for (const approval of pause.approvals) this.approvals.delete(approval.approvalId);
+      for (const approval of pause.value.approvals) this.approvals.delete(approval.approvalId);
     }
     this.effects.forgetSession(sessionId);
     this.bytes -= stored.bytes;
-    const user = userKey(stored.meta.app, userId);
+    const user = userKey(app, userId);
     const left = (this.userSessions.get(user) ?? 1) - 1;
     if (left > 0) this.userSessions.set(user, left);
     else {
