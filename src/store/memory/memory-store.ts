@@ -21,7 +21,7 @@ import type {
   StoreStats,
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
-import { type WaitingCount, waitingChanges, waitingCounts, waitingOf } from '../waiting-counts.js';
+import { type WaitingCount, waitingCounts, waitingMoves, waitingOf } from '../waiting-counts.js';
 import { MemoryDelegations } from './memory-delegations.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryGrants } from './memory-grants.js';
@@ -34,33 +34,83 @@ import { MemoryUserMemories } from './memory-user-memories.js';
 import { SortedIndex } from './sorted-index.js';
 
 /**
- * A record as the store keeps it: its JSON, which every read is parsed from (a copy
- * nobody else holds, as a durable store reads it back) and whose length it counts as the
- * record's size, and the store's own parsed copy, for its indexes and rules.
+ * What the store's rules and indexes read of a session's meta, taken when it is written.
+ * The records themselves are kept as JSON: written once per commit (a copy nobody else
+ * holds, whose length is the record's size), and parsed for every read, as a durable
+ * store reads them back.
  */
-interface Kept<T> {
-  value: T;
-  json: string;
+interface MetaFacts {
+  sessionId: string;
+  app: string;
+  userId: string;
+  status: SessionMeta['status'];
+  createdAt: number;
+  updatedAt: number;
+  /** The end of its lease, while a segment holds it. */
+  leaseUntil?: number;
 }
 
-/** `value` kept: written to JSON once, and parsed back as the store's own copy. */
-function keep<T>(value: T): Kept<T> {
-  const json = JSON.stringify(value);
-  return { value: JSON.parse(json) as T, json };
+function metaFacts(meta: SessionMeta): MetaFacts {
+  const { sessionId, app, userId, status, createdAt, updatedAt, lease } = meta;
+  return { sessionId, app, userId, status, createdAt, updatedAt, leaseUntil: lease?.until };
 }
 
-/** A copy of a kept record for a caller, undefined for none. */
-function copyOf<T>(kept: Kept<T> | undefined): T | undefined {
-  return kept && (JSON.parse(kept.json) as T);
+/** A copy of a record kept as JSON, for a caller; undefined for none. */
+function parsed<T>(json: string | undefined): T | undefined {
+  return json === undefined ? undefined : (JSON.parse(json) as T);
+}
+
+/**
+ * What the indexes and the waiting counts read of a session's latest pause, taken from
+ * it when it is written (so the pause itself is kept as JSON only).
+ */
+interface LatestPause {
+  pauseId: string;
+  pending: boolean;
+  expiresAt: number;
+  /** When its next SLA step is due, while it has one. */
+  slaAt?: number;
+  /** Who may decide it (`pauseAudiences`). */
+  audiences: string[];
+  /** Its approvals waiting for people, by their app's tool (`waitingOf`). */
+  waiting: Map<string, number>;
+}
+
+/**
+ * The session's latest pause once `writes` are committed over `before` (its latest
+ * until now): the one the meta names, written now or, when not, still the same.
+ */
+function latestPauseOf(
+  writes: SessionWrites,
+  before: LatestPause | undefined,
+): LatestPause | undefined {
+  const { pauseId } = writes.meta;
+  if (pauseId === undefined) return undefined;
+  const written = writes.pauses?.find((pause) => pause.pauseId === pauseId);
+  if (!written) return before?.pauseId === pauseId ? before : undefined;
+  return {
+    pauseId,
+    pending: written.status === 'pending',
+    expiresAt: written.expiresAt,
+    slaAt: nextSlaAt(written),
+    audiences: pauseAudiences(written),
+    waiting: waitingOf(written),
+  };
 }
 
 interface StoredSession {
-  meta: Kept<SessionMeta>;
+  meta: MetaFacts;
+  metaJson: string;
   version: number;
   /** The audiences its pending pause is indexed for. */
   audiences: string[];
-  pauses: Map<string, Kept<Pause>>;
-  runs: Map<string, Kept<RunRecord>>;
+  /** Its pauses and runs, as JSON. */
+  pauses: Map<string, string>;
+  runs: Map<string, string>;
+  /** Its latest pause, as the indexes read it; undefined while the meta names none. */
+  latest?: LatestPause;
+  /** The ids of every approval of its pauses, forgotten with it. */
+  approvalIds: Set<string>;
   /** Its audit lines, as JSON. */
   audit: string[];
   /** ADK's events, as JSON, in order; where each event id is among them. */
@@ -139,11 +189,13 @@ export class MemoryStore extends TransactionalStore {
     this.makeRoom();
     const stored: StoredSession = {
       // Nothing yet: the first write keeps the meta (and counts it).
-      meta: { value: writes.meta, json: '' },
+      meta: metaFacts(writes.meta),
+      metaJson: '',
       version: 0,
       audiences: [],
       pauses: new Map(),
       runs: new Map(),
+      approvalIds: new Set(),
       audit: [],
       events: [],
       eventAt: new Map(),
@@ -195,26 +247,33 @@ export class MemoryStore extends TransactionalStore {
 
   async loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
     const stored = this.live(sessionId);
-    const meta = stored?.meta.value;
+    const meta = stored?.meta;
     if (!stored || meta?.app !== app || meta.userId !== userId) return undefined;
     return adkSession({
       id: sessionId,
       appName: app,
       userId,
-      state: structuredClone(
-        mergeStates(this.appState.get(app), this.userState.get(userKey(app, userId)), stored.state),
-      ),
+      // A copy through JSON, as every record here (and as the durable stores keep state).
+      state: JSON.parse(
+        JSON.stringify(
+          mergeStates(
+            this.appState.get(app),
+            this.userState.get(userKey(app, userId)),
+            stored.state,
+          ),
+        ),
+      ) as Record<string, unknown>,
       events: stored.events.map((event) => JSON.parse(event) as Event),
       lastUpdateTime: stored.lastEventTime ?? meta.createdAt,
     });
   }
 
   async getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
-    return copyOf(this.live(sessionId)?.pauses.get(pauseId));
+    return parsed(this.live(sessionId)?.pauses.get(pauseId));
   }
 
   async getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
-    return copyOf(this.live(sessionId)?.runs.get(invocationId));
+    return parsed(this.live(sessionId)?.runs.get(invocationId));
   }
 
   async findApproval(approvalId: string): Promise<string | undefined> {
@@ -322,23 +381,13 @@ export class MemoryStore extends TransactionalStore {
 
   async close(): Promise<void> {}
 
-  /** The session's snapshot: the store's own records, for its rules and indexes only. */
-  private snapshotOf(stored: StoredSession): SessionSnapshot {
-    const meta = stored.meta.value;
-    return {
-      meta,
-      pause: meta.pauseId ? stored.pauses.get(meta.pauseId)?.value : undefined,
-      run: meta.invocationId ? stored.runs.get(meta.invocationId)?.value : undefined,
-    };
-  }
-
   /** A copy of the session's snapshot for a caller. */
   private snapshotCopy(stored: StoredSession): SessionSnapshot {
-    const meta = copyOf(stored.meta) as SessionMeta;
+    const meta = JSON.parse(stored.metaJson) as SessionMeta;
     return {
       meta,
-      pause: meta.pauseId ? copyOf(stored.pauses.get(meta.pauseId)) : undefined,
-      run: meta.invocationId ? copyOf(stored.runs.get(meta.invocationId)) : undefined,
+      pause: meta.pauseId ? parsed(stored.pauses.get(meta.pauseId)) : undefined,
+      run: meta.invocationId ? parsed(stored.runs.get(meta.invocationId)) : undefined,
     };
   }
 
@@ -350,17 +399,24 @@ export class MemoryStore extends TransactionalStore {
   private write(stored: StoredSession, writes: SessionWrites): void {
     const sessionId = writes.meta.sessionId;
     const bytesBefore = stored.bytes;
-    this.moveWaiting(waitingChanges(this.snapshotOf(stored), writes));
+    const latest = latestPauseOf(writes, stored.latest);
+    this.moveWaiting(waitingMoves(stored.latest?.waiting, latest?.waiting));
+    stored.latest = latest;
     stored.version += 1;
-    const meta = keep(writes.meta);
-    stored.bytes += meta.json.length - stored.meta.json.length;
+    const metaJson = JSON.stringify(writes.meta);
+    stored.bytes += metaJson.length - stored.metaJson.length;
+    stored.metaJson = metaJson;
+    const meta = metaFacts(writes.meta);
     stored.meta = meta;
     for (const pause of writes.pauses ?? []) {
-      stored.bytes += this.replace(stored.pauses, pause.pauseId, keep(pause));
-      for (const approval of pause.approvals) this.approvals.set(approval.approvalId, sessionId);
+      stored.bytes += this.replace(stored.pauses, pause.pauseId, JSON.stringify(pause));
+      for (const { approvalId } of pause.approvals) {
+        this.approvals.set(approvalId, sessionId);
+        stored.approvalIds.add(approvalId);
+      }
     }
     for (const run of writes.runs ?? []) {
-      stored.bytes += this.replace(stored.runs, run.invocationId, keep(run));
+      stored.bytes += this.replace(stored.runs, run.invocationId, JSON.stringify(run));
       this.runs.set(run.invocationId, sessionId);
     }
     for (const line of writes.audit) {
@@ -374,19 +430,19 @@ export class MemoryStore extends TransactionalStore {
     stored.expiresAt = Math.max(Date.now() + this.ttlMs, stored.keepUntil);
     this.expiries.set(sessionId, stored.expiresAt);
     this.index(stored);
-    const owned = this.byOwner.get(meta.value.userId) ?? new SortedIndex();
-    owned.set(sessionId, meta.value.updatedAt + this.ttlMs);
-    this.byOwner.set(meta.value.userId, owned);
+    const owned = this.byOwner.get(meta.userId) ?? new SortedIndex();
+    owned.set(sessionId, meta.updatedAt + this.ttlMs);
+    this.byOwner.set(meta.userId, owned);
     this.bytes += stored.bytes - bytesBefore;
     this.sessions.delete(sessionId);
     this.sessions.set(sessionId, stored);
   }
 
-  /** Keeps `record` under `key`; answers how many bytes more that takes. */
-  private replace<T>(records: Map<string, Kept<T>>, key: string, record: Kept<T>): number {
-    const before = records.get(key)?.json.length ?? 0;
-    records.set(key, record);
-    return record.json.length - before;
+  /** Keeps the JSON of a record under `key`; answers how many bytes more that takes. */
+  private replace(records: Map<string, string>, key: string, json: string): number {
+    const before = records.get(key)?.length ?? 0;
+    records.set(key, json);
+    return json.length - before;
   }
 
   /** Moves the waiting counts by `changes`; a count never goes below zero. */
@@ -415,7 +471,7 @@ export class MemoryStore extends TransactionalStore {
     }
     const changed = Object.entries(state);
     if (changed.length === 0) return;
-    const { app, userId } = stored.meta.value;
+    const { app, userId } = stored.meta;
     // Copied as the records are: the caller keeps its values.
     const values = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
     const stateBytes = JSON.stringify(stored.state).length;
@@ -442,17 +498,17 @@ export class MemoryStore extends TransactionalStore {
    * running one in the running index, scored by its lease's end.
    */
   private index(stored: StoredSession): void {
-    const meta = stored.meta.value;
-    if (meta.status === 'running' && meta.lease) this.running.set(meta.sessionId, meta.lease.until);
-    else this.running.delete(meta.sessionId);
-    const pause = meta.pauseId ? stored.pauses.get(meta.pauseId)?.value : undefined;
+    const { meta } = stored;
+    if (meta.status === 'running' && meta.leaseUntil !== undefined) {
+      this.running.set(meta.sessionId, meta.leaseUntil);
+    } else this.running.delete(meta.sessionId);
+    const pause = stored.latest;
     this.unindexAudiences(stored);
-    if (meta.status === 'paused' && pause?.status === 'pending') {
+    if (meta.status === 'paused' && pause?.pending) {
       this.paused.set(meta.sessionId, pause.expiresAt);
-      const due = nextSlaAt(pause);
-      if (due === undefined) this.slaDue.delete(meta.sessionId);
-      else this.slaDue.set(meta.sessionId, due);
-      stored.audiences = pauseAudiences(pause);
+      if (pause.slaAt === undefined) this.slaDue.delete(meta.sessionId);
+      else this.slaDue.set(meta.sessionId, pause.slaAt);
+      stored.audiences = pause.audiences;
       for (const audience of stored.audiences) {
         const index = this.pausedFor.get(audience) ?? new SortedIndex();
         index.set(meta.sessionId, pause.expiresAt);
@@ -468,7 +524,7 @@ export class MemoryStore extends TransactionalStore {
   private unindexAudiences(stored: StoredSession): void {
     for (const audience of stored.audiences) {
       const index = this.pausedFor.get(audience);
-      index?.delete(stored.meta.value.sessionId);
+      index?.delete(stored.meta.sessionId);
       if (index?.size === 0) this.pausedFor.delete(audience);
     }
     stored.audiences = [];
@@ -495,7 +551,7 @@ export class MemoryStore extends TransactionalStore {
   private makeRoom(): void {
     for (const stored of this.sessions.values()) {
       if (this.sessions.size < this.maxSessions && this.bytes < this.maxBytes) return;
-      if (stored.meta.value.status === 'idle') this.drop(stored);
+      if (stored.meta.status === 'idle') this.drop(stored);
     }
     if (this.sessions.size >= this.maxSessions || this.bytes >= this.maxBytes) {
       throw new HoldpointError(
@@ -507,10 +563,9 @@ export class MemoryStore extends TransactionalStore {
   }
 
   private drop(stored: StoredSession): void {
-    const { sessionId, userId, app } = stored.meta.value;
+    const { sessionId, userId, app } = stored.meta;
     // A session dropped while it waits (its lifetime ran out unswept) waits no more.
-    const waited = waitingOf(this.snapshotOf(stored).pause);
-    this.moveWaiting(new Map([...waited].map(([key, count]) => [key, -count])));
+    this.moveWaiting(waitingMoves(stored.latest?.waiting, undefined));
     this.sessions.delete(sessionId);
     this.expiries.delete(sessionId);
     this.paused.delete(sessionId);
@@ -521,9 +576,7 @@ export class MemoryStore extends TransactionalStore {
     if (owned?.size === 0) this.byOwner.delete(userId);
     for (const invocationId of stored.runs.keys()) this.runs.delete(invocationId);
     this.unindexAudiences(stored);
-    for (const pause of stored.pauses.values()) {
-      for (const approval of pause.value.approvals) this.approvals.delete(approval.approvalId);
-    }
+    for (const approvalId of stored.approvalIds) this.approvals.delete(approvalId);
     this.effects.forgetSession(sessionId);
     this.bytes -= stored.bytes;
     const user = userKey(app, userId);
