@@ -63,3 +63,17 @@ export function auditLine(e: AuditEntry): AuditLine {
   if (e.hash !== undefined) line.hash = e.hash;
   return line;
 }
+
+/**
+ * What the hash of the line `e` is exported as covers: the canonical JSON (keys sorted,
+ * absent fields left out, as `canonicalJson` writes it) of that line without its `hash`.
+ * A line's keys are snake_case names and its values strings, booleans and a list of
+ * strings, so that is one JSON.stringify of the line with its keys set in sorted order;
+ * every commit hashes its lines through it.
+ */
+export function auditLineJson(e: AuditEntry): string {
+  const line = auditLine(e) as unknown as Record<string, unknown>;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(line).sort()) if (key !== 'hash') sorted[key] = line[key];
+  return JSON.stringify(sorted);
+}

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_GENESIS, chainAudit } from './audit-chain.js';
-import { auditLine } from './audit-line.js';
+import { auditLine, auditLineJson } from './audit-line.js';
 import { canonicalJson, hashJson } from './hash.js';
 
 // The canonical form is part of the audit log's format: every stored line's hash was
@@ -95,5 +95,42 @@ describe('audit lines', () => {
         '"hash":"sha256:f52f41ac5cc0fa61131775437fa7df3565755bc89b668e011a360ff671a571a5"}',
     );
     expect(head).toBe('sha256:fb96d212b8468c1393ca98e6fdb5606283b4707275af56ecd99cbbd10fa94f68');
+  });
+});
+
+describe('auditLineJson', () => {
+  it('is the canonical JSON of the exported line without its hash, for any entry', () => {
+    const text = fc.string({ maxLength: 12 });
+    const optional = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
+    const entry = fc.record({
+      at: fc.integer({ min: 0, max: 4_000_000_000_000 }),
+      action: fc.constantFrom('started', 'requested', 'decided', 'escalated', 'executed'),
+      sessionId: text,
+      invocationId: text,
+      actor: text,
+      approvalId: optional(text),
+      toolName: optional(text),
+      argsHash: optional(text),
+      payloadHash: optional(text),
+      approved: optional(fc.boolean()),
+      reason: optional(fc.string()),
+      unnamedPause: optional(fc.constant(true as const)),
+      channel: optional(text),
+      onBehalfOf: optional(text),
+      to: optional(fc.array(text, { maxLength: 3 })),
+      editedArgsHash: optional(text),
+      responseHash: optional(text),
+      grantId: optional(text),
+      grantScope: optional(fc.constantFrom('session' as const, 'user' as const)),
+      grantUntil: optional(fc.integer({ min: 0, max: 4_000_000_000_000 })),
+      prevHash: optional(text),
+      hash: optional(text),
+    });
+    fc.assert(
+      fc.property(entry, (e) => {
+        expect(auditLineJson(e)).toBe(previousCanonicalJson({ ...auditLine(e), hash: undefined }));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -148,6 +148,18 @@ export abstract class TransactionalStore implements HoldpointStore {
   }
 
   /**
+   * Whether the session keeps the ids of its latest commits: a store whose replies can be
+   * lost must, to learn a lost commit's fate (OUTCOME_UNKNOWN); one in process need not.
+   */
+  protected readonly keepsCommitIds: boolean = true;
+
+  /** A new commit's ids to keep: `commitId` after the latest of `read`, or none. */
+  private commitIdsAfter(read: VersionedSnapshot | undefined, commitId: string): string[] {
+    if (!this.keepsCommitIds) return [];
+    return [...(read?.commitIds ?? []).slice(1 - RECENT_COMMITS), commitId];
+  }
+
+  /**
    * How long a commit whose reply was lost waits for the store to answer again, to
    * learn whether it was stored, before its caller is told OUTCOME_UNKNOWN.
    */
@@ -230,10 +242,11 @@ export abstract class TransactionalStore implements HoldpointStore {
     trail?: SessionTrail,
   ) {
     const writes = newSessionWrites(session, begin);
-    const commitId = randomUUID();
+    const commitId = this.keepsCommitIds ? randomUUID() : '';
+    const commitIds = this.commitIdsAfter(undefined, commitId);
     const insert = () =>
       this.writes.track(
-        () => this.insert(session, writes, [commitId]),
+        () => this.insert(session, writes, commitIds),
         (inserted) => inserted,
       );
     const created = await insert().catch((error: unknown) => {
@@ -246,7 +259,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     if (!created) throw sessionExists(session.sessionId);
     if (trail) {
       trail.snapshot = this.handOut(
-        this.committedSnapshot(session.sessionId, undefined, writes, [commitId]),
+        this.committedSnapshot(session.sessionId, undefined, writes, commitIds),
       );
     }
   }
@@ -267,8 +280,8 @@ export abstract class TransactionalStore implements HoldpointStore {
     read: VersionedSnapshot,
     writes: SessionWrites,
   ): Promise<string[] | undefined> {
-    const commitId = randomUUID();
-    const commitIds = [...(read.commitIds ?? []).slice(1 - RECENT_COMMITS), commitId];
+    const commitId = this.keepsCommitIds ? randomUUID() : '';
+    const commitIds = this.commitIdsAfter(read, commitId);
     let stored: boolean;
     try {
       stored = await this.writes.track(

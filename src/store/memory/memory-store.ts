@@ -182,7 +182,9 @@ export class MemoryStore extends TransactionalStore {
     this.grants = new MemoryGrants(this.ttlMs);
   }
 
-  /** An in-process write is never of unknown outcome, so no commit ids are kept. */
+  /** An in-process write is never of unknown outcome: no commit ids are made or kept. */
+  protected override readonly keepsCommitIds = false;
+
   protected async insert(session: NewSession, writes: SessionWrites): Promise<boolean> {
     this.dropExpired();
     if (this.sessions.has(session.sessionId)) return false;
