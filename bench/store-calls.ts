@@ -8,12 +8,15 @@ import { table } from './table.js';
 /**
  * The store's own operations a runtime reaches, by the name counted: its atomic writes
  * (`insert`, `commit`: each one commit), its reads, the effect ledger's and the relay's.
- * `apply` is the compare-and-set that reads (unless handed a snapshot) and commits.
+ * `apply` is the compare-and-set that reads (unless handed a snapshot) and commits;
+ * `committedSnapshot` the copy of what a commit stored that a segment's next commit
+ * starts from (its trail).
  */
 const STORE_CALLS = [
   'apply',
   'insert',
   'commit',
+  'committedSnapshot',
   'readSnapshot',
   'loadSession',
   'getPause',
@@ -36,7 +39,9 @@ const PART_CALLS = {
 /** The calls that are a commit: one atomic write each. */
 const COMMITS = ['insert', 'commit'];
 /** The calls that read a session, or an index of sessions. */
-const READS = STORE_CALLS.filter((name) => !['apply', ...COMMITS].includes(name));
+const READS = STORE_CALLS.filter(
+  (name) => !['apply', 'committedSnapshot', ...COMMITS].includes(name),
+);
 
 /** What the runtime asked of its store per cycle, by call. */
 export interface StoreCallProfile {
