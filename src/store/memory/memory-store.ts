@@ -1,10 +1,4 @@
-import {
-  createSession as adkSession,
-  type Event,
-  mergeStates,
-  type Session,
-  State,
-} from '@google/adk';
+import { createSession as adkSession, type Event, type Session, State } from '@google/adk';
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError } from '../../core/errors.js';
@@ -22,6 +16,7 @@ import type {
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
 import { type WaitingCount, waitingCounts, waitingMoves, waitingOf } from '../waiting-counts.js';
+import { ExpiryQueue } from './expiry-queue.js';
 import { MemoryDelegations } from './memory-delegations.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryGrants } from './memory-grants.js';
@@ -149,7 +144,8 @@ export class MemoryStore extends TransactionalStore {
   readonly grants: MemoryGrants;
   /** In order of last change, oldest first. */
   private readonly sessions = new Map<string, StoredSession>();
-  private readonly expiries = new SortedIndex();
+  /** When each session's lifetime ends. */
+  private readonly expiries = new ExpiryQueue();
   private readonly paused = new SortedIndex();
   /** Paused sessions with an SLA step to take, scored by when the next is due. */
   private readonly slaDue = new SortedIndex();
@@ -255,19 +251,26 @@ export class MemoryStore extends TransactionalStore {
       id: sessionId,
       appName: app,
       userId,
-      // A copy through JSON, as every record here (and as the durable stores keep state).
-      state: JSON.parse(
-        JSON.stringify(
-          mergeStates(
-            this.appState.get(app),
-            this.userState.get(userKey(app, userId)),
-            stored.state,
-          ),
-        ),
-      ) as Record<string, unknown>,
+      state: this.stateOf(stored, app, userId),
       events: stored.events.map((event) => JSON.parse(event) as Event),
       lastUpdateTime: stored.lastEventTime ?? meta.createdAt,
     });
+  }
+
+  /**
+   * The session's state with its app's (`app:`) and its user's (`user:`) as ADK merges
+   * them (`mergeStates`), copied once through JSON, as every record here and as the
+   * durable stores keep state.
+   */
+  private stateOf(stored: StoredSession, app: string, userId: string): Record<string, unknown> {
+    const merged: Record<string, unknown> = { ...stored.state };
+    for (const [key, value] of Object.entries(this.appState.get(app) ?? {})) {
+      merged[State.APP_PREFIX + key] = value;
+    }
+    for (const [key, value] of Object.entries(this.userState.get(userKey(app, userId)) ?? {})) {
+      merged[State.USER_PREFIX + key] = value;
+    }
+    return JSON.parse(JSON.stringify(merged)) as Record<string, unknown>;
   }
 
   async getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
@@ -543,7 +546,7 @@ export class MemoryStore extends TransactionalStore {
   }
 
   private dropExpired(): void {
-    for (const { member } of this.expiries.range({ max: Date.now(), limit: 1000 })) {
+    for (const member of this.expiries.takeDue(Date.now(), 1000)) {
       const stored = this.sessions.get(member);
       if (stored) this.drop(stored);
     }
