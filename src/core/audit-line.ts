@@ -33,47 +33,62 @@ export interface AuditLine {
 }
 
 /**
- * The line `entry` is shown, exported and hashed as. Its fields are set one by one, in
- * the order an export writes them (it is on every commit's path: each line is hashed).
+ * Each field of a line, in the order an export writes them: its name in the line, the
+ * entry's field it shows, and whether that is a time (epoch ms, shown in ISO 8601).
  */
+const FIELDS: readonly (readonly [keyof AuditLine, keyof AuditEntry, 'time'?])[] = [
+  ['at', 'at', 'time'],
+  ['action', 'action'],
+  ['session_id', 'sessionId'],
+  ['invocation_id', 'invocationId'],
+  ['actor', 'actor'],
+  ['approval_id', 'approvalId'],
+  ['tool_name', 'toolName'],
+  ['args_hash', 'argsHash'],
+  ['payload_hash', 'payloadHash'],
+  ['approved', 'approved'],
+  ['reason', 'reason'],
+  ['unnamed_pause', 'unnamedPause'],
+  ['channel', 'channel'],
+  ['on_behalf_of', 'onBehalfOf'],
+  ['to', 'to'],
+  ['edited_args_hash', 'editedArgsHash'],
+  ['response_hash', 'responseHash'],
+  ['grant_id', 'grantId'],
+  ['grant_scope', 'grantScope'],
+  ['grant_until', 'grantUntil', 'time'],
+  ['prev_hash', 'prevHash'],
+  ['hash', 'hash'],
+];
+
+/** The fields a line's hash covers (all but `hash`), in the order of their names. */
+const HASHED_FIELDS = FIELDS.filter(([name]) => name !== 'hash').sort(([a], [b]) =>
+  a < b ? -1 : 1,
+);
+
+/** The line of `e` with `fields`, in their order; a field the entry lacks is left out. */
+function lineOf(e: AuditEntry, fields: typeof FIELDS): AuditLine {
+  const line: Record<string, unknown> = {};
+  const entry = e as unknown as Record<string, unknown>;
+  for (const [name, from, time] of fields) {
+    const value = entry[from];
+    if (value !== undefined) line[name] = time ? new Date(value as number).toISOString() : value;
+  }
+  return line as unknown as AuditLine;
+}
+
+/** The line `entry` is shown, exported and hashed as. */
 export function auditLine(e: AuditEntry): AuditLine {
-  const line: AuditLine = {
-    at: new Date(e.at).toISOString(),
-    action: e.action,
-    session_id: e.sessionId,
-    invocation_id: e.invocationId,
-    actor: e.actor,
-  };
-  if (e.approvalId !== undefined) line.approval_id = e.approvalId;
-  if (e.toolName !== undefined) line.tool_name = e.toolName;
-  if (e.argsHash !== undefined) line.args_hash = e.argsHash;
-  if (e.payloadHash !== undefined) line.payload_hash = e.payloadHash;
-  if (e.approved !== undefined) line.approved = e.approved;
-  if (e.reason !== undefined) line.reason = e.reason;
-  if (e.unnamedPause !== undefined) line.unnamed_pause = e.unnamedPause;
-  if (e.channel !== undefined) line.channel = e.channel;
-  if (e.onBehalfOf !== undefined) line.on_behalf_of = e.onBehalfOf;
-  if (e.to !== undefined) line.to = e.to;
-  if (e.editedArgsHash !== undefined) line.edited_args_hash = e.editedArgsHash;
-  if (e.responseHash !== undefined) line.response_hash = e.responseHash;
-  if (e.grantId !== undefined) line.grant_id = e.grantId;
-  if (e.grantScope !== undefined) line.grant_scope = e.grantScope;
-  if (e.grantUntil !== undefined) line.grant_until = new Date(e.grantUntil).toISOString();
-  if (e.prevHash !== undefined) line.prev_hash = e.prevHash;
-  if (e.hash !== undefined) line.hash = e.hash;
-  return line;
+  return lineOf(e, FIELDS);
 }
 
 /**
  * What the hash of the line `e` is exported as covers: the canonical JSON (keys sorted,
  * absent fields left out, as `canonicalJson` writes it) of that line without its `hash`.
- * A line's keys are snake_case names and its values strings, booleans and a list of
- * strings, so that is one JSON.stringify of the line with its keys set in sorted order;
- * every commit hashes its lines through it.
+ * A line's names are snake_case and its values strings, booleans and a list of strings,
+ * so that is one JSON.stringify of the line built with its names in sorted order; every
+ * commit hashes its lines through it.
  */
 export function auditLineJson(e: AuditEntry): string {
-  const line = auditLine(e) as unknown as Record<string, unknown>;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(line).sort()) if (key !== 'hash') sorted[key] = line[key];
-  return JSON.stringify(sorted);
+  return JSON.stringify(lineOf(e, HASHED_FIELDS));
 }

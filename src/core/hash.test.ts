@@ -98,6 +98,48 @@ describe('audit lines', () => {
   });
 });
 
+describe('a line with every field', () => {
+  it('exports and hashes as the release before did', () => {
+    const { lines, head } = chainAudit(AUDIT_GENESIS, [
+      {
+        at: 0,
+        action: 'decided',
+        sessionId: 's',
+        invocationId: 'inv',
+        actor: 'maria',
+        approvalId: 'a',
+        toolName: 'pay',
+        argsHash: 'sha256:1',
+        payloadHash: 'sha256:2',
+        approved: true,
+        reason: 'r',
+        unnamedPause: true,
+        channel: 'link',
+        onBehalfOf: 'kofi',
+        to: ['user:kofi', 'role:x'],
+        editedArgsHash: 'sha256:3',
+        responseHash: 'sha256:4',
+        grantId: 'grt_1',
+        grantScope: 'session',
+        grantUntil: 1,
+      },
+    ]);
+    const hash = 'sha256:e074b061c12c6208cf432b3f94f918eaa8aa47627ec41094c1daae4d73647fdb';
+    const [line] = lines;
+    if (!line) throw new Error('no line');
+    expect(JSON.stringify(auditLine(line))).toBe(
+      '{"at":"1970-01-01T00:00:00.000Z","action":"decided","session_id":"s","invocation_id":"inv",' +
+        '"actor":"maria","approval_id":"a","tool_name":"pay","args_hash":"sha256:1",' +
+        '"payload_hash":"sha256:2","approved":true,"reason":"r","unnamed_pause":true,' +
+        '"channel":"link","on_behalf_of":"kofi","to":["user:kofi","role:x"],' +
+        '"edited_args_hash":"sha256:3","response_hash":"sha256:4","grant_id":"grt_1",' +
+        '"grant_scope":"session","grant_until":"1970-01-01T00:00:00.001Z",' +
+        `"prev_hash":"${AUDIT_GENESIS}","hash":"${hash}"}`,
+    );
+    expect(head).toBe(hash);
+  });
+});
+
 describe('auditLineJson', () => {
   it('is the canonical JSON of the exported line without its hash, for any entry', () => {
     const text = fc.string({ maxLength: 12 });
