@@ -1,6 +1,7 @@
 import { internalStore } from '../src/api/stores.js';
 import type { StoreKind } from '../src/core/store-kinds.js';
 import { createStore, holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
+import type { HoldpointStore } from '../src/store/store.js';
 import { inProcessCycle } from './holdpoint-cycles.js';
 import { benchConfig, type StoreChoice } from './scenarios.js';
 import { table } from './table.js';
@@ -75,6 +76,19 @@ function countCalls(
 }
 
 /**
+ * Counts, from now on, each call of the store's own operations (`STORE_CALLS`, and the
+ * effect ledger's and the relay's as `effects.<name>`, `relay.<name>`) into the map it
+ * answers, by name.
+ */
+export function countStoreCalls(store: HoldpointStore): Map<string, number> {
+  const counts = new Map<string, number>();
+  countCalls(store, STORE_CALLS, '', counts);
+  countCalls(store.effects, PART_CALLS.effects, 'effects.', counts);
+  countCalls(store.relay, PART_CALLS.relay, 'relay.', counts);
+  return counts;
+}
+
+/**
  * Runs `cycles` bench cycles in process on a store of `choice`, after a few unmeasured
  * ones, and counts what the runtime asked of the store: the same calls on every store,
  * but for a compare-and-set lost to another writer (none here: one cycle at a time).
@@ -85,11 +99,7 @@ export async function measureStoreCalls(
 ): Promise<StoreCallProfile> {
   const config = benchConfig(choice);
   const store = createStore(config);
-  const counted = internalStore(store);
-  const counts = new Map<string, number>();
-  countCalls(counted, STORE_CALLS, '', counts);
-  countCalls(counted.effects, PART_CALLS.effects, 'effects.', counts);
-  countCalls(counted.relay, PART_CALLS.relay, 'relay.', counts);
+  const counts = countStoreCalls(internalStore(store));
   const { runtime } = await holdpointFromConfig(config, { store });
   try {
     const cycle = inProcessCycle(runtime.operations);
