@@ -64,7 +64,11 @@ export class SegmentPlugins extends HoldpointPlugin {
     this.parts = parts;
     const taking = new Map<Hook, BasePlugin[]>();
     for (const part of parts) {
-      for (const hook of hooksOf(part)) taking.set(hook, [...(taking.get(hook) ?? []), part]);
+      for (const hook of hooksOf(part)) {
+        const takers = taking.get(hook);
+        if (takers) takers.push(part);
+        else taking.set(hook, [part]);
+      }
     }
     const hooks = this as unknown as Record<Hook, HookCall>;
     for (const [hook, takers] of taking) {
