@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { auditLineJson } from './audit-line.js';
 import { hashJson } from './hash.js';
 import type { AuditEntry } from './types.js';
@@ -31,7 +31,7 @@ export function chainAudit(
   const chained = lines.map((line) => {
     const linked: AuditEntry = { ...line, prevHash: last };
     // auditLineHash of its exported line, without building that line twice.
-    last = `sha256:${createHash('sha256').update(auditLineJson(linked)).digest('hex')}`;
+    last = `sha256:${hash('sha256', auditLineJson(linked))}`;
     return { ...linked, hash: last };
   });
   return { lines: chained, head: last };

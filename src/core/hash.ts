@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted, so equal values always serialize the same way; fields
@@ -29,7 +29,8 @@ export function canonicalJson(value: unknown): string {
 
 /** `sha256:` and the hex SHA-256 of a JSON value's canonical form: equal values, equal hashes. */
 export function hashJson(value: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+  // One call (crypto.hash), not a Hash object per value: it is on every commit's path.
+  return `sha256:${hash('sha256', canonicalJson(value))}`;
 }
 
 /** sha256 of a tool call's arguments, as written in the audit log. */
