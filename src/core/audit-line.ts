@@ -61,11 +61,6 @@ const FIELDS: readonly (readonly [keyof AuditLine, keyof AuditEntry, 'time'?])[]
   ['hash', 'hash'],
 ];
 
-/** The fields a line's hash covers (all but `hash`), in the order of their names. */
-const HASHED_FIELDS = FIELDS.filter(([name]) => name !== 'hash').sort(([a], [b]) =>
-  a < b ? -1 : 1,
-);
-
 /** The line of `e` with `fields`, in their order; a field the entry lacks is left out. */
 function lineOf(e: AuditEntry, fields: typeof FIELDS): AuditLine {
   const line: Record<string, unknown> = {};
@@ -86,9 +81,34 @@ export function auditLine(e: AuditEntry): AuditLine {
  * What the hash of the line `e` is exported as covers: the canonical JSON (keys sorted,
  * absent fields left out, as `canonicalJson` writes it) of that line without its `hash`.
  * A line's names are snake_case and its values strings, booleans and a list of strings,
- * so that is one JSON.stringify of the line built with its names in sorted order; every
- * commit hashes its lines through it.
+ * so that is one JSON.stringify of the line built with its names in sorted order (every
+ * field of FIELDS but `hash`; src/core/audit-line.test.ts holds the two to each other).
+ * Every commit hashes its lines through it.
  */
 export function auditLineJson(e: AuditEntry): string {
-  return JSON.stringify(lineOf(e, HASHED_FIELDS));
+  const time = (at: number | undefined) =>
+    at === undefined ? undefined : new Date(at).toISOString();
+  return JSON.stringify({
+    action: e.action,
+    actor: e.actor,
+    approval_id: e.approvalId,
+    approved: e.approved,
+    args_hash: e.argsHash,
+    at: time(e.at),
+    channel: e.channel,
+    edited_args_hash: e.editedArgsHash,
+    grant_id: e.grantId,
+    grant_scope: e.grantScope,
+    grant_until: time(e.grantUntil),
+    invocation_id: e.invocationId,
+    on_behalf_of: e.onBehalfOf,
+    payload_hash: e.payloadHash,
+    prev_hash: e.prevHash,
+    reason: e.reason,
+    response_hash: e.responseHash,
+    session_id: e.sessionId,
+    to: e.to,
+    tool_name: e.toolName,
+    unnamed_pause: e.unnamedPause,
+  });
 }
