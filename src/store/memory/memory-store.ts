@@ -95,6 +95,7 @@ function latestPauseOf(
 
 interface StoredSession {
   meta: MetaFacts;
+  /** The meta as written, as JSON. */
   metaJson: string;
   version: number;
   /** The audiences its pending pause is indexed for. */
