@@ -25,6 +25,7 @@ import {
 import { loadBenchSettings } from './settings.js';
 import { postgresScaleStore, sqliteScaleStore } from './sql-scale.js';
 import { acquireSqlite } from './sqlite-target.js';
+import { measureStoreCalls, type StoreCallProfile } from './store-calls.js';
 import { storeCycles } from './store-cycles.js';
 import type { StreamSample } from './stream-measure.js';
 import { streamOnServer } from './stream-scenarios.js';
@@ -77,6 +78,7 @@ let redisProfile: RedisProfile | undefined;
 let httpRedisProfile: RedisProfile | undefined;
 let postgresProfile: PostgresProfile | undefined;
 const footprints: PausedFootprint[] = [];
+const storeCalls: StoreCallProfile[] = [];
 const streams: StreamSample[] = [];
 const scales: ScaleReport[] = [];
 
@@ -184,6 +186,21 @@ async function inProcessTogether(): Promise<void> {
 
 try {
   await inProcessTogether();
+  if (settings.monitorCycles > 0) {
+    process.stderr.write('bench: store calls per cycle on each store …\n');
+    const cycles = settings.monitorCycles;
+    storeCalls.push(await measureStoreCalls({ store: 'memory' }, cycles));
+    storeCalls.push(
+      await measureStoreCalls({ store: 'sqlite', dataDir: sqlite.newDataDir() }, cycles),
+    );
+    if (postgres.available) {
+      storeCalls.push(
+        await measureStoreCalls({ store: 'postgres', url: await postgres.newDatabase() }, cycles),
+      );
+    }
+    const redisChoice = { store: 'redis', url: redis.url, prefix: redis.newPrefix() } as const;
+    storeCalls.push(await measureStoreCalls(redisChoice, cycles));
+  }
   await run(await overHttp(NAMES.httpMemory, { store: 'memory' }), settings.httpCycles);
   await run(
     await overHttp(NAMES.httpSqlite, { store: 'sqlite', dataDir: sqlite.newDataDir() }),
@@ -315,6 +332,7 @@ const report: BenchReport = {
   redisProfile,
   httpRedisProfile,
   postgresProfile,
+  storeCalls,
   footprints,
   streams,
   scales,

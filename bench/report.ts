@@ -7,6 +7,7 @@ import type { PostgresProfile } from './postgres-profile.js';
 import type { RedisProfile } from './redis-profile.js';
 import type { ScaleReport } from './scale.js';
 import { formatScale } from './scale-report.js';
+import { formatStoreCalls, type StoreCallProfile } from './store-calls.js';
 import { formatStoreCycles, type StoreCycles } from './store-cycles.js';
 import type { StreamSample } from './stream-measure.js';
 import { ms, table, times } from './table.js';
@@ -37,6 +38,8 @@ export interface BenchReport {
   httpRedisProfile?: RedisProfile;
   /** PostgreSQL work of one in-process cycle. */
   postgresProfile?: PostgresProfile;
+  /** What the runtime asks of each store per in-process cycle. */
+  storeCalls: StoreCallProfile[];
   /** What one paused run keeps in each store. */
   footprints: PausedFootprint[];
   /** AI SDK streaming chats, many in flight at once. */
@@ -110,6 +113,7 @@ export function formatReport(report: BenchReport): string {
     if (profile) out.push('', formatProfile(over, profile));
   }
   if (report.postgresProfile) out.push('', formatPostgresProfile(report.postgresProfile));
+  if (report.storeCalls.length > 0) out.push('', formatStoreCalls(report.storeCalls));
   if (report.footprints.length > 0) out.push('', formatFootprints(report.footprints));
   if (report.streams.length > 0) out.push('', formatStreams(report.streams));
   for (const scale of report.scales) out.push('', formatScale(scale));

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context } from '@google/adk';
 import { type EffectLedger, toolCallEffectKey } from '../core/effect-ledger.js';
 import { HoldpointError } from '../core/errors.js';
@@ -38,7 +38,7 @@ function toolCall(toolContext: Context | undefined): ToolCall {
  */
 export function idempotencyKey(toolContext: Context | undefined): string {
   const { sessionId, callId } = toolCall(toolContext);
-  return `hp_${createHash('sha256').update(`${sessionId}\n${callId}`).digest('hex').slice(0, 40)}`;
+  return `hp_${hash('sha256', `${sessionId}\n${callId}`).slice(0, 40)}`;
 }
 
 /**

@@ -15,6 +15,9 @@ const PLUGIN_REGISTERED = /^Plugin '[^']*' registered\.$/;
 export function routeAdkLogs(logger: Logger): void {
   const adk = logger.child({ component: 'adk' });
   const write = (level: (typeof LEVELS)[number], args: unknown[]) => {
+    // ADK logs at debug on every model call, tool call and event: a line of a level that
+    // is off is not even formatted (a plugin's `info` line is written at debug, lower).
+    if (!adk.isLevelEnabled(level)) return;
     const line = args.map(String).join(' ');
     // Every segment builds a Runner, which registers its plugins again: say so only at debug.
     adk[level === 'info' && PLUGIN_REGISTERED.test(line) ? 'debug' : level](line);

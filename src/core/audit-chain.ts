@@ -1,4 +1,5 @@
-import { auditLine } from './audit-line.js';
+import { hash } from 'node:crypto';
+import { auditLineJson } from './audit-line.js';
 import { hashJson } from './hash.js';
 import type { AuditEntry } from './types.js';
 
@@ -29,7 +30,8 @@ export function chainAudit(
   let last = head;
   const chained = lines.map((line) => {
     const linked: AuditEntry = { ...line, prevHash: last };
-    last = auditLineHash(auditLine(linked));
+    // auditLineHash of its exported line, without building that line twice.
+    last = `sha256:${hash('sha256', auditLineJson(linked))}`;
     return { ...linked, hash: last };
   });
   return { lines: chained, head: last };

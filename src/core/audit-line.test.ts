@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { auditLine } from './audit-line.js';
+import { auditLine, auditLineJson } from './audit-line.js';
+import { canonicalJson } from './hash.js';
+import type { AuditEntry } from './types.js';
 
 /** An entry with every optional field set, so its line shows every field an export can carry. */
-const EVERY_FIELD = auditLine({
+const EVERY_FIELD_ENTRY: AuditEntry = {
   at: 0,
   action: 'decided',
   sessionId: 's',
@@ -26,7 +28,8 @@ const EVERY_FIELD = auditLine({
   grantUntil: 1,
   prevHash: 'sha256:5',
   hash: 'sha256:6',
-});
+};
+const EVERY_FIELD = auditLine(EVERY_FIELD_ENTRY);
 
 describe('auditLine', () => {
   it('has every field docs/http-api.md lists for an audit entry, and no other', () => {
@@ -34,5 +37,11 @@ describe('auditLine', () => {
     const shape = /Each entry:\n`\{([^}]*)\}`/.exec(doc)?.[1] ?? '';
     const documented = [...shape.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]);
     expect(documented.sort()).toEqual(Object.keys(EVERY_FIELD).sort());
+  });
+
+  it('is hashed as its every field but the hash, in the order of their names', () => {
+    expect(auditLineJson(EVERY_FIELD_ENTRY)).toBe(
+      canonicalJson({ ...EVERY_FIELD, hash: undefined }),
+    );
   });
 });

@@ -34,7 +34,8 @@ export function approvalAudit(
     actor,
     approvalId: approval.approvalId,
     toolName: approval.toolName,
-    argsHash: hashArgs(approval.args),
+    // Hashed only when `extra` does not name the hash already (a decision names what its decider saw).
+    argsHash: 'argsHash' in extra ? extra.argsHash : hashArgs(approval.args),
     ...extra,
   };
 }

@@ -113,7 +113,7 @@ export function approversInForce(
 
 /** How many distinct people must approve `approval`'s current arguments (`quorumUnder`). */
 export function quorumOf(pause: Pause, approval: ApprovalRequest): number {
-  return approversInForce(pause.decisions, approval).quorum;
+  return quorumUnder(approval, editInForce(pause.decisions, approval));
 }
 
 /**
@@ -122,6 +122,8 @@ export function quorumOf(pause: Pause, approval: ApprovalRequest): number {
  * its quorum; undefined while it still waits for people.
  */
 export function settlingDecision(pause: Pause, approval: ApprovalRequest): Decision | undefined {
+  // Nobody voted on it yet, as while it waits: nothing settles it (and nothing is counted).
+  if (!pause.decisions.some((d) => d.approvalId === approval.approvalId)) return undefined;
   const votes = countingVotes(pause, approval);
   const final = votes.find((d) => !d.approved || d.response !== undefined);
   if (final) return final;

@@ -48,30 +48,6 @@ export interface VersionedSnapshot {
 }
 
 /**
- * The session as the commit of `writes` on `read` stored it, as readSnapshot would read it
- * back; undefined when its latest pause or run is neither written nor read (then it is
- * read when needed).
- */
-function committedSnapshot(
-  read: VersionedSnapshot | undefined,
-  writes: SessionWrites,
-  commitIds: string[],
-): VersionedSnapshot | undefined {
-  const { meta } = writes;
-  const before = read?.snapshot;
-  const pause =
-    writes.pauses?.find((p) => p.pauseId === meta.pauseId) ??
-    (before?.pause?.pauseId === meta.pauseId ? before?.pause : undefined);
-  const run =
-    writes.runs?.find((r) => r.invocationId === meta.invocationId) ??
-    (before?.run?.invocationId === meta.invocationId ? before?.run : undefined);
-  if ((meta.pauseId && !pause) || (meta.invocationId && !run)) return undefined;
-  // A copy: what the caller does with the writes afterwards cannot reach it.
-  const snapshot = structuredClone({ meta, pause, run });
-  return { snapshot, version: (read?.version ?? 0) + 1, commitIds };
-}
-
-/**
  * How many of a session's latest commit ids are kept: enough that a commit whose reply
  * was lost is still recognised after others wrote the session meanwhile.
  */
@@ -143,6 +119,45 @@ export abstract class TransactionalStore implements HoldpointStore {
     _read: VersionedSnapshot,
     _writes: SessionWrites,
   ): Promise<void> {}
+
+  /**
+   * The session as the commit of `writes` on `read` stored it, as readSnapshot would read
+   * it back (what a trail holds next); undefined when its latest pause or run is neither
+   * written nor read (then it is read when needed). A store that keeps its records as
+   * JSON may answer from what it kept instead of copying `writes` again.
+   */
+  protected committedSnapshot(
+    _sessionId: string,
+    read: VersionedSnapshot | undefined,
+    writes: SessionWrites,
+    commitIds: string[],
+  ): VersionedSnapshot | undefined {
+    const { meta } = writes;
+    const before = read?.snapshot;
+    const pause =
+      writes.pauses?.find((p) => p.pauseId === meta.pauseId) ??
+      (before?.pause?.pauseId === meta.pauseId ? before?.pause : undefined);
+    const run =
+      writes.runs?.find((r) => r.invocationId === meta.invocationId) ??
+      (before?.run?.invocationId === meta.invocationId ? before?.run : undefined);
+    if ((meta.pauseId && !pause) || (meta.invocationId && !run)) return undefined;
+    // A copy, through JSON as every store keeps its records (so it is what a read would
+    // answer): what the caller does with the writes afterwards cannot reach it.
+    const snapshot = JSON.parse(JSON.stringify({ meta, pause, run })) as SessionSnapshot;
+    return { snapshot, version: (read?.version ?? 0) + 1, commitIds };
+  }
+
+  /**
+   * Whether the session keeps the ids of its latest commits: a store whose replies can be
+   * lost must, to learn a lost commit's fate (OUTCOME_UNKNOWN); one in process need not.
+   */
+  protected readonly keepsCommitIds: boolean = true;
+
+  /** A new commit's ids to keep: `commitId` after the latest of `read`, or none. */
+  private commitIdsAfter(read: VersionedSnapshot | undefined, commitId: string): string[] {
+    if (!this.keepsCommitIds) return [];
+    return [...(read?.commitIds ?? []).slice(1 - RECENT_COMMITS), commitId];
+  }
 
   /**
    * How long a commit whose reply was lost waits for the store to answer again, to
@@ -227,10 +242,11 @@ export abstract class TransactionalStore implements HoldpointStore {
     trail?: SessionTrail,
   ) {
     const writes = newSessionWrites(session, begin);
-    const commitId = randomUUID();
+    const commitId = this.keepsCommitIds ? randomUUID() : '';
+    const commitIds = this.commitIdsAfter(undefined, commitId);
     const insert = () =>
       this.writes.track(
-        () => this.insert(session, writes, [commitId]),
+        () => this.insert(session, writes, commitIds),
         (inserted) => inserted,
       );
     const created = await insert().catch((error: unknown) => {
@@ -241,7 +257,11 @@ export abstract class TransactionalStore implements HoldpointStore {
       );
     });
     if (!created) throw sessionExists(session.sessionId);
-    if (trail) trail.snapshot = this.handOut(committedSnapshot(undefined, writes, [commitId]));
+    if (trail) {
+      trail.snapshot = this.handOut(
+        this.committedSnapshot(session.sessionId, undefined, writes, commitIds),
+      );
+    }
   }
 
   /** Marks `read` as handed out, so `apply` may take it as its first read. */
@@ -260,8 +280,8 @@ export abstract class TransactionalStore implements HoldpointStore {
     read: VersionedSnapshot,
     writes: SessionWrites,
   ): Promise<string[] | undefined> {
-    const commitId = randomUUID();
-    const commitIds = [...(read.commitIds ?? []).slice(1 - RECENT_COMMITS), commitId];
+    const commitId = this.keepsCommitIds ? randomUUID() : '';
+    const commitIds = this.commitIdsAfter(read, commitId);
     let stored: boolean;
     try {
       stored = await this.writes.track(
@@ -352,7 +372,7 @@ export abstract class TransactionalStore implements HoldpointStore {
       if (writes) this.committed(read.snapshot, writes);
       if (trail) {
         trail.snapshot = writes
-          ? this.handOut(committedSnapshot(read, writes, stored ?? []))
+          ? this.handOut(this.committedSnapshot(sessionId, read, writes, stored ?? []))
           : this.handOut(read);
       }
       if (result.error) throw result.error;

@@ -59,10 +59,21 @@ export function waitingChanges(
   before: SessionSnapshot | undefined,
   writes: SessionWrites,
 ): Map<string, number> {
-  const changes = waitingOf(latestPause(before, writes));
-  for (const [key, count] of waitingOf(before?.pause)) {
-    changes.set(key, (changes.get(key) ?? 0) - count);
-  }
+  return waitingMoves(waitingOf(before?.pause), waitingOf(latestPause(before, writes)));
+}
+
+/**
+ * How the counts move when a session's waiting approvals (`waitingOf` its latest pause)
+ * go from `before` to `after` (undefined: none), leaving out what does not move.
+ */
+export function waitingMoves(
+  before: ReadonlyMap<string, number> | undefined,
+  after: ReadonlyMap<string, number> | undefined,
+): Map<string, number> {
+  // The same approvals (a commit that leaves the pause be) move nothing.
+  if (before === after) return new Map();
+  const changes = new Map(after);
+  for (const [key, count] of before ?? []) changes.set(key, (changes.get(key) ?? 0) - count);
   for (const [key, change] of changes) if (change === 0) changes.delete(key);
   return changes;
 }

@@ -73,7 +73,10 @@ export async function startRun(
         trail,
       );
     } else {
-      const { meta } = await ctx.requireSnapshot(sessionId);
+      const snapshot = await ctx.requireSnapshot(sessionId);
+      const { meta } = snapshot;
+      // The run takes the session as just read: its commit reads it no second time.
+      trail.snapshot = snapshot;
       requireOwnerOrAdmin(by, meta.userId, 'post to this session');
       if (appName !== undefined && appName !== meta.app) {
         throw new HoldpointError(

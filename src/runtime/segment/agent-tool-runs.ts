@@ -17,6 +17,7 @@ import type { Content } from '@google/genai';
 import { agentOfTool } from '../../agents/agent-tree.js';
 import { HoldpointPlugin } from '../../agents/holdpoint-plugin.js';
 import { leavesCallsOpen } from '../../agents/workflows/open-calls.js';
+import { SegmentPlugins } from './segment-plugins.js';
 import type { SegmentSessions } from './segment-sessions.js';
 import { StoredTurnReplay } from './stored-turn-replay.js';
 
@@ -128,7 +129,7 @@ export class AgentToolRuns extends HoldpointPlugin {
       agent,
       sessionService: host.sessions.agentToolService(session),
       memoryService: host.memoryService,
-      plugins: [new StoredTurnReplay(), ...host.plugins()],
+      plugins: [new SegmentPlugins([new StoredTurnReplay(), ...host.plugins()])],
     });
     const events =
       session.events.length === 0

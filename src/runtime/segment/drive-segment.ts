@@ -16,6 +16,7 @@ import { LongRunningPausePlugin } from '../../agents/long-running-pause.js';
 import type { RunEventSink } from '../run-event.js';
 import { AgentToolRuns } from './agent-tool-runs.js';
 import type { SegmentCollector } from './segment-collector.js';
+import { SegmentPlugins } from './segment-plugins.js';
 import type { SegmentSessions } from './segment-sessions.js';
 import { isReplayedTurn, StoredTurnReplay } from './stored-turn-replay.js';
 import { isToolCheckpoint } from './tool-checkpoint.js';
@@ -87,7 +88,9 @@ export async function driveSegment(drive: SegmentDrive): Promise<void> {
     // A stored model turn whose tools' results are missing (its stopped predecessor was
     // running them, or an AgentTool's run waited for a person) can only be met by a
     // segment going on without a new message.
-    plugins: [...(drive.newMessage ? [] : [new StoredTurnReplay()]), ...plugins],
+    plugins: [
+      new SegmentPlugins([...(drive.newMessage ? [] : [new StoredTurnReplay()]), ...plugins]),
+    ],
   });
   const events = drive.newMessage
     ? runner.runAsync({

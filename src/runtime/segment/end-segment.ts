@@ -5,7 +5,12 @@ import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
-import type { SegmentEnd, SessionAppend, SessionTrail } from '../../store/store.js';
+import type {
+  SegmentEnd,
+  SessionAppend,
+  SessionSnapshot,
+  SessionTrail,
+} from '../../store/store.js';
 import { finishRunTransition, savePauseTransition } from '../../store/transitions.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
@@ -32,6 +37,16 @@ function endAudit(segment: EndingSegment, action: 'completed' | 'failed', at: nu
     invocationId: segment.invocationId,
     actor: 'agent',
   };
+}
+
+/**
+ * What the segment's last commit tries first: the session as its previous commit stored
+ * it. Not the trail itself: nothing of this segment commits after its end, so the end's
+ * commit leaves no copy of what it stored behind (a segment held in place commits next
+ * on what it reads).
+ */
+function lastCommitSeen(segment: EndingSegment): SessionSnapshot | undefined {
+  return segment.trail?.snapshot;
 }
 
 /**
@@ -98,7 +113,7 @@ async function failRun(
     end.sessionId,
     finishRunTransition,
     [end, { status: 'failed', error, audit: [endAudit(segment, 'failed', end.now)] }],
-    segment.trail,
+    lastCommitSeen(segment),
   );
   ctx.log(segment.sessionId, segment.invocationId).error({ error }, 'run failed');
   throw new HoldpointError(code, code === 'RUN_FAILED' ? `The agent run failed: ${error}` : error, {
@@ -152,7 +167,7 @@ async function pauseRun(
     end.sessionId,
     savePauseTransition,
     [end, pause, requested, expiresAt + ctx.retentionMs],
-    segment.trail,
+    lastCommitSeen(segment),
   );
   ctx
     .log(segment.sessionId, segment.invocationId)
@@ -180,7 +195,7 @@ async function completeRun(
         audit: [endAudit(segment, 'completed', end.now)],
       },
     ],
-    segment.trail,
+    lastCommitSeen(segment),
   );
   ctx.log(segment.sessionId, segment.invocationId).info('run completed');
   const outcome: RunOutcome = {

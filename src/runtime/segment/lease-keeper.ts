@@ -8,10 +8,9 @@ import type { RuntimeContext } from '../runtime-context.js';
  * Renews a running segment's lease every third of its length while the segment
  * works, so a tool that takes longer than the lease keeps the session, and a
  * process that dies lets it go within one lease. When another run has taken the
- * session over, `signal` aborts: the segment stops, and its end will be refused.
+ * session over, it calls `onLost` once: the segment stops, and its end will be refused.
  */
 export class LeaseKeeper {
-  private readonly controller = new AbortController();
   private readonly cancel: Cancel;
   private renewing = false;
   /** The end of the latest lease the store confirmed. */
@@ -22,6 +21,7 @@ export class LeaseKeeper {
     private readonly sessionId: string,
     private readonly invocationId: string,
     readonly lease: Lease,
+    private readonly onLost: () => void,
   ) {
     this.confirmedUntil = lease.until;
     this.cancel = ctx.clock.every(ctx.leaseMs / 3, () => {
@@ -29,12 +29,10 @@ export class LeaseKeeper {
     });
   }
 
-  /** Aborts once the lease is known lost, or can no longer be known to hold. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  /** Why the segment was stopped: `lost` to another run, or `unconfirmed` past its end. */
+  /**
+   * Why the segment was stopped (`onLost` was called): `lost` to another run, or
+   * `unconfirmed` past its end.
+   */
   stopped?: 'lost' | 'unconfirmed';
 
   stop(): void {
@@ -42,7 +40,7 @@ export class LeaseKeeper {
   }
 
   private async renew(): Promise<void> {
-    if (this.renewing || this.controller.signal.aborted) return;
+    if (this.renewing || this.stopped) return;
     this.renewing = true;
     const lease = { owner: this.lease.owner, until: this.ctx.clock.now() + this.ctx.leaseMs };
     try {
@@ -53,8 +51,8 @@ export class LeaseKeeper {
       // take the run over, so this segment stops rather than run on beside it.
       if (isHoldpointError(error, 'LEASE_LOST') || this.ctx.clock.now() >= this.confirmedUntil) {
         this.stopped = isHoldpointError(error, 'LEASE_LOST') ? 'lost' : 'unconfirmed';
-        this.controller.abort();
         this.stop();
+        this.onLost();
       } else {
         // Renewed at the next beat; until the lease lapses nobody may take the session.
         this.ctx

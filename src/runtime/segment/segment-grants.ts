@@ -35,7 +35,13 @@ export function segmentGrants(
         argsHash: hashArgs(call.args),
       };
       try {
-        await ctx.store.apply(sessionId, allowedByGrantTransition, [allowed, grant, now]);
+        // On the segment's trail, so its next commit goes on from this one.
+        await ctx.store.apply(
+          sessionId,
+          allowedByGrantTransition,
+          [allowed, grant, now],
+          start.trail,
+        );
       } catch (error) {
         // As a lease lost: the segment stops at once, the tool does not run (ADK would
         // take the error for the model's and ask it again).

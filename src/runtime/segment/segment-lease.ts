@@ -48,13 +48,14 @@ export class SegmentLease {
   }
 
   private keep(lease: Lease): LeaseKeeper {
-    const keeper = new LeaseKeeper(this.ctx, this.sessionId, this.invocationId, lease);
-    keeper.signal.addEventListener(
-      'abort',
+    const keeper: LeaseKeeper = new LeaseKeeper(
+      this.ctx,
+      this.sessionId,
+      this.invocationId,
+      lease,
       () => {
         if (!this.retired.has(keeper)) this.stop.abort();
       },
-      { once: true },
     );
     return keeper;
   }

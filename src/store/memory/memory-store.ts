@@ -1,10 +1,4 @@
-import {
-  createSession as adkSession,
-  type Event,
-  mergeStates,
-  type Session,
-  State,
-} from '@google/adk';
+import { createSession as adkSession, type Event, type Session, State } from '@google/adk';
 import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError } from '../../core/errors.js';
@@ -21,7 +15,8 @@ import type {
   StoreStats,
 } from '../store.js';
 import { TransactionalStore, type VersionedSnapshot } from '../transactional-store.js';
-import { type WaitingCount, waitingChanges, waitingCounts, waitingOf } from '../waiting-counts.js';
+import { type WaitingCount, waitingCounts, waitingMoves, waitingOf } from '../waiting-counts.js';
+import { ExpiryQueue } from './expiry-queue.js';
 import { MemoryDelegations } from './memory-delegations.js';
 import { MemoryEffectLedger } from './memory-effect-ledger.js';
 import { MemoryGrants } from './memory-grants.js';
@@ -33,26 +28,98 @@ import type { MemoryStoreOptions } from './memory-store-options.js';
 import { MemoryUserMemories } from './memory-user-memories.js';
 import { SortedIndex } from './sorted-index.js';
 
+/**
+ * What the store's rules and indexes read of a session's meta, taken when it is written.
+ * The records themselves are kept as JSON: written once per commit (a copy nobody else
+ * holds, whose length is the record's size), and parsed for every read, as a durable
+ * store reads them back.
+ */
+interface MetaFacts {
+  sessionId: string;
+  app: string;
+  userId: string;
+  status: SessionMeta['status'];
+  createdAt: number;
+  updatedAt: number;
+  /** The end of its lease, while a segment holds it. */
+  leaseUntil?: number;
+}
+
+function metaFacts(meta: SessionMeta): MetaFacts {
+  const { sessionId, app, userId, status, createdAt, updatedAt, lease } = meta;
+  return { sessionId, app, userId, status, createdAt, updatedAt, leaseUntil: lease?.until };
+}
+
+/** A copy of a record kept as JSON, for a caller; undefined for none. */
+function parsed<T>(json: string | undefined): T | undefined {
+  return json === undefined ? undefined : (JSON.parse(json) as T);
+}
+
+/**
+ * What the indexes and the waiting counts read of a session's latest pause, taken from
+ * it when it is written (so the pause itself is kept as JSON only).
+ */
+interface LatestPause {
+  pauseId: string;
+  pending: boolean;
+  expiresAt: number;
+  /** When its next SLA step is due, while it has one. */
+  slaAt?: number;
+  /** Who may decide it (`pauseAudiences`). */
+  audiences: string[];
+  /** Its approvals waiting for people, by their app's tool (`waitingOf`). */
+  waiting: Map<string, number>;
+}
+
+/**
+ * The session's latest pause once `writes` are committed over `before` (its latest
+ * until now): the one the meta names, written now or, when not, still the same.
+ */
+function latestPauseOf(
+  writes: SessionWrites,
+  before: LatestPause | undefined,
+): LatestPause | undefined {
+  const { pauseId } = writes.meta;
+  if (pauseId === undefined) return undefined;
+  const written = writes.pauses?.find((pause) => pause.pauseId === pauseId);
+  if (!written) return before?.pauseId === pauseId ? before : undefined;
+  return {
+    pauseId,
+    pending: written.status === 'pending',
+    expiresAt: written.expiresAt,
+    slaAt: nextSlaAt(written),
+    audiences: pauseAudiences(written),
+    waiting: waitingOf(written),
+  };
+}
+
 interface StoredSession {
-  meta: SessionMeta;
+  meta: MetaFacts;
+  /** The meta as written, as JSON. */
+  metaJson: string;
   version: number;
   /** The audiences its pending pause is indexed for. */
   audiences: string[];
-  pauses: Map<string, Pause>;
-  runs: Map<string, RunRecord>;
-  audit: AuditEntry[];
-  events: Event[];
+  /** Its pauses and runs, as JSON. */
+  pauses: Map<string, string>;
+  runs: Map<string, string>;
+  /** Its latest pause, as the indexes read it; undefined while the meta names none. */
+  latest?: LatestPause;
+  /** The ids of every approval of its pauses, forgotten with it. */
+  approvalIds: Set<string>;
+  /** Its audit lines, as JSON. */
+  audit: string[];
+  /** ADK's events, as JSON, in order; where each event id is among them. */
+  events: string[];
+  eventAt: Map<string, number>;
+  /** The timestamp of the last event, when there is one: the session's last update. */
+  lastEventTime?: number;
   state: Record<string, unknown>;
   /** The latest pause retention: the session lives at least until then. */
   keepUntil: number;
   expiresAt: number;
-  /** What its events and audit lines take, as JSON. */
-  logBytes: number;
+  /** What it takes, as JSON: its records, events, audit lines and state. */
   bytes: number;
-}
-
-function jsonBytes(value: unknown): number {
-  return JSON.stringify(value)?.length ?? 0;
 }
 
 function userKey(app: string, userId: string): string {
@@ -78,7 +145,8 @@ export class MemoryStore extends TransactionalStore {
   readonly grants: MemoryGrants;
   /** In order of last change, oldest first. */
   private readonly sessions = new Map<string, StoredSession>();
-  private readonly expiries = new SortedIndex();
+  /** When each session's lifetime ends. */
+  private readonly expiries = new ExpiryQueue();
   private readonly paused = new SortedIndex();
   /** Paused sessions with an SLA step to take, scored by when the next is due. */
   private readonly slaDue = new SortedIndex();
@@ -111,23 +179,28 @@ export class MemoryStore extends TransactionalStore {
     this.grants = new MemoryGrants(this.ttlMs);
   }
 
-  /** An in-process write is never of unknown outcome, so no commit ids are kept. */
+  /** An in-process write is never of unknown outcome: no commit ids are made or kept. */
+  protected override readonly keepsCommitIds = false;
+
   protected async insert(session: NewSession, writes: SessionWrites): Promise<boolean> {
     this.dropExpired();
     if (this.sessions.has(session.sessionId)) return false;
     this.makeRoom();
     const stored: StoredSession = {
-      meta: writes.meta,
+      // Nothing yet: the first write keeps the meta (and counts it).
+      meta: metaFacts(writes.meta),
+      metaJson: '',
       version: 0,
       audiences: [],
       pauses: new Map(),
       runs: new Map(),
+      approvalIds: new Set(),
       audit: [],
       events: [],
+      eventAt: new Map(),
       state: {},
       keepUntil: 0,
       expiresAt: 0,
-      logBytes: 0,
       bytes: 0,
     };
     this.sessions.set(session.sessionId, stored);
@@ -140,10 +213,7 @@ export class MemoryStore extends TransactionalStore {
   protected async readSnapshot(sessionId: string): Promise<VersionedSnapshot | undefined> {
     const stored = this.live(sessionId);
     if (!stored) return undefined;
-    return {
-      version: stored.version,
-      snapshot: structuredClone(this.snapshotOf(stored)),
-    };
+    return { version: stored.version, snapshot: this.snapshotCopy(stored) };
   }
 
   protected async commit(
@@ -153,31 +223,63 @@ export class MemoryStore extends TransactionalStore {
   ): Promise<boolean> {
     const stored = this.live(sessionId);
     if (!stored || stored.version !== read.version) return false;
-    this.write(stored, structuredClone(writes));
+    this.write(stored, writes);
     return true;
+  }
+
+  /**
+   * The session as the commit just made stored it, parsed from the JSON the store keeps
+   * (a copy, as a read answers) rather than copied from the writes once more; undefined
+   * when another commit came in since (then the next one reads).
+   */
+  protected override committedSnapshot(
+    sessionId: string,
+    read: VersionedSnapshot | undefined,
+    _writes: SessionWrites,
+    commitIds: string[],
+  ): VersionedSnapshot | undefined {
+    const stored = this.sessions.get(sessionId);
+    const version = (read?.version ?? 0) + 1;
+    if (stored?.version !== version) return undefined;
+    return { snapshot: this.snapshotCopy(stored), version, commitIds };
   }
 
   async loadSession(sessionId: string, app: string, userId: string): Promise<Session | undefined> {
     const stored = this.live(sessionId);
-    if (!stored || stored.meta.app !== app || stored.meta.userId !== userId) return undefined;
+    const meta = stored?.meta;
+    if (!stored || meta?.app !== app || meta.userId !== userId) return undefined;
     return adkSession({
       id: sessionId,
       appName: app,
       userId,
-      state: structuredClone(
-        mergeStates(this.appState.get(app), this.userState.get(userKey(app, userId)), stored.state),
-      ),
-      events: structuredClone(stored.events),
-      lastUpdateTime: stored.events.at(-1)?.timestamp ?? stored.meta.createdAt,
+      state: this.stateOf(stored, app, userId),
+      events: stored.events.map((event) => JSON.parse(event) as Event),
+      lastUpdateTime: stored.lastEventTime ?? meta.createdAt,
     });
   }
 
+  /**
+   * The session's state with its app's (`app:`) and its user's (`user:`) as ADK merges
+   * them (`mergeStates`), copied once through JSON, as every record here and as the
+   * durable stores keep state.
+   */
+  private stateOf(stored: StoredSession, app: string, userId: string): Record<string, unknown> {
+    const merged: Record<string, unknown> = { ...stored.state };
+    for (const [key, value] of Object.entries(this.appState.get(app) ?? {})) {
+      merged[State.APP_PREFIX + key] = value;
+    }
+    for (const [key, value] of Object.entries(this.userState.get(userKey(app, userId)) ?? {})) {
+      merged[State.USER_PREFIX + key] = value;
+    }
+    return JSON.parse(JSON.stringify(merged)) as Record<string, unknown>;
+  }
+
   async getPause(sessionId: string, pauseId: string): Promise<Pause | undefined> {
-    return structuredClone(this.live(sessionId)?.pauses.get(pauseId));
+    return parsed(this.live(sessionId)?.pauses.get(pauseId));
   }
 
   async getRun(sessionId: string, invocationId: string): Promise<RunRecord | undefined> {
-    return structuredClone(this.live(sessionId)?.runs.get(invocationId));
+    return parsed(this.live(sessionId)?.runs.get(invocationId));
   }
 
   async findApproval(approvalId: string): Promise<string | undefined> {
@@ -228,7 +330,7 @@ export class MemoryStore extends TransactionalStore {
   private liveSnapshots(entries: PageCursor[]): SessionSnapshot[] {
     return entries.flatMap((entry) => {
       const stored = this.live(entry.member);
-      return stored ? [structuredClone(this.snapshotOf(stored))] : [];
+      return stored ? [this.snapshotCopy(stored)] : [];
     });
   }
 
@@ -245,7 +347,8 @@ export class MemoryStore extends TransactionalStore {
   }
 
   async listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
-    return structuredClone(this.live(sessionId)?.audit.slice(offset, offset + limit) ?? []);
+    const lines = this.live(sessionId)?.audit.slice(offset, offset + limit) ?? [];
+    return lines.map((line) => JSON.parse(line) as AuditEntry);
   }
 
   async countWaiting(): Promise<WaitingCount[]> {
@@ -284,52 +387,68 @@ export class MemoryStore extends TransactionalStore {
 
   async close(): Promise<void> {}
 
-  private snapshotOf(stored: StoredSession): SessionSnapshot {
-    const { meta } = stored;
+  /** A copy of the session's snapshot for a caller. */
+  private snapshotCopy(stored: StoredSession): SessionSnapshot {
+    const meta = JSON.parse(stored.metaJson) as SessionMeta;
     return {
       meta,
-      pause: meta.pauseId ? stored.pauses.get(meta.pauseId) : undefined,
-      run: meta.invocationId ? stored.runs.get(meta.invocationId) : undefined,
+      pause: meta.pauseId ? parsed(stored.pauses.get(meta.pauseId)) : undefined,
+      run: meta.invocationId ? parsed(stored.runs.get(meta.invocationId)) : undefined,
     };
   }
 
-  /** Writes a transition into `stored` and keeps the indexes, sizes and LRU order true. */
+  /**
+   * Writes a transition into `stored` and keeps the indexes, sizes and LRU order true.
+   * What it keeps is its own: each record is copied through JSON, as a durable store
+   * writes it, so nothing the caller does with `writes` afterwards reaches it.
+   */
   private write(stored: StoredSession, writes: SessionWrites): void {
     const sessionId = writes.meta.sessionId;
-    this.moveWaiting(waitingChanges(this.snapshotOf(stored), writes));
+    const bytesBefore = stored.bytes;
+    const latest = latestPauseOf(writes, stored.latest);
+    this.moveWaiting(waitingMoves(stored.latest?.waiting, latest?.waiting));
+    stored.latest = latest;
     stored.version += 1;
-    stored.meta = writes.meta;
+    const metaJson = JSON.stringify(writes.meta);
+    stored.bytes += metaJson.length - stored.metaJson.length;
+    stored.metaJson = metaJson;
+    const meta = metaFacts(writes.meta);
+    stored.meta = meta;
     for (const pause of writes.pauses ?? []) {
-      stored.pauses.set(pause.pauseId, pause);
-      for (const approval of pause.approvals) this.approvals.set(approval.approvalId, sessionId);
+      stored.bytes += this.replace(stored.pauses, pause.pauseId, JSON.stringify(pause));
+      for (const { approvalId } of pause.approvals) {
+        this.approvals.set(approvalId, sessionId);
+        stored.approvalIds.add(approvalId);
+      }
     }
     for (const run of writes.runs ?? []) {
-      stored.runs.set(run.invocationId, run);
+      stored.bytes += this.replace(stored.runs, run.invocationId, JSON.stringify(run));
       this.runs.set(run.invocationId, sessionId);
     }
-    stored.audit.push(...writes.audit);
-    stored.logBytes += jsonBytes(writes.audit);
+    for (const line of writes.audit) {
+      const json = JSON.stringify(line);
+      stored.audit.push(json);
+      stored.bytes += json.length;
+    }
     if (writes.append) this.append(stored, writes.append);
     if (writes.deliveries) this.outbox.write(writes.deliveries);
     stored.keepUntil = Math.max(stored.keepUntil, writes.pauseRetainUntil ?? 0);
     stored.expiresAt = Math.max(Date.now() + this.ttlMs, stored.keepUntil);
     this.expiries.set(sessionId, stored.expiresAt);
     this.index(stored);
-    const owned = this.byOwner.get(writes.meta.userId) ?? new SortedIndex();
-    owned.set(sessionId, writes.meta.updatedAt + this.ttlMs);
-    this.byOwner.set(writes.meta.userId, owned);
-    this.bytes -= stored.bytes;
-    stored.bytes =
-      stored.logBytes +
-      jsonBytes([
-        stored.meta,
-        stored.state,
-        [...stored.pauses.values()],
-        [...stored.runs.values()],
-      ]);
-    this.bytes += stored.bytes;
+    const owned = this.byOwner.get(meta.userId) ?? new SortedIndex();
+    owned.set(sessionId, meta.updatedAt + this.ttlMs);
+    this.byOwner.set(meta.userId, owned);
+    this.bytes += stored.bytes - bytesBefore;
     this.sessions.delete(sessionId);
     this.sessions.set(sessionId, stored);
+  }
+
+  /** Keeps the JSON of a record under `key`; answers how many bytes more that takes. */
+  private replace(records: Map<string, string>, key: string, json: string): number {
+    const before = records.get(key)?.length ?? 0;
+    records.set(key, json);
+    return json.length - before;
   }
 
   /** Moves the waiting counts by `changes`; a count never goes below zero. */
@@ -339,16 +458,31 @@ export class MemoryStore extends TransactionalStore {
     }
   }
 
+  /** Appends the events (an event id stored before is replaced) and sets the state they changed. */
   private append(stored: StoredSession, { events, state }: SessionAppend): void {
     for (const event of events) {
-      const index = stored.events.findIndex((e) => e.id === event.id);
-      if (index >= 0) stored.logBytes -= jsonBytes(stored.events[index]);
-      if (index >= 0) stored.events[index] = event;
-      else stored.events.push(event);
-      stored.logBytes += jsonBytes(event);
+      const json = JSON.stringify(event);
+      const at = stored.eventAt.get(event.id);
+      if (at === undefined) {
+        stored.eventAt.set(event.id, stored.events.length);
+        stored.events.push(json);
+      } else {
+        stored.bytes -= stored.events[at]?.length ?? 0;
+        stored.events[at] = json;
+      }
+      stored.bytes += json.length;
+      if ((at ?? stored.events.length - 1) === stored.events.length - 1) {
+        stored.lastEventTime = event.timestamp;
+      }
     }
+    const changed = Object.entries(state);
+    if (changed.length === 0) return;
     const { app, userId } = stored.meta;
-    for (const [key, value] of Object.entries(state)) {
+    // Copied as the records are: the caller keeps its values.
+    const values = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+    const stateBytes = JSON.stringify(stored.state).length;
+    for (const [key] of changed) {
+      const value = values[key];
       if (key.startsWith(State.APP_PREFIX)) {
         const shared = this.appState.get(app) ?? {};
         shared[key.slice(State.APP_PREFIX.length)] = value;
@@ -361,6 +495,7 @@ export class MemoryStore extends TransactionalStore {
         stored.state[key] = value;
       }
     }
+    stored.bytes += JSON.stringify(stored.state).length - stateBytes;
   }
 
   /**
@@ -370,16 +505,16 @@ export class MemoryStore extends TransactionalStore {
    */
   private index(stored: StoredSession): void {
     const { meta } = stored;
-    if (meta.status === 'running' && meta.lease) this.running.set(meta.sessionId, meta.lease.until);
-    else this.running.delete(meta.sessionId);
-    const pause = meta.pauseId ? stored.pauses.get(meta.pauseId) : undefined;
+    if (meta.status === 'running' && meta.leaseUntil !== undefined) {
+      this.running.set(meta.sessionId, meta.leaseUntil);
+    } else this.running.delete(meta.sessionId);
+    const pause = stored.latest;
     this.unindexAudiences(stored);
-    if (meta.status === 'paused' && pause?.status === 'pending') {
+    if (meta.status === 'paused' && pause?.pending) {
       this.paused.set(meta.sessionId, pause.expiresAt);
-      const due = nextSlaAt(pause);
-      if (due === undefined) this.slaDue.delete(meta.sessionId);
-      else this.slaDue.set(meta.sessionId, due);
-      stored.audiences = pauseAudiences(pause);
+      if (pause.slaAt === undefined) this.slaDue.delete(meta.sessionId);
+      else this.slaDue.set(meta.sessionId, pause.slaAt);
+      stored.audiences = pause.audiences;
       for (const audience of stored.audiences) {
         const index = this.pausedFor.get(audience) ?? new SortedIndex();
         index.set(meta.sessionId, pause.expiresAt);
@@ -412,7 +547,7 @@ export class MemoryStore extends TransactionalStore {
   }
 
   private dropExpired(): void {
-    for (const { member } of this.expiries.range({ max: Date.now(), limit: 1000 })) {
+    for (const member of this.expiries.takeDue(Date.now(), 1000)) {
       const stored = this.sessions.get(member);
       if (stored) this.drop(stored);
     }
@@ -434,10 +569,9 @@ export class MemoryStore extends TransactionalStore {
   }
 
   private drop(stored: StoredSession): void {
-    const { sessionId, userId } = stored.meta;
+    const { sessionId, userId, app } = stored.meta;
     // A session dropped while it waits (its lifetime ran out unswept) waits no more.
-    const waited = waitingOf(this.snapshotOf(stored).pause);
-    this.moveWaiting(new Map([...waited].map(([key, count]) => [key, -count])));
+    this.moveWaiting(waitingMoves(stored.latest?.waiting, undefined));
     this.sessions.delete(sessionId);
     this.expiries.delete(sessionId);
     this.paused.delete(sessionId);
@@ -448,12 +582,10 @@ export class MemoryStore extends TransactionalStore {
     if (owned?.size === 0) this.byOwner.delete(userId);
     for (const invocationId of stored.runs.keys()) this.runs.delete(invocationId);
     this.unindexAudiences(stored);
-    for (const pause of stored.pauses.values()) {
-      for (const approval of pause.approvals) this.approvals.delete(approval.approvalId);
-    }
+    for (const approvalId of stored.approvalIds) this.approvals.delete(approvalId);
     this.effects.forgetSession(sessionId);
     this.bytes -= stored.bytes;
-    const user = userKey(stored.meta.app, userId);
+    const user = userKey(app, userId);
     const left = (this.userSessions.get(user) ?? 1) - 1;
     if (left > 0) this.userSessions.set(user, left);
     else {

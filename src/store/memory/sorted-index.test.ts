@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SortedIndex } from './sorted-index.js';
 
@@ -69,5 +70,34 @@ describe('SortedIndex', () => {
     // A cursor whose entry moved or went still pages from where it was.
     index.set('s3', 9);
     expect(index.rangeDown({ before, limit: 10 }).map((e) => e.member)).toEqual(['s2', 's1']);
+  });
+
+  it('holds what a sorted list of the last score of each member holds, whatever the order of moves', () => {
+    const member = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+    const move = fc.oneof(
+      fc.record({ member, score: fc.integer({ min: 0, max: 6 }) }),
+      fc.record({ member, score: fc.constant(undefined) }),
+    );
+    fc.assert(
+      fc.property(fc.array(move, { maxLength: 40 }), (moves) => {
+        const index = new SortedIndex();
+        const model = new Map<string, number>();
+        for (const { member, score } of moves) {
+          if (score === undefined) {
+            index.delete(member);
+            model.delete(member);
+          } else {
+            index.set(member, score);
+            model.set(member, score);
+          }
+        }
+        const expected = [...model]
+          .map(([member, score]) => ({ score, member }))
+          .sort((x, y) => x.score - y.score || (x.member < y.member ? -1 : 1));
+        expect(index.range({ limit: 100 })).toEqual(expected);
+        expect(index.size).toBe(model.size);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -27,9 +27,13 @@ export class SortedIndex {
 
   /** Adds `member`, or moves it to `score`. */
   set(member: string, score: number): void {
+    if (this.scores.get(member) === score) return;
     this.delete(member);
     const entry = { score, member };
-    this.entries.splice(this.position(entry), 0, entry);
+    // Most moves are to the end (a lifetime, a lease, renewed from now): no search then.
+    const last = this.entries.at(-1);
+    if (!last || compare(last, entry) < 0) this.entries.push(entry);
+    else this.entries.splice(this.position(entry), 0, entry);
     this.scores.set(member, score);
   }
 
