@@ -24,6 +24,13 @@ import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
 // when it was: the store learns the commit's fate by reading the session's commit ids
 // again, and a retry of the same request is answered with the run's state.
 const scratch = new PostgresScratch();
+
+/**
+ * How `json` travels in a commit: its rows are array parameters, whose elements escape
+ * each quote (a marker cut on must be written so).
+ */
+const inRows = (json: string) => json.replaceAll('"', '\\"');
+
 /**
  * The cut is at the statement that sent the marker: a session's commit is one statement
  * committing on its own (no COMMIT follows it).
@@ -77,7 +84,7 @@ async function actions(sessionId: string): Promise<string[]> {
 describe('a write whose reply is lost', () => {
   it('is found stored: the decision is answered once, and the run completes', async () => {
     const sessionId = await paused();
-    const cut = proxy.cutAfter('"decidedBy":"bob"', AT_COMMIT);
+    const cut = proxy.cutAfter(inRows('"decidedBy":"bob"'), AT_COMMIT);
     const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
@@ -87,7 +94,7 @@ describe('a write whose reply is lost', () => {
 
   it('is found not stored: the decision is written again, once', async () => {
     const sessionId = await paused();
-    const cut = proxy.cutBefore('"decidedBy":"bob"', AT_COMMIT);
+    const cut = proxy.cutBefore(inRows('"decidedBy":"bob"'), AT_COMMIT);
     const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed' });
@@ -96,7 +103,7 @@ describe('a write whose reply is lost', () => {
   });
 
   it('of a new session is found stored: the run goes on, no SESSION_EXISTS', async () => {
-    const cut = proxy.cutAfter('"query":"hello"', AT_COMMIT);
+    const cut = proxy.cutAfter(inRows('"query":"hello"'), AT_COMMIT);
     const outcome = await runtime.operations.start({ query: 'hello' }, ann);
     await cut;
     expect(outcome).toMatchObject({ status: 'completed', result: 'Echo: hello' });
@@ -105,7 +112,7 @@ describe('a write whose reply is lost', () => {
   it('is OUTCOME_UNKNOWN, naming the run, while the store stays away; the retry gets the run', async () => {
     const sessionId = await paused();
     const { run } = await runtime.operations.getSession(sessionId, ops);
-    const cut = proxy.cutAfter('"decidedBy":"bob"', AT_COMMIT);
+    const cut = proxy.cutAfter(inRows('"decidedBy":"bob"'), AT_COMMIT);
     proxy.refusing = true;
     const request = { sessionId, approved: true, requestId: 'r-1' };
     const first = await runtime.operations.resume(request, bob).catch((error) => error);
@@ -137,7 +144,7 @@ describe('a write whose reply is lost', () => {
 
   it('is OUTCOME_UNKNOWN while the store stays away; when it was not stored the retry acts', async () => {
     const sessionId = await paused();
-    const cut = proxy.cutBefore('"decidedBy":"bob"', AT_COMMIT);
+    const cut = proxy.cutBefore(inRows('"decidedBy":"bob"'), AT_COMMIT);
     proxy.refusing = true;
     const request = { sessionId, approved: true, requestId: 'r-1' };
     expect(await codeOf(runtime.operations.resume(request, bob))).toBe('OUTCOME_UNKNOWN');
@@ -149,7 +156,7 @@ describe('a write whose reply is lost', () => {
 
   it('of a start with a request id is answered with that run when the start is made again', async () => {
     await store.ping();
-    const cut = proxy.cutAfter('"query":"pay"', AT_COMMIT);
+    const cut = proxy.cutAfter(inRows('"query":"pay"'), AT_COMMIT);
     proxy.refusing = true;
     const request = { query: 'pay', requestId: 'start-1' };
     const first = await runtime.operations.start(request, ann).catch((error) => error);
@@ -199,7 +206,7 @@ describe('a lost reply followed by another write', () => {
       const { sessionId, approvalId } = await pausedWithApprovers(patient, approvers, now);
       const maria = { id: 'maria', roles: ['approver'] };
       const jiro = { id: 'jiro', roles: ['approver'] };
-      const cut = proxy.cutAfter('"decidedBy":"maria"', AT_COMMIT);
+      const cut = proxy.cutAfter(inRows('"decidedBy":"maria"'), AT_COMMIT);
       proxy.refusing = true;
       const hers = patient.apply(sessionId, decideTransition, [
         { decisions: [vote(approvalId, maria, now)] },
@@ -230,7 +237,7 @@ describe('the work that follows a commit whose reply was lost', () => {
   it('is done once the commit is found stored: the user state it changed is kept', async () => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);
-    const cut = proxy.cutAfter('"status":"completed"', AT_COMMIT);
+    const cut = proxy.cutAfter(inRows('"status":"completed"'), AT_COMMIT);
     await store.apply(run.sessionId, finishRunTransition, [
       segmentEnd(run, held, now, { events: [], state: { 'user:colour': 'blue' } }),
       { status: 'completed', result: 'ok', audit: [] },

@@ -176,4 +176,73 @@ describe('a commit on PostgreSQL', () => {
     });
     expect(published).toEqual([]);
   });
+
+  it('is parsed and planned once per connection, however many rows it writes', async () => {
+    // One connection, so every statement after the first cycle finds itself prepared.
+    const single = await PostgresStore.connect({
+      url: scratch.url,
+      sessionTtlSeconds: 600,
+      maxConnections: 1,
+    });
+    const parsed: string[] = [];
+    const connection = pg.Connection.prototype as unknown as {
+      parse(query: { text: string }): unknown;
+    };
+    const originalParse = connection.parse;
+    connection.parse = function counted(this: unknown, query: { text: string }) {
+      parsed.push(query.text);
+      return originalParse.call(this, query);
+    };
+    /** A new session paused on `approvals` approvals with `events` events, decided, loaded. */
+    const cycle = async (events: number, approvals: number) => {
+      const now = Date.now();
+      const sessionId = unique('session');
+      const userId = unique('user');
+      const run = newRun(sessionId, userId, now);
+      const held = lease(now);
+      const trail: SessionTrail = {};
+      await single.createSession(
+        { sessionId, app: APP, userId, createdAt: now },
+        { run, lease: held },
+        trail,
+      );
+      const pause = newPause(run, approvals, now);
+      const append = {
+        events: Array.from({ length: events }, (_, i) => userEvent(run.invocationId, `pay ${i}`)),
+        state: { note: 'x' },
+      };
+      await single.apply(
+        sessionId,
+        savePauseTransition,
+        [segmentEnd(run, held, now, append), pause, requested(pause), now + 7_200_000],
+        trail,
+      );
+      const decisions = pause.approvals.map((approval) => ({
+        approvalId: approval.approvalId,
+        approved: true,
+        decidedBy: DECIDER.id,
+        at: now,
+      }));
+      await single.apply(
+        sessionId,
+        decideTransition,
+        [{ decisions, pauseId: pause.pauseId }, now, lease(now), DECIDER],
+        trail,
+      );
+      const session = await single.loadSession(sessionId, APP, userId);
+      expect(session?.events).toHaveLength(events);
+    };
+    try {
+      await cycle(1, 1);
+      expect(parsed.length).toBeGreaterThan(0);
+      parsed.length = 0;
+      // More events and approvals: the same statements, bound to longer arrays.
+      await cycle(7, 3);
+      await cycle(2, 2);
+      expect(parsed.map((sql) => sql.slice(0, 90))).toEqual([]);
+    } finally {
+      connection.parse = originalParse;
+      await single.close();
+    }
+  });
 });

@@ -1,9 +1,16 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { isClaimedWork } from '../../core/claimed-work.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError } from '../../core/errors.js';
-import type { SqlDriver, SqlParam, SqlQueries, SqlResult } from '../sql/sql-driver.js';
+import type {
+  SqlDriver,
+  SqlParam,
+  SqlQueries,
+  SqlResult,
+  StatementOptions,
+} from '../sql/sql-driver.js';
 import { ConnectionQueue } from './connection-queue.js';
 import { PostgresRelay } from './postgres-relay.js';
 
@@ -36,6 +43,21 @@ const TYPES: pg.CustomTypesConfig = {
       ? (value: string) => Number(value)
       : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
+
+/**
+ * What node-postgres runs for `sql`: a prepared statement is named after its text, so
+ * each connection parses and plans it once and then only binds and executes it.
+ */
+function statement(
+  sql: string,
+  params: SqlParam[],
+  options: StatementOptions | undefined,
+): pg.QueryConfig<SqlParam[]> {
+  const name = options?.prepared
+    ? `hp_${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`
+    : undefined;
+  return { name, text: sql, values: params, types: TYPES };
+}
 
 /**
  * How long opening a connection may take. Waiting for a free one is not timed: callers
@@ -139,10 +161,14 @@ export class PostgresDriver implements SqlDriver {
     return this.turns.waiting;
   }
 
-  async query(sql: string, params: SqlParam[] = []): Promise<SqlResult> {
+  async query(
+    sql: string,
+    params: SqlParam[] = [],
+    options?: StatementOptions,
+  ): Promise<SqlResult> {
     return this.withConnection(async (client) => {
       try {
-        const result = await client.query({ text: sql, values: params, types: TYPES });
+        const result = await client.query(statement(sql, params, options));
         return { rows: result.rows, changes: result.rowCount ?? 0 };
       } catch (error) {
         if (isConnectionError(error)) throw new BrokenConnection(unavailable(error));
@@ -151,11 +177,11 @@ export class PostgresDriver implements SqlDriver {
     });
   }
 
-  write(sql: string, params: SqlParam[] = []): Promise<SqlResult> {
+  write(sql: string, params: SqlParam[] = [], options?: StatementOptions): Promise<SqlResult> {
     return this.retrying(() =>
       this.withConnection(async (client) => {
         try {
-          const result = await client.query({ text: sql, values: params, types: TYPES });
+          const result = await client.query(statement(sql, params, options));
           return { rows: result.rows, changes: result.rowCount ?? 0 };
         } catch (error) {
           if (!isConnectionError(error)) throw error;
@@ -274,8 +300,8 @@ export class PostgresDriver implements SqlDriver {
   private attempt<T>(work: (tx: SqlQueries) => Promise<T>, schema: boolean): Promise<T> {
     return this.withConnection(async (client) => {
       const tx: SqlQueries = {
-        query: async (sql, params = []) => {
-          const result = await client.query({ text: sql, values: params, types: TYPES });
+        query: async (sql, params = [], options) => {
+          const result = await client.query(statement(sql, params, options));
           return { rows: result.rows, changes: result.rowCount ?? 0 };
         },
       };

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { HoldpointError } from '../../core/errors.js';
 import { INBOX_CHANNEL } from '../inbox-news.js';
 import { channelSession, type Unsubscribe } from '../run-relay.js';
-import type { ListenedRelay, SqlParam } from '../sql/sql-driver.js';
+import type { ListenedRelay, SqlParam, StatementOptions } from '../sql/sql-driver.js';
 
 /** The one NOTIFY channel of a database: every relay channel travels inside its payloads. */
 export const RELAY_NOTIFY_CHANNEL = 'holdpoint_relay';
@@ -38,7 +38,7 @@ export interface PostgresRelayOptions {
    * Runs the relay's publishing statements. Default: the pool's `query`; the store's
    * driver gives its own, so they take their turn at the connections like its others.
    */
-  query?: (sql: string, params: SqlParam[]) => Promise<unknown>;
+  query?: (sql: string, params: SqlParam[], options?: StatementOptions) => Promise<unknown>;
   /** Opens the listening connection. Default: a new `pg.Client` with the pool's options. */
   connectListener?: () => pg.Client;
   /** The clock of stored messages' expiry. Default `Date.now`. */
@@ -230,7 +230,7 @@ export class PostgresRelay implements ListenedRelay {
     const notify = `SELECT pg_notify($1, payload)
                       FROM unnest($2::text[]) WITH ORDINALITY AS sent (payload, n) ORDER BY n`;
     if (stored.length === 0) {
-      await this.query(notify, [RELAY_NOTIFY_CHANNEL, payloads]);
+      await this.query(notify, [RELAY_NOTIFY_CHANNEL, payloads], { prepared: true });
       return;
     }
     await this.query(
@@ -247,6 +247,7 @@ export class PostgresRelay implements ListenedRelay {
         stored.map((row) => row.message),
         this.now() + STORED_MESSAGE_TTL_MS,
       ],
+      { prepared: true },
     );
   }
 

@@ -6,19 +6,17 @@ import {
   SESSION_COLUMNS,
   type SessionCommit,
 } from '../sql/sql-commit-rows.js';
-import type { SqlDriver, SqlValue } from '../sql/sql-driver.js';
+import type { SqlDriver, SqlParam, SqlValue } from '../sql/sql-driver.js';
 import { writeSession } from '../sql/sql-session-writes.js';
 
-/** Parameters one commit statement takes at most. */
-const MAX_PARAMS = 30_000;
-
 /**
- * A statement's parameters, each named by the placeholder `add` answers. Every value is
- * a parameter of its own, arrays included (`ARRAY[$1, $2…]`): sent as it is, never
- * escaped into an array literal.
+ * A statement's parameters, each named by the placeholder `add` answers. An array is one
+ * parameter (`$n::type[]`), so the statement's text is the same however many rows a
+ * commit writes: it depends only on which tables the commit writes, and PostgreSQL
+ * keeps it prepared (parsed and planned) on each connection.
  */
 class Params {
-  readonly values: SqlValue[] = [];
+  readonly values: SqlParam[] = [];
 
   /** `$n::type`, standing for `value`. */
   add(value: SqlValue, type: string): string {
@@ -26,9 +24,10 @@ class Params {
     return `$${this.values.length}::${type}`;
   }
 
-  /** `ARRAY[$n::type, …]::type[]`, standing for `values`. */
+  /** `$n::type[]`, standing for `values`. */
   addArray(values: SqlValue[], type: string): string {
-    return `ARRAY[${values.map((value) => this.add(value, type)).join(', ')}]::${type}[]`;
+    this.values.push(values);
+    return `$${this.values.length}::${type}[]`;
   }
 }
 
@@ -243,7 +242,7 @@ function childWrites(commit: SessionCommit, rows: CommitRows, sid: string, p: Pa
  * written; `listened` and `inbox_listened`, whether anyone listens to the session and to
  * the inbox (their rows in hp_listened), 1 or 0.
  */
-export function commitStatement(commit: SessionCommit): { sql: string; params: SqlValue[] } {
+export function commitStatement(commit: SessionCommit): { sql: string; params: SqlParam[] } {
   const rows = commitRows(commit);
   const p = new Params();
   const sid = p.add(commit.sessionId, 'text');
@@ -263,7 +262,7 @@ export function commitStatement(commit: SessionCommit): { sql: string; params: S
  * A commit of a session on PostgreSQL in one round trip: one statement, a transaction of
  * its own, whose first CTE is the compare-and-set on the session row. A new session
  * whose id an expired one still holds takes the transaction path (the old one dropped
- * first, its waiting counts moved back), and so does a commit too large for one statement.
+ * first, its waiting counts moved back).
  */
 export async function writeSessionInOneStatement(
   db: SqlDriver,
@@ -273,10 +272,7 @@ export async function writeSessionInOneStatement(
   const inTransaction = async () => ({
     stored: await db.transaction((tx) => writeSession(tx, commit)),
   });
-  // PostgreSQL takes at most 65,535 parameters in a statement: a commit of thousands of
-  // events goes statement by statement instead (insertRows splits them).
-  if (params.length > MAX_PARAMS) return inTransaction();
-  const [row] = (await db.write(sql, params)).rows;
+  const [row] = (await db.write(sql, params, { prepared: true })).rows;
   const answer = {
     stored: Number(row?.stored) === 1,
     listened: Number(row?.listened) === 1,

@@ -27,7 +27,9 @@ export class PostgresStore extends SqlStore {
     });
     // The relay's rows (hp_listened) wait for the schema check like the store's. Its
     // array parameters reach PostgresDriver.query, which takes them.
-    (this.relay as PostgresRelay).route((sql, params) => this.db.query(sql, params as SqlValue[]));
+    (this.relay as PostgresRelay).route((sql, params, options) =>
+      this.db.query(sql, params as SqlValue[], options),
+    );
     this.postgres = driver;
   }
 

@@ -1,4 +1,11 @@
-import type { SqlDriver, SqlParam, SqlQueries, SqlResult, SqlValue } from './sql-driver.js';
+import type {
+  SqlDriver,
+  SqlParam,
+  SqlQueries,
+  SqlResult,
+  SqlValue,
+  StatementOptions,
+} from './sql-driver.js';
 
 /**
  * `driver` with every call made only once `ready` (the schema check) resolved, so
@@ -18,13 +25,13 @@ export function schemaGuarded(driver: SqlDriver, check: () => Promise<void>): Sq
   return {
     dialect: driver.dialect,
     relay: driver.relay,
-    async query(sql: string, params?: SqlValue[]): Promise<SqlResult> {
+    async query(sql: string, params?: SqlValue[], options?: StatementOptions): Promise<SqlResult> {
       await ready();
-      return driver.query(sql, params);
+      return driver.query(sql, params, options);
     },
-    async write(sql: string, params?: SqlParam[]): Promise<SqlResult> {
+    async write(sql: string, params?: SqlParam[], options?: StatementOptions): Promise<SqlResult> {
       await ready();
-      return driver.write(sql, params);
+      return driver.write(sql, params, options);
     },
     async transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
       await ready();

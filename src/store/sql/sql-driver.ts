@@ -15,6 +15,17 @@ export interface SqlResult {
   changes: number;
 }
 
+/** How a statement is run. */
+export interface StatementOptions {
+  /**
+   * Its text is one of the few the store runs at every commit and read of a session, and
+   * no list in it grows with the data: PostgreSQL keeps it parsed and planned on each
+   * connection (a named prepared statement) rather than planning it at every call, which
+   * took most of a commit's time. SQLite keeps every statement prepared anyway.
+   */
+  prepared?: boolean;
+}
+
 /**
  * Statements on one connection. The SQL is written once for every dialect: `$1`, `$2`…
  * placeholders (the SQLite driver numbers them `?1`, `?2`…), `ON CONFLICT … DO UPDATE`,
@@ -22,7 +33,7 @@ export interface SqlResult {
  * flags.
  */
 export interface SqlQueries {
-  query(sql: string, params?: SqlValue[]): Promise<SqlResult>;
+  query(sql: string, params?: SqlValue[], options?: StatementOptions): Promise<SqlResult>;
 }
 
 /**
@@ -60,7 +71,7 @@ export interface SqlDriver extends SqlQueries {
    * answer lost once it was sent is OUTCOME_UNKNOWN (it may be stored), as a COMMIT's is;
    * a deadlock or serialization failure runs it again.
    */
-  write(sql: string, params?: SqlParam[]): Promise<SqlResult>;
+  write(sql: string, params?: SqlParam[], options?: StatementOptions): Promise<SqlResult>;
   /**
    * Runs `work` in one transaction that holds the schema lock (PostgreSQL: an advisory
    * transaction lock; SQLite: the write lock), so two instances starting at once never

@@ -107,6 +107,7 @@ export class SqlEffectLedger implements EffectLedger {
          lock_until = CASE WHEN hp_effects.expires_at > $3 THEN hp_effects.lock_until ELSE NULL END,
          expires_at = CASE WHEN hp_effects.expires_at > $2 THEN hp_effects.expires_at ELSE $2 END`,
       [key, keepUntil, now],
+      { prepared: true },
     );
   }
 
@@ -127,6 +128,7 @@ export class SqlEffectLedger implements EffectLedger {
     const { rows } = await this.driver.query(
       'SELECT lock_id, lock_until, done, result, started, expires_at FROM hp_effects WHERE key = $1',
       [key],
+      { prepared: true },
     );
     return readRow(rows[0], Date.now());
   }
@@ -152,6 +154,7 @@ export class SqlEffectLedger implements EffectLedger {
           OR (hp_effects.done = 0 AND (hp_effects.lock_id IS NULL OR hp_effects.lock_until <= $4))
        RETURNING lock_id`,
       [key, lockId, lockUntil, now],
+      { prepared: true },
     );
     return rows[0]?.lock_id === lockId;
   }
@@ -185,6 +188,7 @@ export class SqlEffectLedger implements EffectLedger {
            expires_at = CASE WHEN expires_at > $4 THEN expires_at ELSE $4 END
          WHERE key = $1 AND lock_id = $2 AND done = 0`,
         [key, lockId, JSON.stringify(result) ?? null, keepUntil, now],
+        { prepared: true },
       )
       .catch(() => undefined);
     return result;

@@ -26,6 +26,7 @@ export class SqlRateCounters implements RateCounters {
                                ELSE hp_rate_windows.expires_at END
            RETURNING count`,
           [createHash('sha256').update(key).digest('hex'), windowStart, now + windowMs, now],
+          { prepared: true },
         );
         const count = Number(rows[0]?.count);
         counts.push(count);

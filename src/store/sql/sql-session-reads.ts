@@ -95,6 +95,7 @@ export class SqlSessionReads {
       `${SNAPSHOT}, ${LISTENED} AS listened FROM hp_sessions s ${WITH_LATEST}
         WHERE s.session_id = $1 AND s.expires_at > $2`,
       [sessionId, now],
+      { prepared: true },
     );
     const [row] = rows;
     return row ? { ...snapshotOf(row), listened: Number(row.listened) === 1 } : undefined;
@@ -181,6 +182,7 @@ export class SqlSessionReads {
        UNION ALL SELECT 4, 0, key, value FROM hp_user_state WHERE app = $2 AND user_id = $3
        ORDER BY part, seq`,
       [sessionId, app, userId, now],
+      { prepared: true },
     );
     const [row] = rows;
     if (!row || Number(row.part) !== 0) return undefined;
