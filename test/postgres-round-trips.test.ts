@@ -194,14 +194,14 @@ describe('a commit on PostgreSQL', () => {
       return originalParse.call(this, query);
     };
     /** A new session paused on `approvals` approvals with `events` events, decided, loaded. */
-    const cycle = async (events: number, approvals: number) => {
+    const cycle = async (events: number, approvals: number, on = single) => {
       const now = Date.now();
       const sessionId = unique('session');
       const userId = unique('user');
       const run = newRun(sessionId, userId, now);
       const held = lease(now);
       const trail: SessionTrail = {};
-      await single.createSession(
+      await on.createSession(
         { sessionId, app: APP, userId, createdAt: now },
         { run, lease: held },
         trail,
@@ -211,7 +211,7 @@ describe('a commit on PostgreSQL', () => {
         events: Array.from({ length: events }, (_, i) => userEvent(run.invocationId, `pay ${i}`)),
         state: { note: 'x' },
       };
-      await single.apply(
+      await on.apply(
         sessionId,
         savePauseTransition,
         [segmentEnd(run, held, now, append), pause, requested(pause), now + 7_200_000],
@@ -223,13 +223,13 @@ describe('a commit on PostgreSQL', () => {
         decidedBy: DECIDER.id,
         at: now,
       }));
-      await single.apply(
+      await on.apply(
         sessionId,
         decideTransition,
         [{ decisions, pauseId: pause.pauseId }, now, lease(now), DECIDER],
         trail,
       );
-      const session = await single.loadSession(sessionId, APP, userId);
+      const session = await on.loadSession(sessionId, APP, userId);
       expect(session?.events).toHaveLength(events);
     };
     try {
@@ -240,6 +240,21 @@ describe('a commit on PostgreSQL', () => {
       await cycle(7, 3);
       await cycle(2, 2);
       expect(parsed.map((sql) => sql.slice(0, 90))).toEqual([]);
+      // Behind a pooler that keeps no prepared statements, each is parsed at every call.
+      const unprepared = await PostgresStore.connect({
+        url: scratch.url,
+        sessionTtlSeconds: 600,
+        maxConnections: 1,
+        preparedStatements: false,
+      });
+      try {
+        await cycle(1, 1, unprepared);
+        parsed.length = 0;
+        await cycle(1, 1, unprepared);
+        expect(parsed.filter((sql) => sql.startsWith('WITH s AS'))).toHaveLength(3);
+      } finally {
+        await unprepared.close();
+      }
     } finally {
       connection.parse = originalParse;
       await single.close();

@@ -54,6 +54,7 @@ export function createStore(config: HoldpointConfig): Store {
         url: config.postgresUrl,
         maxConnections: config.postgresMaxConnections,
         maxWaiting: config.postgresMaxWaiting,
+        preparedStatements: config.postgresPreparedStatements === 'on',
         sessionTtlSeconds,
         migrate,
       });

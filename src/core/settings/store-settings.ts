@@ -55,6 +55,14 @@ export const STORE_SETTINGS = {
     placeholder: 'COUNT',
     doc: 'requests of this process that may wait for a PostgreSQL connection; past it a new one is answered `503 STORE_BUSY` with `Retry-After` (a run already under way always waits its turn)',
   }),
+  postgresPreparedStatements: setting({
+    schema: z.enum(['on', 'off']),
+    default: 'on',
+    flag: 'postgres-prepared-statements',
+    env: 'HOLDPOINT_POSTGRES_PREPARED_STATEMENTS',
+    placeholder: 'on|off',
+    doc: '`on`: each connection prepares the statements of a cycle once (planning them at every call takes most of their time); `off` behind a pooler that cannot keep prepared statements per client (PgBouncer in transaction mode before 1.21)',
+  }),
   migrate: setting({
     schema: z.enum(['auto', 'never']),
     default: 'auto',

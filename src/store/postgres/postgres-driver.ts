@@ -27,6 +27,8 @@ export interface PostgresDriverOptions {
    * Default `DEFAULTS.postgresMaxWaiting`.
    */
   maxWaiting?: number;
+  /** Whether a statement marked `prepared` is a named prepared statement. Default true. */
+  preparedStatements?: boolean;
   /**
    * Called with each connection as it is handed to a caller, before its first statement:
    * a test's hook to slow or hold the holder of a connection.
@@ -44,19 +46,9 @@ const TYPES: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/**
- * What node-postgres runs for `sql`: a prepared statement is named after its text, so
- * each connection parses and plans it once and then only binds and executes it.
- */
-function statement(
-  sql: string,
-  params: SqlParam[],
-  options: StatementOptions | undefined,
-): pg.QueryConfig<SqlParam[]> {
-  const name = options?.prepared
-    ? `hp_${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`
-    : undefined;
-  return { name, text: sql, values: params, types: TYPES };
+/** The name of `sql` as a prepared statement: the same text has the same name. */
+function statementName(sql: string): string {
+  return `hp_${createHash('sha256').update(sql).digest('base64url').slice(0, 24)}`;
 }
 
 /**
@@ -126,6 +118,7 @@ export class PostgresDriver implements SqlDriver {
   /** Turns at the pool's connections: every statement of the driver and its relay takes one. */
   private readonly turns: ConnectionQueue;
   private readonly onCheckout: PostgresDriverOptions['onCheckout'];
+  private readonly preparedStatements: boolean;
 
   constructor(options: PostgresDriverOptions) {
     if (options.pool) {
@@ -148,6 +141,7 @@ export class PostgresDriver implements SqlDriver {
       options.maxWaiting ?? DEFAULTS.postgresMaxWaiting,
     );
     this.onCheckout = options.onCheckout;
+    this.preparedStatements = options.preparedStatements ?? true;
     // An idle connection that dies (the server restarted) must not crash the process.
     this.pool.on('error', () => undefined);
     this.relay = new PostgresRelay({
@@ -161,6 +155,19 @@ export class PostgresDriver implements SqlDriver {
     return this.turns.waiting;
   }
 
+  /**
+   * What node-postgres runs for `sql`: a prepared statement is named after its text, so
+   * each connection parses and plans it once and then only binds and executes it.
+   */
+  private statement(
+    sql: string,
+    params: SqlParam[],
+    options: StatementOptions | undefined,
+  ): pg.QueryConfig<SqlParam[]> {
+    const name = options?.prepared && this.preparedStatements ? statementName(sql) : undefined;
+    return { name, text: sql, values: params, types: TYPES };
+  }
+
   async query(
     sql: string,
     params: SqlParam[] = [],
@@ -168,7 +175,7 @@ export class PostgresDriver implements SqlDriver {
   ): Promise<SqlResult> {
     return this.withConnection(async (client) => {
       try {
-        const result = await client.query(statement(sql, params, options));
+        const result = await client.query(this.statement(sql, params, options));
         return { rows: result.rows, changes: result.rowCount ?? 0 };
       } catch (error) {
         if (isConnectionError(error)) throw new BrokenConnection(unavailable(error));
@@ -181,7 +188,7 @@ export class PostgresDriver implements SqlDriver {
     return this.retrying(() =>
       this.withConnection(async (client) => {
         try {
-          const result = await client.query(statement(sql, params, options));
+          const result = await client.query(this.statement(sql, params, options));
           return { rows: result.rows, changes: result.rowCount ?? 0 };
         } catch (error) {
           if (!isConnectionError(error)) throw error;
@@ -301,7 +308,7 @@ export class PostgresDriver implements SqlDriver {
     return this.withConnection(async (client) => {
       const tx: SqlQueries = {
         query: async (sql, params = [], options) => {
-          const result = await client.query(statement(sql, params, options));
+          const result = await client.query(this.statement(sql, params, options));
           return { rows: result.rows, changes: result.rowCount ?? 0 };
         },
       };

@@ -26,6 +26,12 @@ export const postgresStoreOptions = z
      * are refused with STORE_BUSY (503, Retry-After). Default 2,000.
      */
     maxWaiting: z.number().int().nonnegative().max(1_000_000).optional(),
+    /**
+     * Whether each connection prepares the statements of a cycle once (default `true`);
+     * `false` behind a pooler that cannot keep prepared statements per client (PgBouncer
+     * in transaction mode before 1.21): every statement is then planned at every call.
+     */
+    preparedStatements: z.boolean().optional(),
 
     /** A session is kept this long after its last change (or its pause's retention). Default 7 days. */
     sessionTtlSeconds: positiveNumber.optional(),

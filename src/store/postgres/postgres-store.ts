@@ -18,6 +18,7 @@ export class PostgresStore extends SqlStore {
       pool: options.pool,
       max: options.maxConnections,
       maxWaiting: options.maxWaiting,
+      preparedStatements: options.preparedStatements,
       onCheckout: options.onCheckout,
     });
     super(driver, {
