@@ -76,6 +76,8 @@ describe('the installed package', () => {
     );
     expect(files.filter((file) => /^package\/(src|test|examples|bench)\//.test(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith('.test.js'))).toEqual([]);
+    // The build's own bookkeeping (tsc's incremental state) stays home.
+    expect(files.filter((file) => file.endsWith('.tsbuildinfo'))).toEqual([]);
   });
 
   it('runs on the Redis store, whose Lua scripts ship in the package', async () => {
