@@ -60,7 +60,8 @@ export class RedisSessionWriter {
 
   /**
    * Writes `writes` and `index`, keeping `commitIds` (the session's latest commits, this
-   * one last) in its record, if the session is at `version` (`new`: creates it).
+   * one last) in its record, if the session is at `version` (`new`: creates it): the
+   * record holds those before this one at that version, so only this one's id is sent.
    * Undefined when the session moved on, is gone (or kept by the release before record
    * layout 2: a read moves it over), or (`new`) exists: then nothing was written.
    * `legacy` when an earlier release's record must be moved over first
@@ -125,7 +126,9 @@ export class RedisSessionWriter {
       writes.pauseRetainUntil ?? '',
       options.expirySlackMs,
       options.inboxNews ? '1' : '',
-      commitIds.map(packCommitId).join(' '),
+      // The record holds the commits before this one: it takes this one's id after them.
+      packCommitId(commitIds.at(-1) ?? ''),
+      commitIds.length,
       encodeMeta(meta),
       meta.pauseId ?? '',
       latestPause ? encodePause(latestPause, context) : '',

@@ -31,6 +31,7 @@ import {
   checkpointTransition,
   decideTransition,
   finishRunTransition,
+  renewLeaseTransition,
   savePauseTransition,
 } from '../transitions.js';
 import { COMPACT_VERSION } from './redis-record-codec.js';
@@ -457,6 +458,27 @@ describe('RedisStore', () => {
       'app:plan': 'pro',
       'user:lang': 'ja',
     });
+  });
+
+  it("keeps its latest commits' ids, each commit sending its own alone", async () => {
+    const now = Date.now();
+    const { sessionId, run, held } = await runningSession(store, now);
+    const record = key(`{s:${sessionId}}:record`);
+    const ids = async () =>
+      ((await scratch.redis.get(record)) as string).split('\n')[3]?.split(' ');
+    const sent = await scratch.commandsDuring(async () => {
+      for (let i = 0; i < 10; i++) {
+        await store.apply(sessionId, renewLeaseTransition, [run.invocationId, held]);
+      }
+    });
+    const kept = (await ids()) ?? [];
+    // The eight latest of eleven commits, oldest first: each commit sent one id, the last.
+    expect(kept).toHaveLength(8);
+    expect(new Set(kept).size).toBe(8);
+    const commits = sent.filter(([name]) => /^eval(sha)?$/i.test(name ?? ''));
+    expect(commits).toHaveLength(10);
+    expect(commits.at(-1)).toContain(kept.at(-1));
+    for (const earlier of kept.slice(0, -1)) expect(commits.at(-1)).not.toContain(earlier);
   });
 
   it('stores an event appended twice in one commit once, as its later self', async () => {

@@ -48,14 +48,15 @@
 --   operations name (by their position in KEYS).
 -- ARGV[1]: version ('new' creates); ARGV[2]: now (ms); ARGV[3]: session TTL (ms);
 --   ARGV[4]: pause retention ('' for none); ARGV[5]: the expiries' slack (ms); ARGV[6]:
---   '1' when the commit may be inbox news (then the inbox's marker is read); ARGV[7]: the
---   latest commit ids; ARGV[8]: the meta record; ARGV[9]: the latest pause id; ARGV[10]:
---   its record ('' when this commit does not write it); ARGV[11], ARGV[12]: the same of
---   the latest run; ARGV[13]: lastUpdateTime ('' to keep); ARGV[14], ARGV[15]: app and
---   user (JSON strings, for 'new'); ARGV[16]: the session id; ARGV[17]: its score in the
---   owner's list (when it leaves the list: last update + session TTL); ARGV[18..22]: how
---   many archive field/value pairs, audit lines, events (id, JSON), state pairs and index
---   operations follow; then those, in that order. An index operation is six values: its
+--   '1' when the commit may be inbox news (then the inbox's marker is read); ARGV[7]: this
+--   commit's id; ARGV[8]: how many of the latest commit ids the record keeps (those it
+--   holds, then this one; '0': none); ARGV[9]: the meta record; ARGV[10]: the latest
+--   pause id; ARGV[11]: its record ('' when this commit does not write it); ARGV[12],
+--   ARGV[13]: the same of the latest run; ARGV[14]: lastUpdateTime ('' to keep);
+--   ARGV[15], ARGV[16]: app and user (JSON strings, for 'new'); ARGV[17]: the session id;
+--   ARGV[18]: its score in the owner's list (when it leaves the list: last update +
+--   session TTL); ARGV[19..23]: how many archive field/value pairs, audit lines, events
+--   (id, JSON), state pairs and index operations follow; then those, in that order. An index operation is six values: its
 --   name, the position of its key in KEYS and four arguments ('' where unused):
 --     zadd    key score member '' ''          add or move an entry
 --     zadd    key score member keep ''        the same, and keep the index until at least
@@ -103,8 +104,8 @@ local LAYOUT, VERSION, KEEP, COMMITS, TOKENS, FLAGS, APP, USER, UPDATED, PAUSE_I
   1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
 local isNew = ARGV[1] == 'new'
 local archivePairs, auditLines, events, statePairs, operations =
-  tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20]), tonumber(ARGV[21]), tonumber(ARGV[22])
-local a = 23
+  tonumber(ARGV[19]), tonumber(ARGV[20]), tonumber(ARGV[21]), tonumber(ARGV[22]), tonumber(ARGV[23])
+local a = 24
 local first = a + 2 * archivePairs + auditLines + 2 * events + 2 * statePairs
 local last = first + 6 * (operations - 1)
 -- What the commit reads, in one MGET: the record, the watch markers (the inbox's only for
@@ -132,7 +133,7 @@ local inboxWatched = ARGV[6] == '1' and read[5]
 local record
 if isNew then
   if read[1] or redis.call('EXISTS', KEYS[12]) == 1 then return false end
-  record = { '3', '0', '0', '', '', '', ARGV[14], ARGV[15], '', '', '', '', '', '' }
+  record = { '3', '0', '0', '', '', '', ARGV[15], ARGV[16], '', '', '', '', '', '' }
 else
   -- A session that is not there may have been kept by the release before layout 2: the
   -- caller reads it again (which moves it over) and tries again.
@@ -172,8 +173,8 @@ local function latest(idLine, recordLine, id, written, prefix)
   end
   record[idLine] = id
 end
-latest(PAUSE_ID, PAUSE, ARGV[9], ARGV[10], 'pause:')
-latest(RUN_ID, RUN, ARGV[11], ARGV[12], 'run:')
+latest(PAUSE_ID, PAUSE, ARGV[10], ARGV[11], 'pause:')
+latest(RUN_ID, RUN, ARGV[12], ARGV[13], 'run:')
 for _, wanted in ipairs(fetch) do
   record[wanted[1]] = redis.call('HGET', KEYS[4], wanted[2]) or ''
 end
@@ -230,10 +231,18 @@ end
 record[LAYOUT] = '3'
 record[VERSION] = version
 record[KEEP] = expireAt
-record[COMMITS] = ARGV[7]
+-- The latest commit ids: those the record holds, then this one, the last ARGV[8] of them.
+if ARGV[8] == '0' then
+  record[COMMITS] = ''
+else
+  local ids = {}
+  for id in string.gmatch(record[COMMITS], '[^ ]+') do ids[#ids + 1] = id end
+  ids[#ids + 1] = ARGV[7]
+  record[COMMITS] = table.concat(ids, ' ', math.max(1, #ids - tonumber(ARGV[8]) + 1))
+end
 record[FLAGS] = flags
-if ARGV[13] ~= '' then record[UPDATED] = ARGV[13] end
-record[DATA] = ARGV[8]
+if ARGV[14] ~= '' then record[UPDATED] = ARGV[14] end
+record[DATA] = ARGV[9]
 redis.call('SET', KEYS[1], table.concat(record, '\n'), 'PXAT', expireAt)
 if moved and not isNew then
   -- The session's other keys, those it has (the flags and the tokens say which).
@@ -245,8 +254,8 @@ else
 end
 -- The owner's list, and what lives as long as the user's latest session: the list and
 -- the user's state, kept by the user's marker.
-local listed = tonumber(ARGV[17])
-redis.call('ZADD', KEYS[7], listed, ARGV[16])
+local listed = tonumber(ARGV[18])
+redis.call('ZADD', KEYS[7], listed, ARGV[17])
 local needed = math.max(listed, expireAt)
 if keptUntil(userMarker) < needed then
   local at = needed + slack
