@@ -173,7 +173,7 @@ describe('signed audit checkpoints against a store rewritten after them', () => 
   it('fail a session whose lines were all deleted', async () => {
     const stored = storedAudit(scratch, deletedOne);
     const head = (await stored.lines()).at(-1)?.hash;
-    await scratch.redis.del(stored.auditKey);
+    await stored.deleteAll();
     await stored.setHead(AUDIT_GENESIS);
 
     await exportSession(deletedOne);

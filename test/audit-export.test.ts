@@ -163,11 +163,16 @@ describe('the audit log export', () => {
     const intact = join(dir, 'intact.ndjson');
     writeFileSync(intact, before.map((line) => `${JSON.stringify(line)}\n`).join(''));
 
-    // Line 4 of the export (index 3): maria's decision, now claimed by someone else.
-    const key = `${scratch.prefix}:{s:${sessionId}}:audit`;
-    const stored = JSON.parse((await scratch.redis.lindex(key, 3)) as string);
+    // Line 4 of the export (index 3): maria's decision, now claimed by someone else. It is
+    // an item of the session's log, where the record's fifth line says which items are
+    // audit lines ('.').
+    const key = `${scratch.prefix}:{s:${sessionId}}:events`;
+    const record = (await scratch.redis.get(`${scratch.prefix}:{s:${sessionId}}:record`)) ?? '';
+    const tokens = (record.split('\n')[4] ?? '').split(' ');
+    const at = tokens.flatMap((token, i) => (token === '.' ? [i] : []))[3] as number;
+    const stored = JSON.parse((await scratch.redis.lindex(key, at)) as string);
     expect(stored).toMatchObject({ action: 'decided', actor: 'maria' });
-    await scratch.redis.lset(key, 3, JSON.stringify({ ...stored, actor: 'mallory' }));
+    await scratch.redis.lset(key, at, JSON.stringify({ ...stored, actor: 'mallory' }));
     const changed = await exportOf(sessionId);
     expect(changed.lines[3]?.actor).toBe('mallory');
     expect(verifyAuditChain(changed.lines)).toEqual({
@@ -181,7 +186,7 @@ describe('the audit log export', () => {
     // The forger knows the hash: the next line's link still names the true line.
     const forged = { ...changed.lines[3], hash: undefined };
     const hash = auditLineHash(forged);
-    await scratch.redis.lset(key, 3, JSON.stringify({ ...stored, actor: 'mallory', hash }));
+    await scratch.redis.lset(key, at, JSON.stringify({ ...stored, actor: 'mallory', hash }));
     const reforged = await exportOf(sessionId);
     expect(verifyAuditChain(reforged.lines)).toEqual({
       ok: false,

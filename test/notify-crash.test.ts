@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
+import { RedisStore } from '../src/store/redis/redis-store.js';
 import { EXAMPLE_APPS } from './support/example-apps.js';
 import { signedInAs, TESTER_ROLES } from './support/json-client.js';
 import { ServerProcess } from './support/server-process.js';
@@ -113,17 +113,15 @@ describe('notifications across a crash', () => {
     expect([...idsByEvent.values()].every((ids) => ids.size === 1)).toBe(true);
 
     // Nothing was decided twice: one decided line per decided session, none elsewhere.
-    const redis = new Redis(TEST_REDIS_URL);
+    const store = await RedisStore.connect({ url: TEST_REDIS_URL, keyPrefix: scratch.prefix });
     try {
       for (const { sessionId } of paused) {
-        const lines = (await redis.lrange(`${scratch.prefix}:{s:${sessionId}}:audit`, 0, -1)).map(
-          (line) => JSON.parse(line) as { action: string },
-        );
+        const lines = await store.listAudit(sessionId, 0, 1000);
         const decisions = lines.filter((line) => line.action === 'decided').length;
         expect(decisions, sessionId).toBe(decided.some((d) => d.sessionId === sessionId) ? 1 : 0);
       }
     } finally {
-      redis.disconnect();
+      await store.close();
     }
   });
 });

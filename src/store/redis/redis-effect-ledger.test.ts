@@ -52,6 +52,29 @@ describe('RedisEffectLedger', () => {
     expect(await waiting).toBe('second try');
   });
 
+  it('never stores its result over a lock or result another caller took after its own lapsed', async () => {
+    // Its lock lapsed while it ran, and another caller locked the key (or finished) since.
+    for (const theirs of [{ claim: 'another-caller' }, { done: true, result: 'theirs' }]) {
+      const key = `lapsed-${theirs.claim ?? 'done'}`;
+      const result = await ledger.once(key, async () => {
+        await scratch.redis.set(keys.effect(key), JSON.stringify(theirs), 'PX', 1_000);
+        return 'mine';
+      });
+      // The effect happened, so its caller learns its result; the key keeps theirs, for a
+      // lock's lifetime or a result's.
+      expect(result).toBe('mine');
+      expect(JSON.parse((await scratch.redis.get(keys.effect(key))) as string)).toEqual(theirs);
+      expect(await scratch.redis.pttl(keys.effect(key))).toBeGreaterThan(50_000);
+    }
+    // A key whose lock lapsed and nobody took stays empty.
+    const result = await ledger.once('lapsed-empty', async () => {
+      await scratch.redis.del(keys.effect('lapsed-empty'));
+      return 'mine';
+    });
+    expect(result).toBe('mine');
+    expect(await scratch.redis.exists(keys.effect('lapsed-empty'))).toBe(0);
+  });
+
   it('never runs an effect whose key someone else finished', async () => {
     await scratch.redis.set(keys.effect('held'), JSON.stringify({ done: true, result: 'theirs' }));
     let ran = false;

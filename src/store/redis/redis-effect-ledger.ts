@@ -132,7 +132,10 @@ export class RedisEffectLedger implements EffectLedger {
     // the truth, and the lock keeps a second run off until it lapses.
     await this.conn
       .run(() =>
-        this.storeResult([redisKey], [lock, JSON.stringify(entry), this.options.resultTtlMs]),
+        this.storeResult(
+          [redisKey],
+          [lock, JSON.stringify(entry), this.options.resultTtlMs, this.options.lockTtlMs],
+        ),
       )
       .catch(() => undefined);
     return result;

@@ -12,14 +12,15 @@ const AUDIENCE_INDEX_GRACE_MS = 60_000;
 /**
  * One index write a commit makes true, applied by the commit script (lua/commit-session.lua)
  * with the commit or not at all: a sorted-set entry added (`keepUntil`: the index lives at
- * least that long; `session`: as long as the session, moved when its expiry moves) or
- * dropped, a pointer set until `keepUntil` (`session`: as long as the session, written
- * `always` or only when the session's expiry moves), a hash field's count moved `by`
- * (never below zero), or a hash written whole unless it exists (an outbox delivery: a
- * commit computed again writes the same ids).
+ * least that long; with `kept`, through its marker, the key `kept` names) or dropped, the
+ * entries scored up to `upTo` dropped, a pointer set until `keepUntil` (`session`: as long
+ * as the session, written `always` or only when the session's expiry moves), a hash
+ * field's count moved `by` (never below zero), or a hash written whole unless it exists
+ * (an outbox delivery: a commit computed again writes the same ids).
  */
 export type IndexOperation =
-  | { op: 'zadd'; key: string; score: number; member: string; keepUntil?: number | 'session' }
+  | { op: 'zadd'; key: string; score: number; member: string; keepUntil?: number }
+  | { op: 'zadd'; key: string; score: number; member: string; keepUntil: number; kept: string }
   | { op: 'zrem'; key: string; member: string }
   | { op: 'trim'; key: string; upTo: number }
   | { op: 'set'; key: string; value: string; keepUntil: number }
@@ -29,7 +30,7 @@ export type IndexOperation =
 
 /**
  * The operations as the commit script reads them: the keys they touch (declared after
- * the script's first `firstKey - 1` keys) and five values per operation, naming its key
+ * the script's first `firstKey - 1` keys) and six values per operation, naming its keys
  * by position in KEYS.
  */
 export function encodeIndexOperations(
@@ -38,27 +39,52 @@ export function encodeIndexOperations(
 ): { keys: string[]; args: (string | number)[] } {
   const keys: string[] = [];
   const args: (string | number)[] = [];
+  const position = (key: string) => {
+    const at = keys.indexOf(key);
+    return firstKey + (at < 0 ? keys.push(key) - 1 : at);
+  };
   for (const operation of operations) {
-    let position = keys.indexOf(operation.key);
-    if (position < 0) position = keys.push(operation.key) - 1;
-    const key = firstKey + position;
-    if (operation.op === 'zadd') {
+    const key = position(operation.key);
+    if (operation.op === 'zadd' && 'kept' in operation) {
+      const { score, member, keepUntil, kept } = operation;
+      args.push('zkeep', key, score, member, keepUntil, position(kept));
+    } else if (operation.op === 'zadd') {
       const { score, member, keepUntil } = operation;
-      args.push('zadd', key, score, member, keepUntil ?? '');
+      args.push('zadd', key, score, member, keepUntil ?? '', '');
     } else if (operation.op === 'zrem') {
-      args.push('zrem', key, operation.member, '', '');
+      args.push('zrem', key, operation.member, '', '', '');
     } else if (operation.op === 'trim') {
-      args.push('trim', key, operation.upTo, '', '');
+      args.push('trim', key, operation.upTo, '', '', '');
     } else if (operation.op === 'hincrby') {
-      args.push('hincrby', key, operation.field, operation.by, '');
+      args.push('hincrby', key, operation.field, operation.by, '', '');
     } else if (operation.op === 'set') {
       const when = operation.keepUntil === 'session' ? operation.when : '';
-      args.push('set', key, operation.value, operation.keepUntil, when);
+      args.push('set', key, operation.value, operation.keepUntil, when, '');
     } else {
-      args.push('hnew', key, JSON.stringify(operation.fields), operation.keepUntil, '');
+      args.push('hnew', key, JSON.stringify(operation.fields), operation.keepUntil, '', '');
     }
   }
   return { keys, args };
+}
+
+/**
+ * The entry of a paused session in `audience`'s index, scored by the pause's expiry: the
+ * index is kept until a grace after it, by its marker.
+ */
+function audienceEntry(
+  keys: RedisKeys,
+  audience: string,
+  expiresAt: number,
+  sessionId: string,
+): IndexOperation {
+  return {
+    op: 'zadd',
+    key: keys.pausedFor(audience),
+    score: expiresAt,
+    member: sessionId,
+    keepUntil: expiresAt + AUDIENCE_INDEX_GRACE_MS,
+    kept: keys.pausedForKept(audience),
+  };
 }
 
 /** Whether some approval of `pause` has an SLA (so the pause is in the SLA index while it waits). */
@@ -107,20 +133,20 @@ export class RedisIndexes {
   }
 
   /**
-   * The index writes of a commit of `writes` over `before` (undefined: a new session)
-   * for a session kept `sessionTtlMs` past its last commit: a pause entered is
-   * indexed for everyone, for each audience that may decide it and by its approval ids
-   * (kept as long as the session); a pause left is dropped; a running session is
-   * (re)indexed by its lease's end when that changes (taking it, each renewal), and
-   * dropped when its segment ends; the latest run's pointer lives as long as the session.
-   * The counts of approvals waiting per app and tool move with the approvals the commit
-   * makes wait or stop waiting (`waitingChanges`).
+   * The index writes of a commit of `writes` over `before` (undefined: a new session):
+   * a pause entered is indexed for everyone, for each audience that may decide it (each
+   * audience's index kept by its marker until the pause's expiry and a grace after) and
+   * by its approval ids (kept as long as the session); a pause left is dropped; a running
+   * session is (re)indexed by its lease's end when that changes (taking it, each
+   * renewal), and dropped when its segment ends; the latest run's pointer lives as long
+   * as the session. The counts of approvals waiting per app and tool move with the
+   * approvals the commit makes wait or stop waiting (`waitingChanges`). The owner's list
+   * is the commit script's own (RedisSessionWriter).
    */
   commitOperations(
     sessionId: string,
     before: SessionSnapshot | undefined,
     writes: SessionWrites,
-    sessionTtlMs: number,
   ): IndexOperation[] {
     const k = this.keys;
     const { meta } = writes;
@@ -131,9 +157,7 @@ export class RedisIndexes {
       const score = pause.expiresAt;
       operations.push({ op: 'zadd', key: k.paused(), score, member: sessionId });
       for (const audience of pauseAudiences(pause)) {
-        const key = k.pausedFor(audience);
-        const indexKeep = score + AUDIENCE_INDEX_GRACE_MS;
-        operations.push({ op: 'zadd', key, score, member: sessionId, keepUntil: indexKeep });
+        operations.push(audienceEntry(k, audience, score, sessionId));
       }
       for (const { approvalId } of pause.approvals) {
         const key = k.approval(approvalId);
@@ -146,10 +170,7 @@ export class RedisIndexes {
       const earlier = new Set(before?.pause ? pauseAudiences(before.pause) : []);
       for (const audience of pauseAudiences(pause)) {
         if (earlier.has(audience)) continue;
-        const key = k.pausedFor(audience);
-        const score = pause.expiresAt;
-        const indexKeep = score + AUDIENCE_INDEX_GRACE_MS;
-        operations.push({ op: 'zadd', key, score, member: sessionId, keepUntil: indexKeep });
+        operations.push(audienceEntry(k, audience, pause.expiresAt, sessionId));
       }
     }
     if (meta.status === 'paused' && pause && (hasSla(pause) || hasSla(before?.pause))) {
@@ -166,20 +187,6 @@ export class RedisIndexes {
         operations.push({ op: 'zrem', key: k.pausedFor(audience), member: sessionId });
       }
     }
-    // The owner's list: the session scored by when it leaves the list (its last update +
-    // session TTL), so readers take `score > now`; the key lives as long as its latest
-    // session, which outlives its entry. Only a new session adds an entry, so that is when
-    // the owner's entries whose time came are trimmed.
-    const listed = meta.updatedAt + sessionTtlMs;
-    const owned = k.sessionsOf(meta.userId);
-    operations.push({
-      op: 'zadd',
-      key: owned,
-      score: listed,
-      member: sessionId,
-      keepUntil: 'session',
-    });
-    if (!before) operations.push({ op: 'trim', key: owned, upTo: meta.updatedAt });
     const lease = meta.status === 'running' ? meta.lease : undefined;
     const held = was === 'running' ? before?.meta.lease : undefined;
     // A commit that meets its run interrupted (its lease lapsed) indexes it again: one

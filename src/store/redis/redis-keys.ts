@@ -19,8 +19,9 @@ export class RedisKeys {
 
   /**
    * String: the session's record, as lua/commit-session.lua writes it and
-   * redis-session-record.ts reads it: its version, expiry, latest commits, event ids and
-   * the ADK record, with the meta record and the latest pause's and run's.
+   * redis-session-record.ts reads it: its version, expiry, latest commits, what each item
+   * of its log is, and the ADK record, with the meta record and the latest pause's and
+   * run's.
    */
   record(sessionId: string): string {
     return this.session(sessionId, 'record');
@@ -33,25 +34,11 @@ export class RedisKeys {
 
   /**
    * Hash: the session record as a release before `record` kept it (version, the meta
-   * record as `data`, every pause and run as a field); the first commit or read of such a
+   * record as `data`, every pause and run as a field); the first read of such a
    * session moves it over (upgrade-session.lua), keeping this hash as its `archive`.
    */
   meta(sessionId: string): string {
     return this.session(sessionId, 'meta');
-  }
-
-  /**
-   * Every key of one session, in this order: record, state, events, audit, archive. A
-   * write sets the same expiry on each.
-   */
-  sessionKeys(sessionId: string): string[] {
-    return [
-      this.record(sessionId),
-      this.state(sessionId),
-      this.events(sessionId),
-      this.audit(sessionId),
-      this.archive(sessionId),
-    ];
   }
 
   /**
@@ -72,12 +59,18 @@ export class RedisKeys {
     return `${this.prefix}:{index}:inbox-watched`;
   }
 
-  /** List of audit lines. */
+  /**
+   * List of audit lines, as a release before record layout 3 kept them; the session's
+   * upgrade (upgrade-session.lua) moves them to its log (`events`) and deletes it.
+   */
   audit(sessionId: string): string {
     return this.session(sessionId, 'audit');
   }
 
-  /** List of ADK events, in append order. */
+  /**
+   * List: the session's log, its ADK events and audit lines in the order they were
+   * stored (what each item is, the record says: see lua/commit-session.lua).
+   */
   events(sessionId: string): string {
     return this.session(sessionId, 'events');
   }
@@ -102,7 +95,9 @@ export class RedisKeys {
 
   /**
    * Zset of the paused session ids whose approvals an audience (`user:<id>`,
-   * `role:<name>`) may decide, scored like `paused`.
+   * `role:<name>`) may decide, scored like `paused`; and a member '' scored 0, so that the
+   * key is never emptied (and deleted) while its marker (`pausedForKept`) says how long it
+   * is kept. Readers read from a score above 0.
    */
   pausedFor(audience: string): string {
     return `${this.prefix}:{index}:paused-for:${audience}`;
@@ -110,11 +105,19 @@ export class RedisKeys {
 
   /**
    * Zset of one owner's session ids, scored by when each leaves the list (its last
-   * update + session TTL), written by the session's write script; expires with its
-   * latest entry.
+   * update + session TTL), written by the session's write script; kept as long as the
+   * owner's latest session by the user's marker (`userKept`).
    */
   sessionsOf(userId: string): string {
     return `${this.prefix}:{index}:sessions-of:${userId}`;
+  }
+
+  /**
+   * String: until when (ms) the paused index of an audience (`pausedFor`) is kept at least;
+   * expires then. Its commits move the index's expiry only when this falls short.
+   */
+  pausedForKept(audience: string): string {
+    return `${this.prefix}:{index}:paused-for-kept:${audience}`;
   }
 
   /** String: the session an approval id belongs to. */
@@ -227,6 +230,26 @@ export class RedisKeys {
   /** Hash: ADK `user:` state of one user of one app, key (without prefix) → JSON value. */
   userState(appName: string, userId: string): string {
     return this.app(appName, `user:${userId}:state`);
+  }
+
+  /**
+   * String `<until> <1|0>`: until when (ms) the owner's list (`sessionsOf`) and this
+   * user's `user:` state are kept at least, and whether the user had `user:` state then (or
+   * has since); expires then. A session's commits move those keys' expiries only when
+   * this falls short (lua/commit-session.lua), and its read leaves out the state it says
+   * is not there (lua/read-session.lua).
+   */
+  userKept(appName: string, userId: string): string {
+    return this.app(appName, `user:${userId}:kept`);
+  }
+
+  /**
+   * String: '1' when the app has `app:` state, '0' when it had none when a commit last
+   * looked (set to '1' as soon as some is written): a session is read without the app's
+   * state when this says it has none (lua/read-session.lua).
+   */
+  appHasState(appName: string): string {
+    return this.app(appName, 'has-state');
   }
 
   /** Hash: what ADK's memory service keeps for one user of one app, source id → memories. */

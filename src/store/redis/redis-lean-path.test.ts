@@ -114,14 +114,28 @@ describe('the Redis path', () => {
   });
 
   it("loads a session with its app's and user's shared state in one round trip", async () => {
-    const { sessionId, userId } = await runningSession(store);
-    await scratch.redis.hset(key(`{a:${APP}}:user:${userId}:state`), 'lang', '"ja"');
-    let state: Record<string, unknown> | undefined;
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const other = await runningSession(store, now, userId);
+    // A commit of another session of the same user writes the state they share.
+    const state = { 'user:lang': 'ja' };
+    await peer.apply(other.sessionId, checkpointTransition, [
+      segmentEnd(other.run, other.held, now, { events: [], state }),
+    ]);
+    let read: Record<string, unknown> | undefined;
     const sent = await scratch.commandsDuring(async () => {
-      state = (await store.loadSession(sessionId, APP, userId))?.state;
+      read = (await store.loadSession(sessionId, APP, userId))?.state;
     });
     expect(sent.map(([name]) => name?.toLowerCase())).toEqual([expect.stringMatching(SCRIPT)]);
-    expect(state).toMatchObject({ 'user:lang': 'ja' });
+    expect(read).toMatchObject(state);
+    // And the app's, written by a commit of this session.
+    await store.apply(sessionId, checkpointTransition, [
+      segmentEnd(run, held, now, { events: [], state: { 'app:plan': 'pro' } }),
+    ]);
+    expect((await peer.loadSession(sessionId, APP, userId))?.state).toMatchObject({
+      ...state,
+      'app:plan': 'pro',
+    });
   });
 
   it('goes on from the session its own commits left: one round trip per commit of a segment', async () => {

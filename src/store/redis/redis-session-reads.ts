@@ -1,6 +1,7 @@
 import { createSession as adkSession, mergeStates, type Session } from '@google/adk';
 import { HoldpointError } from '../../core/errors.js';
 import type { Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import { recordUnreadable } from '../record-codec.js';
 import type { VersionedSnapshot } from '../transactional-store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -11,7 +12,7 @@ import {
   decodeRun,
   type RecordContext,
 } from './redis-record-codec.js';
-import { parseSessionRecord, type SessionRecord } from './redis-session-record.js';
+import { parseSessionRecord, RECORD_LAYOUT, type SessionRecord } from './redis-session-record.js';
 import { pairs } from './redis-shared-state.js';
 
 function parseJsonState(hash: Record<string, string>, sessionId: string): Record<string, unknown> {
@@ -54,24 +55,32 @@ function latestRecords(
   };
 }
 
+/** Whether `text` is a session record of the layout this release writes (see lua/commit-session.lua). */
+function isCurrentRecord(text: string | null): text is string {
+  return text?.startsWith(`${RECORD_LAYOUT}\n`) ?? false;
+}
+
 /**
- * The reads of one session's keys, each one script (lua/read-*.lua): its snapshot for a
- * transition, the ADK session a segment runs on, one of its pauses or runs. A session an
- * earlier release stored is moved over first, once (`upgraded`).
+ * The reads of one session's keys, each one command or script (lua/read-*.lua): its
+ * snapshot for a transition, the ADK session a segment runs on, one of its pauses or
+ * runs, a page of its audit lines. A session an earlier release stored is moved over
+ * first, once (`upgraded`).
  */
 export class RedisSessionReads {
   private readonly snapshotScript: RedisScript;
   private readonly sessionScript: RedisScript;
   private readonly recordScript: RedisScript;
+  private readonly auditScript: RedisScript;
   private readonly upgradeScript: RedisScript;
 
   constructor(
-    conn: RedisConnection,
+    private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
   ) {
     this.snapshotScript = conn.script('read-snapshot');
     this.sessionScript = conn.script('read-session');
     this.recordScript = conn.script('read-record');
+    this.auditScript = conn.script('read-audit');
     this.upgradeScript = conn.script('upgrade-session');
   }
 
@@ -90,6 +99,8 @@ export class RedisSessionReads {
         k.archive(sessionId),
         k.eventIndex(sessionId),
         k.state(sessionId),
+        k.events(sessionId),
+        k.audit(sessionId),
       ],
       [],
     );
@@ -105,16 +116,25 @@ export class RedisSessionReads {
 
   /**
    * What a transition needs of the session (undefined: there is none), and whether anyone
-   * watches its run events, in one call.
+   * watches its run events, in one MGET; a record that is not there or not of this
+   * release's layout is read again by a script that tells an earlier release's session
+   * (moved over) from none.
    */
   async snapshot(
     sessionId: string,
   ): Promise<{ read: VersionedSnapshot | undefined; watched: boolean }> {
     const k = this.keys;
-    const [text, watched] = (await this.upgraded(sessionId, () =>
-      this.snapshotScript([k.record(sessionId), k.watched(sessionId), k.meta(sessionId)], []),
-    )) as [string | null, number];
-    if (!text) return { read: undefined, watched: watched === 1 };
+    const [stored, marker] = await this.conn.client.mget(k.record(sessionId), k.watched(sessionId));
+    let text = stored ?? null;
+    let watched = marker !== null;
+    if (!isCurrentRecord(text)) {
+      let found: number;
+      [text, found] = (await this.upgraded(sessionId, () =>
+        this.snapshotScript([k.record(sessionId), k.watched(sessionId), k.meta(sessionId)], []),
+      )) as [string | null, number];
+      watched = found === 1;
+    }
+    if (!text) return { read: undefined, watched };
     const record = parseSessionRecord(text, sessionId);
     const { pause, run } = latestRecords(record, sessionId);
     return {
@@ -123,7 +143,7 @@ export class RedisSessionReads {
         commitIds: record.commitIds,
         snapshot: { meta: metaOf(record, sessionId), pause, run },
       },
-      watched: watched === 1,
+      watched,
     };
   }
 
@@ -138,6 +158,8 @@ export class RedisSessionReads {
           k.events(sessionId),
           k.appState(app),
           k.userState(app, userId),
+          k.appHasState(app),
+          k.userKept(app, userId),
           k.meta(sessionId),
         ],
         [],
@@ -159,6 +181,25 @@ export class RedisSessionReads {
       events: eventJsons.map((json) => decodeEvent(json, sessionId)),
       lastUpdateTime: record.lastUpdateTime,
     });
+  }
+
+  /** A page of the session's audit lines, from the `offset`-th (none when there is no session). */
+  async audit(sessionId: string, offset: number, limit: number): Promise<string[]> {
+    const k = this.keys;
+    const lines = (await this.upgraded(sessionId, () =>
+      this.auditScript(
+        [k.record(sessionId), k.events(sessionId), k.meta(sessionId)],
+        [offset, limit],
+      ),
+    )) as string[] | null;
+    if (!lines) {
+      throw recordUnreadable(
+        'meta',
+        sessionId,
+        `it is not a session record of layout ${RECORD_LAYOUT}`,
+      );
+    }
+    return lines;
   }
 
   /** The session's pause `pauseId`. */

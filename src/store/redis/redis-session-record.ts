@@ -1,7 +1,7 @@
 import { recordUnreadable } from '../record-codec.js';
 
 /** The layout of the session record this release writes (its first line). */
-const LAYOUT = '2';
+export const RECORD_LAYOUT = '3';
 const LINES = 14;
 
 /**
@@ -59,8 +59,12 @@ function jsonString(text: string | undefined, sessionId: string): string {
 /** Reads a session record; RECORD_UNREADABLE when it is not one of this layout. */
 export function parseSessionRecord(text: string, sessionId: string): SessionRecord {
   const lines = text.split('\n');
-  if (lines[0] !== LAYOUT || lines.length !== LINES) {
-    throw recordUnreadable('meta', sessionId, `it is not a session record of layout ${LAYOUT}`);
+  if (lines[0] !== RECORD_LAYOUT || lines.length !== LINES) {
+    throw recordUnreadable(
+      'meta',
+      sessionId,
+      `it is not a session record of layout ${RECORD_LAYOUT}`,
+    );
   }
   const [, version, keepUntil, commits, , flags, app, userId, updated, pauseId, runId] = lines;
   return {

@@ -45,7 +45,7 @@ export interface CommitOptions {
 /**
  * Writes one session atomically (lua/commit-session.lua): a compare-and-set transition
  * (meta, pauses, runs, audit) with the ADK events and session state of the segment it
- * ends, and the index entries it makes true or false.
+ * ends, its entry in its owner's list, and the index entries it makes true or false.
  */
 export class RedisSessionWriter {
   private readonly script: RedisScript;
@@ -59,11 +59,13 @@ export class RedisSessionWriter {
   }
 
   /**
-   * Writes `writes` and `index`, keeping `commitIds` (the session's latest commits, this one last) in its
-   * record, if the session is at `version` (`new`: creates it). Undefined when the
-   * session moved on, is gone, or (`new`) exists: then nothing was written. `legacy`
-   * when an earlier release's record must be moved over first (RedisSessionUpgrade):
-   * nothing was written either.
+   * Writes `writes` and `index`, keeping `commitIds` (the session's latest commits, this
+   * one last) in its record, if the session is at `version` (`new`: creates it): the
+   * record holds those before this one at that version, so only this one's id is sent.
+   * Undefined when the session moved on, is gone (or kept by the release before record
+   * layout 2: a read moves it over), or (`new`) exists: then nothing was written.
+   * `legacy` when an earlier release's record must be moved over first
+   * (RedisSessionReads.upgraded): nothing was written either.
    */
   async write(
     sessionId: string,
@@ -76,10 +78,14 @@ export class RedisSessionWriter {
     const { meta } = writes;
     const context = { sessionId, app: meta.app, userId: meta.userId };
     const append: SessionAppend = writes.append ?? { events: [], state: {} };
-    // The event ids are spaced in the record's list of them: ADK's have no space.
+    // The event ids are spaced in the record's tokens, where '.' stands for an audit line:
+    // ADK's have no space and are never a dot.
     for (const event of append.events) {
-      if (/\s/.test(event.id)) {
-        throw new HoldpointError('VALIDATION_FAILED', `An event id has a space: "${event.id}".`);
+      if (/\s/.test(event.id) || event.id === '.') {
+        throw new HoldpointError(
+          'VALIDATION_FAILED',
+          `An event id cannot have a space or be a lone dot: "${event.id}".`,
+        );
       }
     }
     const latestPause = writes.pauses?.find((p) => p.pauseId === meta.pauseId);
@@ -97,12 +103,20 @@ export class RedisSessionWriter {
       append.events.at(-1)?.timestamp ?? (version === 'new' ? meta.createdAt : undefined);
     const audit = writes.audit.map((line) => encodeAudit(line, sessionId));
     const stateFields = Object.entries(splitState(append.state).session).flat();
+    const k = this.keys;
     const sessionKeys = [
-      ...this.keys.sessionKeys(sessionId),
-      this.keys.meta(sessionId),
-      this.keys.watched(sessionId),
-      this.keys.inboxWatched(),
-      this.keys.userState(meta.app, meta.userId),
+      k.record(sessionId),
+      k.state(sessionId),
+      k.events(sessionId),
+      k.archive(sessionId),
+      k.watched(sessionId),
+      k.inboxWatched(),
+      k.sessionsOf(meta.userId),
+      k.userKept(meta.app, meta.userId),
+      k.appHasState(meta.app),
+      k.userState(meta.app, meta.userId),
+      k.appState(meta.app),
+      ...(version === 'new' ? [k.meta(sessionId)] : []),
     ];
     const indexed = encodeIndexOperations(index, sessionKeys.length + 1);
     const args = [
@@ -112,7 +126,9 @@ export class RedisSessionWriter {
       writes.pauseRetainUntil ?? '',
       options.expirySlackMs,
       options.inboxNews ? '1' : '',
-      commitIds.map(packCommitId).join(' '),
+      // The record holds the commits before this one: it takes this one's id after them.
+      packCommitId(commitIds.at(-1) ?? ''),
+      commitIds.length,
       encodeMeta(meta),
       meta.pauseId ?? '',
       latestPause ? encodePause(latestPause, context) : '',
@@ -121,6 +137,9 @@ export class RedisSessionWriter {
       lastUpdateTime ?? '',
       version === 'new' ? JSON.stringify(meta.app) : '',
       version === 'new' ? JSON.stringify(meta.userId) : '',
+      sessionId,
+      // When the session leaves its owner's list: readers take entries scored after now.
+      meta.updatedAt + this.sessionTtlMs,
       archive.length / 2,
       audit.length,
       append.events.length,

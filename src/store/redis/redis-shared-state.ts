@@ -16,7 +16,8 @@ export interface SharedState {
 
 /**
  * What an app's sessions share in Redis: ADK `app:` and `user:` state. One script
- * writes both, outside any session's slot; the session's read (read-session.lua) reads them.
+ * writes both, outside any session's slot, with the markers that say they exist; the
+ * session's read (read-session.lua) reads them.
  */
 export class RedisSharedState {
   private readonly script: RedisScript;
@@ -33,9 +34,17 @@ export class RedisSharedState {
   async apply(app: string, userId: string, change: SharedState): Promise<void> {
     const appPairs = Object.entries(change.app);
     const userPairs = Object.entries(change.user);
+    const k = this.keys;
     await this.script(
-      [this.keys.appState(app), this.keys.userState(app, userId)],
-      [this.userTtlMs, appPairs.length, userPairs.length, ...appPairs.flat(), ...userPairs.flat()],
+      [k.appState(app), k.userState(app, userId), k.appHasState(app), k.userKept(app, userId)],
+      [
+        Date.now(),
+        this.userTtlMs,
+        appPairs.length,
+        userPairs.length,
+        ...appPairs.flat(),
+        ...userPairs.flat(),
+      ],
     );
   }
 }

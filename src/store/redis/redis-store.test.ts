@@ -17,6 +17,7 @@ import {
   lease,
   newPause,
   pausedSession,
+  pausedWithApprovers,
   requested,
   runningSession,
   segmentEnd,
@@ -30,6 +31,7 @@ import {
   checkpointTransition,
   decideTransition,
   finishRunTransition,
+  renewLeaseTransition,
   savePauseTransition,
 } from '../transitions.js';
 import { COMPACT_VERSION } from './redis-record-codec.js';
@@ -69,7 +71,7 @@ describe('RedisStore', () => {
       now + HOUR,
     ]);
     const names = (await sessionKeys(sessionId)).map((k) => k.slice(k.indexOf('}') + 2)).sort();
-    expect(names).toEqual(['audit', 'events', 'record', 'state']);
+    expect(names).toEqual(['events', 'record', 'state']);
     expect(await scratch.redis.get(key(`{index}:approval:${pause.approvals[0]?.approvalId}`))).toBe(
       sessionId,
     );
@@ -81,6 +83,9 @@ describe('RedisStore', () => {
     );
     expect(await scratch.redis.hget(key(`{a:${APP}}:state`), 'a')).toBe('1');
     expect(await scratch.redis.hget(key(`{a:${APP}}:user:${userId}:state`), 'u')).toBe('2');
+    // Their markers say they are there.
+    expect(await scratch.redis.get(key(`{a:${APP}}:has-state`))).toBe('1');
+    expect(await scratch.redis.get(key(`{a:${APP}}:user:${userId}:kept`))).toMatch(/^\d+ 1$/);
   });
 
   it("keeps an owner's list in the session's write: entries trimmed when due, the key as long as its latest", async () => {
@@ -98,12 +103,17 @@ describe('RedisStore', () => {
     expect(await scratch.redis.zscore(list, stale)).toBe(String(now + 60_000));
     const later = now + 60_000;
     const { sessionId } = await runningSession(store, later, userId);
-    // The commit made at `later` trimmed the entry whose time came by then.
+    // The commit made at `later` trimmed the entry whose time came by then, and kept the
+    // list (as its marker says) the slack past its latest entry.
     expect(await scratch.redis.zrange(list, '0', '-1', 'WITHSCORES')).toEqual([
       sessionId,
       String(later + ttl),
     ]);
-    expect(await scratch.redis.pexpiretime(list)).toBe(later + ttl);
+    const keptUntil = later + ttl + expirySlackMs(ttl);
+    expect(await scratch.redis.pexpiretime(list)).toBe(keptUntil);
+    const marker = key(`{a:${APP}}:user:${userId}:kept`);
+    expect(await scratch.redis.get(marker)).toBe(`${keptUntil} 0`);
+    expect(await scratch.redis.pexpiretime(marker)).toBe(keptUntil);
   });
 
   it('keeps a paused session, its pause included, until the pause retention', async () => {
@@ -148,7 +158,7 @@ describe('RedisStore', () => {
       { status: 'completed', result: 'sent', audit: [] },
     ]);
     const keys = await sessionKeys(sessionId);
-    expect(keys).toHaveLength(4);
+    expect(keys).toHaveLength(3);
     const slack = expirySlackMs(options.sessionTtlSeconds * 1000);
     for (const k of keys) expect(await scratch.redis.pexpiretime(k)).toBe(now + 2 * HOUR + slack);
   });
@@ -180,10 +190,16 @@ describe('RedisStore', () => {
       requested(pause),
       now + HOUR,
     ]);
+    // (An app's `app:` state and the marker saying whether it has some live as long as the
+    // app: one of each per app.)
     for (const k of [
       key(`{index}:paused-for:user:${userId}`),
+      key(`{index}:paused-for-kept:user:${userId}`),
       key(`{a:${APP}}:user:${userId}:state`),
+      key(`{a:${APP}}:user:${userId}:kept`),
       key(`{index}:approval:${pause.approvals[0]?.approvalId}`),
+      key(`{index}:run:${run.invocationId}`),
+      key(`{index}:sessions-of:${userId}`),
     ]) {
       expect(await scratch.redis.pttl(k)).toBeGreaterThan(0);
     }
@@ -198,9 +214,12 @@ describe('RedisStore', () => {
     const record = key(`{s:${sessionId}}:record`);
     const lines = ((await scratch.redis.get(record)) as string).split('\n');
     expect(JSON.parse(lines[11] as string).v).toBe(COMPACT_VERSION);
-    expect(
-      JSON.parse((await scratch.redis.lindex(key(`{s:${sessionId}}:audit`), 0)) as string).v,
-    ).toBe(COMPACT_VERSION);
+    // The fifth line says what each item of the log is: '.' an audit line.
+    const firstAudit = (lines[4] as string).split(' ').indexOf('.');
+    const log = key(`{s:${sessionId}}:events`);
+    expect(JSON.parse((await scratch.redis.lindex(log, firstAudit)) as string).v).toBe(
+      COMPACT_VERSION,
+    );
     expect(lines[9]).toBe(pause.pauseId);
     // A newer release wrote this pause.
     const newer = { ...JSON.parse(lines[12] as string), v: COMPACT_VERSION + 1 };
@@ -297,6 +316,169 @@ describe('RedisStore', () => {
       ok: true,
       lines: audit.length + 2,
     });
+  });
+
+  it('reads and goes on with a session the release before stored (record layout 2, audit lines in a list)', async () => {
+    const now = Date.now();
+    const { sessionId, userId, run, held } = await runningSession(store, now);
+    const [said, asked] = [userEvent(run.invocationId, 'hi'), userEvent(run.invocationId, 'pay?')];
+    const pause = newPause(run, 1, now);
+    await store.apply(sessionId, savePauseTransition, [
+      segmentEnd(run, held, now, { events: [said, asked], state: { intent: 'pay' } }),
+      pause,
+      requested(pause),
+      now + HOUR,
+    ]);
+    const snapshot = await store.getSnapshot(sessionId);
+    const session = await store.loadSession(sessionId, APP, userId);
+    const audit = await store.listAudit(sessionId, 0, 100);
+    // The same session as that release kept it: the record of layout 2, whose fifth line
+    // lists the event ids only, the events in their list and the audit lines in theirs.
+    const k = (name: string) => key(`{s:${sessionId}}:${name}`);
+    const lines = ((await scratch.redis.get(k('record'))) as string).split('\n');
+    const tokens = (lines[4] as string).split(' ');
+    const items = await scratch.redis.lrange(k('events'), 0, -1);
+    const expiresAt = await scratch.redis.pexpiretime(k('record'));
+    const kinds = tokens.map((token, i) => [token, items[i] as string] as const);
+    await scratch.redis.del(k('events'));
+    await scratch.redis.rpush(k('events'), ...kinds.filter(([t]) => t !== '.').map(([, e]) => e));
+    await scratch.redis.rpush(k('audit'), ...kinds.filter(([t]) => t === '.').map(([, a]) => a));
+    for (const name of ['events', 'audit']) await scratch.redis.pexpireat(k(name), expiresAt);
+    lines[0] = '2';
+    lines[4] = tokens.filter((token) => token !== '.').join(' ');
+    await scratch.redis.set(k('record'), lines.join('\n'), 'KEEPTTL');
+    expect(await codeOf(peer.getSnapshot(sessionId))).toBe('ok');
+    // This release reads it as it was, moving it over once.
+    expect(await peer.getSnapshot(sessionId)).toEqual(snapshot);
+    expect(await peer.loadSession(sessionId, APP, userId)).toEqual(session);
+    expect(await peer.listAudit(sessionId, 0, 100)).toEqual(audit);
+    expect(await scratch.redis.exists(k('audit'))).toBe(0);
+    expect(((await scratch.redis.get(k('record'))) as string).split('\n')[0]).toBe('3');
+    expect(await scratch.redis.pexpiretime(k('events'))).toBe(expiresAt);
+    // And goes on with it.
+    const taken = lease(now);
+    await peer.apply(sessionId, decideTransition, [
+      { all: { approved: true, decidedBy: 'bob', at: now } },
+      now,
+      taken,
+      DECIDER,
+    ]);
+    await peer.apply(sessionId, finishRunTransition, [
+      segmentEnd(run, taken, now, { events: [userEvent(run.invocationId, 'paid')], state: {} }),
+      { status: 'completed', audit: [] },
+    ]);
+    const after = await store.loadSession(sessionId, APP, userId);
+    expect(after?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(['hi', 'pay?', 'paid']);
+    const all = await store.listAudit(sessionId, 0, 100);
+    expect(all.slice(0, audit.length)).toEqual(audit);
+    expect(verifyAuditChain(all.map(auditLine))).toEqual({ ok: true, lines: audit.length + 2 });
+    // A page of the audit lines is theirs alone, whatever events lie between them.
+    expect(await store.listAudit(sessionId, 1, 2)).toEqual(all.slice(1, 3));
+    expect(await store.listAudit(sessionId, all.length, 10)).toEqual([]);
+  });
+
+  it("moves an owner's list and user's state only when the user's marker falls short", async () => {
+    const now = Date.now();
+    const userId = unique('owner');
+    const list = key(`{index}:sessions-of:${userId}`);
+    const marker = key(`{a:${APP}}:user:${userId}:kept`);
+    await runningSession(store, now, userId);
+    const kept = await scratch.redis.pexpiretime(list);
+    expect(Number((await scratch.redis.get(marker))?.split(' ')[0])).toBe(kept);
+    // The next session of the same user needs no more than the marker says: nothing moves.
+    const { sessionId, run, held } = await runningSession(store, now + 1, userId);
+    expect(await scratch.redis.pexpiretime(list)).toBe(kept);
+    expect(await scratch.redis.zscore(list, sessionId)).toBe(String(now + 1 + 600_000));
+    // Without its marker (as an earlier release left it), the next commit moves them again.
+    await scratch.redis.del(marker);
+    await store.apply(sessionId, checkpointTransition, [segmentEnd(run, held, now + 2)]);
+    expect(await scratch.redis.pexpiretime(list)).toBeGreaterThanOrEqual(kept);
+    expect(await scratch.redis.get(marker)).toMatch(/^\d+ 0$/);
+  });
+
+  it("keeps an audience's index by its marker, never emptied under it", async () => {
+    const now = Date.now();
+    const role = unique('role');
+    const approvers = {
+      owner: false,
+      roles: [role],
+      users: [],
+      quorum: 1,
+      requesterMayApprove: true,
+    };
+    const index = key(`{index}:paused-for:role:${role}`);
+    const marker = key(`{index}:paused-for-kept:role:${role}`);
+    const listed = async () =>
+      (await peer.listPaused({ audiences: [`role:${role}`], limit: 10 }, now)).items.map(
+        (s) => s.meta.sessionId,
+      );
+    const first = await pausedWithApprovers(store, approvers, now);
+    const kept = await scratch.redis.pexpiretime(index);
+    expect(kept).toBeGreaterThanOrEqual(first.pause.expiresAt + 60_000);
+    expect(await scratch.redis.get(marker)).toBe(String(kept));
+    expect(await scratch.redis.pexpiretime(marker)).toBe(kept);
+    // A later pause the marker covers moves nothing; one past it moves both.
+    const second = await pausedWithApprovers(store, approvers, now + 1);
+    expect(await scratch.redis.pexpiretime(index)).toBe(kept);
+    const third = await pausedWithApprovers(store, approvers, kept);
+    const moved = await scratch.redis.pexpiretime(index);
+    expect(moved).toBeGreaterThanOrEqual(third.pause.expiresAt + 60_000);
+    expect(await scratch.redis.get(marker)).toBe(String(moved));
+    const all = [first, second, third].map((p) => p.sessionId);
+    expect((await listed()).sort()).toEqual([...all].sort());
+    // Its entries dropped, the index stays (with its '' member) as long as the marker says.
+    for (const sessionId of all) {
+      await store.apply(sessionId, cancelTransition, ['bob', undefined, now]);
+    }
+    expect(await scratch.redis.zrange(index, '0', '-1')).toEqual(['']);
+    expect(await scratch.redis.pexpiretime(index)).toBe(moved);
+    expect(await listed()).toEqual([]);
+  });
+
+  it('reads the `app:` and `user:` state an earlier release wrote, with no marker saying so', async () => {
+    const now = Date.now();
+    const app = unique('app');
+    const userId = unique('user');
+    const sessionId = unique('session');
+    await store.createSession({ sessionId, app, userId, createdAt: now });
+    // Each marker says there is none; an earlier release's writes leave them be.
+    expect(await scratch.redis.get(key(`{a:${app}}:has-state`))).toBe('0');
+    await scratch.redis.del(key(`{a:${app}}:has-state`), key(`{a:${app}}:user:${userId}:kept`));
+    await scratch.redis.hset(key(`{a:${app}}:state`), 'plan', '"pro"');
+    await scratch.redis.hset(key(`{a:${app}}:user:${userId}:state`), 'lang', '"ja"');
+    expect((await peer.loadSession(sessionId, app, userId))?.state).toEqual({
+      'app:plan': 'pro',
+      'user:lang': 'ja',
+    });
+    // The next commit that looks finds them there, and says so.
+    await store.createSession({ sessionId: unique('session'), app, userId, createdAt: now + 1 });
+    expect(await scratch.redis.get(key(`{a:${app}}:has-state`))).toBe('1');
+    expect(await scratch.redis.get(key(`{a:${app}}:user:${userId}:kept`))).toMatch(/^\d+ 1$/);
+    expect((await peer.loadSession(sessionId, app, userId))?.state).toEqual({
+      'app:plan': 'pro',
+      'user:lang': 'ja',
+    });
+  });
+
+  it("keeps its latest commits' ids, each commit sending its own alone", async () => {
+    const now = Date.now();
+    const { sessionId, run, held } = await runningSession(store, now);
+    const record = key(`{s:${sessionId}}:record`);
+    const ids = async () =>
+      ((await scratch.redis.get(record)) as string).split('\n')[3]?.split(' ');
+    const sent = await scratch.commandsDuring(async () => {
+      for (let i = 0; i < 10; i++) {
+        await store.apply(sessionId, renewLeaseTransition, [run.invocationId, held]);
+      }
+    });
+    const kept = (await ids()) ?? [];
+    // The eight latest of eleven commits, oldest first: each commit sent one id, the last.
+    expect(kept).toHaveLength(8);
+    expect(new Set(kept).size).toBe(8);
+    const commits = sent.filter(([name]) => /^eval(sha)?$/i.test(name ?? ''));
+    expect(commits).toHaveLength(10);
+    expect(commits.at(-1)).toContain(kept.at(-1));
+    for (const earlier of kept.slice(0, -1)) expect(commits.at(-1)).not.toContain(earlier);
   });
 
   it('stores an event appended twice in one commit once, as its later self', async () => {
@@ -425,7 +607,14 @@ describe('RedisStore', () => {
     let dead = false;
     client.sendCommand = ((command: Command, stream?: never) => {
       if (dead) return new Promise(() => undefined);
-      if (command.args.includes(key(`{s:${sessionId}}:audit`))) dead = true;
+      // The commit script is the one command that names the session's owner's list.
+      const args = command.args.map(String);
+      if (
+        args.includes(key(`{s:${sessionId}}:record`)) &&
+        args.some((a) => a.includes(':sessions-of:'))
+      ) {
+        dead = true;
+      }
       return send(command, stream);
     }) as typeof client.sendCommand;
     const close = dying.close.bind(dying);

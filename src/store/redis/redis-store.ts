@@ -83,7 +83,8 @@ export class RedisStore extends TransactionalStore {
     this.conn = new RedisConnection(target);
     this.keys = new RedisKeys(options.keyPrefix ?? DEFAULTS.redisPrefix);
     this.writer = new RedisSessionWriter(this.conn, this.keys, this.sessionTtlMs);
-    // The user's state outlives each of their sessions, whose expiry may be the slack later.
+    // The user's state outlives each of their sessions, whose expiry may be the slack later
+    // (and at least as long as the user's marker says: see RedisSharedState).
     this.shared = new RedisSharedState(
       this.conn,
       this.keys,
@@ -158,7 +159,7 @@ export class RedisStore extends TransactionalStore {
   ): Promise<Committed | undefined> {
     const now = Date.now();
     const index = [
-      ...this.indexes.commitOperations(sessionId, before, writes, this.sessionTtlMs),
+      ...this.indexes.commitOperations(sessionId, before, writes),
       ...this.outbox.commitOperations(writes.deliveries ?? [], now),
     ];
     const options = {
@@ -395,8 +396,8 @@ export class RedisStore extends TransactionalStore {
   }
 
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]> {
-    return this.conn.run(async (redis) => {
-      const lines = await redis.lrange(this.keys.audit(sessionId), offset, offset + limit - 1);
+    return this.conn.run(async () => {
+      const lines = await this.reads.audit(sessionId, offset, limit);
       return lines.map((line) => decodeAudit(line, sessionId));
     });
   }
