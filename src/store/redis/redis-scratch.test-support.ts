@@ -28,29 +28,28 @@ export class RedisScratch {
   }
 
   /**
-   * The commands clients sent (not those Lua ran) that name a key or channel under this
-   * prefix while `action` ran, each as its arguments, watched with MONITOR. Whatever
-   * `action` sent has been executed once it resolved: a marker sent after it closes the
-   * watch, so nothing is waited for by time.
+   * The commands this process's clients sent (not those Lua ran) that name a key or
+   * channel under this prefix while `action` ran, each as its name and arguments. Read
+   * as ioredis sends them, not with MONITOR: the Redis is shared with other test files,
+   * whose traffic a MONITOR connection would also carry (ioredis then failed with
+   * "Command queue state error" under a loaded suite).
    */
   async commandsDuring(action: () => Promise<unknown>): Promise<string[][]> {
-    const monitor = await this.redis.monitor();
     const seen: string[][] = [];
-    const marker = `${this.prefix}:done:${randomBytes(4).toString('hex')}`;
-    const done = new Promise<void>((resolve) => {
-      monitor.on('monitor', (_time: string, args: string[], source: string) => {
-        if (args.includes(marker)) resolve();
-        else if (source !== 'lua' && args.some((arg) => arg.includes(this.prefix))) {
-          seen.push(args);
-        }
-      });
-    });
+    const client = Redis.prototype as unknown as {
+      sendCommand(command: { name: string; args: unknown[] }, ...rest: unknown[]): unknown;
+    };
+    const send = client.sendCommand;
+    const prefix = this.prefix;
+    client.sendCommand = function watched(this: unknown, command, ...rest) {
+      const args = [command.name, ...command.args.map(String)];
+      if (args.some((arg) => arg.includes(prefix))) seen.push(args);
+      return send.call(this, command, ...rest);
+    };
     try {
       await action();
-      await this.redis.exists(marker);
-      await done;
     } finally {
-      monitor.disconnect();
+      client.sendCommand = send;
     }
     return seen;
   }
