@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Pause } from '../src/core/types.js';
 import { INBOX_CHANNEL } from '../src/store/inbox-news.js';
 import type { PostgresRelay } from '../src/store/postgres/postgres-relay.js';
 import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';
@@ -53,6 +54,31 @@ async function roundTripsOf(call: () => Promise<unknown>): Promise<string[]> {
   return sent.splice(0);
 }
 
+/** A new session on `on`, its run holding it, as the commit that created it left it. */
+async function runningSession(on: PostgresStore, now: number) {
+  const sessionId = unique('session');
+  const userId = unique('user');
+  const run = newRun(sessionId, userId, now);
+  const held = lease(now);
+  const trail: SessionTrail = {};
+  await on.createSession(
+    { sessionId, app: APP, userId, createdAt: now },
+    { run, lease: held },
+    trail,
+  );
+  return { sessionId, userId, run, held, trail };
+}
+
+/** Every approval of `pause` approved by DECIDER. */
+function approvingAll(pause: Pause, now: number) {
+  return pause.approvals.map((approval) => ({
+    approvalId: approval.approvalId,
+    approved: true,
+    decidedBy: DECIDER.id,
+    at: now,
+  }));
+}
+
 describe('a commit on PostgreSQL', () => {
   it('is one round trip: a new session, its pause with events and state, the decision that resumes it', async () => {
     const now = Date.now();
@@ -87,12 +113,7 @@ describe('a commit on PostgreSQL', () => {
     );
     expect(paused).toHaveLength(1);
 
-    const decisions = pause.approvals.map((approval) => ({
-      approvalId: approval.approvalId,
-      approved: true,
-      decidedBy: DECIDER.id,
-      at: now,
-    }));
+    const decisions = approvingAll(pause, now);
     const decided = await roundTripsOf(() =>
       store.apply(
         sessionId,
@@ -119,16 +140,7 @@ describe('a commit on PostgreSQL', () => {
 
   it('publishes to a session and the inbox only once someone listens, as its commit answers', async () => {
     const now = Date.now();
-    const sessionId = unique('session');
-    const userId = unique('user');
-    const run = newRun(sessionId, userId, now);
-    const held = lease(now);
-    const trail: SessionTrail = {};
-    await store.createSession(
-      { sessionId, app: APP, userId, createdAt: now },
-      { run, lease: held },
-      trail,
-    );
+    const { sessionId, run, held, trail } = await runningSession(store, now);
     const pause = newPause(run, 1, now);
     const pausing = () =>
       store.apply(
@@ -161,16 +173,7 @@ describe('a commit on PostgreSQL', () => {
   });
 
   it('sends no NOTIFY for a session nobody listens to', async () => {
-    const now = Date.now();
-    const sessionId = unique('session');
-    const userId = unique('user');
-    const trail: SessionTrail = {};
-    const run = newRun(sessionId, userId, now);
-    await store.createSession(
-      { sessionId, app: APP, userId, createdAt: now },
-      { run, lease: lease(now) },
-      trail,
-    );
+    const { sessionId } = await runningSession(store, Date.now());
     const published = await roundTripsOf(async () => {
       for (let i = 0; i < 5; i++) store.relay.publish(sessionId, { type: 'event', i });
     });
@@ -196,16 +199,7 @@ describe('a commit on PostgreSQL', () => {
     /** A new session paused on `approvals` approvals with `events` events, decided, loaded. */
     const cycle = async (events: number, approvals: number, on = single) => {
       const now = Date.now();
-      const sessionId = unique('session');
-      const userId = unique('user');
-      const run = newRun(sessionId, userId, now);
-      const held = lease(now);
-      const trail: SessionTrail = {};
-      await on.createSession(
-        { sessionId, app: APP, userId, createdAt: now },
-        { run, lease: held },
-        trail,
-      );
+      const { sessionId, userId, run, held, trail } = await runningSession(on, now);
       const pause = newPause(run, approvals, now);
       const append = {
         events: Array.from({ length: events }, (_, i) => userEvent(run.invocationId, `pay ${i}`)),
@@ -217,16 +211,10 @@ describe('a commit on PostgreSQL', () => {
         [segmentEnd(run, held, now, append), pause, requested(pause), now + 7_200_000],
         trail,
       );
-      const decisions = pause.approvals.map((approval) => ({
-        approvalId: approval.approvalId,
-        approved: true,
-        decidedBy: DECIDER.id,
-        at: now,
-      }));
       await on.apply(
         sessionId,
         decideTransition,
-        [{ decisions, pauseId: pause.pauseId }, now, lease(now), DECIDER],
+        [{ decisions: approvingAll(pause, now), pauseId: pause.pauseId }, now, lease(now), DECIDER],
         trail,
       );
       const session = await on.loadSession(sessionId, APP, userId);

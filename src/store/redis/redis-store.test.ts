@@ -249,7 +249,11 @@ describe('RedisStore', () => {
     expect(await codeOf(peer.getSnapshot(sessionId))).toBe('RECORD_UNREADABLE');
   });
 
-  it('reads and goes on with a session an earlier release stored (a meta hash, v1 records)', async () => {
+  /**
+   * A session paused with two events and session state, and what this release reads of
+   * it (snapshot, ADK session, audit), before a test rewrites it as an earlier one kept it.
+   */
+  async function pausedAsReadNow() {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);
     const [said, asked] = [userEvent(run.invocationId, 'hi'), userEvent(run.invocationId, 'pay?')];
@@ -263,6 +267,12 @@ describe('RedisStore', () => {
     const snapshot = await store.getSnapshot(sessionId);
     const session = await store.loadSession(sessionId, APP, userId);
     const audit = await store.listAudit(sessionId, 0, 100);
+    return { now, sessionId, userId, run, pause, said, snapshot, session, audit };
+  }
+
+  it('reads and goes on with a session an earlier release stored (a meta hash, v1 records)', async () => {
+    const { now, sessionId, userId, run, pause, said, snapshot, session, audit } =
+      await pausedAsReadNow();
     // The same session as that release's keys held it: records of v1 in the meta hash,
     // the event ids in their own hash.
     const k = (name: string) => key(`{s:${sessionId}}:${name}`);
@@ -319,19 +329,7 @@ describe('RedisStore', () => {
   });
 
   it('reads and goes on with a session the release before stored (record layout 2, audit lines in a list)', async () => {
-    const now = Date.now();
-    const { sessionId, userId, run, held } = await runningSession(store, now);
-    const [said, asked] = [userEvent(run.invocationId, 'hi'), userEvent(run.invocationId, 'pay?')];
-    const pause = newPause(run, 1, now);
-    await store.apply(sessionId, savePauseTransition, [
-      segmentEnd(run, held, now, { events: [said, asked], state: { intent: 'pay' } }),
-      pause,
-      requested(pause),
-      now + HOUR,
-    ]);
-    const snapshot = await store.getSnapshot(sessionId);
-    const session = await store.loadSession(sessionId, APP, userId);
-    const audit = await store.listAudit(sessionId, 0, 100);
+    const { now, sessionId, userId, run, snapshot, session, audit } = await pausedAsReadNow();
     // The same session as that release kept it: the record of layout 2, whose fifth line
     // lists the event ids only, the events in their list and the audit lines in theirs.
     const k = (name: string) => key(`{s:${sessionId}}:${name}`);
