@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { internalStore, type Store } from '../src/api/stores.js';
+import { internalStore, type Store } from '../src/library/stores.js';
 import { SQLITE_FILE_NAME } from '../src/store/sqlite/sqlite-store-options.js';
 import type { FootprintMeter } from './paused-footprint.js';
 import type { RedisInfo } from './redis-info.js';

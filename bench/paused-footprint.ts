@@ -1,5 +1,5 @@
-import type { Store } from '../src/api/stores.js';
 import type { StoreKind } from '../src/core/store-kinds.js';
+import type { Store } from '../src/library/stores.js';
 import { holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
 import { startPaused } from './holdpoint-cycles.js';
 import { benchConfig, type StoreChoice } from './scenarios.js';

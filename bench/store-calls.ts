@@ -1,5 +1,5 @@
-import { internalStore } from '../src/api/stores.js';
 import type { StoreKind } from '../src/core/store-kinds.js';
+import { internalStore } from '../src/library/stores.js';
 import { createStore, holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { inProcessCycle } from './holdpoint-cycles.js';

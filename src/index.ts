@@ -12,41 +12,6 @@ export {
   type ApprovalQuestion,
   waitForApproval,
 } from './agents/wait-for-approval.js';
-export {
-  type Actor,
-  type AttachedWebSocket,
-  type AuditCheckpointOptions,
-  type CancelRequest,
-  createHoldpoint,
-  type DecideRequest,
-  type Holdpoint,
-  type HoldpointOptions,
-  type ReassignRunRequest,
-  type RecoverRunRequest,
-  type ResumeRunRequest,
-  type StartRunRequest,
-  type WebSocketOptions,
-} from './api/create-holdpoint.js';
-export {
-  type AppDefinition,
-  type AppHost,
-  type ApprovalSettings,
-  defineApp,
-  type HoldpointApp,
-  isHoldpointApp,
-  type SlaSettings,
-} from './api/define-app.js';
-export {
-  type MemoryStoreOptions,
-  memoryStore,
-  type PostgresStoreOptions,
-  postgresStore,
-  type RedisStoreOptions,
-  redisStore,
-  type SqliteStoreOptions,
-  type Store,
-  sqliteStore,
-} from './api/stores.js';
 export { defineConfig, type ServerConfig } from './config/config.js';
 export type {
   ApprovalEvent,
@@ -81,6 +46,41 @@ export {
   type CheckpointsCheck,
   verifyAuditCheckpoints,
 } from './core/verify-audit-checkpoints.js';
+export {
+  type Actor,
+  type AttachedWebSocket,
+  type AuditCheckpointOptions,
+  type CancelRequest,
+  createHoldpoint,
+  type DecideRequest,
+  type Holdpoint,
+  type HoldpointOptions,
+  type ReassignRunRequest,
+  type RecoverRunRequest,
+  type ResumeRunRequest,
+  type StartRunRequest,
+  type WebSocketOptions,
+} from './library/create-holdpoint.js';
+export {
+  type AppDefinition,
+  type AppHost,
+  type ApprovalSettings,
+  defineApp,
+  type HoldpointApp,
+  isHoldpointApp,
+  type SlaSettings,
+} from './library/define-app.js';
+export {
+  type MemoryStoreOptions,
+  memoryStore,
+  type PostgresStoreOptions,
+  postgresStore,
+  type RedisStoreOptions,
+  redisStore,
+  type SqliteStoreOptions,
+  type Store,
+  sqliteStore,
+} from './library/stores.js';
 export type { ReassignedApproval } from './runtime/commands/reassign-approval.js';
 export type { AppSummary, Health } from './runtime/holdpoint-runtime.js';
 export {

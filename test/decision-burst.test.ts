@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createHoldpoint, type Holdpoint, redisStore, type Store, sqliteStore } from 'holdpoint';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import payments from '../examples/payments/app.js';
-import { internalStore } from '../src/api/stores.js';
+import { internalStore } from '../src/library/stores.js';
 import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';

@@ -16,7 +16,7 @@ const SRC = join(ROOT, 'src');
  * layers of one rank stand side by side and import neither each other nor anything
  * above. The agents know only `core`, the store nothing of the runtime; telemetry reads
  * the store's commits and the runtime starts its spans; the transports call the
- * runtime; `api` (createHoldpoint) wires them; the command (config, main, bin) and the
+ * runtime; the library (createHoldpoint) wires them; the command (config, main, bin) and the
  * package's entry points (`holdpoint`, `holdpoint/workflows`) stand on top.
  */
 const LAYERS: { layer: string; rank: number; holds: string[] }[] = [
@@ -26,7 +26,7 @@ const LAYERS: { layer: string; rank: number; holds: string[] }[] = [
   { layer: 'telemetry', rank: 2, holds: ['telemetry'] },
   { layer: 'runtime', rank: 3, holds: ['runtime'] },
   { layer: 'transports', rank: 4, holds: ['transports'] },
-  { layer: 'api', rank: 5, holds: ['api'] },
+  { layer: 'library', rank: 5, holds: ['library'] },
   { layer: 'the command', rank: 6, holds: ['config', 'main', 'bin'] },
   { layer: 'the entry points', rank: 7, holds: ['index.ts', 'workflows.ts'] },
 ];
@@ -253,6 +253,22 @@ describe('the import graph of src/', () => {
   it('every module lies in a layer of docs/architecture.md', () => {
     const unplaced = FILES.filter((file) => layerOf(file) === undefined).map(shown);
     expect(unplaced).toEqual([]);
+  });
+
+  it('reaches the HTTP layer from outside it only through its public surfaces', () => {
+    const http = join(SRC, 'transports', 'http');
+    const surfaces = new Set(
+      ['index.ts', 'operations/index.ts', 'wire/index.ts'].map((file) => join(http, file)),
+    );
+    const inHttp = (file: string) => file.startsWith(`${http}/`);
+    const wrong = [...GRAPH.edges].flatMap(([file, targets]) =>
+      inHttp(file)
+        ? []
+        : [...targets]
+            .filter((target) => inHttp(target) && !surfaces.has(target))
+            .map((target) => `${shown(file)} -> ${shown(target)}`),
+    );
+    expect(wrong).toEqual([]);
   });
 
   it('nothing imports upward, nor sideways into a layer beside its own', () => {

@@ -73,7 +73,6 @@ function dispatcher(
   logger = pino({ level: 'silent' }),
 ): DeliveryDispatcher {
   const made = new DeliveryDispatcher(store, options, clock, logger);
-  made.attach();
   running.push(made);
   return made;
 }
@@ -250,7 +249,6 @@ describe.each(['memory', 'redis'])('the dispatcher on the %s store', (kind) => {
       clock,
       pino({ level: 'silent' }),
     );
-    made.attach();
     await pausedSession(store, 1, clock.now());
     const pass = made.dispatch();
     await reached;

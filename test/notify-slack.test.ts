@@ -4,8 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { createHoldpoint, defineApp, type Holdpoint, memoryStore, redisStore } from 'holdpoint';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildHoldpoint } from '../src/api/create-holdpoint.js';
-import { nodeHandler } from '../src/api/node-handler.js';
 import { loadConfig } from '../src/config/config.js';
 import {
   type ApprovalEvent,
@@ -15,6 +13,8 @@ import {
 import { hashArgs } from '../src/core/hash.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { ApprovalRequest } from '../src/core/types.js';
+import { buildHoldpoint } from '../src/library/create-holdpoint.js';
+import { nodeHandler } from '../src/library/node-handler.js';
 import { holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
 import type { DeliveryContext, RecipientAddress } from '../src/runtime/notify/channel.js';
 import { DeliveryFailure } from '../src/runtime/notify/channel.js';

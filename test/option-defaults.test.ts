@@ -31,13 +31,13 @@ const LIMITS_BY_PATH = Object.fromEntries(
 
 const DECLARATIONS: OptionsDeclaration[] = [
   {
-    file: 'src/api/create-holdpoint.ts',
+    file: 'src/library/create-holdpoint.ts',
     name: 'HoldpointOptions',
     // createHoldpoint resolves retentionSeconds by DEFAULTS.sessionTtlSeconds.
     settingOf: { retentionSeconds: 'sessionTtlSeconds', ...LIMITS_BY_PATH },
   },
   {
-    file: 'src/api/create-holdpoint.ts',
+    file: 'src/library/create-holdpoint.ts',
     name: 'AuditCheckpointOptions',
     settingOf: { everySeconds: 'auditCheckpointSeconds' },
   },

@@ -1,7 +1,7 @@
 import { createHoldpoint, type Holdpoint, redisStore } from 'holdpoint';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { internalStore } from '../src/api/stores.js';
+import { internalStore } from '../src/library/stores.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import approvalTools, { effectRuns } from './support/approval-tools-app.js';
 

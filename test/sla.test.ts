@@ -1,11 +1,11 @@
 import { defineApp } from 'holdpoint';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type ApprovalSettings, resolveApp } from '../src/api/define-app.js';
 import { auditLine } from '../src/core/audit-line.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { Principal } from '../src/core/principal.js';
 import { verifyAuditChain } from '../src/core/verify-audit-chain.js';
+import { type ApprovalSettings, resolveApp } from '../src/library/define-app.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
 import type { HoldpointStore } from '../src/store/store.js';

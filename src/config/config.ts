@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { type HoldpointApp, isHoldpointApp } from '../api/define-app.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
 import type { Setting } from '../core/settings/setting.js';
 import type { SettingInputs, SettingValues } from '../core/settings/setting-types.js';
 import { SETTINGS } from '../core/settings/settings.js';
+import { type HoldpointApp, isHoldpointApp } from '../library/define-app.js';
 
 /** The settings, by long name, as entries. */
 const ENTRIES = Object.entries(SETTINGS) as [keyof typeof SETTINGS, Setting][];

@@ -1,5 +1,5 @@
 import type { HoldpointConfig } from '../config/config.js';
-import { isLoopbackName } from '../transports/http/guards/index.js';
+import { isLoopbackName } from '../core/host-names.js';
 
 /** The names of this machine a browser on it uses. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];

@@ -1,7 +1,7 @@
 import { open, readFile } from 'node:fs/promises';
-import type { AuditCheckpointOptions } from '../api/create-holdpoint.js';
 import type { HoldpointConfig } from '../config/config.js';
 import { HoldpointError } from '../core/errors.js';
+import type { AuditCheckpointOptions } from '../library/create-holdpoint.js';
 
 /**
  * The audit checkpoints the config asks for (`--audit-signing-key` and a file or a

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { internalStore } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
+import { internalStore } from '../library/stores.js';
 import { PostgresDriver } from '../store/postgres/postgres-driver.js';
 import { migrateSchema } from '../store/sql/schema/migrate.js';
 import type { SqlDriver } from '../store/sql/sql-driver.js';
 import { SqliteDriver } from '../store/sqlite/sqlite-driver.js';
 import { SQLITE_FILE_NAME } from '../store/sqlite/sqlite-store-options.js';
-import { presentStoreStats } from '../transports/http/operations/server.js';
+import { presentStoreStats } from '../transports/http/index.js';
 import { createStore, dataDirOf } from './holdpoint-from-config.js';
 import { storeLocation } from './store-location.js';
 

@@ -1,14 +1,23 @@
 import { resolve } from 'node:path';
 import { type Logger, pino } from 'pino';
-import { buildHoldpoint, type Holdpoint } from '../api/create-holdpoint.js';
-import { memoryStore, postgresStore, redisStore, type Store, sqliteStore } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
+import { buildHoldpoint, type Holdpoint } from '../library/create-holdpoint.js';
+import {
+  memoryStore,
+  postgresStore,
+  redisStore,
+  type Store,
+  sqliteStore,
+} from '../library/stores.js';
 import type { HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import type { NotificationOptions } from '../runtime/notify/notification-options.js';
 import type { Identity } from '../transports/auth/index.js';
-import type { BrowserPolicy } from '../transports/http/guards/index.js';
-import { LIMIT_SETTING_NAMES, type SocketLimits } from '../transports/http/limits/index.js';
+import {
+  type BrowserPolicy,
+  LIMIT_SETTING_NAMES,
+  type SocketLimits,
+} from '../transports/http/index.js';
 import { allowedHostsFor } from './allowed-hosts.js';
 import { auditCheckpointsFromConfig } from './audit-checkpoints-from-config.js';
 import { identityFromConfig } from './identity-from-config.js';

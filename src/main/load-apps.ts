@@ -1,5 +1,5 @@
-import { type HoldpointApp, isHoldpointApp } from '../api/define-app.js';
 import { HoldpointError } from '../core/errors.js';
+import { type HoldpointApp, isHoldpointApp } from '../library/define-app.js';
 import { importDefault } from './import-user-module.js';
 
 /** An app named on the command line or in a config file: a module path, or the app itself. */

@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ServerType, serve as serveNode } from '@hono/node-server';
-import { internalStore } from '../api/stores.js';
 import type { HoldpointConfig } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
+import { isLoopbackName } from '../core/host-names.js';
+import { internalStore } from '../library/stores.js';
 import { DataDirLock } from '../store/sqlite/data-dir-lock.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
-import { isLoopbackName } from '../transports/http/guards/index.js';
 import {
   type ConfiguredHoldpoint,
   dataDirOf,

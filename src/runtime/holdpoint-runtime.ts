@@ -10,13 +10,13 @@ import {
   idempotentRequest,
   type RequestAct,
 } from './commands/idempotent-request.js';
-import { delegatorsOf } from './commands/resume-run.js';
 import { expireDue } from './expiry/expire-due.js';
 import { ExpirySweeper } from './expiry/expiry-sweeper.js';
 import { applySlaDue, type SlaSweep } from './expiry/sla-due.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
 import { bindOperations, checked, type RuntimeOperations } from './operations.js';
+import { delegatorsOf } from './queries/delegators.js';
 import { InboxWatches } from './queries/inbox-watch.js';
 import { sessionOwner } from './queries/session-view.js';
 import { recoverInterrupted } from './recovery/recover-interrupted.js';

@@ -45,7 +45,7 @@ export interface RuntimeOptions {
    * Notifications of approval events: commits plan deliveries for these channels and the
    * dispatcher sends them (kept `retentionSeconds`). None when absent.
    */
-  notifications?: DispatcherOptions & { retentionSeconds?: number };
+  notifications?: DispatcherOptions;
 }
 
 /** What every phase of the runtime works with: the store, the apps, time and the log. */
@@ -89,7 +89,6 @@ export class RuntimeContext {
         this.clock,
         this.logger.child({ component: 'notifications' }),
       );
-      this.dispatcher.attach(options.notifications.retentionSeconds);
     }
   }
 

@@ -54,13 +54,19 @@ export interface DeliveryQuery {
  * dies, and waiting deliveries cost nothing until due.
  */
 export interface Outbox {
-  /** Set by the runtime that dispatches deliveries; without it commits write none. */
-  planner?: DeliveryPlanner;
+  /** What plans the deliveries of each commit (see `planWith`); without it commits write none. */
+  readonly planner?: DeliveryPlanner;
   /**
    * How long a delivery is kept after it was written (then it is gone, whatever its
    * status). Default DEFAULT_DELIVERY_RETENTION_SECONDS.
    */
-  retentionSeconds: number;
+  readonly retentionSeconds: number;
+  /**
+   * From now on, every commit plans its deliveries with `planner`, each kept
+   * `retentionSeconds` (default DEFAULT_DELIVERY_RETENTION_SECONDS) after it is written.
+   * Returns what stops it (planning by a later `planWith` is left as it is).
+   */
+  planWith(planner: DeliveryPlanner, retentionSeconds?: number): () => void;
   /** Deliveries due by `now` (pending or failed), earliest first, at most `limit`. */
   due(now: number, limit: number): Promise<DeliveryRecord[]>;
   /**
@@ -80,4 +86,21 @@ export interface Outbox {
   list(query: DeliveryQuery): Promise<Page<DeliveryRecord>>;
   /** Makes a delivery due now again, attempts from zero (an admin's re-send). */
   resend(deliveryId: string, now: number): Promise<DeliveryRecord | undefined>;
+}
+
+/** The planning every outbox keeps (`Outbox.planWith`); each store's outbox extends it. */
+export abstract class PlannedOutbox {
+  planner?: DeliveryPlanner;
+  retentionSeconds = DEFAULT_DELIVERY_RETENTION_SECONDS;
+
+  planWith(
+    planner: DeliveryPlanner,
+    retentionSeconds = DEFAULT_DELIVERY_RETENTION_SECONDS,
+  ): () => void {
+    this.planner = planner;
+    this.retentionSeconds = retentionSeconds;
+    return () => {
+      if (this.planner === planner) this.planner = undefined;
+    };
+  }
 }

@@ -1561,13 +1561,12 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
   });
 
   describe('outbox', () => {
+    let stopPlanning: (() => void)[] = [];
     beforeAll(() => {
-      store.outbox.planner = testPlanner;
-      peer.outbox.planner = testPlanner;
+      stopPlanning = [store.outbox.planWith(testPlanner), peer.outbox.planWith(testPlanner)];
     });
     afterAll(() => {
-      store.outbox.planner = undefined;
-      peer.outbox.planner = undefined;
+      for (const stop of stopPlanning) stop();
     });
 
     /** The ids of the deliveries the test planner makes for `sessionId`'s approval lines. */
@@ -1593,8 +1592,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
         planned.push(...deliveries.map((d) => d.deliveryId));
         return deliveries;
       };
-      store.outbox.planner = recording;
-      peer.outbox.planner = recording;
+      store.outbox.planWith(recording);
+      peer.outbox.planWith(recording);
       const written: string[] = [];
       const stopObserving = store.observeCommits((_before, writes) =>
         written.push(...(writes.deliveries ?? []).map((d) => d.deliveryId)),
@@ -1612,8 +1611,8 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
           ),
         );
       } finally {
-        store.outbox.planner = testPlanner;
-        peer.outbox.planner = testPlanner;
+        store.outbox.planWith(testPlanner);
+        peer.outbox.planWith(testPlanner);
         stopObserving();
       }
       const stored = await plannedIds(sessionId);
@@ -1638,7 +1637,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
       const fixedId = deliveryIdOf(unique('event'), 'test', 'endpoint:test');
       const sameId: DeliveryPlanner = (before, writes) =>
         testPlanner(before, writes).map((d) => ({ ...d, deliveryId: fixedId }));
-      store.outbox.planner = sameId;
+      store.outbox.planWith(sameId);
       try {
         const { sessionId, pause } = await pausedSession(store, 1, now);
         await store.outbox.claim(fixedId, 'holder', now + 60_000, now);
@@ -1650,7 +1649,7 @@ describe.each(subjects)('$kind store contract', ({ open }) => {
           DECIDER,
         ]);
       } finally {
-        store.outbox.planner = testPlanner;
+        store.outbox.planWith(testPlanner);
       }
       expect(await peer.outbox.get(fixedId)).toMatchObject({
         status: 'sent',

@@ -14,7 +14,7 @@ afterEach(async () => {
 
 /** A paused, a running and a finished session (its pause expired); each pause plans a delivery. */
 async function threeSessions(store: HoldpointStore, now: number) {
-  store.outbox.planner = testPlanner;
+  store.outbox.planWith(testPlanner);
   await pausedSession(store, 1, now);
   await runningSession(store, now);
   const finished = await pausedSession(store, 1, now, 60_000);

@@ -3,7 +3,7 @@ import type { AgentApp } from '../../agents/agent-app.js';
 import { asClaimedWork } from '../../core/claimed-work.js';
 import { HoldpointError, withRun } from '../../core/errors.js';
 import { mayNeedDelegators } from '../../core/may-decide.js';
-import { type Principal, SYSTEM } from '../../core/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { settledDecisions } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
@@ -11,6 +11,7 @@ import { holdChannel } from '../../store/run-relay.js';
 import type { DecisionBatch, SessionTrail } from '../../store/store.js';
 import { type DecisionCheck, decideTransition } from '../../store/transitions.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
+import { delegatorsOf } from '../queries/delegators.js';
 import { runState } from '../queries/run-state.js';
 import {
   type DecisionInput,
@@ -146,16 +147,6 @@ export function resumeDecidedRun(
     sink,
     trail,
   });
-}
-
-/** The people whose out-of-office delegation to `by` is in force at `now`. */
-export async function delegatorsOf(
-  ctx: RuntimeContext,
-  by: Principal,
-  now: number,
-): Promise<string[]> {
-  if (by === SYSTEM) return [];
-  return (await ctx.store.delegations.delegatorsOf(by.id, now)).map((d) => d.userId);
 }
 
 /**

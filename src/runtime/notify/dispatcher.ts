@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ApprovalEventType } from '../../core/approval-event.js';
 import type { Clock } from '../../core/clock.js';
-import {
-  type DeliveryPlanner,
-  type DeliveryRecord,
-  type DeliveryResult,
-  deliveryIdOf,
-} from '../../store/outbox.js';
+import { type DeliveryRecord, type DeliveryResult, deliveryIdOf } from '../../store/outbox.js';
 import type { HoldpointStore } from '../../store/store.js';
 import { undeliveredTransition } from '../../store/transitions.js';
 import {
@@ -60,6 +55,8 @@ export interface DispatcherOptions {
   batchSize?: number;
   /** Told how each attempt ended (for metrics). */
   onSettled?: (delivery: DeliveryRecord, result: DeliveryResult) => void;
+  /** How long the store keeps each delivery after it is written. Default 7 days. */
+  retentionSeconds?: number;
 }
 
 const DEFAULT_MAX_ATTEMPTS = 8;
@@ -97,7 +94,8 @@ function reasonOf(error: unknown): string {
  * Driven by the sweeper's beat (retries, other processes' commits; one instance at a
  * time) and nudged in process by the outbox after a commit that wrote deliveries. It
  * reads only what is due now from the due index: deliveries waiting for a retry cost
- * nothing until then, and no timer is kept per delivery.
+ * nothing until then, and no timer is kept per delivery. From its construction until
+ * `stop`, the store's commits plan deliveries for its channels.
  */
 export class DeliveryDispatcher {
   /** Who claims deliveries: this dispatcher, in this process. */
@@ -114,8 +112,8 @@ export class DeliveryDispatcher {
   private stopped = false;
   /** Aborts the attempts in flight when the dispatcher stops (they are retried later). */
   private readonly stopping = new AbortController();
-  private readonly planner: DeliveryPlanner;
-  private stopObserving?: () => void;
+  /** Stops the store's commits planning deliveries, and nudging this dispatcher. */
+  private readonly detach: () => void;
 
   constructor(
     private readonly store: HoldpointStore,
@@ -130,22 +128,20 @@ export class DeliveryDispatcher {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.random = options.random ?? Math.random;
     this.batchSize = options.batchSize ?? DEFAULT_BATCH;
-    this.planner = deliveryPlanner(options.channels, options.directory);
-  }
-
-  /**
-   * Makes the store's commits plan deliveries for these channels (kept `retentionSeconds`)
-   * and nudge this dispatcher once they are stored.
-   */
-  attach(retentionSeconds?: number): void {
-    const { outbox } = this.store;
-    outbox.planner = this.planner;
-    // Once a commit that wrote deliveries is stored (never before), they go out at once
-    // instead of at the next sweep.
-    this.stopObserving = this.store.observeCommits((_before, writes) => {
+    // From here on the store's commits plan deliveries for these channels, and nudge
+    // this dispatcher once they are stored (never before): they go out at once instead
+    // of at the next sweep.
+    const stopPlanning = store.outbox.planWith(
+      deliveryPlanner(options.channels, options.directory),
+      options.retentionSeconds,
+    );
+    const stopObserving = store.observeCommits((_before, writes) => {
       if (writes.deliveries?.length) this.nudge();
     });
-    if (retentionSeconds !== undefined) outbox.retentionSeconds = retentionSeconds;
+    this.detach = () => {
+      stopPlanning();
+      stopObserving();
+    };
   }
 
   /** Sends what is due soon, in the background (after a commit that wrote deliveries). */
@@ -178,9 +174,7 @@ export class DeliveryDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopping.abort(new DeliveryFailure('The dispatcher stopped.'));
-    const { outbox } = this.store;
-    if (outbox.planner === this.planner) outbox.planner = undefined;
-    this.stopObserving?.();
+    this.detach();
     await this.pass?.catch(() => {});
   }
 

@@ -7,8 +7,8 @@ import type { ApprovalRequest, Decision } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
-import { delegatorsOf } from '../commands/resume-run.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { delegatorsOf } from './delegators.js';
 import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';
 
 /** A pending approval with the run it belongs to. */

@@ -7,9 +7,9 @@ import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/
 import { idText, validate } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { undecidedApprovals } from '../../store/transitions.js';
-import { delegatorsOf } from '../commands/resume-run.js';
 import { expirePause } from '../expiry/expire-due.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { delegatorsOf } from './delegators.js';
 import { runView } from './runs.js';
 
 /** What a session looks like from outside. */

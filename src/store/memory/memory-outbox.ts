@@ -1,11 +1,10 @@
 import {
-  DEFAULT_DELIVERY_RETENTION_SECONDS,
-  type DeliveryPlanner,
   type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryResult,
   type DeliveryStatus,
   type Outbox,
+  PlannedOutbox,
 } from '../outbox.js';
 import type { Page } from '../store.js';
 import { SortedIndex } from './sorted-index.js';
@@ -20,9 +19,7 @@ function waiting(record: DeliveryRecord): boolean {
  * their next attempt), every one in a log newest first (all, and per status), each kept
  * for the retention. The store calls `write` inside the commit that planned them.
  */
-export class MemoryOutbox implements Outbox {
-  planner?: DeliveryPlanner;
-  retentionSeconds = DEFAULT_DELIVERY_RETENTION_SECONDS;
+export class MemoryOutbox extends PlannedOutbox implements Outbox {
   private readonly records = new Map<string, DeliveryRecord>();
 
   /** How many deliveries are kept. */

@@ -114,8 +114,7 @@ describe('MemoryStore', () => {
   it('keeps deliveries for the retention, then forgets them, waiting or not', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const store = new MemoryStore({ sessionTtlSeconds: 600 });
-    store.outbox.planner = testPlanner;
-    store.outbox.retentionSeconds = 60;
+    store.outbox.planWith(testPlanner, 60);
     await pausedSession(store, 2);
     const { items } = await store.outbox.list({ limit: 10 });
     expect(items).toHaveLength(2);

@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { approvalEvent } from '../../core/approval-event.js';
 import {
-  DEFAULT_DELIVERY_RETENTION_SECONDS,
-  type DeliveryPlanner,
   type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryResult,
   type DeliveryStatus,
   type Outbox,
+  PlannedOutbox,
 } from '../outbox.js';
 import type { Page } from '../store.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
@@ -105,9 +104,7 @@ function encodeDelivery(record: DeliveryRecord): string[] {
  * them (`commitOperations`); claims, settlements and re-sends are one small script each,
  * so two instances never both hold an attempt.
  */
-export class RedisOutbox implements Outbox {
-  planner?: DeliveryPlanner;
-  retentionSeconds = DEFAULT_DELIVERY_RETENTION_SECONDS;
+export class RedisOutbox extends PlannedOutbox implements Outbox {
   private readonly claimScript: RedisScript;
   private readonly settleScript: RedisScript;
   private readonly resendScript: RedisScript;
@@ -118,6 +115,7 @@ export class RedisOutbox implements Outbox {
     private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
   ) {
+    super();
     this.claimScript = conn.script('claim-delivery');
     this.settleScript = conn.script('settle-delivery');
     this.resendScript = conn.script('resend-delivery');

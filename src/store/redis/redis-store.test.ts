@@ -744,8 +744,7 @@ describe('the Redis outbox', () => {
   it('keeps each delivery under {index} for the retention, written by the commit script alone', async () => {
     const writer = await RedisStore.connect(options);
     try {
-      writer.outbox.planner = testPlanner;
-      writer.outbox.retentionSeconds = 120;
+      writer.outbox.planWith(testPlanner, 120);
       const before = Date.now();
       const sent = await scratch.commandsDuring(() => pausedSession(writer, 1));
       // The delivery is in the commit's script: no command of its own.

@@ -1,10 +1,9 @@
 import {
-  DEFAULT_DELIVERY_RETENTION_SECONDS,
-  type DeliveryPlanner,
   type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryResult,
   type Outbox,
+  PlannedOutbox,
 } from '../outbox.js';
 import type { Page } from '../store.js';
 import type { SqlDriver, SqlRow } from './sql-driver.js';
@@ -54,10 +53,10 @@ function changed(
  * due index (kept NULL once a delivery no longer waits); rows past their retention
  * (`expires_at`) are read as absent.
  */
-export class SqlOutbox implements Outbox {
-  planner?: DeliveryPlanner;
-  retentionSeconds = DEFAULT_DELIVERY_RETENTION_SECONDS;
-  constructor(readonly driver: SqlDriver) {}
+export class SqlOutbox extends PlannedOutbox implements Outbox {
+  constructor(readonly driver: SqlDriver) {
+    super();
+  }
 
   async due(now: number, limit: number): Promise<DeliveryRecord[]> {
     const { rows } = await this.driver.query(

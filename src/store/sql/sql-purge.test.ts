@@ -288,8 +288,7 @@ describe.each(['sqlite', 'postgres'] as const)('purgeExpired on %s', (kind) => {
   it("removes each record table's expired rows, and only those", async () => {
     const { store, raw } = await OPEN[kind]();
     const now = Date.now();
-    store.outbox.retentionSeconds = 60;
-    store.outbox.planner = testPlanner;
+    store.outbox.planWith(testPlanner, 60);
     // A delivery, through a pause whose request line plans one.
     const paused = await pausedSession(store, 1, now);
     const { rows: requestedLines } = await raw.query(

@@ -10,11 +10,16 @@ import type { Principal } from '../../core/principal.js';
 import { boundedJson, idText, reasonText, validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
-import { requireActingAs } from '../http/caller.js';
-import { admitUpgrade, type BrowserPolicy } from '../http/guards/index.js';
-import { SocketHeartbeat, type SocketLimits } from '../http/limits/index.js';
-import { presentError, presentOutcome } from '../http/present.js';
-import { refuseUpgrade } from '../http/refuse-upgrade.js';
+import {
+  admitUpgrade,
+  type BrowserPolicy,
+  presentError,
+  presentOutcome,
+  refuseUpgrade,
+  requireActingAs,
+  SocketHeartbeat,
+  type SocketLimits,
+} from '../http/index.js';
 import { type ChatIntent, type PostedIntent, postedIntent } from './chat-intent.js';
 import { type ChatRequestBody, chatDecisionDetails, chatRequestBody } from './chat-request.js';
 import { errorText, runChatTurn } from './chat-stream.js';

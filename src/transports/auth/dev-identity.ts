@@ -1,6 +1,6 @@
 import { HoldpointError } from '../../core/errors.js';
+import { isLoopbackName } from '../../core/host-names.js';
 import { principalSchema } from '../../core/principal.js';
-import { isLoopbackName } from '../http/guards/index.js';
 import type { Authenticator } from './authenticator.js';
 import { cookie, handshakeQuery } from './credentials.js';
 

@@ -49,16 +49,17 @@ import type { HoldpointStore } from '../store/store.js';
 import { storeMetrics } from '../telemetry/store-metrics.js';
 import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
 import { type Identity, type IdentityOptions, identityFrom } from '../transports/auth/index.js';
-import type { WithPrincipal } from '../transports/http/caller.js';
-import { BrowserPolicy, browserOptions } from '../transports/http/guards/index.js';
-import { createHttpApp } from '../transports/http/http-app.js';
 import {
+  BrowserPolicy,
+  browserOptions,
+  createHttpApp,
   type LimitsOptions,
   limitsOptions,
   resolveLimits,
   SocketLimits,
-} from '../transports/http/limits/index.js';
-import { slackInteractivityOf } from '../transports/http/slack-interactivity.js';
+  slackInteractivityOf,
+  type WithPrincipal,
+} from '../transports/http/index.js';
 import { checkpointWebhookSink } from '../transports/notify/checkpoint-webhook-sink.js';
 import { isSlackChannel } from '../transports/notify/slack-channel.js';
 import { routeAdkLogs } from './adk-logger.js';
