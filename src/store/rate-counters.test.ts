@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import type { StoreKind } from '../core/store-kinds.js';
 import { MemoryStore } from './memory/memory-store.js';
 import type { RateCounters } from './rate-counters.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis/redis-scratch.test-support.js';
 import { RedisStore } from './redis/redis-store.js';
 import { SqlRateCounters } from './sql/sql-rate-counters.js';
 import { SqlScratch } from './sql/sql-records.test-support.js';
+import { isTested, testedStores } from './tested-stores.test-support.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 12);
@@ -25,7 +27,7 @@ afterAll(async () => {
 
 /** Counters, and a second handle on the same counts (another process for Redis). */
 const subjects: {
-  kind: string;
+  kind: StoreKind;
   open: () => Promise<{ rates: RateCounters; peer: RateCounters; close: () => Promise<void> }>;
 }[] = [
   {
@@ -60,7 +62,7 @@ const subjects: {
   })),
 ];
 
-describe.each(subjects)('rate counters: $kind', ({ open }) => {
+describe.each(testedStores(subjects))('rate counters: $kind', ({ open }) => {
   it('counts each key in its window, shared by every handle; a new window starts over', async () => {
     const { rates, peer, close } = await open();
     const key = `runs\nann-${Math.random()}`;
@@ -89,7 +91,7 @@ describe.each(subjects)('rate counters: $kind', ({ open }) => {
   });
 });
 
-describe('rate counters in Redis', () => {
+describe.skipIf(!isTested('redis'))('rate counters in Redis', () => {
   it('live under the key prefix and expire on their own, a window after the first hit', async () => {
     const store = new RedisStore({
       url: TEST_REDIS_URL,

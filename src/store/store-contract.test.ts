@@ -10,6 +10,7 @@ import { auditLine } from '../core/audit-line.js';
 import { codeOf } from '../core/errors.test-support.js';
 import { hashArgs, hashJson } from '../core/hash.js';
 import type { Principal } from '../core/principal.js';
+import type { StoreKind } from '../core/store-kinds.js';
 import type { Approvers, Decision, Pause } from '../core/types.js';
 import { verifyAuditChain } from '../core/verify-audit-chain.js';
 import { MemoryStore } from './memory/memory-store.js';
@@ -38,6 +39,7 @@ import {
   userEvent,
   vote,
 } from './store-fixtures.test-support.js';
+import { testedStores } from './tested-stores.test-support.js';
 import {
   beginRunTransition,
   cancelTransition,
@@ -66,7 +68,7 @@ const scratch = new RedisScratch();
 /** The subjects' session lifetime, in ms. */
 const TTL_MS = 600_000;
 
-const subjects: { kind: string; open: () => Subject }[] = [
+const subjects: { kind: StoreKind; open: () => Subject }[] = [
   {
     kind: 'memory',
     open: () => {
@@ -144,7 +146,7 @@ const subjects: { kind: string; open: () => Subject }[] = [
 
 afterAll(() => scratch.cleanup());
 
-describe.each(subjects)('$kind store contract', ({ open }) => {
+describe.each(testedStores(subjects))('$kind store contract', ({ open }) => {
   let subject: Subject;
   let store: HoldpointStore;
   let peer: HoldpointStore;

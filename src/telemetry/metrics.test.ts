@@ -15,6 +15,7 @@ import {
   vote,
 } from '../store/store-fixtures.test-support.js';
 import { TestStores } from '../store/test-stores.test-support.js';
+import { testedStores } from '../store/tested-stores.test-support.js';
 import { decideTransition } from '../store/transitions.js';
 import { holdpointMetrics } from './metrics.js';
 import { samplesOf } from './prometheus-text.test-support.js';
@@ -62,7 +63,7 @@ function approvalLine(action: AuditAction) {
   };
 }
 
-describe.each(['memory', 'redis'])('metrics of a %s store', (kind) => {
+describe.each(testedStores(['memory', 'redis'] as const))('metrics of a %s store', (kind) => {
   let store: HoldpointStore;
   let recorded: StoreMetrics;
 

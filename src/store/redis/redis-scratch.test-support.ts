@@ -9,8 +9,23 @@ export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  * each other's keys, and the removal of those keys afterwards.
  */
 export class RedisScratch {
-  readonly prefix = `hp-test-${randomBytes(6).toString('hex')}`;
-  readonly redis = new Redis(TEST_REDIS_URL);
+  readonly #prefix = `hp-test-${randomBytes(6).toString('hex')}`;
+  #redis?: Redis;
+  /** Whether the prefix or the client was handed out: until then there is nothing to remove. */
+  #used = false;
+
+  /** The scratch prefix. */
+  get prefix(): string {
+    this.#used = true;
+    return this.#prefix;
+  }
+
+  /** A client of the test Redis, made on first use (a file whose Redis tests are left out makes none). */
+  get redis(): Redis {
+    this.#used = true;
+    this.#redis ??= new Redis(TEST_REDIS_URL);
+    return this.#redis;
+  }
 
   /**
    * Every key under this scratch prefix, and under the prefixes a test derives from it
@@ -55,6 +70,7 @@ export class RedisScratch {
   }
 
   async cleanup(): Promise<void> {
+    if (!this.#used) return;
     const keys = await this.keys();
     if (keys.length > 0) await this.redis.del(...keys);
     await this.redis.quit();

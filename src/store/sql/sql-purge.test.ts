@@ -18,6 +18,7 @@ import {
   unique,
   userEvent,
 } from '../store-fixtures.test-support.js';
+import { isTested, testedStores } from '../tested-stores.test-support.js';
 import { expireTransition, savePauseTransition } from '../transitions.js';
 import type { SqlDriver, SqlQueries, SqlValue } from './sql-driver.js';
 import { SqlStore } from './sql-store.js';
@@ -130,7 +131,7 @@ async function finishedSession(store: SqlStore, now: number) {
   return { ...started, pause };
 }
 
-describe.each(['sqlite', 'postgres'] as const)('purgeExpired on %s', (kind) => {
+describe.each(testedStores(['sqlite', 'postgres'] as const))('purgeExpired on %s', (kind) => {
   it('keeps a finished session for its retention, then removes it with all its rows, and nothing finds it', async () => {
     const { store, raw } = await OPEN[kind]();
     const before = Date.now();
@@ -395,7 +396,7 @@ async function someoneWaits(raw: SqlDriver): Promise<void> {
     .toBe(1);
 }
 
-describe('purgeExpired on postgres, beside a commit', () => {
+describe.skipIf(!isTested('postgres'))('purgeExpired on postgres, beside a commit', () => {
   it('keeps a session that a commit carried on after the purge picked it, and its waiting counts', async () => {
     const { store, raw } = await OPEN.postgres();
     const now = Date.now();
@@ -494,7 +495,7 @@ function postgresScans(plan: string[]): string[] {
   });
 }
 
-describe.each(['sqlite', 'postgres'] as const)('the purge on %s, in cost', (kind) => {
+describe.each(testedStores(['sqlite', 'postgres'] as const))('the purge on %s, in cost', (kind) => {
   it('reads and deletes through indexes only, on tables of thousands of rows', async () => {
     const { raw } = await OPEN[kind]();
     await fill(raw, 5000);
@@ -526,7 +527,7 @@ describe.each(['sqlite', 'postgres'] as const)('the purge on %s, in cost', (kind
   });
 });
 
-describe('purgeExpired on postgres, beside a renewal', () => {
+describe.skipIf(!isTested('postgres'))('purgeExpired on postgres, beside a renewal', () => {
   it('keeps a record that was written again after the purge picked it', async () => {
     const { store, raw } = await OPEN.postgres();
     const now = Date.now();

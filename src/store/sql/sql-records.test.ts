@@ -4,6 +4,7 @@ import { AUDIT_GENESIS } from '../../core/audit-chain.js';
 import { type DeliveryRecord, deliveryIdOf } from '../outbox.js';
 import type { RequestRecord } from '../request-records.js';
 import { testEvent } from '../store-fixtures.test-support.js';
+import { testedStores } from '../tested-stores.test-support.js';
 import { SqlDelegations } from './sql-delegations.js';
 import type { SqlDriver } from './sql-driver.js';
 import { SqlEffectLedger } from './sql-effect-ledger.js';
@@ -14,7 +15,9 @@ import { SqlRequestRecords } from './sql-request-records.js';
 import { SqlUserMemories } from './sql-user-memories.js';
 
 const HOUR = 3_600_000;
-const scratches = [new SqlScratch('sqlite'), new SqlScratch('postgres')];
+const scratches = testedStores(['sqlite', 'postgres'] as const).map(
+  (dialect) => new SqlScratch(dialect),
+);
 
 afterAll(async () => {
   await Promise.all(scratches.map((scratch) => scratch.cleanup()));
