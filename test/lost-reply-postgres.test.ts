@@ -1,29 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { codeOf } from '../src/core/errors.test-support.js';
-import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import { afterAll } from 'vitest';
 import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
-import {
-  APP,
-  lease,
-  pausedWithApprovers,
-  runningSession,
-  segmentEnd,
-  vote,
-} from '../src/store/store-fixtures.test-support.js';
-import { decideTransition, finishRunTransition } from '../src/store/transitions.js';
-import { CuttingProxy } from './support/cutting-proxy.js';
-import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
-import { ann, bob, ops } from './support/principals.js';
-import { LEASE_SECONDS, runtimeOn } from './support/runtime-on.js';
+import { lostReplySuite } from './support/lost-reply-suite.js';
 
-// The lost-reply scenarios of lost-reply.test.ts on PostgreSQL: a commit (one statement,
-// its own transaction) reaches the server and the connection drops before its answer
-// gets back (or the commit never gets there). The caller is never told "nothing was stored" (STORE_UNAVAILABLE)
-// when it was: the store learns the commit's fate by reading the session's commit ids
-// again, and a retry of the same request is answered with the run's state.
+// The lost-reply scenarios (test/support/lost-reply-suite.ts) on PostgreSQL: a commit (one
+// statement, its own transaction) reaches the server and the connection drops before its
+// answer gets back (or the commit never gets there). The store learns the commit's fate by
+// reading the session's commit ids again.
 const scratch = new PostgresScratch();
+afterAll(() => scratch.cleanup());
 
 /**
  * How `json` travels in a commit: its rows are array parameters, whose elements escape
@@ -36,234 +21,24 @@ const inRows = (json: string) => json.replaceAll('"', '\\"');
  * committing on its own (no COMMIT follows it).
  */
 const AT_COMMIT = {};
-let proxy: CuttingProxy;
-let store: PostgresStore;
-let calls: HeldCalls;
-let runtime: HoldpointRuntime;
-let clock: ManualClock;
 
-/** A PostgreSQL store that waits this little for a lost commit's fate, so the test is quick. */
-class QuickToSettle extends PostgresStore {
-  protected override settleMs = 300;
-}
-
-beforeAll(async () => {
-  await scratch.ready();
-  // The schema is made once, not through the proxy.
-  const setup = await PostgresStore.connect({ url: scratch.url });
-  await setup.close();
-});
-beforeEach(async () => {
-  proxy = await CuttingProxy.start(scratch.url);
-  // One connection, as the Redis store has: once it is cut and new ones are refused,
-  // the store is away (a pool's other connections would still answer).
-  store = new QuickToSettle({ url: proxy.url, sessionTtlSeconds: 600, maxConnections: 1 });
-  await store.ping();
-  calls = new HeldCalls();
-  calls.passThrough = true;
-  clock = new ManualClock();
-  runtime = runtimeOn(store, heldToolApp(calls), clock);
-});
-afterEach(async () => {
-  await store.close();
-  await proxy.close();
-});
-afterAll(() => scratch.cleanup());
-
-async function paused(): Promise<string> {
-  const outcome = await runtime.operations.start({ query: 'pay' }, ann);
-  expect(outcome.status).toBe('pending_approval');
-  return outcome.sessionId;
-}
-
-async function actions(sessionId: string): Promise<string[]> {
-  const { entries } = await runtime.operations.audit({ sessionId }, ops);
-  return entries.map((e) => e.action);
-}
-
-describe('a write whose reply is lost', () => {
-  it('is found stored: the decision is answered once, and the run completes', async () => {
-    const sessionId = await paused();
-    const cut = proxy.cutAfter(inRows('"decidedBy":"bob"'), AT_COMMIT);
-    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
-    await cut;
-    expect(outcome).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
-    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
-    expect(calls.effects).toHaveLength(1);
-  });
-
-  it('is found not stored: the decision is written again, once', async () => {
-    const sessionId = await paused();
-    const cut = proxy.cutBefore(inRows('"decidedBy":"bob"'), AT_COMMIT);
-    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
-    await cut;
-    expect(outcome).toMatchObject({ status: 'completed' });
-    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
-    expect(calls.effects).toHaveLength(1);
-  });
-
-  it('of a new session is found stored: the run goes on, no SESSION_EXISTS', async () => {
-    const cut = proxy.cutAfter(inRows('"query":"hello"'), AT_COMMIT);
-    const outcome = await runtime.operations.start({ query: 'hello' }, ann);
-    await cut;
-    expect(outcome).toMatchObject({ status: 'completed', result: 'Echo: hello' });
-  });
-
-  it('is OUTCOME_UNKNOWN, naming the run, while the store stays away; the retry gets the run', async () => {
-    const sessionId = await paused();
-    const { run } = await runtime.operations.getSession(sessionId, ops);
-    const cut = proxy.cutAfter(inRows('"decidedBy":"bob"'), AT_COMMIT);
-    proxy.refusing = true;
-    const request = { sessionId, approved: true, requestId: 'r-1' };
-    const first = await runtime.operations.resume(request, bob).catch((error) => error);
-    await cut;
-    expect(first).toMatchObject({
-      code: 'OUTCOME_UNKNOWN',
-      details: { session_id: sessionId, invocation_id: run?.invocationId },
-    });
-    proxy.refusing = false;
-    // The decision was stored and took the session for a segment that never ran: the
-    // same request learns that instead of ALREADY_DECIDED, and, once the run is
-    // recovered, gets its outcome.
-    expect(await runtime.operations.resume(request, bob).catch((e) => e)).toMatchObject({
-      code: 'OUTCOME_UNKNOWN',
-      details: { status: 'running' },
-    });
-    expect(await codeOf(runtime.operations.resume({ ...request, requestId: 'r-2' }, bob))).toBe(
-      'ALREADY_DECIDED',
-    );
-    clock.advance((LEASE_SECONDS + 1) * 1000);
-    await runtime.operations.recover({ invocationId: run?.invocationId ?? '' }, ops);
-    expect(await runtime.operations.resume(request, bob)).toMatchObject({
-      status: 'completed',
-      invocationId: run?.invocationId,
-    });
-    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
-    expect(calls.effects).toHaveLength(1);
-  });
-
-  it('is OUTCOME_UNKNOWN while the store stays away; when it was not stored the retry acts', async () => {
-    const sessionId = await paused();
-    const cut = proxy.cutBefore(inRows('"decidedBy":"bob"'), AT_COMMIT);
-    proxy.refusing = true;
-    const request = { sessionId, approved: true, requestId: 'r-1' };
-    expect(await codeOf(runtime.operations.resume(request, bob))).toBe('OUTCOME_UNKNOWN');
-    await cut;
-    proxy.refusing = false;
-    expect(await runtime.operations.resume(request, bob)).toMatchObject({ status: 'completed' });
-    expect(calls.effects).toHaveLength(1);
-  });
-
-  it('of a start with a request id is answered with that run when the start is made again', async () => {
-    await store.ping();
-    const cut = proxy.cutAfter(inRows('"query":"pay"'), AT_COMMIT);
-    proxy.refusing = true;
-    const request = { query: 'pay', requestId: 'start-1' };
-    const first = await runtime.operations.start(request, ann).catch((error) => error);
-    await cut;
-    expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
-    proxy.refusing = false;
-    const { invocation_id: invocationId, session_id: sessionId } = first.details;
-    clock.advance((LEASE_SECONDS + 1) * 1000);
-    await runtime.operations.recover({ invocationId }, ops);
-    const again = await runtime.operations.start(request, ann);
-    expect(again).toMatchObject({ status: 'pending_approval', invocationId, sessionId });
-    const { runs } = await runtime.operations.listRuns({ status: 'interrupted' }, ops);
-    expect(runs).toHaveLength(0);
-  });
-
-  it('says STORE_UNAVAILABLE only when nothing was sent, and nothing was stored', async () => {
-    const sessionId = await paused();
-    proxy.refusing = true;
-    proxy.dropAll();
-    expect(await codeOf(runtime.operations.resume({ sessionId, approved: true }, bob))).toBe(
-      'STORE_UNAVAILABLE',
-    );
-    proxy.refusing = false;
-    expect(await runtime.operations.resume({ sessionId, approved: true }, bob)).toMatchObject({
-      status: 'completed',
-    });
-    expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
-  });
-});
-
-describe('a lost reply followed by another write', () => {
-  it('still finds its commit stored among the latest, not refused as a second vote', async () => {
-    class PatientStore extends PostgresStore {
-      protected override settleMs = 10_000;
+lostReplySuite({
+  ready: async () => {
+    await scratch.ready();
+    // The schema is made once, not through the proxy.
+    const setup = await PostgresStore.connect({ url: scratch.url });
+    await setup.close();
+    return scratch.url;
+  },
+  store: (url, settleMs) => {
+    // One connection, as the Redis store has: once it is cut and new ones are refused,
+    // the store is away (a pool's other connections would still answer).
+    const options = { url, sessionTtlSeconds: 600, maxConnections: 1 };
+    class Settling extends PostgresStore {
+      protected override settleMs = settleMs;
     }
-    const patient = new PatientStore({ url: proxy.url, sessionTtlSeconds: 600, maxConnections: 1 });
-    const direct = new PostgresStore({ url: scratch.url, sessionTtlSeconds: 600 });
-    try {
-      const now = Date.now();
-      const approvers = {
-        owner: false,
-        roles: ['approver'],
-        users: [],
-        quorum: 2,
-        requesterMayApprove: false,
-      };
-      const { sessionId, approvalId } = await pausedWithApprovers(patient, approvers, now);
-      const maria = { id: 'maria', roles: ['approver'] };
-      const jiro = { id: 'jiro', roles: ['approver'] };
-      const cut = proxy.cutAfter(inRows('"decidedBy":"maria"'), AT_COMMIT);
-      proxy.refusing = true;
-      const hers = patient.apply(sessionId, decideTransition, [
-        { decisions: [vote(approvalId, maria, now)] },
-        now,
-        lease(now),
-        maria,
-      ]);
-      await cut;
-      // Jiro's vote lands (through another pool) while hers waits to learn its fate.
-      const his = await direct.apply(sessionId, decideTransition, [
-        { decisions: [vote(approvalId, jiro, now + 1)] },
-        now + 1,
-        lease(now),
-        jiro,
-      ]);
-      expect(his.outcome).toBe('resumes');
-      proxy.refusing = false;
-      expect((await hers).outcome).toBe('pending');
-      const stored = await direct.getSnapshot(sessionId);
-      expect(stored?.pause?.decisions.map((d) => d.decidedBy)).toEqual(['maria', 'jiro']);
-    } finally {
-      await Promise.all([patient.close(), direct.close()]);
-    }
-  });
-});
-
-describe('the work that follows a commit whose reply was lost', () => {
-  it('is done once the commit is found stored: the user state it changed is kept', async () => {
-    const now = Date.now();
-    const { sessionId, userId, run, held } = await runningSession(store, now);
-    const cut = proxy.cutAfter(inRows('"status":"completed"'), AT_COMMIT);
-    await store.apply(run.sessionId, finishRunTransition, [
-      segmentEnd(run, held, now, { events: [], state: { 'user:colour': 'blue' } }),
-      { status: 'completed', result: 'ok', audit: [] },
-    ]);
-    await cut;
-    const session = await store.loadSession(sessionId, APP, userId);
-    expect(session?.state['user:colour']).toBe('blue');
-  });
-});
-
-describe("a tool's effect ledger when the reply of its lock is lost", () => {
-  it('finds a lock whose reply was lost its own: the effect runs once, and the tool answers', async () => {
-    runtime = runtimeOn(store, heldToolApp(calls, true), clock);
-    const sessionId = await paused();
-    const cut = proxy.cutAfter('INSERT INTO hp_effects (key, lock_id');
-    const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
-    await cut;
-    expect(outcome).toMatchObject({ status: 'completed' });
-    expect(calls.effects).toHaveLength(1);
-    const session = await store.loadSession(sessionId, 'held', 'ann');
-    const responses = (session?.events ?? []).flatMap((e) =>
-      (e.content?.parts ?? []).flatMap((p) =>
-        p.functionResponse?.name === 'held_payment' ? [p.functionResponse.response] : [],
-      ),
-    );
-    // The stand-in while it waited for the person, then the effect's own answer.
-    expect(responses.at(-1)).toEqual({ status: 'done', tool: 'held_payment' });
-  });
+    return new Settling(options);
+  },
+  marker: (json) => [inRows(json), AT_COMMIT],
+  ledgerLock: 'INSERT INTO hp_effects (key, lock_id',
 });
