@@ -3,8 +3,8 @@ import type { Event } from '@google/adk';
 import { approvalAudit } from '../src/core/audit.js';
 import type { ApprovalRequest, Lease, Pause, RunRecord } from '../src/core/types.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import { savePauseTransition } from '../src/session/transitions.js';
 import type { HoldpointStore } from '../src/store/store.js';
-import { savePauseTransition } from '../src/store/transitions.js';
 import { APP, QUERY } from './holdpoint-cycles.js';
 
 /** What the runtime stored for one real paused run, to be copied into many sessions. */

@@ -15,12 +15,12 @@ import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { hashArgs } from '../src/core/hash.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import type { HoldpointStore } from '../src/store/store.js';
 import {
   checkpointTransition,
   finishRunTransition,
   renewLeaseTransition,
-} from '../src/store/transitions.js';
+} from '../src/session/transitions.js';
+import type { HoldpointStore } from '../src/store/store.js';
 import { presentApproval, presentSession } from '../src/transports/http/present.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann, bob, ops } from './support/principals.js';

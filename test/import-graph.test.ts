@@ -14,21 +14,23 @@ const SRC = join(ROOT, 'src');
  * The layers, lowest first, each named by what it holds under src/ (a folder, or a file
  * at src/'s top). A module may import its own layer and the layers of a lower rank;
  * layers of one rank stand side by side and import neither each other nor anything
- * above. The agents know only `core`, the store nothing of the runtime; telemetry reads
+ * above. The session's rules (its transitions and shapes) and the agents know only
+ * `core`; the store keeps sessions by those rules and knows nothing of the runtime; telemetry reads
  * the store's commits and the runtime starts its spans; the transports call the
  * runtime; the library (createHoldpoint) wires them; the command (config, main, bin) and the
  * package's entry points (`holdpoint`, `holdpoint/workflows`) stand on top.
  */
 const LAYERS: { layer: string; rank: number; holds: string[] }[] = [
   { layer: 'core', rank: 0, holds: ['core'] },
-  { layer: 'store', rank: 1, holds: ['store'] },
+  { layer: 'session', rank: 1, holds: ['session'] },
   { layer: 'agents', rank: 1, holds: ['agents'] },
-  { layer: 'telemetry', rank: 2, holds: ['telemetry'] },
-  { layer: 'runtime', rank: 3, holds: ['runtime'] },
-  { layer: 'transports', rank: 4, holds: ['transports'] },
-  { layer: 'library', rank: 5, holds: ['library'] },
-  { layer: 'the command', rank: 6, holds: ['config', 'main', 'bin'] },
-  { layer: 'the entry points', rank: 7, holds: ['index.ts', 'workflows.ts'] },
+  { layer: 'store', rank: 2, holds: ['store'] },
+  { layer: 'telemetry', rank: 3, holds: ['telemetry'] },
+  { layer: 'runtime', rank: 4, holds: ['runtime'] },
+  { layer: 'transports', rank: 5, holds: ['transports'] },
+  { layer: 'library', rank: 6, holds: ['library'] },
+  { layer: 'the command', rank: 7, holds: ['config', 'main', 'bin'] },
+  { layer: 'the entry points', rank: 8, holds: ['index.ts', 'workflows.ts'] },
 ];
 
 /** The modules of src/: every .ts file but tests and their support files. */

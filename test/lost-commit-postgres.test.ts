@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decideTransition } from '../src/session/transitions.js';
 import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { lease, pausedWithApprovers, vote } from '../src/store/store-fixtures.test-support.js';
-import { decideTransition } from '../src/store/transitions.js';
 import { CuttingProxy } from './support/cutting-proxy.js';
 
 /**

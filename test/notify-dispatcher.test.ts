@@ -12,6 +12,7 @@ import {
   type NotificationChannel,
 } from '../src/runtime/notify/channel.js';
 import { DeliveryDispatcher, type DispatcherOptions } from '../src/runtime/notify/dispatcher.js';
+import { decideTransition } from '../src/session/transitions.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
 import type { HoldpointStore, SessionSnapshot, Transition } from '../src/store/store.js';
 import {
@@ -21,7 +22,6 @@ import {
   pausedSession,
 } from '../src/store/store-fixtures.test-support.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
-import { decideTransition } from '../src/store/transitions.js';
 import approvalTools from './support/approval-tools-app.js';
 
 const stores = new TestStores();

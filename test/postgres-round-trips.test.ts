@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Pause } from '../src/core/types.js';
+import { decideTransition, savePauseTransition } from '../src/session/transitions.js';
 import { INBOX_CHANNEL } from '../src/store/inbox-news.js';
 import type { PostgresRelay } from '../src/store/postgres/postgres-relay.js';
 import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';
@@ -17,7 +18,6 @@ import {
   unique,
   userEvent,
 } from '../src/store/store-fixtures.test-support.js';
-import { decideTransition, savePauseTransition } from '../src/store/transitions.js';
 
 // What a commit costs on PostgreSQL, counted through the driver: every query a
 // node-postgres connection sends is one round trip (a connection sends one at a time,

@@ -1,5 +1,5 @@
 import type { ApprovalRequest, Decision, Pause } from '../core/types.js';
-import { undecidedApprovals } from '../store/transitions.js';
+import { undecidedApprovals } from '../session/transitions.js';
 
 /** A run that finished. */
 export interface CompletedOutcome {

@@ -7,11 +7,11 @@ import type {
   PageCursor,
   SessionSnapshot,
   SessionWrites,
-} from './session-shapes.js';
+} from '../session/session-shapes.js';
 
 // A delivery's record is written with a session's commit, so it is a session shape; the
 // outbox's callers find it here.
-export type { DeliveryRecord, DeliveryStatus } from './session-shapes.js';
+export type { DeliveryRecord, DeliveryStatus } from '../session/session-shapes.js';
 
 /**
  * A delivery's stable id: the same event to the same recipient through the same channel

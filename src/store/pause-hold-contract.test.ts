@@ -1,5 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../core/store-kinds.js';
+import {
+  decideTransition,
+  savePauseTransition,
+  settleHoldTransition,
+} from '../session/transitions.js';
 import type { HoldpointStore } from './store.js';
 import {
   DECIDER,
@@ -13,7 +18,6 @@ import {
 } from './store-fixtures.test-support.js';
 import { TestStores } from './test-stores.test-support.js';
 import { testedStores } from './tested-stores.test-support.js';
-import { decideTransition, savePauseTransition, settleHoldTransition } from './transitions.js';
 
 // A pause a segment holds in place (a tool's `waitForApproval`): the decision that
 // settles it before the hold's end hands the session to that segment; from the hold's

@@ -13,6 +13,20 @@ import type { Principal } from '../core/principal.js';
 import type { StoreKind } from '../core/store-kinds.js';
 import type { Approvers, Decision, Pause } from '../core/types.js';
 import { verifyAuditChain } from '../core/verify-audit-chain.js';
+import {
+  beginRunTransition,
+  cancelTransition,
+  checkpointTransition,
+  decideTransition,
+  expireTransition,
+  finishRunTransition,
+  reassignTransition,
+  recoverRunTransition,
+  renewLeaseTransition,
+  savePauseTransition,
+  slaStepTransition,
+  TITLE_LENGTH,
+} from '../session/transitions.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { type DeliveryPlanner, deliveryIdOf } from './outbox.js';
 import { PostgresScratch, scratchPool } from './postgres/postgres-scratch.test-support.js';
@@ -40,20 +54,6 @@ import {
   vote,
 } from './store-fixtures.test-support.js';
 import { testedStores } from './tested-stores.test-support.js';
-import {
-  beginRunTransition,
-  cancelTransition,
-  checkpointTransition,
-  decideTransition,
-  expireTransition,
-  finishRunTransition,
-  reassignTransition,
-  recoverRunTransition,
-  renewLeaseTransition,
-  savePauseTransition,
-  slaStepTransition,
-  TITLE_LENGTH,
-} from './transitions.js';
 
 /** A store, and a second handle on the same data (another process for Redis). */
 interface Subject {

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { expireTransition } from '../session/transitions.js';
 import { DEFAULT_DELIVERY_RETENTION_SECONDS } from './outbox.js';
 import { SCHEMA_VERSION } from './sql/schema/migrations.js';
 import type { HoldpointStore } from './store.js';
 import { HOUR, pausedSession, runningSession, testPlanner } from './store-fixtures.test-support.js';
 import { TestStores } from './test-stores.test-support.js';
 import { testedStores } from './tested-stores.test-support.js';
-import { expireTransition } from './transitions.js';
 
 let stores = new TestStores();
 afterEach(async () => {

@@ -2,12 +2,6 @@ import type { Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import type { StoreKind } from '../core/store-kinds.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
-import type { Delegations } from './delegations.js';
-import type { Grants } from './grants.js';
-import type { Outbox } from './outbox.js';
-import type { RateCounters } from './rate-counters.js';
-import type { RequestRecords } from './request-records.js';
-import type { RunRelay } from './run-relay.js';
 import type {
   CommitObserver,
   NewSession,
@@ -17,7 +11,13 @@ import type {
   SessionTrail,
   SessionTransition,
   WaitingCount,
-} from './session-shapes.js';
+} from '../session/session-shapes.js';
+import type { Delegations } from './delegations.js';
+import type { Grants } from './grants.js';
+import type { Outbox } from './outbox.js';
+import type { RateCounters } from './rate-counters.js';
+import type { RequestRecords } from './request-records.js';
+import type { RunRelay } from './run-relay.js';
 import type { UserMemories } from './user-memories.js';
 
 export type { StoreKind } from '../core/store-kinds.js';
@@ -39,7 +39,7 @@ export type {
   SessionTransition,
   SessionWrites,
   Transition,
-} from './session-shapes.js';
+} from '../session/session-shapes.js';
 
 /**
  * How much a store holds now, as far as it can tell without a scan: what an operator

@@ -9,6 +9,7 @@ import {
   sessionNotFound,
 } from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
+import { chainWrites, newSessionWrites } from '../session/transitions.js';
 import type { Delegations } from './delegations.js';
 import type { Grants } from './grants.js';
 import { INBOX_CHANNEL, inboxNews } from './inbox-news.js';
@@ -30,7 +31,6 @@ import type {
   StoreStats,
   Transition,
 } from './store.js';
-import { chainWrites, newSessionWrites } from './transitions.js';
 import type { UserMemories } from './user-memories.js';
 import type { WaitingCount } from './waiting-counts.js';
 import { WriteReadiness } from './write-readiness.js';

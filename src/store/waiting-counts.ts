@@ -1,9 +1,9 @@
 import type { Pause } from '../core/types.js';
-import type { SessionSnapshot, SessionWrites, WaitingCount } from './session-shapes.js';
-import { undecidedApprovals } from './transitions.js';
+import type { SessionSnapshot, SessionWrites, WaitingCount } from '../session/session-shapes.js';
+import { undecidedApprovals } from '../session/transitions.js';
 
 // What the store answers for the counts is a session shape; its callers find it here.
-export type { WaitingCount } from './session-shapes.js';
+export type { WaitingCount } from '../session/session-shapes.js';
 
 /** Between an app's name and a tool's in a count's key: a character neither name holds. */
 const SEPARATOR = '\u001f';

@@ -4,6 +4,7 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../core/principal.js';
 import type { Approvers, AuditAction } from '../core/types.js';
+import { decideTransition } from '../session/transitions.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
 import {
   APP,
@@ -16,7 +17,6 @@ import {
 } from '../store/store-fixtures.test-support.js';
 import { TestStores } from '../store/test-stores.test-support.js';
 import { testedStores } from '../store/tested-stores.test-support.js';
-import { decideTransition } from '../store/transitions.js';
 import { holdpointMetrics } from './metrics.js';
 import { samplesOf } from './prometheus-text.test-support.js';
 import { type StoreMetrics, storeMetrics } from './store-metrics.js';

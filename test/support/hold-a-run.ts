@@ -5,8 +5,8 @@ import { LogLevel, setLogLevel } from '@google/adk';
 import { pino } from 'pino';
 import { HoldpointRuntime } from '../../src/runtime/holdpoint-runtime.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { ann } from '../support/principals.js';
 import { HeldCalls, heldToolApp } from './held-tool-app.js';
+import { ann } from './principals.js';
 
 const [url = '', keyPrefix = '', leaseSeconds = '30'] = process.argv.slice(2);
 // Stdout carries the one line the test reads; ADK's console logger says nothing on it.

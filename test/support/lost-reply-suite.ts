@@ -2,6 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { codeOf } from '../../src/core/errors.test-support.js';
 import { ManualClock } from '../../src/core/manual-clock.test-support.js';
 import type { HoldpointRuntime } from '../../src/runtime/holdpoint-runtime.js';
+import { decideTransition, finishRunTransition } from '../../src/session/transitions.js';
 import type { HoldpointStore } from '../../src/store/store.js';
 import {
   APP,
@@ -11,7 +12,6 @@ import {
   segmentEnd,
   vote,
 } from '../../src/store/store-fixtures.test-support.js';
-import { decideTransition, finishRunTransition } from '../../src/store/transitions.js';
 import { type CutOptions, CuttingProxy } from './cutting-proxy.js';
 import { HeldCalls, heldToolApp } from './held-tool-app.js';
 import { ann, bob, ops } from './principals.js';

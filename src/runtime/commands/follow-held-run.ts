@@ -1,8 +1,8 @@
 import type { Cancel } from '../../core/clock.js';
 import { type ErrorCode, HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { SYSTEM } from '../../core/principal.js';
+import { isInterrupted } from '../../session/transitions.js';
 import { holdChannel, type Unsubscribe } from '../../store/run-relay.js';
-import { isInterrupted } from '../../store/transitions.js';
 import { runState } from '../queries/run-state.js';
 import type { RunEvent, RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';

@@ -7,12 +7,12 @@ import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import { currentHint, latestEdit } from '../../core/settlement.js';
 import type { ApprovalRequest, CarriedEdit, Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
-import type { SessionSnapshot } from '../../store/store.js';
 import {
   recoverRunTransition,
   resumedPause,
   savePauseTransition,
-} from '../../store/transitions.js';
+} from '../../session/transitions.js';
+import type { SessionSnapshot } from '../../store/store.js';
 import { type RecoverRequest, recoverRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';

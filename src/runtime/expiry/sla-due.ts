@@ -1,5 +1,5 @@
+import { slaStepTransition } from '../../session/transitions.js';
 import { holdChannel } from '../../store/run-relay.js';
-import { slaStepTransition } from '../../store/transitions.js';
 import { resumeDecidedRun } from '../commands/resume-run.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { forEachDue } from './due-sessions.js';

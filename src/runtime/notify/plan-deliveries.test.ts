@@ -4,10 +4,10 @@ import { approvalAudit, decisionAudit, undecidedAudit } from '../../core/audit.j
 import { AUDIT_GENESIS } from '../../core/audit-chain.js';
 import { hashArgs } from '../../core/hash.js';
 import type { AuditEntry, Pause, SessionMeta } from '../../core/types.js';
+import { chainWrites } from '../../session/transitions.js';
 import { deliveryIdOf } from '../../store/outbox.js';
 import type { SessionSnapshot, SessionWrites } from '../../store/store.js';
 import { newPause, newRun } from '../../store/store-fixtures.test-support.js';
-import { chainWrites } from '../../store/transitions.js';
 import { type PlannedChannel, planDeliveries } from './plan-deliveries.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12);

@@ -3,8 +3,8 @@ import { HoldpointError, runNotFound } from '../../core/errors.js';
 import { ADMIN_ROLE, hasRole, type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
+import { isInterrupted } from '../../session/transitions.js';
 import type { SessionSnapshot } from '../../store/store.js';
-import { isInterrupted } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';
 

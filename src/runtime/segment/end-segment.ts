@@ -5,13 +5,13 @@ import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
+import { finishRunTransition, savePauseTransition } from '../../session/transitions.js';
 import type {
   SegmentEnd,
   SessionAppend,
   SessionSnapshot,
   SessionTrail,
 } from '../../store/store.js';
-import { finishRunTransition, savePauseTransition } from '../../store/transitions.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';

@@ -1,7 +1,7 @@
 import type { Cancel } from '../../core/clock.js';
+import { settleHoldTransition } from '../../session/transitions.js';
 import { holdChannel, type Unsubscribe } from '../../store/run-relay.js';
 import type { HoldState } from '../../store/store.js';
-import { settleHoldTransition } from '../../store/transitions.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /** How a hold ended: the pause handed to its segment, or released to wait stored. */

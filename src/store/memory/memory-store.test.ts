@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { codeOf } from '../../core/errors.test-support.js';
+import { finishRunTransition, renewLeaseTransition } from '../../session/transitions.js';
 import {
   APP,
   lease,
@@ -10,7 +11,6 @@ import {
   unique,
   userEvent,
 } from '../store-fixtures.test-support.js';
-import { finishRunTransition, renewLeaseTransition } from '../transitions.js';
 import { MemoryStore } from './memory-store.js';
 
 afterEach(() => {

@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  checkpointTransition,
+  decideTransition,
+  renewLeaseTransition,
+  savePauseTransition,
+} from '../../session/transitions.js';
 import { INBOX_CHANNEL } from '../inbox-news.js';
 import type { SessionTrail } from '../store.js';
 import {
@@ -14,12 +20,6 @@ import {
   userEvent,
 } from '../store-fixtures.test-support.js';
 import type { VersionedSnapshot } from '../transactional-store.js';
-import {
-  checkpointTransition,
-  decideTransition,
-  renewLeaseTransition,
-  savePauseTransition,
-} from '../transitions.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
 import { RedisStore } from './redis-store.js';
 

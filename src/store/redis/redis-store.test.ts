@@ -7,6 +7,15 @@ import { HoldpointError } from '../../core/errors.js';
 import { codeOf } from '../../core/errors.test-support.js';
 import type { Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { verifyAuditChain } from '../../core/verify-audit-chain.js';
+import {
+  beginRunTransition,
+  cancelTransition,
+  checkpointTransition,
+  decideTransition,
+  finishRunTransition,
+  renewLeaseTransition,
+  savePauseTransition,
+} from '../../session/transitions.js';
 import { encodeRecord } from '../record-codec.js';
 import type { SessionTrail } from '../store.js';
 import {
@@ -25,15 +34,6 @@ import {
   unique,
   userEvent,
 } from '../store-fixtures.test-support.js';
-import {
-  beginRunTransition,
-  cancelTransition,
-  checkpointTransition,
-  decideTransition,
-  finishRunTransition,
-  renewLeaseTransition,
-  savePauseTransition,
-} from '../transitions.js';
 import { COMPACT_VERSION } from './redis-record-codec.js';
 import { RedisScratch, TEST_REDIS_URL } from './redis-scratch.test-support.js';
 import { expirySlackMs, RedisStore } from './redis-store.js';

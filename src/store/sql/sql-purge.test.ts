@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expireTransition, savePauseTransition } from '../../session/transitions.js';
 import { PostgresDriver } from '../postgres/postgres-driver.js';
 import { PostgresScratch } from '../postgres/postgres-scratch.test-support.js';
 import { PostgresStore } from '../postgres/postgres-store.js';
@@ -19,7 +20,6 @@ import {
   userEvent,
 } from '../store-fixtures.test-support.js';
 import { isTested, testedStores } from '../tested-stores.test-support.js';
-import { expireTransition, savePauseTransition } from '../transitions.js';
 import type { SqlDriver, SqlQueries, SqlValue } from './sql-driver.js';
 import { SqlStore } from './sql-store.js';
 

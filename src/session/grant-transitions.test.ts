@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeOf } from '../core/errors.test-support.js';
 import type { SessionMeta } from '../core/types.js';
-import type { SessionSnapshot } from './store.js';
+import type { SessionSnapshot } from './session-shapes.js';
 import { allowedByGrantTransition, grantRevokedTransition } from './transitions.js';
 
 const T0 = 1_700_000_000_000;

@@ -3,7 +3,7 @@ import { hashArgs } from '../core/hash.js';
 import type { Principal } from '../core/principal.js';
 import { nextSlaAt } from '../core/sla.js';
 import type { ApprovalRequest, Approvers, Decision, Pause, SlaPolicy } from '../core/types.js';
-import type { SessionSnapshot, SessionWrites } from './store.js';
+import type { SessionSnapshot, SessionWrites } from './session-shapes.js';
 import {
   decideTransition,
   reassignTransition,

@@ -12,10 +12,10 @@ import type {
 } from '../core/types.js';
 
 /*
- * The shapes the store's sessions take and its answers come in: what a transition reads
- * and writes, the deliveries and counts a commit keeps, pages. They import nothing of
- * the store's own modules, so the store's interface (store.ts), its transitions, outbox
- * and waiting counts all build on them without importing one another in a circle.
+ * The shapes a session takes and the store's answers come in: what a transition reads
+ * and writes, the deliveries and counts a commit keeps, pages. They belong to the
+ * session's rules (this layer, below the store): the transitions are written on them,
+ * and the store's interface (store.ts), outbox and waiting counts build on them.
  * store.ts, outbox.ts and waiting-counts.ts export them again, where callers find them.
  */
 

@@ -4,7 +4,7 @@ import type { ApprovalRequest, Decision, Pause } from '../core/types.js';
 
 /**
  * Why `decisions` cannot be recorded on `pause` at time `now`, or undefined when
- * they can. Stores call it inside their atomic section.
+ * they can. `decideTransition` calls it, inside the store's compare-and-set.
  */
 export function decisionConflict(
   pause: Pause,
