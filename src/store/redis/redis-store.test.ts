@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { createEvent, ToolConfirmation } from '@google/adk';
+import { createEvent, type Event, ToolConfirmation } from '@google/adk';
 import type { Command, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLine } from '../../core/audit-line.js';
@@ -270,9 +270,39 @@ describe('RedisStore', () => {
     return { now, sessionId, userId, run, pause, said, snapshot, session, audit };
   }
 
+  /** What `pausedAsReadNow` read, read again through `peer`: the same, moved over once. */
+  async function expectReadAsBefore(
+    read: Awaited<ReturnType<typeof pausedAsReadNow>>,
+  ): Promise<void> {
+    const { sessionId, userId, snapshot, session, audit } = read;
+    expect(await peer.getSnapshot(sessionId)).toEqual(snapshot);
+    expect(await peer.loadSession(sessionId, APP, userId)).toEqual(session);
+    expect(await peer.listAudit(sessionId, 0, 100)).toEqual(audit);
+  }
+
+  /** Going on through `peer`: bob approves the pause, then the run ends with `events`. */
+  async function approveAndEnd(
+    sessionId: string,
+    run: RunRecord,
+    now: number,
+    events: Event[],
+  ): Promise<void> {
+    const taken = lease(now);
+    await peer.apply(sessionId, decideTransition, [
+      { all: { approved: true, decidedBy: 'bob', at: now } },
+      now,
+      taken,
+      DECIDER,
+    ]);
+    await peer.apply(sessionId, finishRunTransition, [
+      segmentEnd(run, taken, now, { events, state: {} }),
+      { status: 'completed', audit: [] },
+    ]);
+  }
+
   it('reads and goes on with a session an earlier release stored (a meta hash, v1 records)', async () => {
-    const { now, sessionId, userId, run, pause, said, snapshot, session, audit } =
-      await pausedAsReadNow();
+    const read = await pausedAsReadNow();
+    const { now, sessionId, userId, run, pause, said, snapshot, session, audit } = read;
     // The same session as that release's keys held it: records of v1 in the meta hash,
     // the event ids in their own hash.
     const k = (name: string) => key(`{s:${sessionId}}:${name}`);
@@ -300,24 +330,12 @@ describe('RedisStore', () => {
       await scratch.redis.pexpireat(k(name), expiresAt);
     }
     // This release reads it as it was, moving it over once.
-    expect(await peer.getSnapshot(sessionId)).toEqual(snapshot);
-    expect(await peer.loadSession(sessionId, APP, userId)).toEqual(session);
-    expect(await peer.listAudit(sessionId, 0, 100)).toEqual(audit);
+    await expectReadAsBefore(read);
     expect(await scratch.redis.exists(k('meta'), k('event-index'))).toBe(0);
     expect(await scratch.redis.pexpiretime(k('record'))).toBe(expiresAt);
     // And goes on with it: a decision, then an event appended again replaces itself.
-    const taken = lease(now);
-    await peer.apply(sessionId, decideTransition, [
-      { all: { approved: true, decidedBy: 'bob', at: now } },
-      now,
-      taken,
-      DECIDER,
-    ]);
     const answered = { ...said, content: { role: 'user', parts: [{ text: 'hi again' }] } };
-    await peer.apply(sessionId, finishRunTransition, [
-      segmentEnd(run, taken, now, { events: [answered], state: {} }),
-      { status: 'completed', audit: [] },
-    ]);
+    await approveAndEnd(sessionId, run, now, [answered]);
     const after = await store.loadSession(sessionId, APP, userId);
     expect(after?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(['hi again', 'pay?']);
     expect(after?.state).toMatchObject({ intent: 'pay' });
@@ -329,7 +347,8 @@ describe('RedisStore', () => {
   });
 
   it('reads and goes on with a session the release before stored (record layout 2, audit lines in a list)', async () => {
-    const { now, sessionId, userId, run, snapshot, session, audit } = await pausedAsReadNow();
+    const read = await pausedAsReadNow();
+    const { now, sessionId, userId, run, audit } = read;
     // The same session as that release kept it: the record of layout 2, whose fifth line
     // lists the event ids only, the events in their list and the audit lines in theirs.
     const k = (name: string) => key(`{s:${sessionId}}:${name}`);
@@ -347,24 +366,12 @@ describe('RedisStore', () => {
     await scratch.redis.set(k('record'), lines.join('\n'), 'KEEPTTL');
     expect(await codeOf(peer.getSnapshot(sessionId))).toBe('ok');
     // This release reads it as it was, moving it over once.
-    expect(await peer.getSnapshot(sessionId)).toEqual(snapshot);
-    expect(await peer.loadSession(sessionId, APP, userId)).toEqual(session);
-    expect(await peer.listAudit(sessionId, 0, 100)).toEqual(audit);
+    await expectReadAsBefore(read);
     expect(await scratch.redis.exists(k('audit'))).toBe(0);
     expect(((await scratch.redis.get(k('record'))) as string).split('\n')[0]).toBe('3');
     expect(await scratch.redis.pexpiretime(k('events'))).toBe(expiresAt);
     // And goes on with it.
-    const taken = lease(now);
-    await peer.apply(sessionId, decideTransition, [
-      { all: { approved: true, decidedBy: 'bob', at: now } },
-      now,
-      taken,
-      DECIDER,
-    ]);
-    await peer.apply(sessionId, finishRunTransition, [
-      segmentEnd(run, taken, now, { events: [userEvent(run.invocationId, 'paid')], state: {} }),
-      { status: 'completed', audit: [] },
-    ]);
+    await approveAndEnd(sessionId, run, now, [userEvent(run.invocationId, 'paid')]);
     const after = await store.loadSession(sessionId, APP, userId);
     expect(after?.events.map((e) => e.content?.parts?.[0]?.text)).toEqual(['hi', 'pay?', 'paid']);
     const all = await store.listAudit(sessionId, 0, 100);
