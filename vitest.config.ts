@@ -53,6 +53,7 @@ export default defineConfig({
     // Exact matches: a bare `holdpoint` alias would also rewrite `holdpoint/workflows`.
     alias: [
       { find: /^holdpoint$/, replacement: source('index.ts') },
+      { find: /^holdpoint\/types$/, replacement: source('types.ts') },
       { find: /^holdpoint\/workflows$/, replacement: source('workflows.ts') },
     ],
   },

@@ -23,11 +23,11 @@ function expectPaused(outcome: { status: string }): void {
 }
 
 /** What a cycle calls; a floor scenario puts a round trip behind each answer. */
-type CycleRuntime = Pick<RuntimeOperations, 'start' | 'resume'>;
+type CycleRuntime = Pick<RuntimeOperations, 'startRun' | 'resumeRun'>;
 
 /** Starts a run of `userId` that pauses for approval; returns its session id. */
 export async function startPaused(runtime: CycleRuntime, userId = USER): Promise<string> {
-  const paused = await runtime.start({ query: QUERY, app: APP }, { id: userId, roles: [] });
+  const paused = await runtime.startRun({ query: QUERY, app: APP }, { id: userId, roles: [] });
   expectPaused(paused);
   return paused.sessionId;
 }
@@ -38,7 +38,7 @@ export async function resumeApproved(
   sessionId: string,
   userId = USER,
 ): Promise<void> {
-  const done: RunOutcome = await runtime.resume(
+  const done: RunOutcome = await runtime.resumeRun(
     { sessionId, approved: true },
     { id: userId, roles: [] },
   );
@@ -66,8 +66,8 @@ export function durableFloorCycle(
     return outcome;
   };
   return inProcessCycle({
-    start: (request, by) => afterRoundTrip(runtime.operations.start(request, by)),
-    resume: (request, by) => afterRoundTrip(runtime.operations.resume(request, by)),
+    startRun: (request, by) => afterRoundTrip(runtime.operations.startRun(request, by)),
+    resumeRun: (request, by) => afterRoundTrip(runtime.operations.resumeRun(request, by)),
   });
 }
 

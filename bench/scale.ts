@@ -143,10 +143,7 @@ async function idleRate<L extends ScaleLevelRuntime>(
 /** ROUND_CALLS inbox reads of the inbox user, timed. */
 async function inboxRound(level: ScaleLevelRuntime): Promise<number[]> {
   const read = async () => {
-    const page = await level.runtime.operations.listPendingApprovals(
-      {},
-      { id: INBOX_USER, roles: [] },
-    );
+    const page = await level.runtime.operations.listApprovals({}, { id: INBOX_USER, roles: [] });
     if (page.approvals.length !== INBOX_APPROVALS) {
       throw new Error(`the inbox listed ${page.approvals.length}, expected ${INBOX_APPROVALS}`);
     }

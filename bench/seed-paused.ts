@@ -25,7 +25,7 @@ export async function capturePausedTemplate(
   store: HoldpointStore,
   userId: string,
 ): Promise<PausedTemplate> {
-  const outcome = await runtime.operations.start(
+  const outcome = await runtime.operations.startRun(
     { query: QUERY, app: APP },
     { id: userId, roles: [] },
   );

@@ -68,7 +68,7 @@ async function listPlans(level: SqlLevel): Promise<PlanCheck[]> {
     ['findApproval', () => store.findApproval('seed-a-70-0')],
     [
       'inbox read (listPendingApprovals)',
-      () => runtime.operations.listPendingApprovals({}, { id: INBOX_USER, roles: [] }),
+      () => runtime.operations.listApprovals({}, { id: INBOX_USER, roles: [] }),
     ],
   ];
   const checks: PlanCheck[] = [];
@@ -104,7 +104,7 @@ function sqlScaleStore(
       return openSqlLevel(config, driver(config));
     },
     async seed(level, total): Promise<SeedFigures> {
-      const outcome = await level.runtime.operations.start(
+      const outcome = await level.runtime.operations.startRun(
         { query: QUERY, app: APP },
         { id: TEMPLATE_USER, roles: [] },
       );

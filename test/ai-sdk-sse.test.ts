@@ -164,7 +164,10 @@ describe('picker over SSE: declining an input request', () => {
     const m2 = await finalMessage(second.chunks, declined);
     expect(messageText(m2)).toContain('Nothing was picked.');
     const { sessionId } = m2.metadata as { sessionId: string };
-    const { entries: audit } = await server.holdpoint.runtime.operations.audit({ sessionId }, ops);
+    const { entries: audit } = await server.holdpoint.runtime.operations.readAudit(
+      { sessionId },
+      ops,
+    );
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       approved: false,
       reason: 'none of these',
@@ -238,7 +241,10 @@ describe('errors over SSE', () => {
       type: 'error',
       errorText: expect.stringMatching(/^ALREADY_DECIDED: /),
     });
-    const { entries: audit } = await server.holdpoint.runtime.operations.audit({ sessionId }, ops);
+    const { entries: audit } = await server.holdpoint.runtime.operations.readAudit(
+      { sessionId },
+      ops,
+    );
     expect(audit.filter((e) => e.action === 'executed')).toHaveLength(1);
   });
 });
@@ -285,7 +291,10 @@ describe('the real AI SDK client (DefaultChatTransport) against the server', () 
     expect(messageText(done)).toContain('Here are the 10 images');
     expect((toolParts(done)[0]?.output as { artifacts?: string[] })?.artifacts).toHaveLength(10);
     const { sessionId } = done.metadata as { sessionId: string };
-    const { entries: audit } = await server.holdpoint.runtime.operations.audit({ sessionId }, ops);
+    const { entries: audit } = await server.holdpoint.runtime.operations.readAudit(
+      { sessionId },
+      ops,
+    );
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       actor: 'node-client',
       reason: 'looks fine',

@@ -263,7 +263,10 @@ describe('timeouts, abort, cancel, double decisions, bad frames', () => {
     );
     expect(chunks).toContainEqual(expect.objectContaining({ type: 'tool-output-denied' }));
     const { sessionId } = (await finalMessage(chunks)).metadata as { sessionId: string };
-    const { entries: audit } = await quick.holdpoint.runtime.operations.audit({ sessionId }, ops);
+    const { entries: audit } = await quick.holdpoint.runtime.operations.readAudit(
+      { sessionId },
+      ops,
+    );
     expect(audit.find((e) => e.action === 'decided')).toMatchObject({
       actor: 'system',
       approved: false,

@@ -57,7 +57,7 @@ describe('dev identity: a body names the caller when nothing else does', () => {
     const start = await post(base, '/api/agent/start', START);
     const cancel = await post(base, '/api/agent/cancel', { session_id: start.body.session_id });
     expect(cancel.status).toBe(200);
-    const { entries } = await server.holdpoint.runtime.operations.audit(
+    const { entries } = await server.holdpoint.runtime.operations.readAudit(
       { sessionId: start.body.session_id },
       { id: 'fabricio', roles: [] },
     );

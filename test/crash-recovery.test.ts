@@ -124,25 +124,27 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = passing();
     const appA = heldToolApp(callsA, true);
-    const paused = await runtimeOn(storeA, appA, clockA).operations.start({ query: 'pay' }, ann);
+    const paused = await runtimeOn(storeA, appA, clockA).operations.startRun({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
     // A approves and pays, then dies before the payment's result is stored (its
     // checkpoint, the first write after the effect).
     const dying = runtimeOn(diesAt(storeA, checkpointTransition), appA, clockA);
-    void dying.operations.resume({ sessionId, approved: true }, bob);
+    void dying.operations.resumeRun({ sessionId, approved: true }, bob);
     await expect.poll(() => callsA.effects.length).toBe(1);
 
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
-    expect(await codeOf(b.operations.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await codeOf(b.operations.recoverRun({ invocationId }, ops))).toBe(
+      'RUN_NOT_INTERRUPTED',
+    );
     lapse(clockB);
     expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
     expect(callsB.effects).toEqual([]);
-    const { entries } = await b.operations.audit({ sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'requested',
@@ -152,7 +154,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       'executed',
       'completed',
     ]);
-    const history = await b.operations.history(sessionId, ops);
+    const history = await b.operations.getSessionMessages(sessionId, ops);
     const results = history.turns.flatMap((turn) =>
       turn.events.flatMap((e) => (e.type === 'tool-result' ? [e.output] : [])),
     );
@@ -164,14 +166,14 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockA = new ManualClock();
     const clockB = new ManualClock(clockA.now());
     const appA = heldToolApp(passing(), true);
-    const { sessionId, invocationId } = await runtimeOn(storeA, appA, clockA).operations.start(
+    const { sessionId, invocationId } = await runtimeOn(storeA, appA, clockA).operations.startRun(
       { query: 'pay' },
       ann,
     );
     // A records the approval, takes the session for the resume, and dies before ADK
     // reaches the payment tool (while loading the session): no once() lock, no mark.
     const dying = runtimeOn(diesAt(storeA, 'loadSession'), appA, clockA);
-    void dying.operations.resume({ sessionId, approved: true }, bob);
+    void dying.operations.resumeRun({ sessionId, approved: true }, bob);
     await expect
       .poll(async () => (await storeB.getSnapshot(sessionId))?.pause?.status)
       .toBe('resuming');
@@ -179,12 +181,12 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     lapse(clockB);
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
     expect(callsB.effects).toHaveLength(1);
-    const { entries } = await b.operations.audit({ sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId }, ops);
     expect(entries.filter((e) => e.action === 'requested')).toHaveLength(1);
     expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
   });
@@ -195,12 +197,12 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = passing();
     const appA = heldToolApp(callsA, true);
-    const paused = await runtimeOn(storeA, appA, clockA).operations.start({ query: 'pay' }, ann);
+    const paused = await runtimeOn(storeA, appA, clockA).operations.startRun({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
     // A approves and pays; the payment's result is stored (a tool-level checkpoint,
     // audited `executed`); A dies before the run's end is stored.
     const dying = runtimeOn(diesAt(storeA, finishRunTransition), appA, clockA);
-    void dying.operations.resume({ sessionId, approved: true }, bob);
+    void dying.operations.resumeRun({ sessionId, approved: true }, bob);
     await expect
       .poll(async () => (await storeB.getSnapshot(sessionId))?.run?.checkpointed)
       .toBe(true);
@@ -208,13 +210,13 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     lapse(clockB);
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
     expect(callsA.effects).toHaveLength(1);
     expect(callsB.effects).toEqual([]);
-    const { entries } = await b.operations.audit({ sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'requested',
@@ -224,7 +226,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       'recovered',
       'completed',
     ]);
-    const history = await b.operations.history(sessionId, ops);
+    const history = await b.operations.getSessionMessages(sessionId, ops);
     const results = history.turns.flatMap((turn) =>
       turn.events.flatMap((e) => (e.type === 'tool-result' ? [e.output] : [])),
     );
@@ -238,18 +240,18 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA, true), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
+    const { sessionId, invocationId } = await a.operations.startRun({ query: 'pay' }, ann);
     callsA.passThrough = false;
     // A approves (a request with an id, as an Idempotency-Key gives it); the payment
     // tool starts and A dies inside it, before its effect.
     const approval = { sessionId, approved: true, requestId: 'approve-once' };
-    const lateA = codeOf(a.operations.resume(approval, bob));
+    const lateA = codeOf(a.operations.resumeRun(approval, bob));
     const inTool = await callsA.next();
 
     const callsB = passing();
     const b = runtimeOn(storeB, heldToolApp(callsB, true), clockB);
     lapse(clockB);
-    const asked = await b.operations.recover({ invocationId }, ops);
+    const asked = await b.operations.recoverRun({ invocationId }, ops);
     expect(asked).toMatchObject({ status: 'pending_approval', invocationId });
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     expect(asked.approvals).toHaveLength(1);
@@ -258,7 +260,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     expect(callsB.effects).toEqual([]);
     // The first approval's request, made again, learns the question is asked anew; it
     // never answers it. (Regression: it was recorded as the answer, and paid again.)
-    expect(await b.operations.resume(approval, bob)).toMatchObject({
+    expect(await b.operations.resumeRun(approval, bob)).toMatchObject({
       status: 'pending_approval',
       approvals: [expect.objectContaining({ mayHaveRun: true })],
       decisions: [],
@@ -275,7 +277,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     inTool.release();
     expect(await lateA).toBe('LEASE_LOST');
     expect(callsA.effects).toEqual([]);
-    const { entries } = await b.operations.audit({ sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId }, ops);
     expect(entries.filter((e) => e.action === 'executed')).toHaveLength(1);
     expect(entries.filter((e) => e.action === 'requested').at(-1)?.reason).toMatch(/may have run/);
   });
@@ -293,7 +295,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, editable(callsA), clockA);
     callsA.passThrough = true;
-    const started = await a.operations.start({ query: 'pay' }, ann);
+    const started = await a.operations.startRun({ query: 'pay' }, ann);
     if (started.status !== 'pending_approval') throw new Error('not paused');
     const { sessionId, invocationId } = started;
     callsA.passThrough = false;
@@ -302,7 +304,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const edited = { amount: 150 };
     // Bob pays 150, not 200; the payment starts and A dies inside it, before its effect.
     const lateA = codeOf(
-      a.operations.resume(
+      a.operations.resumeRun(
         {
           sessionId,
           decisions: [
@@ -317,7 +319,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsB = passing();
     const b = runtimeOn(storeB, editable(callsB), clockB);
     lapse(clockB);
-    const asked = await b.operations.recover({ invocationId }, ops);
+    const asked = await b.operations.recoverRun({ invocationId }, ops);
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     // Asked again about the call as edited: its arguments, hash and hint; no vote counts.
     const shown = asked.approvals[0] && presentApproval(asked.approvals[0], asked.decisions);
@@ -348,7 +350,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     expect(done).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
     expect(callsB.ranWith).toEqual([edited]);
     // The history shows the call as it ran, and the model's own arguments beside it.
-    const history = await b.operations.history(sessionId, ops);
+    const history = await b.operations.getSessionMessages(sessionId, ops);
     const calls = history.turns.flatMap((turn) =>
       turn.events.flatMap((e) => (e.type === 'tool-call' ? [[e.args, e.modelArgs]] : [])),
     );
@@ -356,7 +358,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     inTool.release();
     expect(await lateA).toBe('LEASE_LOST');
     expect(callsA.effects).toEqual([]);
-    const { entries } = await b.operations.audit({ sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId }, ops);
     const lines = entries
       .filter((e) => e.approvalId === approvalId)
       .map((e) => [e.action, e.actor, e.argsHash, e.editedArgsHash]);
@@ -380,15 +382,15 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     });
     const a = runtimeOn(storeA, idempotent(heldToolApp(callsA)), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
+    const { sessionId, invocationId } = await a.operations.startRun({ query: 'pay' }, ann);
     callsA.passThrough = false;
-    void codeOf(a.operations.resume({ sessionId, approved: true }, bob));
+    void codeOf(a.operations.resumeRun({ sessionId, approved: true }, bob));
     await callsA.next();
 
     const callsB = passing();
     const b = runtimeOn(storeB, idempotent(heldToolApp(callsB)), clockB);
     lapse(clockB);
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
     });
     expect(callsB.effects).toHaveLength(1);
@@ -400,7 +402,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
-    void codeOf(a.operations.start({ query: 'work' }, ann));
+    void codeOf(a.operations.startRun({ query: 'work' }, ann));
     const { sessionId } = await callsA.next();
     const invocationId = (await a.operations.getSession(sessionId, ops)).run?.invocationId ?? '';
 
@@ -408,17 +410,19 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsB = new HeldCalls();
     const b = runtimeOn(storeB, heldToolApp(callsB), clockB);
     lapse(clockB);
-    void codeOf(b.operations.recover({ invocationId }, ops));
+    void codeOf(b.operations.recoverRun({ invocationId }, ops));
     await callsB.next();
     const clockC = new ManualClock(clockB.now());
     const c = runtimeOn(storeB, heldToolApp(passing()), clockC);
-    expect(await codeOf(c.operations.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await codeOf(c.operations.recoverRun({ invocationId }, ops))).toBe(
+      'RUN_NOT_INTERRUPTED',
+    );
     lapse(clockC);
-    expect(await c.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await c.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_step',
     });
-    const { entries } = await c.operations.audit({ sessionId }, ops);
+    const { entries } = await c.operations.readAudit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'recovered',
@@ -436,18 +440,20 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, fanOutApp(callsA), clockA);
-    const first = await a.operations.start({ query: 'go' }, ann);
+    const first = await a.operations.startRun({ query: 'go' }, ann);
     if (first.status !== 'pending_approval') throw new Error('not paused');
     expect(first.approvals.map((x) => x.toolName).sort()).toEqual(['b1_tool', 'slow_pay']);
     // A approves both; its payment starts and never ends while branch b checkpoints.
-    const late = codeOf(a.operations.resume({ sessionId: first.sessionId, approved: true }, bob));
+    const late = codeOf(
+      a.operations.resumeRun({ sessionId: first.sessionId, approved: true }, bob),
+    );
     await callsA.next();
     expect(callsA.effects).toEqual([]);
 
     const callsB = passing();
     const b = runtimeOn(storeB, fanOutApp(callsB), clockB);
     lapse(clockB);
-    const asked = await b.operations.recover({ invocationId: first.invocationId }, ops);
+    const asked = await b.operations.recoverRun({ invocationId: first.invocationId }, ops);
     expect(asked).toMatchObject({ status: 'pending_approval' });
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     // Both approved calls had started and left no trace: both are asked about again.
@@ -516,7 +522,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     };
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, app(callsA), clockA);
-    void codeOf(a.operations.start({ query: 'go' }, ann));
+    void codeOf(a.operations.startRun({ query: 'go' }, ann));
     const { sessionId } = await callsA.next();
     // The quick branch ended, and its end is stored, while the slow one still works.
     await expect
@@ -530,7 +536,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
 
     const b = runtimeOn(storeB, app(passing()), clockB);
     lapse(clockB);
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
     });
     expect(quickRuns).toEqual(['quick']);
@@ -544,7 +550,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const cutOff = unreachableAt(storeA, renewLeaseTransition);
     const callsA = new HeldCalls();
     const a = runtimeOn(cutOff, heldToolApp(callsA), clockA);
-    const working = codeOf(a.operations.start({ query: 'work' }, ann));
+    const working = codeOf(a.operations.startRun({ query: 'work' }, ann));
     const call = await callsA.next();
     const invocationId =
       (await a.operations.getSession(call.sessionId, ops)).run?.invocationId ?? '';
@@ -555,7 +561,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     // Nothing was recorded for it: the run is interrupted, and another instance resumes it.
     const b = runtimeOn(storeB, heldToolApp(passing()), new ManualClock(clockA.now()));
     expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
     });
   });
@@ -567,29 +573,27 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
     callsA.passThrough = true;
-    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
+    const { sessionId, invocationId } = await a.operations.startRun({ query: 'pay' }, ann);
     callsA.passThrough = false;
-    void codeOf(a.operations.resume({ sessionId, approved: true }, bob));
+    void codeOf(a.operations.resumeRun({ sessionId, approved: true }, bob));
     await callsA.next();
 
     const b = runtimeOn(storeB, heldToolApp(passing()), clockB);
-    expect(await codeOf(b.operations.cancelInterrupted({ invocationId }, ops))).toBe(
-      'RUN_NOT_INTERRUPTED',
-    );
+    expect(await codeOf(b.operations.cancelRun({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
     lapse(clockB);
-    expect(
-      await b.operations.cancelInterrupted({ invocationId, reason: 'not wanted' }, ops),
-    ).toMatchObject({
-      status: 'cancelled',
-    });
+    expect(await b.operations.cancelRun({ invocationId, reason: 'not wanted' }, ops)).toMatchObject(
+      {
+        status: 'cancelled',
+      },
+    );
     expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'cancelled' });
-    const { entries } = await b.operations.audit({ sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId }, ops);
     expect(entries.at(-1)).toMatchObject({
       action: 'cancelled',
       actor: 'ops',
       reason: 'not wanted',
     });
-    expect(await b.operations.start({ sessionId, query: 'hello' }, ann)).toMatchObject({
+    expect(await b.operations.startRun({ sessionId, query: 'hello' }, ann)).toMatchObject({
       status: 'completed',
       result: 'Echo: hello',
     });
@@ -613,7 +617,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       key: `k-${Math.random()}`,
       fingerprint: 'f',
     };
-    const start = (requestId: string) => a.operations.start({ query: 'hello', requestId }, ann);
+    const start = (requestId: string) => a.operations.startRun({ query: 'hello', requestId }, ann);
     const first = await a.idempotent(request, start).catch((e) => e);
     expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
     const invocationId = (first as { details: { invocation_id: string } }).details.invocation_id;
@@ -621,7 +625,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     expect(await codeOf(a.idempotent(request, start))).toBe('OUTCOME_UNKNOWN');
     const b = runtimeOn(storeB, heldToolApp(passing()), clock);
     lapse(clock);
-    await b.operations.recover({ invocationId }, ops);
+    await b.operations.recoverRun({ invocationId }, ops);
     expect(await b.idempotent(request, start)).toMatchObject({
       status: 'completed',
       invocationId,
@@ -643,7 +647,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const busyOnce = async () => {
       acted += 1;
       if (acted === 1) throw new HoldpointError('SESSION_BUSY', 'A run is in progress.');
-      return runtime.operations.start({ query: 'hello' }, ann);
+      return runtime.operations.startRun({ query: 'hello' }, ann);
     };
     expect(await codeOf(runtime.idempotent(request, busyOnce))).toBe('SESSION_BUSY');
     expect(await runtime.idempotent(request, busyOnce)).toMatchObject({ status: 'completed' });
@@ -656,7 +660,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       await new Promise<void>((resolve) => {
         finish = resolve;
       });
-      return runtime.operations.start({ query: 'slow' }, ann);
+      return runtime.operations.startRun({ query: 'slow' }, ann);
     });
     await expect.poll(() => typeof finish).toBe('function');
     const retry = runtime.idempotent(slow, async () => {
@@ -672,7 +676,7 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const [storeA, storeB] = instances.open(kind);
     const clock = new ManualClock();
     const v1 = heldToolApp(passing());
-    const paused = await runtimeOn(storeA, v1, clock).operations.start({ query: 'pay' }, ann);
+    const paused = await runtimeOn(storeA, v1, clock).operations.startRun({ query: 'pay' }, ann);
     const { sessionId, invocationId } = paused;
     const v2 = heldToolApp(passing());
     (v2.rootAgent as LlmAgent).tools.push(
@@ -684,24 +688,27 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
       }),
     );
     const b = runtimeOn(storeB, v2, clock);
-    const refused = await b.operations.resume({ sessionId, approved: true }, bob).catch((e) => e);
+    const refused = await b.operations
+      .resumeRun({ sessionId, approved: true }, bob)
+      .catch((e) => e);
     expect(refused).toMatchObject({
       code: 'APP_CHANGED',
       details: { invocation_id: invocationId, added: ['tool held held_refund'], removed: [] },
     });
     // Refused before anything was recorded: the pause still waits.
     expect((await b.operations.getSession(sessionId, ops)).pendingApprovals).toHaveLength(1);
-    expect((await b.operations.audit({ sessionId }, ops)).entries.map((e) => e.action)).toEqual([
-      'started',
-      'requested',
-    ]);
+    expect((await b.operations.readAudit({ sessionId }, ops)).entries.map((e) => e.action)).toEqual(
+      ['started', 'requested'],
+    );
 
     const fingerprint = (refused as { details: { run_fingerprint: string } }).details
       .run_fingerprint;
     const compatible = runtimeOn(storeB, { ...v2, compatibleWith: new Set([fingerprint]) }, clock);
-    expect(await compatible.operations.resume({ sessionId, approved: true }, bob)).toMatchObject({
-      status: 'completed',
-    });
+    expect(await compatible.operations.resumeRun({ sessionId, approved: true }, bob)).toMatchObject(
+      {
+        status: 'completed',
+      },
+    );
   });
 
   it('refuses to resume an interrupted run whose app changed', async () => {
@@ -710,14 +717,14 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const clockB = new ManualClock(clockA.now());
     const callsA = new HeldCalls();
     const a = runtimeOn(storeA, heldToolApp(callsA), clockA);
-    void codeOf(a.operations.start({ query: 'work' }, ann));
+    void codeOf(a.operations.startRun({ query: 'work' }, ann));
     const { sessionId } = await callsA.next();
     const invocationId = (await a.operations.getSession(sessionId, ops)).run?.invocationId ?? '';
     const v2 = heldToolApp(passing());
     (v2.rootAgent as LlmAgent).tools.pop();
     const b = runtimeOn(storeB, v2, clockB);
     lapse(clockB);
-    expect(await codeOf(b.operations.recover({ invocationId }, ops))).toBe('APP_CHANGED');
+    expect(await codeOf(b.operations.recoverRun({ invocationId }, ops))).toBe('APP_CHANGED');
     expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
   });
 
@@ -725,14 +732,14 @@ describe.each(STORE_KINDS)('a run recovered after its process stopped (%s)', (ki
     const [store] = instances.open(kind);
     const clock = new ManualClock();
     const runtime = runtimeOn(store, heldToolApp(passing()), clock);
-    expect(await codeOf(runtime.operations.recover({ invocationId: 'inv-nope' }, ops))).toBe(
+    expect(await codeOf(runtime.operations.recoverRun({ invocationId: 'inv-nope' }, ops))).toBe(
       'RUN_NOT_FOUND',
     );
-    const done = await runtime.operations.start({ query: 'hello' }, ann);
+    const done = await runtime.operations.startRun({ query: 'hello' }, ann);
     lapse(clock);
-    expect(await codeOf(runtime.operations.recover({ invocationId: done.invocationId }, ops))).toBe(
-      'RUN_NOT_INTERRUPTED',
-    );
+    expect(
+      await codeOf(runtime.operations.recoverRun({ invocationId: done.invocationId }, ops)),
+    ).toBe('RUN_NOT_INTERRUPTED');
     expect(await runtime.operations.getRun(done.invocationId, ops)).toMatchObject({
       status: 'completed',
     });

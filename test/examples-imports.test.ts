@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 const EXAMPLES = fileURLToPath(new URL('../examples', import.meta.url));
 
 /**
- * What an example may import: the public API (`holdpoint` and its `holdpoint/workflows`), ADK and its types, zod, Node, the test
+ * What an example may import: the public API (`holdpoint`, `holdpoint/types` and `holdpoint/workflows`), ADK and its types, zod, Node, the test
  * runner, and the libraries an app needs for its own work, as any user's app would
  * (the knowledge assistant's PDF and article parsers) — never Holdpoint's insides.
  */
 const ALLOWED_PACKAGES = new Set([
   'holdpoint',
+  'holdpoint/types',
   'holdpoint/workflows',
   '@google/adk',
   '@google/genai',

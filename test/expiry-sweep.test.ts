@@ -82,7 +82,7 @@ describe('the expiry sweep', () => {
     );
     const runtimeA = instance(clockA, () => a.store);
     instance(clockB, () => b.store);
-    const paused = await runtimeA.operations.start({ query: 'pay' }, as('sweep-owner', 'admin'));
+    const paused = await runtimeA.operations.startRun({ query: 'pay' }, as('sweep-owner', 'admin'));
 
     clockA.advance(SWEEP_SECONDS * 1000);
     await expect.poll(a.reads).toBe(1);
@@ -92,7 +92,7 @@ describe('the expiry sweep', () => {
     clockA.advance(60_000);
     await expect
       .poll(async () =>
-        (await runtimeA.operations.audit({ sessionId: paused.sessionId }, ops)).entries.map(
+        (await runtimeA.operations.readAudit({ sessionId: paused.sessionId }, ops)).entries.map(
           (e) => e.action,
         ),
       )
@@ -191,11 +191,11 @@ describe('the purge of what outlived its retention', () => {
       clock,
     });
     stops.push(runtime.startSweeper(SWEEP_SECONDS));
-    const paused = await runtime.operations.start({ query: 'pay' }, as('purge-owner', 'admin'));
+    const paused = await runtime.operations.startRun({ query: 'pay' }, as('purge-owner', 'admin'));
     clock.advance(60_000 + SWEEP_SECONDS * 1000);
     await expect
       .poll(async () =>
-        (await runtime.operations.audit({ sessionId: paused.sessionId }, ops)).entries.map(
+        (await runtime.operations.readAudit({ sessionId: paused.sessionId }, ops)).entries.map(
           (e) => e.action,
         ),
       )
@@ -219,12 +219,12 @@ describe('the purge of what outlived its retention', () => {
     });
     stops.push(runtime.startSweeper(SWEEP_SECONDS));
     const owner = as('retention-owner', 'admin');
-    const paused = await runtime.operations.start({ query: 'pay' }, owner);
+    const paused = await runtime.operations.startRun({ query: 'pay' }, owner);
     // The pause expires: the session is finished, and still kept and listed.
     clock.advance(60_000 + SWEEP_SECONDS * 1000);
     await expect
       .poll(async () =>
-        (await runtime.operations.audit({ sessionId: paused.sessionId }, ops)).entries.map(
+        (await runtime.operations.readAudit({ sessionId: paused.sessionId }, ops)).entries.map(
           (e) => e.action,
         ),
       )

@@ -823,7 +823,7 @@ describe('expiry', () => {
     await expect
       .poll(async () => {
         clock.advance(5_000);
-        const { entries } = await short.holdpoint.runtime.operations.audit({ sessionId }, ops);
+        const { entries } = await short.holdpoint.runtime.operations.readAudit({ sessionId }, ops);
         return entries.map((e) => e.action);
       })
       .toEqual(['started', 'requested', 'expired']);

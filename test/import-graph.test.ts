@@ -30,7 +30,7 @@ const LAYERS: { layer: string; rank: number; holds: string[] }[] = [
   { layer: 'transports', rank: 5, holds: ['transports'] },
   { layer: 'library', rank: 6, holds: ['library'] },
   { layer: 'the command', rank: 7, holds: ['config', 'main', 'bin'] },
-  { layer: 'the entry points', rank: 8, holds: ['index.ts', 'workflows.ts'] },
+  { layer: 'the entry points', rank: 8, holds: ['index.ts', 'types.ts', 'workflows.ts'] },
 ];
 
 /** The modules of src/: every .ts file but tests and their support files. */

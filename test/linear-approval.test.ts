@@ -102,7 +102,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
   }
 
   it('asks each await as a confirmation of the pause, stored before anyone sees it', async () => {
-    const paused = pending(await runtime.operations.start({ query: 'pay 200 to Jiro' }, ann));
+    const paused = pending(await runtime.operations.startRun({ query: 'pay 200 to Jiro' }, ann));
     expect(paused.approvals).toEqual([
       expect.objectContaining({
         kind: 'confirmation',
@@ -124,7 +124,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
   });
 
   it('approves twice in place: the tool is entered once and pays once', async () => {
-    const first = pending(await runtime.operations.start({ query: 'pay 200 to Jiro' }, ann));
+    const first = pending(await runtime.operations.startRun({ query: 'pay 200 to Jiro' }, ann));
     const [approval] = first.approvals;
     const second = pending(
       await runtime.operations.decideApproval(
@@ -139,7 +139,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
       ],
     });
     expect(second.pauseId).not.toBe(first.pauseId);
-    const done = await runtime.operations.resume(
+    const done = await runtime.operations.resumeRun(
       { sessionId: first.sessionId, pauseId: second.pauseId, approved: true },
       bob,
     );
@@ -151,12 +151,12 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
     });
     expect(totals()).toEqual({ entries: 1, payments: 1 });
     // A client that reloads sees one call, its two questions and answers, one result.
-    const history = await runtime.operations.history(first.sessionId, ann);
+    const history = await runtime.operations.getSessionMessages(first.sessionId, ann);
     const shown = history.turns.flatMap((turn) => turn.events.map((e) => e.type));
     expect(shown.filter((type) => type === 'tool-call')).toHaveLength(1);
     expect(shown.filter((type) => type === 'approval-requested')).toHaveLength(2);
     expect(shown.filter((type) => type === 'tool-result')).toHaveLength(1);
-    const { entries } = await runtime.operations.audit({ sessionId: first.sessionId }, bob);
+    const { entries } = await runtime.operations.readAudit({ sessionId: first.sessionId }, bob);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'requested',
@@ -171,8 +171,8 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
   });
 
   it('hands a rejection and its reason to the tool, which goes on in plain code', async () => {
-    const first = pending(await runtime.operations.start({ query: 'pay 200 to Jiro' }, ann));
-    const done = await runtime.operations.resume(
+    const first = pending(await runtime.operations.startRun({ query: 'pay 200 to Jiro' }, ann));
+    const done = await runtime.operations.resumeRun(
       { sessionId: first.sessionId, approved: false, reason: 'not this month' },
       ann,
     );
@@ -184,19 +184,21 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
   });
 
   it('decides a linear approval with the policy of every approval', async () => {
-    const first = pending(await runtime.operations.start({ query: 'pay 200 to Jiro' }, ann));
+    const first = pending(await runtime.operations.startRun({ query: 'pay 200 to Jiro' }, ann));
     expect(
       await codeOf(
-        runtime.operations.resume({ sessionId: first.sessionId, approved: true }, as('eve')),
+        runtime.operations.resumeRun({ sessionId: first.sessionId, approved: true }, as('eve')),
       ),
     ).toBe('FORBIDDEN');
     expect(
-      pending(await runtime.operations.resume({ sessionId: first.sessionId, approved: true }, ann)),
+      pending(
+        await runtime.operations.resumeRun({ sessionId: first.sessionId, approved: true }, ann),
+      ),
     ).toBeTruthy();
   });
 
   it('past the hold, keeps the pause stored and enters the tool again on resume', async () => {
-    const first = pending(await runtime.operations.start({ query: 'pay 200 to Jiro' }, ann));
+    const first = pending(await runtime.operations.startRun({ query: 'pay 200 to Jiro' }, ann));
     await outlastHold(first.sessionId);
     expect((await store.getSnapshot(first.sessionId))?.pause).toMatchObject({
       pauseId: first.pauseId,
@@ -204,7 +206,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
     });
     // Resumed as any pause: the tool is entered again, and asks its second question.
     const second = pending(
-      await runtime.operations.resume({ sessionId: first.sessionId, approved: true }, bob),
+      await runtime.operations.resumeRun({ sessionId: first.sessionId, approved: true }, bob),
     );
     expect(second.approvals).toEqual([
       expect.objectContaining({ hint: 'Second sign-off: 200 to Jiro?' }),
@@ -212,7 +214,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
     expect(totals()).toEqual({ entries: 2, payments: 0 });
     await outlastHold(second.sessionId);
     // Entered a third time: both earlier answers come back at once, in order.
-    const done = await runtime.operations.resume(
+    const done = await runtime.operations.resumeRun(
       { sessionId: first.sessionId, approved: true },
       ann,
     );
@@ -225,12 +227,14 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
   });
 
   it('rejects at the second await after a resume that replayed the first', async () => {
-    const first = pending(await runtime.operations.start({ query: 'pay 5 to Ann' }, ann));
+    const first = pending(await runtime.operations.startRun({ query: 'pay 5 to Ann' }, ann));
     await outlastHold(first.sessionId);
-    pending(await runtime.operations.resume({ sessionId: first.sessionId, approved: true }, ann));
+    pending(
+      await runtime.operations.resumeRun({ sessionId: first.sessionId, approved: true }, ann),
+    );
     await outlastHold(first.sessionId);
     const shown: RunEvent[] = [];
-    const done = await runtime.operations.resume(
+    const done = await runtime.operations.resumeRun(
       { sessionId: first.sessionId, approved: false, reason: 'too late' },
       bob,
       (event) => shown.push(event),
@@ -238,7 +242,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
     // The tool ran on the rejection: its result is shown as its own, not as a denial.
     expect(shown.map((e) => e.type)).toContain('tool-result');
     expect(shown.map((e) => e.type)).not.toContain('tool-denied');
-    const history = await runtime.operations.history(first.sessionId, ann);
+    const history = await runtime.operations.getSessionMessages(first.sessionId, ann);
     const reloaded = history.turns.flatMap((turn) => turn.events.map((e) => e.type));
     expect(reloaded).toContain('tool-result');
     expect(reloaded).not.toContain('tool-denied');
@@ -261,7 +265,7 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
       const shown: RunEvent[] = [];
       const broken = runtimeOn(failing, app, clock);
       const error = await broken.operations
-        .start({ query: 'pay 1 to Ann' }, ann, (event) => shown.push(event))
+        .startRun({ query: 'pay 1 to Ann' }, ann, (event) => shown.push(event))
         .catch((e: unknown) => e);
       expect(error).toMatchObject({ code });
       expect(shown.map((e) => e.type)).not.toContain('approval-requested');
@@ -271,8 +275,8 @@ describe.each(Object.keys(stores))('a tool that awaits its approvals inline (%s)
   );
 
   it('fails the tool with its own error when it throws on a rejection (the ADR tool)', async () => {
-    const first = pending(await runtime.operations.start({ query: 'send 200 to Jiro' }, ann));
-    const done = await runtime.operations.resume(
+    const first = pending(await runtime.operations.startRun({ query: 'send 200 to Jiro' }, ann));
+    const done = await runtime.operations.resumeRun(
       { sessionId: first.sessionId, approved: false, reason: 'no' },
       ann,
     );
@@ -332,7 +336,7 @@ describe.each(Object.keys(stores))('a tool that awaits inline in a workflow step
     const clock = new ManualClock();
     const ran: string[] = [];
     const runtime = runtimeOn(store, payThenNotify(ran), clock);
-    const first = pending(await runtime.operations.start({ query: 'go' }, ann));
+    const first = pending(await runtime.operations.startRun({ query: 'go' }, ann));
     const outlastHold = async () => {
       if (!outlast) return;
       clock.advance(HOLD_MS);
@@ -343,12 +347,12 @@ describe.each(Object.keys(stores))('a tool that awaits inline in a workflow step
     await outlastHold();
     expect(ran).toEqual(['pay entered']);
     const second = pending(
-      await runtime.operations.resume({ sessionId: first.sessionId, approved: true }, ann),
+      await runtime.operations.resumeRun({ sessionId: first.sessionId, approved: true }, ann),
     );
     expect(second.approvals[0]?.hint).toBe('Sure?');
     expect(ran).not.toContain('notify');
     await outlastHold();
-    const done = await runtime.operations.resume(
+    const done = await runtime.operations.resumeRun(
       { sessionId: first.sessionId, approved: true },
       ann,
     );
@@ -596,15 +600,15 @@ describe('a tool that awaits inline, across instances (redis)', () => {
 
   it('hands a decision made on another instance to the one holding the tool, in place', async () => {
     const { a, b } = twoInstances();
-    const first = pending(await a.operations.start({ query: 'pay 40 to Rin' }, ann));
+    const first = pending(await a.operations.startRun({ query: 'pay 40 to Rin' }, ann));
     // Decided on B: A's tool gets the answer at its own await; B answers with what A ran.
     const second = pending(
-      await b.operations.resume({ sessionId: first.sessionId, approved: true }, bob),
+      await b.operations.resumeRun({ sessionId: first.sessionId, approved: true }, bob),
     );
     expect(second.approvals).toEqual([
       expect.objectContaining({ hint: 'Second sign-off: 40 to Rin?' }),
     ]);
-    const done = await b.operations.resume({ sessionId: first.sessionId, approved: true }, ann);
+    const done = await b.operations.resumeRun({ sessionId: first.sessionId, approved: true }, ann);
     expect(done).toMatchObject({
       status: 'completed',
       result: 'Result: {"status":"sent","amount":40,"recipient":"Rin","approvedBy":["bob","ann"]}',
@@ -614,14 +618,14 @@ describe('a tool that awaits inline, across instances (redis)', () => {
 
   it('releases what a stopping instance holds: another resumes it, entering the tool again', async () => {
     const { a, b } = twoInstances();
-    const first = pending(await a.operations.start({ query: 'pay 41 to Rin' }, ann));
+    const first = pending(await a.operations.startRun({ query: 'pay 41 to Rin' }, ann));
     await a.close();
     const second = pending(
-      await b.operations.resume({ sessionId: first.sessionId, approved: true }, bob),
+      await b.operations.resumeRun({ sessionId: first.sessionId, approved: true }, bob),
     );
     expect(second.approvals[0]?.hint).toBe('Second sign-off: 41 to Rin?');
     expect(totals()).toEqual({ entries: 2, payments: 0 });
-    const done = await b.operations.resume({ sessionId: first.sessionId, approved: true }, ann);
+    const done = await b.operations.resumeRun({ sessionId: first.sessionId, approved: true }, ann);
     expect(done).toMatchObject({ status: 'completed' });
     expect(totals()).toEqual({ entries: 2, payments: 1 });
   });

@@ -72,8 +72,8 @@ describe("a tool's effect ledger when the store fails", () => {
     const memory = new MemoryStore({ sessionTtlSeconds: 600 });
     const failing = ledgerFailingAt(memory, 'once');
     const a = runtimeOn(failing, heldToolApp(calls, true), clock);
-    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
-    const answer = await a.operations.resume({ sessionId, approved: true }, bob).catch((e) => e);
+    const { sessionId, invocationId } = await a.operations.startRun({ query: 'pay' }, ann);
+    const answer = await a.operations.resumeRun({ sessionId, approved: true }, bob).catch((e) => e);
     expect(answer).toMatchObject({
       code: 'OUTCOME_UNKNOWN',
       details: { invocation_id: invocationId },
@@ -84,7 +84,7 @@ describe("a tool's effect ledger when the store fails", () => {
     // Recovered, the approved call that may have started is put to a person again.
     clock.advance((LEASE_SECONDS + 1) * 1000);
     const b = runtimeOn(memory, heldToolApp(calls, true), clock);
-    const recovered = await b.operations.recover({ invocationId }, ops);
+    const recovered = await b.operations.recoverRun({ invocationId }, ops);
     expect(recovered).toMatchObject({ status: 'pending_approval' });
     expect(recovered.status === 'pending_approval' && recovered.approvals[0]?.mayHaveRun).toBe(
       true,
@@ -96,15 +96,15 @@ describe("a tool's effect ledger when the store fails", () => {
     const memory = new MemoryStore({ sessionTtlSeconds: 600 });
     const failing = ledgerFailingAt(memory, 'markStarted');
     const a = runtimeOn(failing, heldToolApp(calls, true), clock);
-    const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
-    expect(await codeOf(a.operations.resume({ sessionId, approved: true }, bob))).toBe(
+    const { sessionId, invocationId } = await a.operations.startRun({ query: 'pay' }, ann);
+    expect(await codeOf(a.operations.resumeRun({ sessionId, approved: true }, bob))).toBe(
       'OUTCOME_UNKNOWN',
     );
     // The tool never ran: nothing may run unmarked.
     expect(calls.effects).toHaveLength(0);
     clock.advance((LEASE_SECONDS + 1) * 1000);
     const b = runtimeOn(memory, heldToolApp(calls, true), clock);
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_payment',
     });
@@ -132,18 +132,19 @@ describe('a retry of a request whose outcome was unknown', () => {
       onEnd.push(() => base.close());
       const failing = ledgerFailingAt(base, 'once');
       const a = runtimeOn(failing, heldToolApp(calls, true), clock);
-      const { sessionId, invocationId } = await a.operations.start({ query: 'pay' }, ann);
+      const { sessionId, invocationId } = await a.operations.startRun({ query: 'pay' }, ann);
       /** Bob's decision, sent with Idempotency-Key `k-1` (as POST /api/agent/resume does). */
       const decide = (runtime: HoldpointRuntime) =>
         runtime.idempotent(
           { operation: 'resume', caller: 'bob', key: 'k-1', fingerprint: 'approve' },
-          (requestId) => runtime.operations.resume({ sessionId, approved: true, requestId }, bob),
+          (requestId) =>
+            runtime.operations.resumeRun({ sessionId, approved: true, requestId }, bob),
         );
       expect(await codeOf(decide(a))).toBe('OUTCOME_UNKNOWN');
       // Recovered, the approved call whose tool was entered is put to a person again.
       clock.advance((LEASE_SECONDS + 1) * 1000);
       const b = runtimeOn(base, heldToolApp(calls, true), clock);
-      const asked = await b.operations.recover({ invocationId }, ops);
+      const asked = await b.operations.recoverRun({ invocationId }, ops);
       if (asked.status !== 'pending_approval') throw new Error('not asked again');
       const [again] = asked.approvals;
       expect(again?.mayHaveRun).toBe(true);

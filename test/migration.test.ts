@@ -121,7 +121,7 @@ describe.each(Object.keys(kinds))('schema migration (%s)', (kind) => {
     const clock = new ManualClock(fixture.now);
     clock.advance(1000);
     const runtime = runtimeOn(store, slaApp(), clock);
-    const inbox = await runtime.operations.listPendingApprovals({}, maria);
+    const inbox = await runtime.operations.listApprovals({}, maria);
     expect(inbox.approvals).toHaveLength(2);
     for (const { approvalId } of inbox.approvals) {
       const done = await runtime.operations.decideApproval({ approvalId, approved: true }, maria);

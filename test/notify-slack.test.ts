@@ -821,7 +821,7 @@ describe('a press that resumes a long run', () => {
       clock,
       principalOf: (id) => (id === 'UANN' ? ann : undefined),
     });
-    const outcome = (await runtime.operations.start({ query: 'pay' }, ann)) as PendingOutcome;
+    const outcome = (await runtime.operations.startRun({ query: 'pay' }, ann)) as PendingOutcome;
     const approval = outcome.approvals[0] as ApprovalRequest;
     const pressed = await press(
       {

@@ -151,7 +151,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
   });
 
   async function auditOf(runtime: HoldpointRuntime, sessionId: string): Promise<AuditEntry[]> {
-    return (await runtime.operations.audit({ sessionId }, as('root', 'admin'))).entries;
+    return (await runtime.operations.readAudit({ sessionId }, as('root', 'admin'))).entries;
   }
 
   describe('payments', () => {
@@ -161,7 +161,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
     });
 
     async function askJiro(): Promise<PendingOutcome> {
-      return pending(await runtime.operations.start({ query: 'Send $200 to Jiro' }, ann));
+      return pending(await runtime.operations.startRun({ query: 'Send $200 to Jiro' }, ann));
     }
 
     it('edits, then approves: the payment runs with the edit, the model sees the call as it ran, the audit has both hashes', async () => {
@@ -173,7 +173,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
         argsSchema: { type: 'object', properties: { amount: { type: 'number' } } },
       });
       const edited = { amount: 150, recipient: 'Jiro', currency: 'USD' };
-      const done = await runtime.operations.resume(
+      const done = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [
@@ -200,7 +200,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
         argsHash: hashArgs(approval?.args),
         editedArgsHash: hashArgs(edited),
       });
-      const { turns } = await runtime.operations.history(pause.sessionId, ann);
+      const { turns } = await runtime.operations.getSessionMessages(pause.sessionId, ann);
       const call = turns.flatMap((t) => t.events).find((e) => e.type === 'tool-call');
       expect(call).toMatchObject({ args: edited, modelArgs: approval?.args });
     });
@@ -209,7 +209,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       const first = await askJiro();
       const a = first.approvals[0];
       const edited = { amount: 200, recipient: 'Jiro Tanaka', currency: 'USD' };
-      const sent = await runtime.operations.resume(
+      const sent = await runtime.operations.resumeRun(
         {
           sessionId: first.sessionId,
           decisions: [
@@ -225,7 +225,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       );
       expect(resultOf(sent)).toMatch(/to Jiro Tanaka/);
       const second = await askJiro();
-      const rejected = await runtime.operations.resume(
+      const rejected = await runtime.operations.resumeRun(
         {
           sessionId: second.sessionId,
           decisions: [
@@ -248,7 +248,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       const a = pause.approvals[0];
       const decide = (editedArgs: Record<string, unknown>) =>
         runtime.operations
-          .resume(
+          .resumeRun(
             {
               sessionId: pause.sessionId,
               decisions: [
@@ -275,7 +275,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       ).toHaveProperty('message', expect.stringContaining('"memo"'));
       // Someone who may not decide learns nothing of the tool's policy from a refusal.
       const stranger = await runtime.operations
-        .resume(
+        .resumeRun(
           {
             sessionId: pause.sessionId,
             decisions: [
@@ -302,7 +302,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       const seenHash = hashArgs(a?.args);
       const edited = { amount: 300, recipient: 'Jiro', currency: 'USD' };
       const editedHash = hashArgs(edited);
-      const first = await runtime.operations.resume(
+      const first = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [{ approvalId, approved: true, argsHash: seenHash, editedArgs: edited }],
@@ -312,7 +312,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       expect(first.status).toBe('pending_approval');
       const again = (by: Principal, argsHash?: string) =>
         runtime.operations
-          .resume(
+          .resumeRun(
             { sessionId: pause.sessionId, decisions: [{ approvalId, approved: true, argsHash }] },
             by,
           )
@@ -334,7 +334,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       const a = pause.approvals[0];
       const approvalId = a?.approvalId as string;
       const raised = { amount: 300, recipient: 'Jiro', currency: 'USD' };
-      const first = await runtime.operations.resume(
+      const first = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [
@@ -346,7 +346,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       expect(first.status).toBe('pending_approval');
       // 250 is less than maria's 300 but more than the model's 200: still a raise.
       const lowered = { amount: 250, recipient: 'Jiro', currency: 'USD' };
-      const second = await runtime.operations.resume(
+      const second = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [
@@ -358,7 +358,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       expect(second.status).toBe('pending_approval');
       const decisions = (await store.getSnapshot(pause.sessionId))?.pause?.decisions;
       expect(decisions?.at(-1)).toMatchObject({ decidedBy: 'kai', editNeedsApproval: true });
-      const done = await runtime.operations.resume(
+      const done = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [{ approvalId, approved: true, argsHash: hashArgs(lowered) }],
@@ -374,7 +374,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
       const approvalId = a?.approvalId as string;
       const edited = { amount: 20, recipient: 'Jiro', currency: 'USD' };
       const refused = await runtime.operations
-        .resume(
+        .resumeRun(
           {
             sessionId: pause.sessionId,
             decisions: [{ approvalId, approved: true, editedArgs: edited }],
@@ -386,7 +386,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
         code: 'VALIDATION_FAILED',
         details: { missing: 'args_hash' },
       });
-      const done = await runtime.operations.resume(
+      const done = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [
@@ -406,10 +406,10 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
     });
 
     it('answers in the tool place: the tool does not run, the audit says so', async () => {
-      const pause = pending(await runtime.operations.start({ query: 'lookup' }, ann));
+      const pause = pending(await runtime.operations.startRun({ query: 'lookup' }, ann));
       const a = pause.approvals[0];
       const response = { answer: 'from a person' };
-      const done = await runtime.operations.resume(
+      const done = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [
@@ -433,11 +433,11 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
     });
 
     it('refuses an answer the tool does not allow, or one its schema refuses', async () => {
-      const archive = pending(await runtime.operations.start({ query: 'archive' }, ann));
+      const archive = pending(await runtime.operations.startRun({ query: 'archive' }, ann));
       const a = archive.approvals[0];
       expect(
         await runtime.operations
-          .resume(
+          .resumeRun(
             {
               sessionId: archive.sessionId,
               decisions: [
@@ -453,11 +453,11 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
           )
           .catch((e: unknown) => e),
       ).toMatchObject({ code: 'RESPOND_NOT_ALLOWED', details: { tool_name: 'archive' } });
-      const lookup = pending(await runtime.operations.start({ query: 'lookup' }, as('zed')));
+      const lookup = pending(await runtime.operations.startRun({ query: 'lookup' }, as('zed')));
       const l = lookup.approvals[0];
       expect(
         await runtime.operations
-          .resume(
+          .resumeRun(
             {
               sessionId: lookup.sessionId,
               decisions: [
@@ -477,13 +477,13 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
     });
 
     it('an input approval takes its value as a response, refuses an edit, and passes a reason on', async () => {
-      const pause = pending(await runtime.operations.start({ query: 'ask' }, ann));
+      const pause = pending(await runtime.operations.startRun({ query: 'ask' }, ann));
       const a = pause.approvals[0];
       expect(a?.kind).toBe('input');
       const approvalId = a?.approvalId as string;
       expect(
         await runtime.operations
-          .resume(
+          .resumeRun(
             {
               sessionId: pause.sessionId,
               decisions: [
@@ -499,7 +499,7 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
           )
           .catch((e: unknown) => e),
       ).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'edited_args' } });
-      const done = await runtime.operations.resume(
+      const done = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [{ approvalId, approved: true, response: { choice: 'B' } }],
@@ -507,8 +507,8 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
         admin,
       );
       expect(JSON.parse(resultOf(done)).results).toEqual([['ask_value', { choice: 'B' }]]);
-      const again = pending(await runtime.operations.start({ query: 'ask' }, ann));
-      const rejected = await runtime.operations.resume(
+      const again = pending(await runtime.operations.startRun({ query: 'ask' }, ann));
+      const rejected = await runtime.operations.resumeRun(
         {
           sessionId: again.sessionId,
           decisions: [
@@ -527,10 +527,10 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
     });
 
     it('decides a parallel pause in one batch: approve, edit, respond and reject, one resume', async () => {
-      const pause = pending(await runtime.operations.start({ query: 'all' }, ann));
+      const pause = pending(await runtime.operations.startRun({ query: 'all' }, ann));
       const [big, lookup, archive, small] = pause.approvals;
       const hash = (i: number) => hashArgs(pause.approvals[i]?.args);
-      const done = await runtime.operations.resume(
+      const done = await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           pauseId: pause.pauseId,
@@ -572,9 +572,9 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
     });
 
     it('shows the edited call on every later turn of the session', async () => {
-      const pause = pending(await runtime.operations.start({ query: 'pay' }, ann));
+      const pause = pending(await runtime.operations.startRun({ query: 'pay' }, ann));
       const a = pause.approvals[0];
-      await runtime.operations.resume(
+      await runtime.operations.resumeRun(
         {
           sessionId: pause.sessionId,
           decisions: [
@@ -588,13 +588,13 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
         },
         admin,
       );
-      const later = await runtime.operations.start(
+      const later = await runtime.operations.startRun(
         { query: 'history', sessionId: pause.sessionId },
         ann,
       );
       expect(JSON.parse(resultOf(later))).toEqual([{ amount: 40, to: 'Ann' }]);
       // The stored call keeps the model's own arguments (the audit's truth).
-      const { turns } = await runtime.operations.history(pause.sessionId, ann);
+      const { turns } = await runtime.operations.getSessionMessages(pause.sessionId, ann);
       expect(turns[0]?.events.find((e) => e.type === 'tool-call')).toMatchObject({
         args: { amount: 40, to: 'Ann' },
         modelArgs: { amount: 100, to: 'Ann' },
@@ -602,10 +602,10 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
     });
 
     it('records nothing of a batch with one invalid part', async () => {
-      const pause = pending(await runtime.operations.start({ query: 'all' }, ann));
+      const pause = pending(await runtime.operations.startRun({ query: 'all' }, ann));
       const [big, lookup, archive] = pause.approvals;
       const refused = await runtime.operations
-        .resume(
+        .resumeRun(
           {
             sessionId: pause.sessionId,
             decisions: [
@@ -634,11 +634,11 @@ describe.each(Object.keys(stores))('rich decisions (%s)', (kind) => {
     });
 
     it('two people deciding one parallel pause with different mixes: one wins, the other gets ALREADY_DECIDED, one resume', async () => {
-      const pause = pending(await runtime.operations.start({ query: 'all' }, ann));
+      const pause = pending(await runtime.operations.startRun({ query: 'all' }, ann));
       const other = runtimeOn(store, richApp, clock);
       const all = (edit: number, by: Principal, on: HoldpointRuntime) =>
         on.operations
-          .resume(
+          .resumeRun(
             {
               sessionId: pause.sessionId,
               pauseId: pause.pauseId,

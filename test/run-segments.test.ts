@@ -69,12 +69,12 @@ describe('run segments across instances', () => {
     const clock = new ManualClock();
     const a = runtimeOn(instance(), heldToolApp(calls), clock);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), new ManualClock());
-    const paused = await a.operations.start({ query: 'pay' }, ann);
+    const paused = await a.operations.startRun({ query: 'pay' }, ann);
     expect(paused.status).toBe('pending_approval');
     const watch = watcher();
-    const stop = await b.operations.watch(paused.sessionId, ops, watch.handler);
+    const stop = await b.operations.watchSession(paused.sessionId, ops, watch.handler);
     clock.advance(19_000);
-    const resumed = a.operations.resume({ sessionId: paused.sessionId, approved: true }, bob);
+    const resumed = a.operations.resumeRun({ sessionId: paused.sessionId, approved: true }, bob);
     const call = await calls.next();
     clock.advance(45_000);
     call.release();
@@ -98,17 +98,17 @@ describe('run segments across instances', () => {
     const storeA = instance();
     const a = runtimeOn(storeA, heldToolApp(new HeldCalls()), clock);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clock);
-    const paused = await a.operations.start({ query: 'pay' }, ann);
+    const paused = await a.operations.startRun({ query: 'pay' }, ann);
     const { sessionId } = paused;
-    await b.operations.cancel({ sessionId, reason: 'not now' }, as('carol', 'admin'));
+    await b.operations.cancelPause({ sessionId, reason: 'not now' }, as('carol', 'admin'));
     const held = holdNextAnswer(storeA, decideTransition);
     const aHeld = runtimeOn(held.store, heldToolApp(new HeldCalls()), clock);
-    const approve = codeOf(aHeld.operations.resume({ sessionId, approved: true }, bob));
+    const approve = codeOf(aHeld.operations.resumeRun({ sessionId, approved: true }, bob));
     await held.held.made;
 
-    const { turns } = await aHeld.operations.history(sessionId, ops);
+    const { turns } = await aHeld.operations.getSessionMessages(sessionId, ops);
     expect(turns.flatMap((t) => t.events).filter((e) => e.type === 'decided')).toEqual([]);
-    expect((await aHeld.operations.start({ sessionId, query: 'hello' }, ann)).status).toBe(
+    expect((await aHeld.operations.startRun({ sessionId, query: 'hello' }, ann)).status).toBe(
       'completed',
     );
     held.held.release();
@@ -134,11 +134,11 @@ describe('run segments across instances', () => {
     const callsA = new HeldCalls();
     callsA.passThrough = true;
     const a = runtimeOn(storeA, heldToolApp(callsA, true), clock);
-    const paused = await a.operations.start({ query: 'pay' }, ann);
+    const paused = await a.operations.startRun({ query: 'pay' }, ann);
     const { sessionId } = paused;
     const heldA = holdNextAnswer(storeA, decideTransition);
     const aHeld = runtimeOn(heldA.store, heldToolApp(callsA, true), clock);
-    const approveA = aHeld.operations.resume({ sessionId, approved: true }, bob);
+    const approveA = aHeld.operations.resumeRun({ sessionId, approved: true }, bob);
     await heldA.held.made;
     // B decides after A's decision is stored (made is only A's call sent: wait for the
     // store), and dies before it hears back.
@@ -150,7 +150,7 @@ describe('run segments across instances', () => {
     const heldB = holdNextAnswer(storeB, decideTransition);
     const b = runtimeOn(heldB.store, heldToolApp(bCalls, true), clock);
     const approveB = codeOf(
-      b.operations.resume({ sessionId, approved: true }, as('carol', 'admin')),
+      b.operations.resumeRun({ sessionId, approved: true }, as('carol', 'admin')),
     );
     await heldB.held.made;
     await storeB.close();
@@ -173,7 +173,7 @@ describe('run segments across instances', () => {
     const bCalls = new HeldCalls();
     bCalls.passThrough = true;
     const b = runtimeOn(instance(), heldToolApp(bCalls), clockB);
-    const first = codeOf(a.operations.start({ query: 'work' }, ann));
+    const first = codeOf(a.operations.startRun({ query: 'work' }, ann));
     const call = await calls.next();
     // A is frozen (its clock does not move, so it renews nothing); B's time passes the lease.
     clockB.advance(LEASE_SECONDS * 1000 + 1_000);
@@ -182,13 +182,13 @@ describe('run segments across instances', () => {
       status: 'interrupted',
     });
     expect(
-      await codeOf(b.operations.start({ sessionId: call.sessionId, query: 'quick' }, ann)),
+      await codeOf(b.operations.startRun({ sessionId: call.sessionId, query: 'quick' }, ann)),
     ).toBe('RUN_INTERRUPTED');
-    const taken = await b.operations.recover({ invocationId: invocationId ?? '' }, ops);
+    const taken = await b.operations.recoverRun({ invocationId: invocationId ?? '' }, ops);
     expect(taken.status).toBe('completed');
     call.release();
     expect(await first).toBe('LEASE_LOST');
-    await a.operations.start({ sessionId: call.sessionId, query: 'again' }, ann);
+    await a.operations.startRun({ sessionId: call.sessionId, query: 'again' }, ann);
 
     const stored = await instance().loadSession(call.sessionId, 'held', 'ann');
     expect(lines(stored?.events ?? [])).toEqual([
@@ -199,7 +199,7 @@ describe('run segments across instances', () => {
       'again',
       'Echo: again',
     ]);
-    const { entries } = await b.operations.audit({ sessionId: call.sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId: call.sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'recovered',
@@ -217,7 +217,7 @@ describe('run segments across instances', () => {
     const storeA = instance();
     const a = runtimeOn(storeA, heldToolApp(calls), clockA);
     const b = runtimeOn(instance(), heldToolApp(new HeldCalls()), clockB);
-    const working = a.operations.start({ query: 'work' }, ann);
+    const working = a.operations.startRun({ query: 'work' }, ann);
     const call = await calls.next();
     // Three leases long, renewed every third of one.
     for (let step = 1; step <= 9; step++) {
@@ -228,9 +228,9 @@ describe('run segments across instances', () => {
         .toBe(until);
     }
     clockB.advance(3 * LEASE_SECONDS * 1000 + 1_000);
-    expect(await codeOf(b.operations.start({ sessionId: call.sessionId, query: 'hi' }, ann))).toBe(
-      'SESSION_BUSY',
-    );
+    expect(
+      await codeOf(b.operations.startRun({ sessionId: call.sessionId, query: 'hi' }, ann)),
+    ).toBe('SESSION_BUSY');
     call.release();
     expect((await working).status).toBe('completed');
   });
@@ -252,11 +252,13 @@ describe('run segments across instances', () => {
     const calls = new HeldCalls();
     calls.passThrough = true;
     const b = runtimeOn(instance(), heldToolApp(calls), clock);
-    const start = () => b.operations.start({ sessionId, query: 'hello' }, ann);
+    const start = () => b.operations.startRun({ sessionId, query: 'hello' }, ann);
     const invocationId = (await b.operations.getSession(sessionId, ops)).run?.invocationId ?? '';
     expect(await codeOf(start())).toBe('SESSION_BUSY');
     expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'running' });
-    expect(await codeOf(b.operations.recover({ invocationId }, ops))).toBe('RUN_NOT_INTERRUPTED');
+    expect(await codeOf(b.operations.recoverRun({ invocationId }, ops))).toBe(
+      'RUN_NOT_INTERRUPTED',
+    );
 
     // Once the lease lapsed the run is interrupted: listed, kept from new runs, resumed by id.
     clock.advance(LEASE_SECONDS * 1000 + 1_000);
@@ -264,14 +266,14 @@ describe('run segments across instances', () => {
     const { runs } = await b.operations.listRuns({ status: 'interrupted', limit: 200 }, ops);
     expect(runs.map((r) => r.invocationId)).toContain(invocationId);
     expect(await codeOf(start())).toBe('RUN_INTERRUPTED');
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: 'Done: held_step',
     });
     expect(calls.effects).toHaveLength(1);
     expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'completed' });
     expect(await start()).toMatchObject({ status: 'completed', result: 'Echo: hello' });
-    const { entries } = await b.operations.audit({ sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'recovered',

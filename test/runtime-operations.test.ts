@@ -37,6 +37,6 @@ describe('the runtime operations', () => {
     const runtime = memoryRuntime();
     const sessionId = await runtime.operations.createSession({}, SYSTEM);
     expect((await runtime.operations.getSession(sessionId, SYSTEM)).meta.userId).toBe(SYSTEM.id);
-    expect(await runtime.operations.storeStats({}, SYSTEM)).toMatchObject({ sessions: 1 });
+    expect(await runtime.operations.getStoreStats({}, SYSTEM)).toMatchObject({ sessions: 1 });
   });
 });

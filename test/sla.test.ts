@@ -53,17 +53,17 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
   async function waiting(settings: ApprovalSettings, store = newStore()) {
     const clock = new ManualClock(Date.now());
     const runtime = runtimeOn(store, appWith(settings), clock);
-    const paused = pending(await runtime.operations.start({ query: 'always 5' }, ann));
+    const paused = pending(await runtime.operations.startRun({ query: 'always 5' }, ann));
     const approvalId = paused.approvals[0]?.approvalId as string;
     return { clock, runtime, store, paused, approvalId, sessionId: paused.sessionId };
   }
 
   async function audit(runtime: HoldpointRuntime, sessionId: string) {
-    return (await runtime.operations.audit({ sessionId, limit: 200 }, ops)).entries;
+    return (await runtime.operations.readAudit({ sessionId, limit: 200 }, ops)).entries;
   }
 
   async function inbox(runtime: HoldpointRuntime, who: Principal): Promise<string[]> {
-    const page = await runtime.operations.listPendingApprovals({}, who);
+    const page = await runtime.operations.listApprovals({}, who);
     return page.approvals.map((a) => a.approvalId);
   }
 
@@ -84,7 +84,7 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
       approvers: { roles: ['approver'] },
     });
     // Nothing left waiting for the sweeps of the tests after this one (Redis is shared).
-    await runtime.operations.cancel({ sessionId }, ann);
+    await runtime.operations.cancelPause({ sessionId }, ann);
   });
 
   it('stores the app’s notification rule with approvals of tools that name none', async () => {
@@ -102,10 +102,10 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
         { model: 'rules' },
       );
       const runtime = runtimeOn(newStore(), app, new ManualClock(Date.now()));
-      const paused = pending(await runtime.operations.start({ query: 'always 5' }, ann));
+      const paused = pending(await runtime.operations.startRun({ query: 'always 5' }, ann));
       const [approval] = (await runtime.operations.getSession(paused.sessionId, ann))
         .pendingApprovals;
-      await runtime.operations.cancel({ sessionId: paused.sessionId }, ann);
+      await runtime.operations.cancelPause({ sessionId: paused.sessionId }, ann);
       return approval?.notify;
     }
     expect(await storedRule()).toEqual({ channels: ['webhook'], to: ['user:controller'] });
@@ -287,7 +287,7 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
     expect(auditLine(decided as never)).toMatchObject({ on_behalf_of: 'alice' });
 
     // Once it ended, the delegate no longer sees nor decides alice's approvals.
-    const second = pending(await runtime.operations.start({ query: 'always 6' }, ann));
+    const second = pending(await runtime.operations.startRun({ query: 'always 6' }, ann));
     const approvalId = second.approvals[0]?.approvalId as string;
     expect(await inbox(runtime, dave)).toEqual([approvalId]);
     clock.advance(600 * S);
@@ -317,7 +317,7 @@ describe('two instances sharing one Redis', () => {
     const clock = new ManualClock(Date.now());
     const a = runtimeOn(testStores.redis(), appWith(settings), clock);
     const b = runtimeOn(testStores.redis(), appWith(settings), clock);
-    const paused = pending(await a.operations.start({ query: 'always 5' }, ann));
+    const paused = pending(await a.operations.startRun({ query: 'always 5' }, ann));
     for (const seconds of [60, 60, 60, 20]) {
       clock.advance(seconds * S);
       await Promise.all([a.applySlaDue(), b.applySlaDue(), a.applySlaDue(), b.applySlaDue()]);
@@ -325,7 +325,7 @@ describe('two instances sharing one Redis', () => {
     await expect
       .poll(async () => (await a.operations.getSession(paused.sessionId, ann)).run?.status)
       .toBe('completed');
-    const lines = (await a.operations.audit({ sessionId: paused.sessionId, limit: 200 }, ops))
+    const lines = (await a.operations.readAudit({ sessionId: paused.sessionId, limit: 200 }, ops))
       .entries;
     expect(lines.map((e) => e.action)).toEqual([
       'started',

@@ -68,7 +68,7 @@ afterEach(async () => {
 });
 
 async function actions(sessionId: string): Promise<string[]> {
-  const { entries } = await runtime.operations.audit({ sessionId }, ops);
+  const { entries } = await runtime.operations.readAudit({ sessionId }, ops);
   return entries.map((e) => e.action);
 }
 
@@ -76,13 +76,13 @@ describe('an SQLite commit that fails mid-transaction', () => {
   it.each(['INSERT INTO hp_pauses', 'INSERT INTO hp_audit', 'DELETE FROM hp_paused_for'])(
     'stores nothing of a decision (failing at %s); the retry decides once',
     async (failAt) => {
-      const { sessionId } = await runtime.operations.start({ query: 'pay' }, ann);
+      const { sessionId } = await runtime.operations.startRun({ query: 'pay' }, ann);
       const before = await reader.getSnapshot(sessionId);
       expect(before?.pause?.status).toBe('pending');
 
       driver.failAt = failAt;
       const request = { sessionId, approved: true, requestId: 'r-1' };
-      expect(await codeOf(runtime.operations.resume(request, bob))).toBe('STORE_UNAVAILABLE');
+      expect(await codeOf(runtime.operations.resumeRun(request, bob))).toBe('STORE_UNAVAILABLE');
       expect(driver.failAt).toBeUndefined();
 
       // Nothing of the decision: the same pause, undecided, still waiting and listed.
@@ -94,7 +94,7 @@ describe('an SQLite commit that fails mid-transaction', () => {
       expect(items.map((paused) => paused.meta.sessionId)).toContain(sessionId);
       expect(calls.effects).toHaveLength(0);
 
-      expect(await runtime.operations.resume(request, bob)).toMatchObject({
+      expect(await runtime.operations.resumeRun(request, bob)).toMatchObject({
         status: 'completed',
         result: 'Done: held_payment',
       });
@@ -107,11 +107,11 @@ describe('an SQLite commit that fails mid-transaction', () => {
     // The session and its run are inserted in one transaction; it fails at the run.
     driver.failAt = 'INSERT INTO hp_runs';
     const request = { query: 'hello', requestId: 'start-1' };
-    expect(await codeOf(runtime.operations.start(request, ann))).toBe('STORE_UNAVAILABLE');
+    expect(await codeOf(runtime.operations.startRun(request, ann))).toBe('STORE_UNAVAILABLE');
     const listed = await reader.listUserSessions('ann', { limit: 10 }, clock.now());
     expect(listed.items).toEqual([]);
 
-    const outcome = await runtime.operations.start(request, ann);
+    const outcome = await runtime.operations.startRun(request, ann);
     expect(outcome).toMatchObject({ status: 'completed', result: 'Echo: hello' });
     expect((await actions(outcome.sessionId)).filter((a) => a === 'started')).toHaveLength(1);
   });

@@ -85,12 +85,12 @@ describe.each(Object.keys(stores))(
         return checkpoint(end);
       });
       const base = runtimeOn(counting, storyApp(baseCalls), new ManualClock());
-      const basePause = await base.operations.start({ query: QUERY }, ann);
+      const basePause = await base.operations.startRun({ query: QUERY }, ann);
       expect(basePause.status).toBe('pending_approval');
       const stepsBeforeApproval = checkpoints;
       const callsBeforeApproval = Object.fromEntries(baseCalls);
       const baseState = (await base.operations.getSession(basePause.sessionId, ops)).state;
-      const baseDone = await base.operations.resume(
+      const baseDone = await base.operations.resumeRun(
         {
           sessionId: basePause.sessionId,
           approved: true,
@@ -104,7 +104,7 @@ describe.each(Object.keys(stores))(
         const callsA = new Map<string, number>();
         const dying = stopsAfterCheckpoint(store, k);
         const a = runtimeOn(dying.store, storyApp(callsA), clockA);
-        const started = a.operations.start({ query: QUERY }, ann);
+        const started = a.operations.startRun({ query: QUERY }, ann);
         started.catch(() => undefined);
         await dying.stopped;
         const { items } = await store.listInterrupted({ limit: 200 }, clockA.now() + 60_000);
@@ -114,11 +114,11 @@ describe.each(Object.keys(stores))(
         const clockB = new ManualClock(clockA.now() + LEASE_SECONDS * 1000 + 1_000);
         const callsB = new Map<string, number>();
         const b = runtimeOn(store, storyApp(callsB), clockB);
-        const pause = await b.operations.recover({ invocationId }, ops);
+        const pause = await b.operations.recoverRun({ invocationId }, ops);
         expect(pause.status, `stopped after checkpoint ${k}`).toBe('pending_approval');
         expect(sum(callsA, callsB), `stopped after checkpoint ${k}`).toEqual(callsBeforeApproval);
         expect((await b.operations.getSession(pause.sessionId, ops)).state).toEqual(baseState);
-        const done = await b.operations.resume(
+        const done = await b.operations.resumeRun(
           {
             sessionId: pause.sessionId,
             approved: true,
@@ -127,7 +127,7 @@ describe.each(Object.keys(stores))(
         );
         expect(done.status).toBe('completed');
         expect(done.status === 'completed' && done.result).toMatch(/^Published as STORY-/);
-        const { entries } = await b.operations.audit({ sessionId: pause.sessionId }, ops);
+        const { entries } = await b.operations.readAudit({ sessionId: pause.sessionId }, ops);
         expect(entries.map((e) => e.action)).toEqual([
           'started',
           'recovered',

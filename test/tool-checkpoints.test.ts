@@ -76,7 +76,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     const outside = new Outside();
     const heldC = new HeldCalls();
     const a = runtimeOn(storeA, abcApp(outside, { heldC, ...options }), clockA);
-    void codeOf(a.operations.start({ query: QUERY }, ann));
+    void codeOf(a.operations.startRun({ query: QUERY }, ann));
     const inC = await heldC.next();
     const { b, invocationId } = await recoverer(storeB, outside, clockA, inC.sessionId, options);
     return { storeB, outside, inC, sessionId: inC.sessionId, b, invocationId };
@@ -92,7 +92,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     });
     const a = runtimeOn(gated, abcApp(outside, { heldC: passing() }), new ManualClock());
     const seen: RunEvent[] = [];
-    const run = a.operations.start({ query: QUERY }, ann, (event) => seen.push(event));
+    const run = a.operations.startRun({ query: QUERY }, ann, (event) => seen.push(event));
 
     // The model's turn calling A is being stored: nobody heard of it, A has not run.
     const first = await storing.next();
@@ -125,7 +125,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
       abcApp(outside, { heldC: passing(), confirmC: true }),
       clockA,
     );
-    void a.operations.start({ query: QUERY }, ann);
+    void a.operations.startRun({ query: QUERY }, ann);
     await expect.poll(() => outside.modelCalls.abc).toBe(3);
     const { sessionId } = outside;
     await expect
@@ -146,18 +146,18 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     expect(view).toMatchObject({ meta: { status: 'running' }, pendingApprovals: [] });
     expect(view.pause).toBeUndefined();
 
-    const asked = await b.operations.recover({ invocationId }, ops);
+    const asked = await b.operations.recoverRun({ invocationId }, ops);
     expect(asked).toMatchObject({ status: 'pending_approval' });
     if (asked.status !== 'pending_approval') throw new Error('not asked');
     expect(asked.approvals.map((x) => x.toolName)).toEqual(['tool_c']);
     expect(outside.modelCalls).toEqual({ abc: 3 });
-    expect(await b.operations.resume({ sessionId, approved: true }, bob)).toMatchObject({
+    expect(await b.operations.resumeRun({ sessionId, approved: true }, bob)).toMatchObject({
       status: 'completed',
       result: ABC_DONE,
     });
     expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });
     expect(outside.modelCalls).toEqual({ abc: 4 });
-    const { entries } = await b.operations.audit({ sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual([
       'started',
       'recovered',
@@ -171,7 +171,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
 
   it('goes on inside a workflow step: C runs again, A and B do not, the next step runs once', async () => {
     const { storeB, outside, b, invocationId, sessionId } = await diesInC({ inSequence: true });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
     });
     expect(outside.entered).toEqual({ tool_a: 1, tool_b: 1, tool_c: 2 });
@@ -193,7 +193,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
 
   it('goes on in a parallel branch: C runs again, the branch that finished does not', async () => {
     const { outside, b, invocationId } = await diesInC({ inParallel: true });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
     });
     expect(outside.entered).toEqual({ tool_a: 1, tool_b: 1, tool_c: 2 });
@@ -205,7 +205,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
     const { outside, b, invocationId } = await diesInC({
       behindOrchestrator: true,
     });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: ABC_DONE,
     });
@@ -215,7 +215,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
 
   it("goes on inside an AgentTool's run: C runs again, A and B do not, nobody is asked twice", async () => {
     const { storeB, outside, b, invocationId, sessionId } = await diesInC({ asAgentTool: true });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: `abc said ${JSON.stringify({ result: ABC_DONE })}`,
     });
@@ -253,12 +253,12 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
           : checkpoint(end),
     );
     const a = runtimeOn(dying, abcApp(outside, { heldC: passing(), cThroughLedger: true }), clockA);
-    void a.operations.start({ query: QUERY }, ann);
+    void a.operations.startRun({ query: QUERY }, ann);
     await expect.poll(() => outside.effects.tool_c).toBe(1);
     const { b, invocationId } = await recoverer(storeB, outside, clockA, outside.sessionId, {
       cThroughLedger: true,
     });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: ABC_DONE,
     });
@@ -270,7 +270,7 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
   it("runs C's effect again under the same idempotency key when the crash came inside it", async () => {
     // A locked C's effect in the ledger and dies inside it.
     const { outside, b, invocationId, inC } = await diesInC({ cThroughLedger: true });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
     });
     expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });
@@ -282,8 +282,8 @@ describe.each(STORE_KINDS)('tool-level checkpoints (%s store)', (kind) => {
 
   it('answers C "it may have run" in the next run when the interrupted run is given up', async () => {
     const { storeB, b, invocationId, sessionId } = await diesInC();
-    await b.operations.cancelInterrupted({ invocationId }, ops);
-    expect(await b.operations.start({ sessionId, query: QUERY }, ann)).toMatchObject({
+    await b.operations.cancelRun({ invocationId }, ops);
+    expect(await b.operations.startRun({ sessionId, query: QUERY }, ann)).toMatchObject({
       status: 'completed',
     });
     const events = (await storeB.loadSession(sessionId, 'abc', 'ann'))?.events ?? [];

@@ -32,7 +32,7 @@ function completed(outcome: RunOutcome): CompletedOutcome {
 describe('image-studio', () => {
   it('pauses 10 images for confirmation and generates them once approved', async () => {
     const holdpoint = studio();
-    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Generate 10 images' }));
+    const pause = paused(await holdpoint.startRun({ query: 'Generate 10 images' }, 'tester'));
     expect(pause.approvals).toEqual([
       expect.objectContaining({
         kind: 'confirmation',
@@ -42,7 +42,7 @@ describe('image-studio', () => {
       }),
     ]);
     const done = completed(
-      await holdpoint.resume({ sessionId: pause.sessionId, decidedBy: 'tester', approved: true }),
+      await holdpoint.resumeRun({ sessionId: pause.sessionId, approved: true }, 'tester'),
     );
     expect(done.result).toBe('Here are the 10 images (order REQ-10-HUMAN).');
     expect(done.artifacts).toHaveLength(10);
@@ -53,9 +53,9 @@ describe('image-studio', () => {
 
   it('does not generate anything when the request is rejected', async () => {
     const holdpoint = studio();
-    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Generate 10 images' }));
+    const pause = paused(await holdpoint.startRun({ query: 'Generate 10 images' }, 'tester'));
     const done = completed(
-      await holdpoint.resume({ sessionId: pause.sessionId, decidedBy: 'tester', approved: false }),
+      await holdpoint.resumeRun({ sessionId: pause.sessionId, approved: false }, 'tester'),
     );
     expect(done.artifacts).toEqual([]);
     expect(done.result).toBe('The request was rejected, so no images were generated.');
@@ -63,14 +63,12 @@ describe('image-studio', () => {
 
   it('says the reason of a rejection, when the person gave one', async () => {
     const holdpoint = studio();
-    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Generate 10 images' }));
+    const pause = paused(await holdpoint.startRun({ query: 'Generate 10 images' }, 'tester'));
     const done = completed(
-      await holdpoint.resume({
-        sessionId: pause.sessionId,
-        decidedBy: 'tester',
-        approved: false,
-        reason: 'too many for a draft',
-      }),
+      await holdpoint.resumeRun(
+        { sessionId: pause.sessionId, approved: false, reason: 'too many for a draft' },
+        'tester',
+      ),
     );
     expect(done.result).toBe(
       'The request was rejected (too many for a draft), so no images were generated.',
@@ -78,23 +76,21 @@ describe('image-studio', () => {
   });
 
   it('generates one image without asking', async () => {
-    const done = completed(await studio().start({ userId: 'tester', query: 'generate an image' }));
+    const done = completed(await studio().startRun({ query: 'generate an image' }, 'tester'));
     expect(done.result).toBe('Here is the image (order REQ-1-HUMAN).');
     expect(done.artifacts).toHaveLength(1);
   });
 
   it('honours a higher threshold', async () => {
-    const done = completed(await studio(5).start({ userId: 'tester', query: 'make 3 pictures' }));
+    const done = completed(await studio(5).startRun({ query: 'make 3 pictures' }, 'tester'));
     expect(done.result).toContain('REQ-3-HUMAN');
   });
 
   it('answers other text with help and out-of-range counts with the limits', async () => {
     const holdpoint = studio();
-    const help = completed(await holdpoint.start({ userId: 'tester', query: 'hello' }));
+    const help = completed(await holdpoint.startRun({ query: 'hello' }, 'tester'));
     expect(help.result).toMatch(/Generate 10 images/);
-    const limits = completed(
-      await holdpoint.start({ userId: 'tester', query: 'generate 80 images' }),
-    );
+    const limits = completed(await holdpoint.startRun({ query: 'generate 80 images' }, 'tester'));
     expect(limits.result).toMatch(/between 1 and 50/);
     expect(limits.artifacts).toEqual([]);
   });

@@ -69,7 +69,7 @@ class Chat {
   constructor(readonly user = `user-${Math.random().toString(36).slice(2, 8)}`) {}
 
   async say(query: string): Promise<RunOutcome> {
-    const outcome = await holdpoint.start({ userId: this.user, query, sessionId: this.sessionId });
+    const outcome = await holdpoint.startRun({ query, sessionId: this.sessionId }, this.user);
     this.sessionId = outcome.sessionId;
     return outcome;
   }
@@ -77,15 +77,17 @@ class Chat {
   /** Answers the pending input approval with `payload`. */
   answer(pause: PendingOutcome, payload: unknown): Promise<RunOutcome> {
     const [approval] = pause.approvals;
-    return holdpoint.resume({
-      sessionId: pause.sessionId,
-      decidedBy: this.user,
-      decisions: [{ approvalId: approval?.approvalId ?? '', approved: true, payload }],
-    });
+    return holdpoint.resumeRun(
+      {
+        sessionId: pause.sessionId,
+        decisions: [{ approvalId: approval?.approvalId ?? '', approved: true, payload }],
+      },
+      this.user,
+    );
   }
 
   async state(): Promise<Record<string, unknown>> {
-    const { view } = await holdpoint.sessions.history(this.sessionId ?? '');
+    const { view } = await holdpoint.getSessionMessages(this.sessionId ?? '');
     return view.state;
   }
 

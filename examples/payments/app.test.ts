@@ -14,7 +14,7 @@ function paused(outcome: RunOutcome): PendingOutcome {
 
 describe('payments', () => {
   it('pauses every payment and sends it once approved', async () => {
-    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const pause = paused(await holdpoint.startRun({ query: 'Send $200 to Jiro' }, 'tester'));
     expect(pause.approvals).toEqual([
       expect.objectContaining({
         kind: 'confirmation',
@@ -23,15 +23,11 @@ describe('payments', () => {
         hint: 'Send 200 USD to Jiro?',
       }),
     ]);
-    const done = await holdpoint.resume({
-      sessionId: pause.sessionId,
-      decidedBy: maria,
-      approved: true,
-    });
+    const done = await holdpoint.resumeRun({ sessionId: pause.sessionId, approved: true }, maria);
     expect(done.status).toBe('completed');
     const result = done.status === 'completed' ? done.result : '';
     expect(result).toMatch(/^Sent 200 USD to Jiro \(transaction TXN-[0-9A-F]{10}\)\.$/);
-    const history = await holdpoint.sessions.history(pause.sessionId);
+    const history = await holdpoint.getSessionMessages(pause.sessionId);
     const outputs = history.turns
       .flatMap((turn) => turn.events)
       .flatMap((event) => (event.type === 'tool-result' ? [event.output] : []));
@@ -39,9 +35,9 @@ describe('payments', () => {
   });
 
   it('lets only an approver decide, and never the person who asked approve it', async () => {
-    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const pause = paused(await holdpoint.startRun({ query: 'Send $200 to Jiro' }, 'tester'));
     const refused = (decidedBy: { id: string; roles: string[] }, approved = true) =>
-      holdpoint.resume({ sessionId: pause.sessionId, decidedBy, approved }).catch((e) => e);
+      holdpoint.resumeRun({ sessionId: pause.sessionId, approved }, decidedBy).catch((e) => e);
     expect(await refused({ id: 'tester', roles: [] })).toMatchObject({
       code: 'FORBIDDEN',
       details: { reason: 'not_an_approver' },
@@ -59,18 +55,14 @@ describe('payments', () => {
 
   it('understands the Japanese request', async () => {
     const pause = paused(
-      await holdpoint.start({ userId: 'tester', query: '次郎さんに200ドル送金してください' }),
+      await holdpoint.startRun({ query: '次郎さんに200ドル送金してください' }, 'tester'),
     );
     expect(pause.approvals[0]?.args).toEqual({ amount: 200, currency: 'USD', recipient: '次郎' });
   });
 
   it('does not pay when rejected', async () => {
-    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
-    const done = await holdpoint.resume({
-      sessionId: pause.sessionId,
-      decidedBy: maria,
-      approved: false,
-    });
+    const pause = paused(await holdpoint.startRun({ query: 'Send $200 to Jiro' }, 'tester'));
+    const done = await holdpoint.resumeRun({ sessionId: pause.sessionId, approved: false }, maria);
     expect(done).toMatchObject({
       status: 'completed',
       result: 'The payment to Jiro was not sent: it was rejected.',
@@ -78,13 +70,15 @@ describe('payments', () => {
   });
 
   it('says why, when the approver rejects with a reason', async () => {
-    const pause = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
-    const done = await holdpoint.decide({
-      approvalId: pause.approvals[0]?.approvalId as string,
-      approved: false,
-      reason: 'the invoice was paid already',
-      decidedBy: maria,
-    });
+    const pause = paused(await holdpoint.startRun({ query: 'Send $200 to Jiro' }, 'tester'));
+    const done = await holdpoint.decideApproval(
+      {
+        approvalId: pause.approvals[0]?.approvalId as string,
+        approved: false,
+        reason: 'the invoice was paid already',
+      },
+      maria,
+    );
     expect(done).toMatchObject({
       status: 'completed',
       result: 'The payment to Jiro was not sent: the invoice was paid already.',
@@ -92,37 +86,39 @@ describe('payments', () => {
   });
 
   it('lets an approver correct the payment; raising the amount needs a second approver', async () => {
-    const lower = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const lower = paused(await holdpoint.startRun({ query: 'Send $200 to Jiro' }, 'tester'));
     const seen = lower.approvals[0];
-    const lowered = await holdpoint.decide({
-      approvalId: seen?.approvalId as string,
-      approved: true,
-      argsHash: hashArgs(seen?.args),
-      editedArgs: { amount: 150, recipient: 'Jiro', currency: 'USD' },
-      decidedBy: maria,
-    });
+    const lowered = await holdpoint.decideApproval(
+      {
+        approvalId: seen?.approvalId as string,
+        approved: true,
+        argsHash: hashArgs(seen?.args),
+        editedArgs: { amount: 150, recipient: 'Jiro', currency: 'USD' },
+      },
+      maria,
+    );
     expect(lowered).toMatchObject({
       status: 'completed',
       result: expect.stringMatching(/^Sent 150 USD to Jiro /),
     });
 
-    const raise = paused(await holdpoint.start({ userId: 'tester', query: 'Send $200 to Jiro' }));
+    const raise = paused(await holdpoint.startRun({ query: 'Send $200 to Jiro' }, 'tester'));
     const asked = raise.approvals[0];
     const raised = { amount: 250, recipient: 'Jiro', currency: 'USD' };
-    const first = await holdpoint.decide({
-      approvalId: asked?.approvalId as string,
-      approved: true,
-      argsHash: hashArgs(asked?.args),
-      editedArgs: raised,
-      decidedBy: maria,
-    });
+    const first = await holdpoint.decideApproval(
+      {
+        approvalId: asked?.approvalId as string,
+        approved: true,
+        argsHash: hashArgs(asked?.args),
+        editedArgs: raised,
+      },
+      maria,
+    );
     expect(first.status).toBe('pending_approval');
-    const second = await holdpoint.decide({
-      approvalId: asked?.approvalId as string,
-      approved: true,
-      argsHash: hashArgs(raised),
-      decidedBy: { id: 'jun', roles: ['approver'] },
-    });
+    const second = await holdpoint.decideApproval(
+      { approvalId: asked?.approvalId as string, approved: true, argsHash: hashArgs(raised) },
+      { id: 'jun', roles: ['approver'] },
+    );
     expect(second).toMatchObject({
       status: 'completed',
       result: expect.stringMatching(/^Sent 250 USD to Jiro /),
@@ -131,20 +127,22 @@ describe('payments', () => {
 
   it('needs a second approver for a change of currency: the same number may be far more money', async () => {
     const asked = paused(
-      await holdpoint.start({ userId: 'tester', query: '花子さんに5000円を送金して' }),
+      await holdpoint.startRun({ query: '花子さんに5000円を送金して' }, 'tester'),
     ).approvals[0];
-    const first = await holdpoint.decide({
-      approvalId: asked?.approvalId as string,
-      approved: true,
-      argsHash: hashArgs(asked?.args),
-      editedArgs: { ...asked?.args, currency: 'USD' },
-      decidedBy: maria,
-    });
+    const first = await holdpoint.decideApproval(
+      {
+        approvalId: asked?.approvalId as string,
+        approved: true,
+        argsHash: hashArgs(asked?.args),
+        editedArgs: { ...asked?.args, currency: 'USD' },
+      },
+      maria,
+    );
     expect(first.status).toBe('pending_approval');
   });
 
   it('answers other text with help', async () => {
-    const done = await holdpoint.start({ userId: 'tester', query: 'hello' });
+    const done = await holdpoint.startRun({ query: 'hello' }, 'tester');
     expect(done.status).toBe('completed');
     expect(done.status === 'completed' && done.result).toMatch(/Send \$200 to Jiro/);
   });

@@ -12,16 +12,15 @@ function paused(outcome: RunOutcome): PendingOutcome {
 /** Answers the pause's one input approval with `payload`. */
 function answer(pause: PendingOutcome, payload: Record<string, unknown>): Promise<RunOutcome> {
   const approvalId = pause.approvals[0]?.approvalId ?? '';
-  return holdpoint.resume({
-    sessionId: pause.sessionId,
-    decidedBy: 'tester',
-    decisions: [{ approvalId, approved: true, payload }],
-  });
+  return holdpoint.resumeRun(
+    { sessionId: pause.sessionId, decisions: [{ approvalId, approved: true, payload }] },
+    'tester',
+  );
 }
 
 describe('picker (seed 004)', () => {
   it('resumes two sequential long-running tools in a sub-agent', async () => {
-    const select = paused(await holdpoint.start({ userId: 'tester', query: 'pick a fruit' }));
+    const select = paused(await holdpoint.startRun({ query: 'pick a fruit' }, 'tester'));
     expect(select.approvals).toEqual([
       expect.objectContaining({
         kind: 'input',
@@ -46,7 +45,7 @@ describe('picker (seed 004)', () => {
   });
 
   it('accepts other value shapes and reports an unconfirmed pick', async () => {
-    const select = paused(await holdpoint.start({ userId: 'tester', query: 'help me choose' }));
+    const select = paused(await holdpoint.startRun({ query: 'help me choose' }, 'tester'));
     expect(select.approvals[0]?.args.options).toEqual(['Red', 'Green', 'Blue']);
     const confirm = paused(await answer(select, { value: 'Green' }));
     expect(confirm.approvals[0]?.args).toEqual({ item: 'Green' });
@@ -55,16 +54,15 @@ describe('picker (seed 004)', () => {
   });
 
   it('starts over on a second request in the same session', async () => {
-    const first = paused(await holdpoint.start({ userId: 'tester', query: 'pick a fruit' }));
+    const first = paused(await holdpoint.startRun({ query: 'pick a fruit' }, 'tester'));
     const confirm = paused(await answer(first, { item: 'Cherry' }));
     await answer(confirm, { confirmed: true });
 
     const again = paused(
-      await holdpoint.start({
-        userId: 'tester',
-        query: 'pick one of tea, coffee or juice',
-        sessionId: first.sessionId,
-      }),
+      await holdpoint.startRun(
+        { query: 'pick one of tea, coffee or juice', sessionId: first.sessionId },
+        'tester',
+      ),
     );
     expect(again.approvals[0]?.args).toEqual({
       options: ['tea', 'coffee', 'juice'],

@@ -12,7 +12,7 @@ function paused(outcome: RunOutcome): PendingOutcome {
 describe('story-flow', () => {
   it('writes, critiques, revises and checks the story, then waits for a person to publish it', async () => {
     const pause = paused(
-      await holdpoint.start({ userId: 'ann', query: 'Write a story about a brave kitten' }),
+      await holdpoint.startRun({ query: 'Write a story about a brave kitten' }, 'ann'),
     );
     expect(pause.approvals).toEqual([
       expect.objectContaining({
@@ -24,7 +24,7 @@ describe('story-flow', () => {
         },
       }),
     ]);
-    const { view } = await holdpoint.sessions.history(pause.sessionId);
+    const { view } = await holdpoint.getSessionMessages(pause.sessionId);
     expect(view.state).toMatchObject({
       topic: 'Write a story about a brave kitten',
       criticism: 'No major issues.',
@@ -34,11 +34,7 @@ describe('story-flow', () => {
     expect(String(view.state.current_story)).toMatch(
       /brave kitten.*In the end, the day closed gently\.$/,
     );
-    const done = await holdpoint.resume({
-      sessionId: pause.sessionId,
-      decidedBy: 'ann',
-      approved: true,
-    });
+    const done = await holdpoint.resumeRun({ sessionId: pause.sessionId, approved: true }, 'ann');
     expect(done).toMatchObject({
       status: 'completed',
       result: expect.stringMatching(/^Published as STORY-[0-9A-F]{8}\.$/),
@@ -47,22 +43,16 @@ describe('story-flow', () => {
 
   it('regenerates a story whose tone is negative before it is published', async () => {
     const pause = paused(
-      await holdpoint.start({ userId: 'ann', query: 'Write a story about a sad rainy day' }),
+      await holdpoint.startRun({ query: 'Write a story about a sad rainy day' }, 'ann'),
     );
-    const { view } = await holdpoint.sessions.history(pause.sessionId);
+    const { view } = await holdpoint.getSessionMessages(pause.sessionId);
     expect(view.state.tone_check_result).toBe('negative');
     expect(String(view.state.current_story)).toMatch(/everyone was laughing/);
   });
 
   it('does not publish a story the person rejects', async () => {
-    const pause = paused(
-      await holdpoint.start({ userId: 'ann', query: 'Write a story about a fox' }),
-    );
-    const done = await holdpoint.resume({
-      sessionId: pause.sessionId,
-      decidedBy: 'ann',
-      approved: false,
-    });
+    const pause = paused(await holdpoint.startRun({ query: 'Write a story about a fox' }, 'ann'));
+    const done = await holdpoint.resumeRun({ sessionId: pause.sessionId, approved: false }, 'ann');
     expect(done).toMatchObject({
       status: 'completed',
       result: expect.stringMatching(/^Not published/),
@@ -70,15 +60,11 @@ describe('story-flow', () => {
   });
 
   it('says why, when the person rejects it with a reason', async () => {
-    const pause = paused(
-      await holdpoint.start({ userId: 'ann', query: 'Write a story about a fox' }),
+    const pause = paused(await holdpoint.startRun({ query: 'Write a story about a fox' }, 'ann'));
+    const done = await holdpoint.resumeRun(
+      { sessionId: pause.sessionId, approved: false, reason: 'the ending is too sad' },
+      'ann',
     );
-    const done = await holdpoint.resume({
-      sessionId: pause.sessionId,
-      decidedBy: 'ann',
-      approved: false,
-      reason: 'the ending is too sad',
-    });
     expect(done).toMatchObject({
       status: 'completed',
       result: expect.stringMatching(/Not published: the ending is too sad\.$/),

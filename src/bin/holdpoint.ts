@@ -390,7 +390,7 @@ async function main(argv: string[]): Promise<void> {
     try {
       // Whoever runs this command holds the store's credentials: an operator.
       const caller = await commandCaller(identity, who, [ADMIN_ROLE]);
-      printed = describeOutcome(await runtime.operations.recover({ invocationId }, caller));
+      printed = describeOutcome(await runtime.operations.recoverRun({ invocationId }, caller));
     } finally {
       // The Holdpoint's close: the runtime's, then the last audit checkpoint.
       await holdpoint.close();

@@ -1,83 +1,86 @@
-/** Stable error codes. Clients match on these; never rename one. */
-export const errorStatus = {
-  INVALID_JSON: 400,
-  VALIDATION_FAILED: 400,
-  UNKNOWN_APP: 400,
-  UNAUTHENTICATED: 401,
-  LOGIN_FAILED: 400,
-  FORBIDDEN: 403,
+/**
+ * Stable error codes. Clients match on these; never rename one. The HTTP layer answers
+ * each with its status (`errorStatus`, src/transports/http/error-status.ts).
+ */
+export const ERROR_CODES = [
+  'INVALID_JSON',
+  'VALIDATION_FAILED',
+  'UNKNOWN_APP',
+  'UNAUTHENTICATED',
+  'LOGIN_FAILED',
+  'FORBIDDEN',
   /** An edit of a tool (or of a field) whose policy does not let deciders change it. */
-  EDIT_NOT_ALLOWED: 403,
+  'EDIT_NOT_ALLOWED',
   /** An answer in the place of a tool whose policy does not allow it. */
-  RESPOND_NOT_ALLOWED: 403,
+  'RESPOND_NOT_ALLOWED',
   /** A grant the tool's policy forbids, or one wider (scope, hours) than it permits. */
-  GRANT_NOT_ALLOWED: 403,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  ORIGIN_NOT_ALLOWED: 403,
-  HOST_NOT_ALLOWED: 403,
-  NOT_FOUND: 404,
-  SESSION_NOT_FOUND: 404,
-  APPROVAL_NOT_FOUND: 404,
-  RUN_NOT_FOUND: 404,
-  GRANT_NOT_FOUND: 404,
-  NO_PENDING_APPROVAL: 409,
-  SESSION_PAUSED: 409,
-  SESSION_BUSY: 409,
-  RUN_INTERRUPTED: 409,
-  RUN_NOT_INTERRUPTED: 409,
-  SESSION_EXISTS: 409,
-  APP_MISMATCH: 409,
-  ALREADY_DECIDED: 409,
-  ALREADY_VOTED: 409,
-  PAUSE_MISMATCH: 409,
-  ARGS_MISMATCH: 409,
-  PAUSE_CANCELLED: 409,
-  APPROVAL_EXPIRED: 410,
-  TOO_MANY_APPROVALS: 422,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  EFFECT_IN_PROGRESS: 409,
-  LEASE_LOST: 409,
-  APP_CHANGED: 409,
-  RATE_LIMITED: 429,
-  TOO_MANY_STREAMS: 429,
-  TOO_MANY_SOCKETS: 429,
-  TOO_MANY_INBOX_STREAMS: 429,
-  RUN_FAILED: 500,
-  INVALID_APP: 500,
-  APP_LOAD_FAILED: 500,
-  LISTEN_FAILED: 500,
-  INTERNAL: 500,
-  RECORD_UNREADABLE: 500,
-  STORE_UNAVAILABLE: 503,
-  STORE_FULL: 503,
+  'GRANT_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'ORIGIN_NOT_ALLOWED',
+  'HOST_NOT_ALLOWED',
+  'NOT_FOUND',
+  'SESSION_NOT_FOUND',
+  'APPROVAL_NOT_FOUND',
+  'RUN_NOT_FOUND',
+  'GRANT_NOT_FOUND',
+  'NO_PENDING_APPROVAL',
+  'SESSION_PAUSED',
+  'SESSION_BUSY',
+  'RUN_INTERRUPTED',
+  'RUN_NOT_INTERRUPTED',
+  'SESSION_EXISTS',
+  'APP_MISMATCH',
+  'ALREADY_DECIDED',
+  'ALREADY_VOTED',
+  'PAUSE_MISMATCH',
+  'ARGS_MISMATCH',
+  'PAUSE_CANCELLED',
+  'APPROVAL_EXPIRED',
+  'TOO_MANY_APPROVALS',
+  'IDEMPOTENCY_KEY_REUSED',
+  'EFFECT_IN_PROGRESS',
+  'LEASE_LOST',
+  'APP_CHANGED',
+  'RATE_LIMITED',
+  'TOO_MANY_STREAMS',
+  'TOO_MANY_SOCKETS',
+  'TOO_MANY_INBOX_STREAMS',
+  'RUN_FAILED',
+  'INVALID_APP',
+  'APP_LOAD_FAILED',
+  'LISTEN_FAILED',
+  'INTERNAL',
+  'RECORD_UNREADABLE',
+  'STORE_UNAVAILABLE',
+  'STORE_FULL',
   /**
    * The store is answering but this server's requests already queue for its connections
    * past the bound (PostgreSQL's `--postgres-max-waiting`): nothing was sent; `Retry-After`
    * says when to try again.
    */
-  STORE_BUSY: 503,
+  'STORE_BUSY',
   /**
    * Another process serves the SQLite data directory (`holdpoint serve` refuses to
    * start); never an HTTP answer.
    */
-  STORE_IN_USE: 409,
-  OUTCOME_UNKNOWN: 503,
+  'STORE_IN_USE',
+  'OUTCOME_UNKNOWN',
   /** A SQL store's database is at an older schema and migrating was not allowed. */
-  SCHEMA_OUTDATED: 503,
+  'SCHEMA_OUTDATED',
   /** A SQL store's database is at a newer schema than this version of Holdpoint knows. */
-  SCHEMA_TOO_NEW: 503,
-  AUTH_UNAVAILABLE: 503,
-} as const;
+  'SCHEMA_TOO_NEW',
+  'AUTH_UNAVAILABLE',
+] as const;
 
-export type ErrorCode = keyof typeof errorStatus;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Whether `code` is one of ours (an own key: `toString` and the like are not codes). */
 export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.hasOwn(errorStatus, code);
+  return typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code);
 }
 
-/** A failure with a stable code; transports map `status` onto their protocol. */
+/** A failure with a stable code; each transport maps the code onto its protocol. */
 export class HoldpointError extends Error {
   readonly code: ErrorCode;
   readonly details?: Record<string, unknown>;
@@ -89,9 +92,12 @@ export class HoldpointError extends Error {
     this.details = details;
   }
 
-  get status(): number {
-    return errorStatus[this.code];
-  }
+  /**
+   * @deprecated The HTTP status the API answers this error with: use
+   * `errorStatus[error.code]`. Goes in 0.4; until then the HTTP layer, which owns the
+   * statuses, defines it (src/transports/http/error-status.ts).
+   */
+  declare readonly status: number;
 }
 
 /** SESSION_NOT_FOUND for `sessionId`. */

@@ -10,14 +10,11 @@ import { auditSigningKeyFrom } from '../core/audit-checkpoint.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
-import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import type { SettingValue } from '../core/settings/setting-types.js';
 import { SETTINGS } from '../core/settings/settings.js';
-import type { Pause } from '../core/types.js';
-import { idText, positiveNumber, reasonText, validate } from '../core/validate.js';
+import { positiveNumber, validate } from '../core/validate.js';
 import { AuditCheckpointer, type CheckpointSink } from '../runtime/audit/audit-checkpointer.js';
 import { checkpointFileSink } from '../runtime/audit/checkpoint-file-sink.js';
-import type { ReassignedApproval } from '../runtime/commands/reassign-approval.js';
 import { type Health, HoldpointRuntime } from '../runtime/holdpoint-runtime.js';
 import { StoreMemoryService } from '../runtime/memory/store-memory-service.js';
 import { decisionLinks } from '../runtime/notify/decision-links.js';
@@ -26,25 +23,6 @@ import {
   type NotificationOptions,
   notificationOptions,
 } from '../runtime/notify/notification-options.js';
-import type { AuditPage, AuditQuery } from '../runtime/queries/audit-log.js';
-import type { GrantsPage, GrantsQuery, ListedGrant } from '../runtime/queries/grants.js';
-import type { PendingPage, PendingQuery } from '../runtime/queries/pending-approvals.js';
-import type { RunsPage, RunsQuery, RunView } from '../runtime/queries/runs.js';
-import type { HistoryTurn } from '../runtime/queries/session-history.js';
-import type { SessionView } from '../runtime/queries/session-view.js';
-import type { SessionsPage, SessionsQuery } from '../runtime/queries/sessions.js';
-import {
-  type DecisionInput,
-  type DelegationRequest,
-  delegationRequest,
-  type ReassignRequest,
-  type ResumeRequest,
-  type StartRequest,
-} from '../runtime/requests.js';
-import type { RunEvent, RunEventSink } from '../runtime/run-event.js';
-import type { RunOutcome } from '../runtime/run-outcome.js';
-import type { Delegation } from '../store/delegations.js';
-import type { Unsubscribe } from '../store/run-relay.js';
 import type { HoldpointStore } from '../store/store.js';
 import { storeMetrics } from '../telemetry/store-metrics.js';
 import { attachChatSocket, CHAT_SOCKET_PATH } from '../transports/ai-sdk/chat-socket.js';
@@ -64,6 +42,8 @@ import { checkpointWebhookSink } from '../transports/notify/checkpoint-webhook-s
 import { isSlackChannel } from '../transports/notify/slack-channel.js';
 import { routeAdkLogs } from './adk-logger.js';
 import { declaredToolNames, type HoldpointApp, isHoldpointApp, resolveApp } from './define-app.js';
+import { type DeprecatedCalls, deprecatedCalls } from './deprecated-calls.js';
+import { type LibraryOperations, libraryOperations } from './library-operations.js';
 import { nodeHandler } from './node-handler.js';
 import { internalStore, memoryStore, type Store } from './stores.js';
 
@@ -188,46 +168,6 @@ export interface AuditCheckpointOptions {
   everySeconds?: number;
 }
 
-/**
- * Who acts in an in-process call, as your code vouches for it: a principal id, or a
- * principal with its roles.
- */
-export type Actor = string | { id: string; roles?: readonly string[] };
-
-/** A user's message that starts a run, and who sends it (it owns a new session). */
-export interface StartRunRequest extends StartRequest {
-  userId: Actor;
-}
-
-/** Decisions on a session's pause, and who decides. */
-export type ResumeRunRequest = ResumeRequest & { decidedBy: Actor };
-
-/** A decision on one approval, by approval id alone. */
-export interface DecideRequest extends DecisionInput {
-  /** Who decided, as recorded in the audit log. */
-  decidedBy: Actor;
-}
-
-/** An approval handed to the user `to`, and who hands it (someone who may decide it). */
-export interface ReassignRunRequest extends ReassignRequest {
-  by: Actor;
-}
-
-/** An interrupted run to resume. */
-export interface RecoverRunRequest {
-  invocationId: string;
-  /** Who resumed it, as recorded in the audit log. Default: Holdpoint itself (`system`). */
-  actor?: Actor;
-}
-
-/** A cancellation of a paused run. */
-export interface CancelRequest {
-  sessionId: string;
-  /** Who cancelled, as recorded in the audit log. Default: Holdpoint itself (`system`). */
-  actor?: Actor;
-  reason?: string;
-}
-
 /** Where the WebSocket chat listens on the server it attaches to. */
 export interface WebSocketOptions {
   /** Default `/api/chat/ws`; under a mount prefix, include it (e.g. `/hp/api/chat/ws`). */
@@ -239,74 +179,15 @@ export interface AttachedWebSocket {
   close(): void;
 }
 
-/** A running Holdpoint: the runtime in process, and its HTTP API to mount. */
-export interface Holdpoint {
+/**
+ * A running Holdpoint: every runtime operation in process, under its one name (the HTTP
+ * API's `operationId`: `startRun(request, userId)`, `decideApproval(decision, decidedBy)`,
+ * `listApprovals(query)`, …, each taking who acts after its input), and its HTTP API to
+ * mount. The calls of 0.x (`start`, `decide`, `sessions.get`, …) still work, deprecated.
+ */
+export interface Holdpoint extends LibraryOperations, DeprecatedCalls {
   /** Names of the apps served. */
   readonly apps: string[];
-  /** Starts a run for a user's message, on a new session unless `sessionId` is given. */
-  start(request: StartRunRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
-  /** Decides a session's pause (all at once or per approval); resumes once all are decided. */
-  resume(request: ResumeRunRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
-  /** Decides one approval by its id; resumes when it completes the pause. */
-  decide(request: DecideRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
-  /** Cancels a paused run: nothing pending runs, the run is recorded cancelled. */
-  cancel(request: CancelRequest): Promise<Pause>;
-  readonly sessions: {
-    /** Creates an empty session owned by `userId`, e.g. to watch it before its first run. */
-    create(request: { app?: string; userId: Actor }): Promise<string>;
-    /** The session's meta, state, current run and pending approvals. */
-    get(sessionId: string): Promise<SessionView>;
-    /** The conversation as turns of run events. */
-    history(sessionId: string): Promise<{ view: SessionView; turns: HistoryTurn[] }>;
-    /** `userId`'s sessions, most recently updated first, a page at a time. */
-    list(query: SessionsQuery & { userId: string }): Promise<SessionsPage>;
-  };
-  readonly approvals: {
-    /** Pending approvals, for one user or all, a page at a time. */
-    list(query?: PendingQuery): Promise<PendingPage>;
-    /** Hands a pending approval to the user `to` (audited `delegated`); `by` must be among its deciders. */
-    reassign(request: ReassignRunRequest): Promise<ReassignedApproval>;
-  };
-  /** Out-of-office delegations: a person's approvals left to a delegate for a while. */
-  readonly delegations: {
-    get(userId: string): Promise<Delegation | undefined>;
-    set(userId: string, request: DelegationRequest): Promise<Delegation>;
-    /** Ends it now; whether there was one. */
-    clear(userId: string): Promise<boolean>;
-  };
-  /** Grants: later calls of a tool allowed without a pause, made with an approval. */
-  readonly grants: {
-    /**
-     * A user's grants, newest first, in force or not, a page at a time; as `by` (their
-     * own, or any for an admin), by default as the host (any user's).
-     */
-    list(query: GrantsQuery & { userId: string }, by?: Actor): Promise<GrantsPage>;
-    /**
-     * Revokes a grant now, audited `grant_revoked` as `by` (the grant's user, its
-     * granter, or an admin: GRANT_NOT_FOUND for anyone else).
-     */
-    revoke(grantId: string, by: Actor): Promise<ListedGrant>;
-  };
-  readonly runs: {
-    /** A run by its invocation id; `interrupted` when its process stopped mid-run. */
-    get(invocationId: string): Promise<RunView>;
-    /** Interrupted runs, a page at a time. */
-    list(query: RunsQuery): Promise<RunsPage>;
-    /**
-     * Resumes an interrupted run from what was stored last; `actor` is audited
-     * (default `anonymous`).
-     */
-    resume(request: RecoverRunRequest, onEvent?: RunEventSink): Promise<RunOutcome>;
-    /**
-     * Gives up an interrupted run that should not go on: recorded cancelled, its
-     * session free for new messages; `actor` is audited (default `anonymous`).
-     */
-    cancel(request: RecoverRunRequest & { reason?: string }): Promise<RunView>;
-  };
-  /** A session's audit log, oldest first, a page at a time. */
-  audit(query: AuditQuery): Promise<AuditPage>;
-  /** Receives what happens to a session's runs from now on, from any instance. */
-  watch(sessionId: string, handler: (event: RunEvent) => void): Promise<Unsubscribe>;
   /** The HTTP API (REST and AI SDK SSE chat) as a Hono app: `app.route('/hp', holdpoint.routes)`. */
   readonly routes: Hono<WithPrincipal>;
   /** The same HTTP API as a Node request listener, for `http.createServer` and Express. */
@@ -412,30 +293,6 @@ const holdpointOptions = z
     message: 'must be at least pauseTtlSeconds',
     path: ['retentionSeconds'],
   });
-
-const actor = z.union([idText, principalSchema.partial({ roles: true })]);
-
-/** The principal an in-process caller vouches for. */
-function principalOf(given: Actor | undefined): Principal {
-  if (given === undefined) return SYSTEM;
-  const parsed = validate(actor, given);
-  return typeof parsed === 'string'
-    ? { id: parsed, roles: [] }
-    : { id: parsed.id, roles: parsed.roles ?? [] };
-}
-
-const recoverRunRequest = z.strictObject({
-  invocationId: idText,
-  actor: actor.optional(),
-});
-
-const cancelRunRequest = recoverRunRequest.extend({ reason: reasonText.optional() });
-
-const cancelRequest = z.strictObject({
-  sessionId: idText,
-  actor: actor.optional(),
-  reason: reasonText.optional(),
-});
 
 /** What the server needs beside the public object. */
 export interface HoldpointInternals {
@@ -614,60 +471,11 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   });
   const attached = new Set<AttachedWebSocket>();
   // In process, the host vouches for who acts; reads are the host's own (trusted).
+  const operations = libraryOperations(runtime.operations);
   const holdpoint: Holdpoint = {
     apps: runtime.appNames,
-    start: ({ userId, ...request }, onEvent) =>
-      runtime.operations.start(request, principalOf(userId ?? ''), onEvent),
-    resume: ({ decidedBy, ...request }, onEvent) =>
-      runtime.operations.resume(request as ResumeRequest, principalOf(decidedBy ?? ''), onEvent),
-    decide: ({ decidedBy, ...decision }, onEvent) =>
-      runtime.operations.decideApproval(decision, principalOf(decidedBy ?? ''), onEvent),
-    cancel: (request) => {
-      const { sessionId, actor, reason } = validate(cancelRequest, request);
-      return runtime.operations.cancel({ sessionId, reason }, principalOf(actor));
-    },
-    sessions: {
-      create: ({ userId, ...request }) =>
-        runtime.operations.createSession(request, principalOf(userId ?? '')),
-      get: (sessionId) => runtime.operations.getSession(sessionId, SYSTEM),
-      history: (sessionId) => runtime.operations.history(sessionId, SYSTEM),
-      list: async ({ userId, ...query }) =>
-        runtime.operations.listSessions({ ...query, userId: validate(idText, userId) }, SYSTEM),
-    },
-    approvals: {
-      list: (query) => runtime.operations.listPendingApprovals(query ?? {}, SYSTEM),
-      reassign: ({ by, ...request }) =>
-        runtime.operations.reassignApproval(request, principalOf(by ?? '')),
-    },
-    delegations: {
-      get: (userId) => runtime.operations.getDelegation(userId, SYSTEM),
-      // The request checked as it is first: one naming a person of its own (`userId`) is
-      // refused, never taken for the person this delegation is for.
-      set: async (userId, request) =>
-        runtime.operations.setDelegation(
-          { ...validate(delegationRequest, request), userId },
-          SYSTEM,
-        ),
-      clear: (userId) => runtime.operations.clearDelegation(userId, SYSTEM),
-    },
-    grants: {
-      list: (query, by) => runtime.operations.listGrants(query, principalOf(by)),
-      revoke: (grantId, by) => runtime.operations.revokeGrant(grantId, principalOf(by ?? '')),
-    },
-    runs: {
-      get: (invocationId) => runtime.operations.getRun(invocationId, SYSTEM),
-      list: (query) => runtime.operations.listRuns(query, SYSTEM),
-      resume: (request, onEvent) => {
-        const { invocationId, actor } = validate(recoverRunRequest, request);
-        return runtime.operations.recover({ invocationId }, principalOf(actor), onEvent);
-      },
-      cancel: (request) => {
-        const { invocationId, actor, reason } = validate(cancelRunRequest, request);
-        return runtime.operations.cancelInterrupted({ invocationId, reason }, principalOf(actor));
-      },
-    },
-    audit: (query) => runtime.operations.audit(query, SYSTEM),
-    watch: (sessionId, handler) => runtime.operations.watch(sessionId, SYSTEM, handler),
+    ...operations,
+    ...deprecatedCalls(operations),
     routes,
     handler: nodeHandler(routes.fetch),
     attachWebSocket: (server, socketOptions = {}) => {

@@ -1,6 +1,6 @@
 import { type Principal, principalSchema, SYSTEM } from '../core/principal.js';
 import { validate } from '../core/validate.js';
-import { cancelInterrupted } from './commands/cancel-interrupted.js';
+import { cancelPause } from './commands/cancel-pause.js';
 import { cancelRun } from './commands/cancel-run.js';
 import { createSession } from './commands/create-session.js';
 import { clearDelegation, getDelegation, setDelegation } from './commands/out-of-office.js';
@@ -10,17 +10,17 @@ import { resendDelivery } from './commands/resend-delivery.js';
 import { decideApproval, resumeRun } from './commands/resume-run.js';
 import { revokeGrant } from './commands/revoke-grant.js';
 import { startRun } from './commands/start-run.js';
-import { approvalLookup } from './queries/approval-lookup.js';
-import { auditLog } from './queries/audit-log.js';
+import { getApproval } from './queries/approval-lookup.js';
+import { readAudit } from './queries/audit-log.js';
 import { getDelivery, listDeliveries } from './queries/deliveries.js';
 import { listGrants } from './queries/grants.js';
-import { inboxSummary } from './queries/inbox-watch.js';
-import { listPendingApprovals } from './queries/pending-approvals.js';
+import { getInboxSummary } from './queries/inbox-watch.js';
+import { listApprovals } from './queries/pending-approvals.js';
 import { getRun, listRuns } from './queries/runs.js';
-import { getHistory } from './queries/session-history.js';
+import { getSessionMessages } from './queries/session-history.js';
 import { getSession } from './queries/session-view.js';
 import { listSessions } from './queries/sessions.js';
-import { storeStats } from './queries/store-stats.js';
+import { getStoreStats } from './queries/store-stats.js';
 import { watchSession } from './queries/watch-session.js';
 import type { RuntimeContext } from './runtime-context.js';
 
@@ -43,26 +43,26 @@ type RuntimeOperation = (
  */
 export const RUNTIME_OPERATIONS = {
   // Runs: start, decide, cancel, recover.
-  start: startRun,
-  resume: resumeRun,
+  startRun,
+  resumeRun,
   decideApproval,
   reassignApproval,
-  cancel: cancelRun,
-  recover: recoverRun,
-  cancelInterrupted,
+  cancelPause,
+  recoverRun,
+  cancelRun,
   getRun,
   listRuns,
   // Sessions and what happened in them.
   createSession,
   getSession,
-  history: getHistory,
-  watch: watchSession,
+  getSessionMessages,
+  watchSession,
   listSessions,
-  audit: auditLog,
+  readAudit,
   // Approvals waiting for people.
-  approval: approvalLookup,
-  listPendingApprovals,
-  inboxSummary,
+  getApproval,
+  listApprovals,
+  getInboxSummary,
   // Out of office, grants.
   setDelegation,
   getDelegation,
@@ -73,7 +73,7 @@ export const RUNTIME_OPERATIONS = {
   listDeliveries,
   getDelivery,
   resendDelivery,
-  storeStats,
+  getStoreStats,
 } satisfies Record<string, RuntimeOperation>;
 
 /** The operations as a caller calls them: the context bound, every other parameter as declared. */

@@ -135,7 +135,7 @@ describe('seed 001 over SSE: the ADR approval message, two turns, one [DONE] eac
     expect(toolParts(done)[0]?.state).toBe(approved ? 'output-available' : 'output-denied');
     expect(messageText(done)).toMatch(approved ? /Sent 200 USD to 次郎/ : /rejected/);
     const { sessionId } = done.metadata as { sessionId: string };
-    const { entries } = await server.holdpoint.runtime.operations.audit({ sessionId }, ops);
+    const { entries } = await server.holdpoint.runtime.operations.readAudit({ sessionId }, ops);
     expect(entries.find((e) => e.action === 'decided')).toMatchObject({
       actor: 'maria',
       approvalId: confirmationId,

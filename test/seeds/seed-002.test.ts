@@ -31,7 +31,7 @@ describe.each(STORE_KINDS)('seed 002 in process (%s store)', (kind) => {
     const outside = new Outside();
     const heldInA = new HeldCalls();
     const a = runtimeOn(storeA, abcApp(outside, { heldC: heldInA }), clockA);
-    const lateA = codeOf(a.operations.start({ query: 'Run A, B and C' }, ann));
+    const lateA = codeOf(a.operations.startRun({ query: 'Run A, B and C' }, ann));
     // A is inside C: it never renews its lease again (its clock stands still) — it died.
     const inC = await heldInA.next();
     expect(outside).toMatchObject({
@@ -46,7 +46,7 @@ describe.each(STORE_KINDS)('seed 002 in process (%s store)', (kind) => {
     const { run } = await b.operations.getSession(inC.sessionId, ops);
     const invocationId = run?.invocationId ?? '';
     expect(await b.operations.getRun(invocationId, ops)).toMatchObject({ status: 'interrupted' });
-    expect(await b.operations.recover({ invocationId }, ops)).toMatchObject({
+    expect(await b.operations.recoverRun({ invocationId }, ops)).toMatchObject({
       status: 'completed',
       result: ABC_DONE,
     });
@@ -55,21 +55,21 @@ describe.each(STORE_KINDS)('seed 002 in process (%s store)', (kind) => {
     expect(outside.effects).toEqual({ tool_a: 1, tool_b: 1, tool_c: 1 });
     expect(outside.entered).toEqual({ tool_a: 1, tool_b: 1, tool_c: 2 });
     expect(outside.modelCalls).toEqual({ abc: 4 });
-    const history = await b.operations.history(inC.sessionId, ops);
+    const history = await b.operations.getSessionMessages(inC.sessionId, ops);
     const events = history.turns.flatMap((turn) => turn.events);
     const calls = events.flatMap((e) => (e.type === 'tool-call' ? [e.toolName] : []));
     const results = events.flatMap((e) => (e.type === 'tool-result' ? [e.output] : []));
     expect(calls).toEqual([...ABC_TOOLS]);
     expect(results).toEqual(ABC_TOOLS.map((name) => ({ done: name })));
-    const { entries } = await b.operations.audit({ sessionId: inC.sessionId }, ops);
+    const { entries } = await b.operations.readAudit({ sessionId: inC.sessionId }, ops);
     expect(entries.map((e) => e.action)).toEqual(['started', 'recovered', 'completed']);
 
     // The process thought dead wakes up inside C: its end is refused, nothing of it counts.
     inC.release();
     expect(await lateA).toBe('LEASE_LOST');
-    expect((await b.operations.history(inC.sessionId, ops)).turns.flatMap((t) => t.events)).toEqual(
-      events,
-    );
+    expect(
+      (await b.operations.getSessionMessages(inC.sessionId, ops)).turns.flatMap((t) => t.events),
+    ).toEqual(events);
   });
 });
 

@@ -23,6 +23,6 @@ const runtime = new HoldpointRuntime({
   runLeaseSeconds: Number(leaseSeconds),
   logger: pino({ level: 'silent' }),
 });
-void runtime.operations.start({ query: 'work' }, ann);
+void runtime.operations.startRun({ query: 'work' }, ann);
 const call = await calls.next();
 process.stdout.write(`${JSON.stringify({ sessionId: call.sessionId })}\n`);

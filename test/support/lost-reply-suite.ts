@@ -66,13 +66,13 @@ export function lostReplySuite(backend: LostReplyBackend): void {
   });
 
   async function paused(): Promise<string> {
-    const outcome = await runtime.operations.start({ query: 'pay' }, ann);
+    const outcome = await runtime.operations.startRun({ query: 'pay' }, ann);
     expect(outcome.status).toBe('pending_approval');
     return outcome.sessionId;
   }
 
   async function actions(sessionId: string): Promise<string[]> {
-    const { entries } = await runtime.operations.audit({ sessionId }, ops);
+    const { entries } = await runtime.operations.readAudit({ sessionId }, ops);
     return entries.map((e) => e.action);
   }
 
@@ -80,7 +80,7 @@ export function lostReplySuite(backend: LostReplyBackend): void {
     it('is found stored: the decision is answered once, and the run completes', async () => {
       const sessionId = await paused();
       const cut = proxy.cutAfter(...backend.marker('"decidedBy":"bob"'));
-      const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
+      const outcome = await runtime.operations.resumeRun({ sessionId, approved: true }, bob);
       await cut;
       expect(outcome).toMatchObject({ status: 'completed', result: 'Done: held_payment' });
       expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -90,7 +90,7 @@ export function lostReplySuite(backend: LostReplyBackend): void {
     it('is found not stored: the decision is written again, once', async () => {
       const sessionId = await paused();
       const cut = proxy.cutBefore(...backend.marker('"decidedBy":"bob"'));
-      const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
+      const outcome = await runtime.operations.resumeRun({ sessionId, approved: true }, bob);
       await cut;
       expect(outcome).toMatchObject({ status: 'completed' });
       expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -99,7 +99,7 @@ export function lostReplySuite(backend: LostReplyBackend): void {
 
     it('of a new session is found stored: the run goes on, no SESSION_EXISTS', async () => {
       const cut = proxy.cutAfter(...backend.marker('"query":"hello"'));
-      const outcome = await runtime.operations.start({ query: 'hello' }, ann);
+      const outcome = await runtime.operations.startRun({ query: 'hello' }, ann);
       await cut;
       expect(outcome).toMatchObject({ status: 'completed', result: 'Echo: hello' });
     });
@@ -110,7 +110,7 @@ export function lostReplySuite(backend: LostReplyBackend): void {
       const cut = proxy.cutAfter(...backend.marker('"decidedBy":"bob"'));
       proxy.refusing = true;
       const request = { sessionId, approved: true, requestId: 'r-1' };
-      const first = await runtime.operations.resume(request, bob).catch((error) => error);
+      const first = await runtime.operations.resumeRun(request, bob).catch((error) => error);
       await cut;
       expect(first).toMatchObject({
         code: 'OUTCOME_UNKNOWN',
@@ -120,16 +120,16 @@ export function lostReplySuite(backend: LostReplyBackend): void {
       // The decision was stored and took the session for a segment that never ran: the
       // same request learns that instead of ALREADY_DECIDED, and, once the run is
       // recovered, gets its outcome.
-      expect(await runtime.operations.resume(request, bob).catch((e) => e)).toMatchObject({
+      expect(await runtime.operations.resumeRun(request, bob).catch((e) => e)).toMatchObject({
         code: 'OUTCOME_UNKNOWN',
         details: { status: 'running' },
       });
-      expect(await codeOf(runtime.operations.resume({ ...request, requestId: 'r-2' }, bob))).toBe(
-        'ALREADY_DECIDED',
-      );
+      expect(
+        await codeOf(runtime.operations.resumeRun({ ...request, requestId: 'r-2' }, bob)),
+      ).toBe('ALREADY_DECIDED');
       clock.advance((LEASE_SECONDS + 1) * 1000);
-      await runtime.operations.recover({ invocationId: run?.invocationId ?? '' }, ops);
-      expect(await runtime.operations.resume(request, bob)).toMatchObject({
+      await runtime.operations.recoverRun({ invocationId: run?.invocationId ?? '' }, ops);
+      expect(await runtime.operations.resumeRun(request, bob)).toMatchObject({
         status: 'completed',
         invocationId: run?.invocationId,
       });
@@ -142,10 +142,12 @@ export function lostReplySuite(backend: LostReplyBackend): void {
       const cut = proxy.cutBefore(...backend.marker('"decidedBy":"bob"'));
       proxy.refusing = true;
       const request = { sessionId, approved: true, requestId: 'r-1' };
-      expect(await codeOf(runtime.operations.resume(request, bob))).toBe('OUTCOME_UNKNOWN');
+      expect(await codeOf(runtime.operations.resumeRun(request, bob))).toBe('OUTCOME_UNKNOWN');
       await cut;
       proxy.refusing = false;
-      expect(await runtime.operations.resume(request, bob)).toMatchObject({ status: 'completed' });
+      expect(await runtime.operations.resumeRun(request, bob)).toMatchObject({
+        status: 'completed',
+      });
       expect(calls.effects).toHaveLength(1);
     });
 
@@ -154,14 +156,14 @@ export function lostReplySuite(backend: LostReplyBackend): void {
       const cut = proxy.cutAfter(...backend.marker('"query":"pay"'));
       proxy.refusing = true;
       const request = { query: 'pay', requestId: 'start-1' };
-      const first = await runtime.operations.start(request, ann).catch((error) => error);
+      const first = await runtime.operations.startRun(request, ann).catch((error) => error);
       await cut;
       expect(first).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
       proxy.refusing = false;
       const { invocation_id: invocationId, session_id: sessionId } = first.details;
       clock.advance((LEASE_SECONDS + 1) * 1000);
-      await runtime.operations.recover({ invocationId }, ops);
-      const again = await runtime.operations.start(request, ann);
+      await runtime.operations.recoverRun({ invocationId }, ops);
+      const again = await runtime.operations.startRun(request, ann);
       expect(again).toMatchObject({ status: 'pending_approval', invocationId, sessionId });
       const { runs } = await runtime.operations.listRuns({ status: 'interrupted' }, ops);
       expect(runs).toHaveLength(0);
@@ -171,11 +173,11 @@ export function lostReplySuite(backend: LostReplyBackend): void {
       const sessionId = await paused();
       proxy.refusing = true;
       proxy.dropAll();
-      expect(await codeOf(runtime.operations.resume({ sessionId, approved: true }, bob))).toBe(
+      expect(await codeOf(runtime.operations.resumeRun({ sessionId, approved: true }, bob))).toBe(
         'STORE_UNAVAILABLE',
       );
       proxy.refusing = false;
-      expect(await runtime.operations.resume({ sessionId, approved: true }, bob)).toMatchObject({
+      expect(await runtime.operations.resumeRun({ sessionId, approved: true }, bob)).toMatchObject({
         status: 'completed',
       });
       expect((await actions(sessionId)).filter((a) => a === 'decided')).toHaveLength(1);
@@ -249,7 +251,7 @@ export function lostReplySuite(backend: LostReplyBackend): void {
       runtime = runtimeOn(store, heldToolApp(calls, true), clock);
       const sessionId = await paused();
       const cut = proxy.cutAfter(backend.ledgerLock);
-      const outcome = await runtime.operations.resume({ sessionId, approved: true }, bob);
+      const outcome = await runtime.operations.resumeRun({ sessionId, approved: true }, bob);
       await cut;
       expect(outcome).toMatchObject({ status: 'completed' });
       expect(calls.effects).toHaveLength(1);

@@ -1,45 +1,43 @@
-import { z } from 'zod';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
-import type { Pause } from '../../core/types.js';
-import { idText, reasonText, validate } from '../../core/validate.js';
-import { cancelTransition } from '../../session/transitions.js';
-import { tagSession } from '../../telemetry/session-attributes.js';
+import type { RunRecord } from '../../core/types.js';
+import { validate } from '../../core/validate.js';
+import { cancelInterruptedTransition } from '../../session/transitions.js';
+import { type CancelRunRequest, cancelRunRequest } from '../requests.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
-const cancelRequest = z.strictObject({
-  sessionId: idText,
-  reason: reasonText.optional(),
-});
-/** Which session's paused run to cancel, and why. */
-export type CancelRequest = z.input<typeof cancelRequest>;
-
 /**
- * Cancels a paused run: nothing pending runs, the run is recorded cancelled. Only the
- * session's owner or an admin cancels it.
+ * Gives up an interrupted run by its invocation id, for one that should not go on
+ * (its app changed, its work is no longer wanted): the run is recorded cancelled and
+ * its session takes new messages. A call it left open is answered when the next run
+ * starts, with what the effect ledger knows of it. Only the session's owner or an
+ * admin gives it up.
  */
 export async function cancelRun(
   ctx: RuntimeContext,
-  request: CancelRequest,
+  request: CancelRunRequest,
   by: Principal,
-): Promise<Pause> {
-  const { sessionId, reason } = validate(cancelRequest, request);
-  tagSession(sessionId);
+): Promise<RunRecord> {
+  const { invocationId, reason } = validate(cancelRunRequest, request);
   const actor = by.id;
+  const sessionId = await ctx.requireRunSession(invocationId);
   const { meta } = await ctx.requireSnapshot(sessionId);
   requireOwnerOrAdmin(by, meta.userId, 'cancel this run');
-  const pause = await ctx.store.apply(sessionId, cancelTransition, [
+  const run = await ctx.store.apply(sessionId, cancelInterruptedTransition, [
+    invocationId,
     actor,
     reason,
     ctx.clock.now(),
   ]);
-  ctx.log(sessionId, pause.invocationId).info({ reason }, 'run cancelled');
+  ctx
+    .log(sessionId, invocationId)
+    .warn({ cancelled_by: actor, reason }, 'interrupted run cancelled');
   ctx.store.relay.publish(sessionId, {
     type: 'ended',
     sessionId,
-    invocationId: pause.invocationId,
+    invocationId,
     reason: 'cancelled',
     message: reason ? `Cancelled by ${actor}: ${reason}` : `Cancelled by ${actor}.`,
   } satisfies RunEvent);
-  return pause;
+  return run;
 }

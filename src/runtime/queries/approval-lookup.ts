@@ -20,7 +20,7 @@ export interface ApprovalLookup {
  * session); a pause past its time is expired first, as every read does. Undefined when
  * no session holds it, or its session has moved on to a later pause.
  */
-export async function approvalLookup(
+export async function getApproval(
   ctx: RuntimeContext,
   approvalId: string,
   by: Principal,

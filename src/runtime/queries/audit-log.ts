@@ -27,7 +27,7 @@ export interface AuditPage {
  * The audit log of a session, a page at a time (a pause past its time is expired
  * first); only for the session's owner or an admin.
  */
-export async function auditLog(
+export async function readAudit(
   ctx: RuntimeContext,
   query: AuditQuery,
   by: Principal,

@@ -5,7 +5,7 @@ import { INBOX_CHANNEL, inboxNewsSchema } from '../../store/inbox-news.js';
 import type { RunRelay, Unsubscribe } from '../../store/run-relay.js';
 import type { NoInput } from '../requests.js';
 import type { RuntimeContext } from '../runtime-context.js';
-import { listPendingApprovals } from './pending-approvals.js';
+import { listApprovals } from './pending-approvals.js';
 
 /** How many pending approvals an inbox count reads at most (one page): more is "200+". */
 export const INBOX_COUNT_CAP = 200;
@@ -45,12 +45,12 @@ export interface InboxSummary {
  * What waits for `by` now: the count of the pending approvals they may decide (one page
  * of the inbox query, so its cost is a page however many pauses wait), and the first few.
  */
-export async function inboxSummary(
+export async function getInboxSummary(
   ctx: RuntimeContext,
   _input: NoInput,
   by: Principal,
 ): Promise<InboxSummary> {
-  const page = await listPendingApprovals(ctx, { limit: INBOX_COUNT_CAP }, by);
+  const page = await listApprovals(ctx, { limit: INBOX_COUNT_CAP }, by);
   const decidable = page.approvals.filter((approval) => approval.canDecide);
   return {
     pending: decidable.length,

@@ -47,7 +47,7 @@ export interface PendingPage {
  * page at a time from the indexes of paused sessions by who may decide them: the cost
  * is the page, not the number of paused runs.
  */
-export async function listPendingApprovals(
+export async function listApprovals(
   ctx: RuntimeContext,
   query: PendingQuery,
   by: Principal,

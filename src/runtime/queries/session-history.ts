@@ -146,7 +146,7 @@ function answers(
  * The session as a client that reloads needs it: its view, and its conversation as
  * turns of run events (`sessionHistory`). For those who may read the session.
  */
-export async function getHistory(
+export async function getSessionMessages(
   ctx: RuntimeContext,
   sessionId: string,
   by: Principal,

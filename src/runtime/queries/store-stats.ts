@@ -8,7 +8,7 @@ import type { RuntimeContext } from '../runtime-context.js';
  * How much the store holds (sessions, paused, running, deliveries, bytes, a SQL store's
  * schema version): counts over everyone's sessions, so for admins only (FORBIDDEN).
  */
-export async function storeStats(
+export async function getStoreStats(
   ctx: RuntimeContext,
   _input: NoInput,
   by: Principal,

@@ -10,7 +10,7 @@ import { chatStream } from './chat-stream.js';
 function failingRuntime(code: 'LEASE_LOST' | 'STORE_UNAVAILABLE' | 'RUN_FAILED'): HoldpointRuntime {
   return {
     operations: {
-      start: async (_request: unknown, _by: unknown, sink?: RunEventSink) => {
+      startRun: async (_request: unknown, _by: unknown, sink?: RunEventSink) => {
         sink?.({
           type: 'run-started',
           sessionId: 's1',

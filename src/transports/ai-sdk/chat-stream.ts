@@ -34,7 +34,7 @@ export async function runChatTurn(
   emit?: RunEventSink,
 ): Promise<RunOutcome> {
   if (intent.kind === 'message') {
-    return runtime.operations.start(
+    return runtime.operations.startRun(
       { query: intent.text, app: body.app, sessionId: intent.sessionId },
       caller,
       emit,
@@ -53,7 +53,7 @@ export async function runChatTurn(
     );
   }
   // Stale answers go to the store too: it says precisely why they cannot count.
-  return runtime.operations.resume({ sessionId: intent.sessionId, decisions }, caller, emit);
+  return runtime.operations.resumeRun({ sessionId: intent.sessionId, decisions }, caller, emit);
 }
 
 /**

@@ -78,7 +78,7 @@ export class ContinuousStream {
         intent.sessionId ?? (await runtime.operations.createSession({ app: body.app }, caller));
       this.session = sessionId;
       // Watch before the run starts, so not one of its events is missed.
-      this.unsubscribe = await runtime.operations.watch(sessionId, caller, (event) =>
+      this.unsubscribe = await runtime.operations.watchSession(sessionId, caller, (event) =>
         this.onEvent(event),
       );
       if (this.closed) return this.cleanup();
@@ -151,7 +151,7 @@ export class ContinuousStream {
     if (deny.length > 0) {
       try {
         // Events of the resulting segment arrive through the relay like any other.
-        await runtime.operations.resume(
+        await runtime.operations.resumeRun(
           {
             sessionId,
             decisions: deny.map((a) => ({

@@ -11,7 +11,7 @@ const ann: Principal = { id: 'ann', roles: [] };
 function runtimeWith(sessions: Record<string, string>): HoldpointRuntime {
   return {
     operations: {
-      approval: async (approvalId: string) => {
+      getApproval: async (approvalId: string) => {
         const sessionId = sessions[approvalId];
         return sessionId === undefined ? undefined : ({ sessionId } as ApprovalLookup);
       },
@@ -52,7 +52,7 @@ describe('placedIntent', () => {
     const many = Array.from({ length: LIMITS.decisions + 1 }, (_, i) => `adk-${i}`);
     const runtime = {
       operations: {
-        approval: async () => {
+        getApproval: async () => {
           throw new Error('looked up');
         },
       },

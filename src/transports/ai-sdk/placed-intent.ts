@@ -25,7 +25,7 @@ export async function placedIntent(
     );
   }
   const found = await Promise.all(
-    approvalIds.map((approvalId) => runtime.operations.approval(approvalId, caller)),
+    approvalIds.map((approvalId) => runtime.operations.getApproval(approvalId, caller)),
   );
   const sessions = new Set<string>();
   for (const [index, approvalId] of approvalIds.entries()) {

@@ -60,15 +60,19 @@ export class RuntimeChatBackend implements ChatBackend {
   }
 
   async start(query: string, app: string, sessionId?: string): Promise<ChatState> {
-    return this.after(await this.runtime.operations.start({ query, app, sessionId }, this.caller));
+    return this.after(
+      await this.runtime.operations.startRun({ query, app, sessionId }, this.caller),
+    );
   }
 
   async decide(sessionId: string, decisions: DecisionInput[]): Promise<ChatState> {
-    return this.after(await this.runtime.operations.resume({ sessionId, decisions }, this.caller));
+    return this.after(
+      await this.runtime.operations.resumeRun({ sessionId, decisions }, this.caller),
+    );
   }
 
   async cancel(sessionId: string, reason: string): Promise<void> {
-    await this.runtime.operations.cancel({ sessionId, reason }, this.caller);
+    await this.runtime.operations.cancelPause({ sessionId, reason }, this.caller);
   }
 
   async session(sessionId: string): Promise<{ app: string; state: ChatState }> {

@@ -20,6 +20,7 @@ import {
   messagePage,
   signInPage,
 } from './decision-link-page.js';
+import { httpStatus } from './error-status.js';
 import { retryAfterOf } from './limits/index.js';
 import { limitBodies } from './request-bodies.js';
 
@@ -257,7 +258,7 @@ export function decisionLinkRoutes({
     const verified = links.verify(c.req.param('token') ?? '');
     if (!verified.ok) return { refused: REFUSED[verified.reason] };
     const { claims } = verified;
-    const found = await runtime.operations.approval(claims.a, SYSTEM);
+    const found = await runtime.operations.getApproval(claims.a, SYSTEM);
     if (!found) return { refused: GONE };
     const refused = closed(found, claims, links.requestIdOf(claims));
     if (refused) return { refused };
@@ -348,12 +349,12 @@ export function decisionLinkRoutes({
   });
 
   app.onError((error, c) => {
-    if (isHoldpointError(error) && error.status < 500) {
+    if (isHoldpointError(error) && httpStatus(error) < 500) {
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) c.header('retry-after', String(retryAfter));
       c.header('cache-control', 'no-store');
-      const title = error.status === 429 ? 'Not now' : 'Not a decision';
-      return c.html(messagePage(title, error.message), error.status as 400);
+      const title = httpStatus(error) === 429 ? 'Not now' : 'Not a decision';
+      return c.html(messagePage(title, error.message), httpStatus(error) as 400);
     }
     // The store not answering is no bug of the link: say so, as /api says 503, and let the
     // approver try again (after OUTCOME_UNKNOWN, opening the link shows what was recorded).

@@ -14,6 +14,7 @@ import { type Identity, requireIdentity } from '../auth/index.js';
 import { bodyUserOf } from './body-user.js';
 import type { WithPrincipal } from './caller.js';
 import { decisionLinkRoutes } from './decision-link-routes.js';
+import { httpStatus } from './error-status.js';
 import { type BrowserPolicy, guardBrowsers, jsonBodies } from './guards/index.js';
 import { retryAfterOf } from './limits/index.js';
 import { openApiDocument } from './openapi/openapi-document.js';
@@ -150,10 +151,11 @@ export function createHttpApp({
     if (isHoldpointError(error)) {
       // A busy store is back-pressure, not a failure: one line each, no stack.
       if (error.code === 'STORE_BUSY') logger.warn({ code: error.code }, error.message);
-      else if (error.status >= 500) logger.error({ err: error, code: error.code }, error.message);
+      else if (httpStatus(error) >= 500)
+        logger.error({ err: error, code: error.code }, error.message);
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) c.header('retry-after', String(retryAfter));
-      return c.json({ error: presentError(error) }, error.status as 400);
+      return c.json({ error: presentError(error) }, httpStatus(error) as 400);
     }
     logger.error({ err: error }, 'unexpected error');
     return c.json({ error: { code: 'INTERNAL', message: 'Internal error.' } }, 500);

@@ -86,7 +86,7 @@ export async function inboxEvents(
   let failed = false;
   const recounter = new Recounter(async () => {
     try {
-      const summary = await runtime.operations.inboxSummary({}, by);
+      const summary = await runtime.operations.getInboxSummary({}, by);
       await stream.writeSSE({ event: 'inbox', data: JSON.stringify(presentInbox(summary)) });
     } catch (error) {
       // The store is away for now: the next news or the client's reconnect counts again.

@@ -3,6 +3,7 @@
  * use of it. Everything else under `http/` is its own.
  */
 export { requireActingAs, type WithPrincipal } from './caller.js';
+export { errorStatus } from './error-status.js';
 export { admitUpgrade, BrowserPolicy, browserOptions } from './guards/index.js';
 export { createHttpApp } from './http-app.js';
 export {

@@ -20,6 +20,7 @@ import {
   submittedReason,
 } from '../notify/slack-message.js';
 import { slackPrincipalOf } from '../notify/slack-users.js';
+import { httpStatus } from './error-status.js';
 import { limitBodies } from './request-bodies.js';
 import { verifySlackSignature } from './slack-signature.js';
 
@@ -171,7 +172,7 @@ function decideAndTell(
           );
           return;
         }
-        if (!isHoldpointError(error) || error.status >= 500) {
+        if (!isHoldpointError(error) || httpStatus(error) >= 500) {
           logger.error({ err: error, approval_id: input.approvalId }, 'Slack decision failed');
         }
         tell(refusalText(error));

@@ -14,7 +14,7 @@ export const agentOperations = [
     countsAsRun: true,
     idempotent: 'start',
     act: ({ body, by, runtime, requestId }) =>
-      runtime.operations.start(
+      runtime.operations.startRun(
         { query: body.query, app: body.app, sessionId: body.session_id, requestId },
         by,
       ),
@@ -33,7 +33,7 @@ export const agentOperations = [
     countsAsRun: true,
     idempotent: 'resume',
     act: ({ body, by, runtime, requestId }) =>
-      runtime.operations.resume(
+      runtime.operations.resumeRun(
         {
           requestId,
           sessionId: body.session_id,
@@ -63,7 +63,7 @@ export const agentOperations = [
     summary: "Cancels a session's pause: nothing pending runs, the run is recorded cancelled.",
     body: wire.cancelBody,
     act: ({ body, by, runtime }) =>
-      runtime.operations.cancel({ sessionId: body.session_id, reason: body.reason }, by),
+      runtime.operations.cancelPause({ sessionId: body.session_id, reason: body.reason }, by),
     answer: wire.cancelled,
     present: (pause) => ({
       status: 'cancelled' as const,

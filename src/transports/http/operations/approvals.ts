@@ -13,7 +13,7 @@ export const approvalOperations = [
     summary: 'Pending approvals the caller may decide, across sessions, a page at a time.',
     query: wire.approvalsQuery,
     act: ({ query, by, runtime }) =>
-      runtime.operations.listPendingApprovals(
+      runtime.operations.listApprovals(
         { userId: query.user_id, limit: query.limit, cursor: query.cursor },
         by,
       ),

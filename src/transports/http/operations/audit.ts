@@ -19,12 +19,13 @@ export const auditOperations = [
         const sessionId = query.session_id;
         const rows = await auditNdjson(
           sessionId,
-          (cursor) => runtime.operations.audit({ sessionId, limit: LIMITS.pageSize, cursor }, by),
+          (cursor) =>
+            runtime.operations.readAudit({ sessionId, limit: LIMITS.pageSize, cursor }, by),
           logger.child({ session_id: sessionId }),
         );
         return new Response(rows, { headers: { 'content-type': 'application/x-ndjson' } });
       }
-      return runtime.operations.audit(
+      return runtime.operations.readAudit(
         { sessionId: query.session_id, limit: query.limit, cursor: query.cursor },
         by,
       );

@@ -36,7 +36,7 @@ export const runOperations = [
     countsAsRun: true,
     idempotent: 'recover',
     act: ({ params, by, runtime }) =>
-      runtime.operations.recover({ invocationId: params.invocationId ?? '' }, by),
+      runtime.operations.recoverRun({ invocationId: params.invocationId ?? '' }, by),
     answer: wire.outcome,
     present: presentOutcome,
   }),
@@ -48,7 +48,7 @@ export const runOperations = [
     body: wire.cancelRunBody,
     optionalBody: true,
     act: ({ params, body, by, runtime }) =>
-      runtime.operations.cancelInterrupted(
+      runtime.operations.cancelRun(
         { invocationId: params.invocationId ?? '', reason: body.reason },
         by,
       ),

@@ -70,7 +70,7 @@ export const serverOperations = [
     path: '/api/store',
     summary:
       'What the store holds: its kind, schema version, sessions, paused, running, deliveries, grants and bytes (admins).',
-    act: ({ by, runtime }) => runtime.operations.storeStats({}, by),
+    act: ({ by, runtime }) => runtime.operations.getStoreStats({}, by),
     answer: wire.storeStats,
     present: presentStoreStats,
   }),

@@ -39,7 +39,7 @@ export const sessionOperations = [
     path: '/api/sessions/:id/messages',
     summary: 'A session and its conversation as AI SDK UI messages (what the web UI reloads).',
     act: async ({ params, by, runtime }) => {
-      const { view, turns } = await runtime.operations.history(params.id ?? '', by);
+      const { view, turns } = await runtime.operations.getSessionMessages(params.id ?? '', by);
       return { view, messages: await historyMessages(view, turns) };
     },
     answer: wire.sessionMessages,

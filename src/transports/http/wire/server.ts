@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorStatus } from '../../../core/errors.js';
+import { ERROR_CODES } from '../../../core/errors.js';
 import { STORE_KINDS } from '../../../core/store-kinds.js';
 
 /** `GET /api/me`: who is signed in, how, and where they sign out (OpenID Connect sign-in). */
@@ -34,7 +34,7 @@ export const health = z.object({
 /** Every error answer: a stable code, a message, and the details the code carries. */
 export const error = z.object({
   error: z.looseObject({
-    code: z.enum(Object.keys(errorStatus) as [keyof typeof errorStatus]),
+    code: z.enum(ERROR_CODES),
     message: z.string(),
   }),
 });
