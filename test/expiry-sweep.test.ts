@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { HoldpointError } from '../src/core/errors.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
+import { optionSettingValues } from '../src/core/settings/setting-options.js';
 import { PURGE_PER_BEAT } from '../src/runtime/expiry/expiry-sweeper.js';
 import { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import { MemoryStore } from '../src/store/memory/memory-store.js';
@@ -61,7 +62,7 @@ function instance(clock: ManualClock, wrap = (store: HoldpointStore) => store) {
     store: wrap(redis),
     apps: new Map([[app.name, app]]),
     defaultApp: app.name,
-    pauseTtlSeconds: 60,
+    settings: optionSettingValues({ pauseTtlSeconds: 60 }),
     retentionSeconds: 600,
     logger: pino({ level: 'silent' }),
     clock,
@@ -187,7 +188,7 @@ describe('the purge of what outlived its retention', () => {
     const purges = vi.spyOn(store, 'purgeExpired');
     const runtime = new HoldpointRuntime({
       ...testRuntimeOptions(store, heldToolApp(new HeldCalls())),
-      pauseTtlSeconds: 60,
+      settings: optionSettingValues({ pauseTtlSeconds: 60 }),
       clock,
     });
     stops.push(runtime.startSweeper(SWEEP_SECONDS));
@@ -214,7 +215,7 @@ describe('the purge of what outlived its retention', () => {
     const clock = new ManualClock(Date.now());
     const runtime = new HoldpointRuntime({
       ...testRuntimeOptions(store, heldToolApp(new HeldCalls())),
-      pauseTtlSeconds: 60,
+      settings: optionSettingValues({ pauseTtlSeconds: 60 }),
       clock,
     });
     stops.push(runtime.startSweeper(SWEEP_SECONDS));

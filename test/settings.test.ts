@@ -2,12 +2,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import payments from '../examples/payments/app.js';
 import { USAGE } from '../src/bin/usage.js';
 import { loadConfig } from '../src/config/config.js';
-import { withSettingsTable } from '../src/config/settings-table.js';
+import { withOptionsTable, withSettingsTable } from '../src/config/settings-table.js';
 import { DEFAULTS } from '../src/core/defaults.js';
+import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { Setting } from '../src/core/settings/setting.js';
+import { OPTION_SETTINGS } from '../src/core/settings/setting-options.js';
 import { SETTINGS } from '../src/core/settings/settings.js';
+import { createHoldpoint } from '../src/library/create-holdpoint.js';
+import { holdpointFromConfig } from '../src/main/holdpoint-from-config.js';
+import { exampleConfig } from './support/example-apps.js';
 
 // Each setting is declared once, in SETTINGS; the command's flags and variables, its
 // --help, DEFAULTS and the table in docs/configuration.md must say what it says.
@@ -117,5 +123,40 @@ describe('docs/configuration.md', () => {
     );
     expect(stale).not.toBe(doc);
     expect(withSettingsTable(stale)).not.toBe(stale);
+  });
+});
+
+describe('the settings declared options', () => {
+  it('are what docs/library.md lists in its options table (npm run docs:tables)', () => {
+    const doc = read('docs/library.md');
+    expect(withOptionsTable(doc), 'docs/library.md is stale: run `npm run docs:tables`').toBe(doc);
+    for (const name of OPTION_SETTINGS) expect(doc).toContain(`| \`${name}\` |`);
+  });
+
+  it('are createHoldpoint options, checked by the setting itself', () => {
+    expect(OPTION_SETTINGS).toContain('pauseTtlSeconds');
+    for (const name of OPTION_SETTINGS) {
+      expect(() => createHoldpoint({ apps: [payments], [name]: { not: 'a value' } }), name).toThrow(
+        expect.objectContaining({
+          code: 'VALIDATION_FAILED',
+          message: expect.stringContaining(name),
+        }),
+      );
+    }
+  });
+
+  it('reach the runtime alike from code and from a config file', async () => {
+    const clock = new ManualClock(1_000_000);
+    const inCode = createHoldpoint({ apps: [payments], pauseTtlSeconds: 42, clock });
+    const fromConfig = (await holdpointFromConfig(exampleConfig('--pause-ttl', '42'), { clock }))
+      .holdpoint;
+    for (const holdpoint of [inCode, fromConfig]) {
+      const paused = await holdpoint.startRun(
+        { query: 'Send $200 to Jiro', app: 'payments' },
+        'ann',
+      );
+      expect(paused).toMatchObject({ status: 'pending_approval', expiresAt: 1_000_000 + 42_000 });
+      await holdpoint.close();
+    }
   });
 });

@@ -10,7 +10,11 @@ import { auditSigningKeyFrom } from '../core/audit-checkpoint.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
-import type { SettingValue } from '../core/settings/setting-types.js';
+import {
+  optionSettingValues,
+  type SettingOptions,
+  settingOptionsShape,
+} from '../core/settings/setting-options.js';
 import { SETTINGS } from '../core/settings/settings.js';
 import { positiveNumber, validate } from '../core/validate.js';
 import { AuditCheckpointer, type CheckpointSink } from '../runtime/audit/audit-checkpointer.js';
@@ -47,8 +51,13 @@ import { type LibraryOperations, libraryOperations } from './library-operations.
 import { nodeHandler } from './node-handler.js';
 import { internalStore, memoryStore, type Store } from './stores.js';
 
-/** Everything `createHoldpoint` takes; only `apps` is required. */
-export interface HoldpointOptions {
+/**
+ * Everything `createHoldpoint` takes; only `apps` is required. Besides those below, the
+ * settings declared options (`model`, `pauseTtlSeconds`, `runLeaseSeconds`, `recover`,
+ * `approvalTimeoutSeconds`, `approvalTimeoutPolicy`, `metrics`): the same names, values
+ * and defaults as in a config file ([configuration.md](configuration.md)).
+ */
+export interface HoldpointOptions extends SettingOptions {
   /** The apps to serve, from `defineApp`. */
   apps: HoldpointApp[];
   /**
@@ -58,29 +67,13 @@ export interface HoldpointOptions {
   store?: Store;
   /** The app a request gets when it names none. Default: the first app. */
   defaultApp?: string;
-  /** Handed to apps whose `agent` is a function. Default `rules` (the offline models). */
-  model?: string;
-  /** How long a pause waits for people before it expires. Default 3600. */
-  pauseTtlSeconds?: number;
   /** How long an ended pause is remembered, so late callers learn it expired. Default 7 days. */
   retentionSeconds?: number;
-  /** How long a working run holds its session without renewing. Default 30. */
-  runLeaseSeconds?: number;
-  /** Continuous streams: how long to wait for an approval before `approvalTimeoutPolicy`. Default 30. */
-  approvalTimeoutSeconds?: number;
-  /** Continuous streams: what a timed-out approval becomes. Default `park`. */
-  approvalTimeoutPolicy?: SettingValue<'approvalTimeoutPolicy'>;
   /**
    * How often expired pauses are recorded in the audit log (and, with `recover:
    * 'auto'`, interrupted runs resumed); `false` turns it off. Default 5.
    */
   sweepIntervalSeconds?: number | false;
-  /**
-   * Runs whose process stopped while they worked (`interrupted`): `auto` resumes them
-   * from the sweeper, one instance at a time; `manual` leaves them to
-   * `runs.resume(...)` / `POST /api/runs/:invocationId/resume`. Default `manual`.
-   */
-  recover?: SettingValue<'recover'>;
   /**
    * ADK's memory service, handed to every run as ADK's Runner does (tools reach it as
    * `toolContext.invocationContext.memoryService`, agents search it). Default: one on
@@ -126,13 +119,6 @@ export interface HoldpointOptions {
    * process are not limited.
    */
   limits?: LimitsOptions;
-  /**
-   * `prometheus`: serve Holdpoint's OpenTelemetry metrics (approvals waiting, time to
-   * decision, reminders, escalations, deliveries) at `/metrics` on its routes, in
-   * Prometheus text format; keep that path internal. Default `off`. Either way they are
-   * recorded on the global OpenTelemetry meter provider, for a host with its own SDK.
-   */
-  metrics?: SettingValue<'metrics'>;
   /**
    * Who is told when an approval waits or moves, and how: `channels` (`webhookChannel(...)`,
    * `emailChannel(...)`, or your own), the `directory` of where people and roles are
@@ -226,17 +212,11 @@ const holdpointOptions = z
       )
       .optional(),
     defaultApp: z.string().min(1).optional(),
-    model: SETTINGS.model.schema.optional(),
-    // Unlike the command's whole seconds, code may give any positive number.
-    pauseTtlSeconds: positiveNumber.optional(),
+    ...settingOptionsShape,
     retentionSeconds: positiveNumber.optional(),
-    runLeaseSeconds: SETTINGS.runLeaseSeconds.schema.optional(),
-    approvalTimeoutSeconds: SETTINGS.approvalTimeoutSeconds.schema.optional(),
-    approvalTimeoutPolicy: SETTINGS.approvalTimeoutPolicy.schema.optional(),
     sweepIntervalSeconds: z
       .union([SETTINGS.sweepIntervalSeconds.schema, z.literal(false)])
       .optional(),
-    recover: SETTINGS.recover.schema.optional(),
     memoryService: z
       .custom<BaseMemoryService>(
         (value) =>
@@ -267,7 +247,6 @@ const holdpointOptions = z
       .optional(),
     ...browserOptions.shape,
     limits: limitsOptions.optional(),
-    metrics: SETTINGS.metrics.schema.optional(),
     notifications: notificationOptions.optional(),
     auditCheckpoints: z
       .strictObject({
@@ -307,7 +286,7 @@ export interface HoldpointInternals {
   socketLimits: SocketLimits;
 }
 
-function resolveApps(options: HoldpointOptions): AgentApp[] {
+function resolveApps(options: HoldpointOptions, model: string): AgentApp[] {
   if (!Array.isArray(options.apps) || options.apps.length === 0) {
     throw new HoldpointError('INVALID_APP', 'createHoldpoint needs at least one app (defineApp).');
   }
@@ -319,7 +298,7 @@ function resolveApps(options: HoldpointOptions): AgentApp[] {
     if (apps.some((known) => known.name === app.name)) {
       throw new HoldpointError('INVALID_APP', `Two apps are named ${app.name}.`);
     }
-    apps.push(resolveApp(app, { model: options.model ?? 'rules' }));
+    apps.push(resolveApp(app, { model }));
   }
   return apps;
 }
@@ -395,7 +374,8 @@ function auditCheckpointer(
  */
 export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): HoldpointInternals {
   validate(holdpointOptions, options);
-  const apps = resolveApps(options);
+  const settings = optionSettingValues(options);
+  const apps = resolveApps(options, settings.model ?? 'rules');
   const defaultApp = options.defaultApp ?? apps[0]?.name ?? '';
   if (!apps.some((app) => app.name === defaultApp)) {
     throw new HoldpointError('INVALID_APP', `The default app ${defaultApp} is not among the apps.`);
@@ -419,11 +399,8 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     store,
     apps: new Map(apps.map((app) => [app.name, app])),
     defaultApp,
-    pauseTtlSeconds: options.pauseTtlSeconds ?? DEFAULTS.pauseTtlSeconds,
     retentionSeconds: options.retentionSeconds ?? DEFAULTS.sessionTtlSeconds,
-    runLeaseSeconds: options.runLeaseSeconds,
-    approvalTimeoutSeconds: options.approvalTimeoutSeconds,
-    approvalTimeoutPolicy: options.approvalTimeoutPolicy,
+    settings,
     rateLimits: limits.rate,
     memoryService: options.memoryService ?? new StoreMemoryService(store.memories),
     logger,
@@ -441,7 +418,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
   });
   const interval = options.sweepIntervalSeconds ?? DEFAULTS.sweepIntervalSeconds;
   const stopSweeper =
-    interval === false ? () => {} : runtime.startSweeper(interval, options.recover === 'auto');
+    interval === false ? () => {} : runtime.startSweeper(interval, settings.recover === 'auto');
   const identity = identityFrom(options.identity);
   const policy = new BrowserPolicy({
     // The links' public address is the server's own origin as people reach it (behind a
@@ -454,7 +431,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     corsOrigins: options.corsOrigins,
   });
   const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
-  const metrics = storeMetrics(store, options.metrics ?? 'off');
+  const metrics = storeMetrics(store, settings.metrics);
   const checkpointer = auditCheckpointer(store, options, logger);
   const slack = options.notifications?.channels.find(isSlackChannel);
   const routes = createHttpApp({

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type Logger, pino } from 'pino';
 import type { HoldpointConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
+import { settingOptionsOf } from '../core/settings/setting-options.js';
 import { buildHoldpoint, type Holdpoint } from '../library/create-holdpoint.js';
 import {
   memoryStore,
@@ -108,12 +109,8 @@ export async function holdpointFromConfig(
     {
       apps,
       store,
-      model: config.model,
-      pauseTtlSeconds: config.pauseTtlSeconds,
+      ...settingOptionsOf(config),
       retentionSeconds: config.sessionTtlSeconds,
-      runLeaseSeconds: config.runLeaseSeconds,
-      approvalTimeoutSeconds: config.approvalTimeoutSeconds,
-      approvalTimeoutPolicy: config.approvalTimeoutPolicy,
       sweepIntervalSeconds: false,
       allowedOrigins: config.allowedOrigins,
       corsOrigins: config.corsOrigins,
@@ -121,7 +118,6 @@ export async function holdpointFromConfig(
       logger,
       clock: wiring.clock,
       identity: identityFromConfig(config),
-      metrics: config.metrics,
       limits: Object.fromEntries(
         Object.entries(LIMIT_SETTING_NAMES).map(([limit, setting]) => [limit, config[setting]]),
       ),

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import type { AgentApp, ApprovalPolicy } from '../agents/agent-app.js';
 import { type AppShape, appShape, shapeChanges } from '../agents/app-shape.js';
 import { type Clock, systemClock } from '../core/clock.js';
-import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError, runNotFound, sessionNotFound } from '../core/errors.js';
+import type { OptionSettingValues } from '../core/settings/setting-options.js';
 import type { Lease, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
 import { holdpointMetrics } from '../telemetry/metrics.js';
@@ -17,20 +17,14 @@ export interface RuntimeOptions {
   store: HoldpointStore;
   apps: Map<string, AgentApp>;
   defaultApp: string;
-  /** How long a pause waits for people before it expires. */
-  pauseTtlSeconds: number;
+  /**
+   * The settings declared options (`pauseTtlSeconds`, `runLeaseSeconds`,
+   * `approvalTimeoutSeconds`, …), each at its default unless set.
+   */
+  settings: OptionSettingValues;
   /** How long an ended pause is kept, so late callers learn it expired instead of "not found". */
   retentionSeconds: number;
-  /**
-   * How long a running segment holds its session without renewing; it renews every
-   * third of that while it works, so a process that dies frees its sessions this soon.
-   */
-  runLeaseSeconds?: number;
   logger: Logger;
-  /** Continuous streams: how long to wait for an approval, unless the app's tool says otherwise. */
-  approvalTimeoutSeconds?: number;
-  /** Continuous streams: what a timed-out approval becomes, unless the tool says otherwise. */
-  approvalTimeoutPolicy?: 'deny' | 'park';
   /** Per-principal rate limits the transports count requests against; none when absent. */
   rateLimits?: RateLimits;
   /** ADK's memory service, handed to every run (tools reach it through their context). */
@@ -69,8 +63,10 @@ export class RuntimeContext {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger;
-    this.leaseMs = (options.runLeaseSeconds ?? DEFAULTS.runLeaseSeconds) * 1000;
-    this.pauseTtlMs = options.pauseTtlSeconds * 1000;
+    // A running segment renews its lease every third of it while it works, so a process
+    // that dies frees its sessions this soon.
+    this.leaseMs = options.settings.runLeaseSeconds * 1000;
+    this.pauseTtlMs = options.settings.pauseTtlSeconds * 1000;
     this.retentionMs = options.retentionSeconds * 1000;
     if (options.notifications) {
       const store = this.store;
@@ -167,12 +163,8 @@ export class RuntimeContext {
   approvalPolicy(app: string, toolName: string): Required<ApprovalPolicy> {
     const policy = this.options.apps.get(app)?.approvalPolicies?.[toolName];
     return {
-      timeoutSeconds:
-        policy?.timeoutSeconds ??
-        this.options.approvalTimeoutSeconds ??
-        DEFAULTS.approvalTimeoutSeconds,
-      onTimeout:
-        policy?.onTimeout ?? this.options.approvalTimeoutPolicy ?? DEFAULTS.approvalTimeoutPolicy,
+      timeoutSeconds: policy?.timeoutSeconds ?? this.options.settings.approvalTimeoutSeconds,
+      onTimeout: policy?.onTimeout ?? this.options.settings.approvalTimeoutPolicy,
     };
   }
 

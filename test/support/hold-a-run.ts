@@ -3,6 +3,7 @@
 // run is inside its tool. Arguments: Redis URL, key prefix, lease seconds.
 import { LogLevel, setLogLevel } from '@google/adk';
 import { pino } from 'pino';
+import { optionSettingValues } from '../../src/core/settings/setting-options.js';
 import { HoldpointRuntime } from '../../src/runtime/holdpoint-runtime.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { HeldCalls, heldToolApp } from './held-tool-app.js';
@@ -18,9 +19,8 @@ const runtime = new HoldpointRuntime({
   store,
   apps: new Map([[app.name, app]]),
   defaultApp: app.name,
-  pauseTtlSeconds: 3600,
+  settings: optionSettingValues({ pauseTtlSeconds: 3600, runLeaseSeconds: Number(leaseSeconds) }),
   retentionSeconds: 600,
-  runLeaseSeconds: Number(leaseSeconds),
   logger: pino({ level: 'silent' }),
 });
 void runtime.operations.startRun({ query: 'work' }, ann);

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import type { AgentApp } from '../../src/agents/agent-app.js';
 import type { ManualClock } from '../../src/core/manual-clock.test-support.js';
+import { optionSettingValues } from '../../src/core/settings/setting-options.js';
 import { HoldpointRuntime } from '../../src/runtime/holdpoint-runtime.js';
 import type { RuntimeOptions } from '../../src/runtime/runtime-context.js';
 import type { HoldpointStore } from '../../src/store/store.js';
@@ -20,7 +21,7 @@ export function runtimeOn(
 ): HoldpointRuntime {
   return new HoldpointRuntime({
     ...testRuntimeOptions(store, app),
-    runLeaseSeconds: LEASE_SECONDS,
+    settings: optionSettingValues({ runLeaseSeconds: LEASE_SECONDS }),
     clock,
   });
 }
@@ -34,7 +35,7 @@ export function testRuntimeOptions(store: HoldpointStore, app: AgentApp): Runtim
     store,
     apps: new Map([[app.name, app]]),
     defaultApp: app.name,
-    pauseTtlSeconds: 3600,
+    settings: optionSettingValues({ pauseTtlSeconds: 3600 }),
     retentionSeconds: 600,
     logger: pino({ level: 'silent' }),
   };

@@ -136,6 +136,7 @@ export const NOTIFY_SETTINGS = {
   }),
   metrics: setting({
     schema: z.enum(['off', 'prometheus']),
+    option: true,
     default: 'off',
     flag: 'metrics',
     env: 'HOLDPOINT_METRICS',

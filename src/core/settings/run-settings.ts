@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { setting } from './setting.js';
 
-const positiveInt = z.number().int().positive();
-
 /** How long pauses wait, and how runs hold, end and recover. */
 export const RUN_SETTINGS = {
   pauseTtlSeconds: setting({
-    schema: positiveInt,
+    schema: z.number().positive(),
+    option: true,
     default: 3600,
     flag: 'pause-ttl',
     env: 'HOLDPOINT_PAUSE_TTL_SECONDS',
@@ -23,6 +22,7 @@ export const RUN_SETTINGS = {
   }),
   runLeaseSeconds: setting({
     schema: z.number().min(3),
+    option: true,
     default: 30,
     flag: 'run-lease',
     env: 'HOLDPOINT_RUN_LEASE_SECONDS',
@@ -31,6 +31,7 @@ export const RUN_SETTINGS = {
   }),
   recover: setting({
     schema: z.enum(['auto', 'manual']),
+    option: true,
     default: 'manual',
     flag: 'recover',
     env: 'HOLDPOINT_RECOVER',
@@ -39,6 +40,7 @@ export const RUN_SETTINGS = {
   }),
   approvalTimeoutSeconds: setting({
     schema: z.number().positive(),
+    option: true,
     default: 30,
     flag: 'approval-timeout',
     env: 'HOLDPOINT_APPROVAL_TIMEOUT_SECONDS',
@@ -47,6 +49,7 @@ export const RUN_SETTINGS = {
   }),
   approvalTimeoutPolicy: setting({
     schema: z.enum(['deny', 'park']),
+    option: true,
     default: 'park',
     flag: 'approval-timeout-policy',
     env: 'HOLDPOINT_APPROVAL_TIMEOUT_POLICY',

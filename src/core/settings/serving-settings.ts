@@ -41,11 +41,13 @@ export const SERVING_SETTINGS = {
   }),
   model: setting({
     schema: text,
+    option: true,
     flag: 'model',
     env: 'HOLDPOINT_MODEL',
     placeholder: 'MODEL',
     doc: 'the model setting handed to apps that build their agent from it (the examples do)',
-    defaultDoc: '`rules`, or `gemini-2.5-flash` with a key',
+    defaultDoc:
+      '`rules`; for the command, `gemini-2.5-flash` when `GEMINI_API_KEY` or `GOOGLE_API_KEY` is set',
   }),
   logLevel: setting({
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

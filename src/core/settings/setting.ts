@@ -24,11 +24,19 @@ export interface Setting<S extends z.ZodType = z.ZodType, D = unknown> {
   readonly doc: string;
   /** The settings table's default when it is not the value itself (`random per process`). */
   readonly defaultDoc?: string;
+  /**
+   * `createHoldpoint` takes it too, under its name and checked by its schema, and the
+   * runtime gets its value (`RuntimeOptions.settings`): a config file, the command and
+   * code set it alike.
+   */
+  readonly option?: boolean;
 }
 
-/** A setting, its default typed by its schema. */
-export function setting<S extends z.ZodType, D extends z.output<S> | undefined = undefined>(
-  entry: Setting<S, D>,
-): Setting<S, D> {
+/** A setting, its default typed by its schema; whether it is an option of `createHoldpoint` kept in its type. */
+export function setting<
+  S extends z.ZodType,
+  D extends z.output<S> | undefined = undefined,
+  O extends boolean = false,
+>(entry: Setting<S, D> & { readonly option?: O }): Setting<S, D> & { readonly option?: O } {
   return entry;
 }
