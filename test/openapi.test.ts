@@ -95,6 +95,16 @@ const CALLS: Record<string, () => Call[]> = {
     { path: '/api/approvals?limit=0', status: 400, code: 'VALIDATION_FAILED' },
   ],
   approvalEvents: () => [{ path: '/api/approvals/events', status: 200, stream: true }],
+  getApproval: () => [
+    { path: `/api/approvals/${seen.approval}`, status: 200 },
+    { path: '/api/approvals/nobody-knows', status: 404, code: 'APPROVAL_NOT_FOUND' },
+    {
+      path: `/api/approvals/${seen.approval}`,
+      status: 403,
+      code: 'FORBIDDEN',
+      as: signedInAs('eve'),
+    },
+  ],
   readAudit: () => [
     { path: `/api/audit?session_id=${seen.session}`, status: 200 },
     { path: `/api/audit?session_id=${seen.session}&format=ndjson`, status: 200 },
@@ -212,6 +222,7 @@ const ORDER = [
   'getSessionMessages',
   'listApprovals',
   'approvalEvents',
+  'getApproval',
   'readAudit',
   'reassignApproval',
   'setDelegation',

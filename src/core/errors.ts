@@ -107,6 +107,13 @@ export function sessionNotFound(sessionId: string): HoldpointError {
   });
 }
 
+/** APPROVAL_NOT_FOUND for `approvalId`. */
+export function approvalNotFound(approvalId: string): HoldpointError {
+  return new HoldpointError('APPROVAL_NOT_FOUND', `No approval ${approvalId}.`, {
+    approval_id: approvalId,
+  });
+}
+
 /** RUN_NOT_FOUND for `invocationId`. */
 export function runNotFound(invocationId: string): HoldpointError {
   return new HoldpointError('RUN_NOT_FOUND', `No run ${invocationId}.`, {

@@ -1,4 +1,4 @@
-import { HoldpointError } from '../../core/errors.js';
+import { approvalNotFound } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
@@ -25,11 +25,7 @@ export async function reassignApproval(
 ): Promise<ReassignedApproval> {
   const { approvalId, to, reason } = validate(reassignRequest, request);
   const sessionId = await ctx.store.findApproval(approvalId);
-  if (!sessionId) {
-    throw new HoldpointError('APPROVAL_NOT_FOUND', `No approval ${approvalId}.`, {
-      approval_id: approvalId,
-    });
-  }
+  if (!sessionId) throw approvalNotFound(approvalId);
   const pause = await ctx.store.apply(sessionId, reassignTransition, [
     approvalId,
     to,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { asClaimedWork } from '../../core/claimed-work.js';
-import { HoldpointError, withRun } from '../../core/errors.js';
+import { approvalNotFound, withRun } from '../../core/errors.js';
 import { mayNeedDelegators } from '../../core/may-decide.js';
 import type { Principal } from '../../core/principal.js';
 import { settledDecisions } from '../../core/settlement.js';
@@ -162,10 +162,6 @@ export async function decideApproval(
 ): Promise<RunOutcome> {
   const { approvalId } = validate(decisionInput, decision);
   const sessionId = await ctx.store.findApproval(approvalId);
-  if (!sessionId) {
-    throw new HoldpointError('APPROVAL_NOT_FOUND', `No approval ${approvalId}.`, {
-      approval_id: approvalId,
-    });
-  }
+  if (!sessionId) throw approvalNotFound(approvalId);
   return resumeRun(ctx, { sessionId, decisions: [decision], requestId }, by, sink);
 }

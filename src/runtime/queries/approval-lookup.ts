@@ -1,7 +1,9 @@
+import { mayDecideNow, mayNeedDelegators } from '../../core/may-decide.js';
 import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import type { RuntimeContext } from '../runtime-context.js';
+import { delegatorsOf } from './delegators.js';
 import { currentSnapshot, requireSessionReader } from './session-view.js';
 
 /** One approval as of now, with the pause that asked it (whatever became of that pause). */
@@ -11,6 +13,8 @@ export interface ApprovalLookup {
   /** The pause holding the approval: its status, decisions and expiry. */
   pause: Pause;
   approval: ApprovalRequest;
+  /** Whether the reader may decide it now (never for Holdpoint itself). */
+  canDecide: boolean;
   /** The runtime's clock when it was read, for "time left". */
   now: number;
 }
@@ -28,9 +32,14 @@ export async function getApproval(
   const sessionId = await ctx.store.findApproval(validate(idText, approvalId));
   if (!sessionId) return undefined;
   const read = await ctx.requireSnapshot(sessionId);
-  requireSessionReader(read, by, 'read this session');
-  const { meta, pause } = await currentSnapshot(ctx, sessionId, read);
+  const delegators = mayNeedDelegators(read.pause, by, read.run?.userId)
+    ? await delegatorsOf(ctx, by, ctx.clock.now())
+    : [];
+  requireSessionReader(read, by, 'read this session', delegators);
+  const { meta, run, pause } = await currentSnapshot(ctx, sessionId, read);
   const approval = pause?.approvals.find((a) => a.approvalId === approvalId);
   if (!pause || !approval) return undefined;
-  return { sessionId, app: meta.app, pause, approval, now: ctx.clock.now() };
+  const canDecide =
+    pause.status === 'pending' && mayDecideNow(pause, approval, by, run?.userId, delegators);
+  return { sessionId, app: meta.app, pause, approval, canDecide, now: ctx.clock.now() };
 }

@@ -5,6 +5,7 @@ import { hashArgs } from '../../core/hash.js';
 import { approversInForce, editInForce } from '../../core/settlement.js';
 import type { ApprovalRequest, Approvers, Decision } from '../../core/types.js';
 import type { ReassignedApproval } from '../../runtime/commands/reassign-approval.js';
+import type { ApprovalLookup } from '../../runtime/queries/approval-lookup.js';
 import type { PendingApproval } from '../../runtime/queries/pending-approvals.js';
 import type { RunView } from '../../runtime/queries/runs.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
@@ -213,6 +214,26 @@ export function presentPendingApproval(a: PendingApproval): z.input<typeof wire.
     app: a.app,
     user_id: a.userId,
     can_decide: a.canDecide,
+  };
+}
+
+/** One approval as of now, with its pause and the decisions recorded on it. */
+export function presentApprovalLookup(found: ApprovalLookup): z.input<typeof wire.approvalView> {
+  const { pause, approval } = found;
+  return {
+    ...presentApproval(approval, pause.decisions),
+    can_decide: found.canDecide,
+    session_id: found.sessionId,
+    invocation_id: pause.invocationId,
+    app: found.app,
+    pause: {
+      pause_id: pause.pauseId,
+      status: pause.status,
+      expires_at: iso(pause.expiresAt),
+      decisions: pause.decisions
+        .filter((decision) => decision.approvalId === approval.approvalId)
+        .map(presentDecision),
+    },
   };
 }
 

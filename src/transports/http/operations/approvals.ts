@@ -1,10 +1,16 @@
 import { z } from 'zod';
+import { approvalNotFound } from '../../../core/errors.js';
 import { inboxEvents } from '../inbox-events.js';
-import { presentOutcome, presentPendingApproval, presentReassigned } from '../present.js';
+import {
+  presentApprovalLookup,
+  presentOutcome,
+  presentPendingApproval,
+  presentReassigned,
+} from '../present.js';
 import * as wire from '../wire/index.js';
 import { defineOperation } from './operation.js';
 
-/** `/api/approvals`: the inbox, a decision by approval id, and handing one to someone. */
+/** `/api/approvals`: the inbox, one approval, a decision by approval id, and handing one to someone. */
 export const approvalOperations = [
   defineOperation({
     name: 'listApprovals',
@@ -38,6 +44,23 @@ export const approvalOperations = [
       description:
         'Server-Sent Events: `event: inbox` with `{pending, more, approvals: [{approval_id, tool_name, session_id, app}]}`, and a `: beat` comment every 15 s (see docs/http-api.md).',
     },
+  }),
+  defineOperation({
+    name: 'getApproval',
+    method: 'get',
+    path: '/api/approvals/:approvalId',
+    summary:
+      'One approval as of now: its call, who may decide it and whether the caller may, and its pause with the decisions recorded on it.',
+    description:
+      'For those who may read its session (its owner, an admin, those it asks to decide, their delegates). `404 APPROVAL_NOT_FOUND` when no session holds it, or its session has moved on to a later pause.',
+    act: async ({ params, by, runtime }) => {
+      const approvalId = params.approvalId ?? '';
+      const found = await runtime.operations.getApproval(approvalId, by);
+      if (!found) throw approvalNotFound(approvalId);
+      return found;
+    },
+    answer: wire.approvalView,
+    present: presentApprovalLookup,
   }),
   defineOperation({
     name: 'decideApproval',

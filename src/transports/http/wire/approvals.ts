@@ -98,6 +98,23 @@ export const pendingApproval = sessionApproval.extend({
   user_id: z.string(),
 });
 
+/**
+ * One approval as of now (`GET /api/approvals/:approvalId`): where it waits, whether the
+ * caller may decide it, and its pause, with the decisions recorded on this approval.
+ */
+export const approvalView = sessionApproval.extend({
+  session_id: z.string(),
+  invocation_id: z.string(),
+  app: z.string(),
+  pause: z.object({
+    pause_id: z.string(),
+    /** `pending` while it waits; a decided, expired or cancelled pause says so. */
+    status: z.enum(['pending', 'resuming', 'resumed', 'expired', 'cancelled']),
+    expires_at: isoTime,
+    decisions: z.array(decision),
+  }),
+});
+
 /** An approval handed to someone (`POST /api/approvals/:approvalId/reassign`), and its session. */
 export const reassignedApproval = approval.extend({ session_id: z.string() });
 
@@ -171,6 +188,7 @@ export type Approval = z.output<typeof approval>;
 export type SessionApproval = z.output<typeof sessionApproval>;
 export type Decision = z.output<typeof decision>;
 export type PendingApproval = z.output<typeof pendingApproval>;
+export type ApprovalView = z.output<typeof approvalView>;
 export type ApprovalsPage = z.output<typeof approvalsPage>;
 export type ReassignedApproval = z.output<typeof reassignedApproval>;
 export type Delegation = z.output<typeof delegation>;
