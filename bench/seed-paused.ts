@@ -3,7 +3,7 @@ import type { Event } from '@google/adk';
 import { approvalAudit } from '../src/core/audit.js';
 import type { ApprovalRequest, Lease, Pause, RunRecord } from '../src/core/types.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
-import { savePauseTransition } from '../src/session/transitions.js';
+import { savePauseTransition } from '../src/session/transitions/index.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { APP, QUERY } from './holdpoint-cycles.js';
 

@@ -19,7 +19,7 @@ import {
   checkpointTransition,
   finishRunTransition,
   renewLeaseTransition,
-} from '../src/session/transitions.js';
+} from '../src/session/transitions/index.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { presentApproval, presentSession } from '../src/transports/http/present.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';

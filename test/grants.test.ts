@@ -6,7 +6,7 @@ import { HoldpointError } from '../src/core/errors.js';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { hashArgs } from '../src/core/hash.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import { allowedByGrantTransition } from '../src/session/transitions.js';
+import { allowedByGrantTransition } from '../src/session/transitions/index.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
 import grantsApp, { sent } from './support/grants-app.js';

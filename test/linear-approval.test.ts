@@ -23,7 +23,7 @@ import { type RunningServer, startServer } from '../src/main/serve.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { RunEvent } from '../src/runtime/run-event.js';
 import type { PendingOutcome, RunOutcome } from '../src/runtime/run-outcome.js';
-import { savePauseTransition } from '../src/session/transitions.js';
+import { savePauseTransition } from '../src/session/transitions/index.js';
 import { TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';

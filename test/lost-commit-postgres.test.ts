@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { decideTransition } from '../src/session/transitions.js';
+import { decideTransition } from '../src/session/transitions/index.js';
 import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { lease, pausedWithApprovers, vote } from '../src/store/store-fixtures.test-support.js';

@@ -12,7 +12,7 @@ import {
   type NotificationChannel,
 } from '../src/runtime/notify/channel.js';
 import { DeliveryDispatcher, type DispatcherOptions } from '../src/runtime/notify/dispatcher.js';
-import { decideTransition } from '../src/session/transitions.js';
+import { decideTransition } from '../src/session/transitions/index.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
 import type { HoldpointStore, SessionSnapshot, Transition } from '../src/store/store.js';
 import {

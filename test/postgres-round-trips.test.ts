@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Pause } from '../src/core/types.js';
-import { decideTransition, savePauseTransition } from '../src/session/transitions.js';
+import { decideTransition, savePauseTransition } from '../src/session/transitions/index.js';
 import { INBOX_CHANNEL } from '../src/store/inbox-news.js';
 import type { PostgresRelay } from '../src/store/postgres/postgres-relay.js';
 import { PostgresScratch } from '../src/store/postgres/postgres-scratch.test-support.js';

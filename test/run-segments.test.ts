@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { RunEvent } from '../src/runtime/run-event.js';
-import { decideTransition } from '../src/session/transitions.js';
+import { decideTransition } from '../src/session/transitions/index.js';
 import { TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import type { RedisStore } from '../src/store/redis/redis-store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';

@@ -5,7 +5,7 @@ import { storyRule } from '../examples/story-flow/story-rules.js';
 import type { AgentApp } from '../src/agents/agent-app.js';
 import { RulesModel } from '../src/agents/rules-model.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
-import { checkpointTransition } from '../src/session/transitions.js';
+import { checkpointTransition } from '../src/session/transitions/index.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
 import { ann, as, ops } from './support/principals.js';

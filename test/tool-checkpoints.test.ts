@@ -4,7 +4,7 @@ import { codeOf } from '../src/core/errors.test-support.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
 import type { RunEvent } from '../src/runtime/run-event.js';
-import { checkpointTransition, savePauseTransition } from '../src/session/transitions.js';
+import { checkpointTransition, savePauseTransition } from '../src/session/transitions/index.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { abcApp, Outside } from './support/abc-app.js';
 import { ABC_DONE } from './support/abc-rules.js';

@@ -1,5 +1,5 @@
 import type { ApprovalRequest, Decision, Pause } from '../core/types.js';
-import { undecidedApprovals } from '../session/transitions.js';
+import { undecidedApprovals } from '../session/transitions/index.js';
 
 /** A run that finished. */
 export interface CompletedOutcome {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { codeOf } from '../core/errors.test-support.js';
 import type { SessionMeta } from '../core/types.js';
 import type { SessionSnapshot } from './session-shapes.js';
-import { allowedByGrantTransition, grantRevokedTransition } from './transitions.js';
+import { allowedByGrantTransition, grantRevokedTransition } from './transitions/index.js';
 
 const T0 = 1_700_000_000_000;
 const LEASE = { owner: 'seg-1', until: T0 + 30_000 };

@@ -79,7 +79,7 @@ export interface Transition<T> {
 }
 
 /**
- * A change of one session, as `transitions.ts` declares them: pure, from the session's
+ * A change of one session, as `transitions/` declares them: pure, from the session's
  * snapshot and `args` to what it writes and answers (or throws, writing nothing).
  */
 export type SessionTransition<A extends unknown[], T> = (

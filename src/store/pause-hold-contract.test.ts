@@ -4,7 +4,7 @@ import {
   decideTransition,
   savePauseTransition,
   settleHoldTransition,
-} from '../session/transitions.js';
+} from '../session/transitions/index.js';
 import type { HoldpointStore } from './store.js';
 import {
   DECIDER,

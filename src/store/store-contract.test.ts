@@ -26,7 +26,7 @@ import {
   savePauseTransition,
   slaStepTransition,
   TITLE_LENGTH,
-} from '../session/transitions.js';
+} from '../session/transitions/index.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { type DeliveryPlanner, deliveryIdOf } from './outbox.js';
 import { PostgresScratch, scratchPool } from './postgres/postgres-scratch.test-support.js';

@@ -2,7 +2,7 @@ import { createEvent, type Event } from '@google/adk';
 import type { ApprovalEvent } from '../core/approval-event.js';
 import type { Principal } from '../core/principal.js';
 import type { Approvers, AuditEntry, Decision, Lease, Pause, RunRecord } from '../core/types.js';
-import { savePauseTransition } from '../session/transitions.js';
+import { savePauseTransition } from '../session/transitions/index.js';
 import { type DeliveryPlanner, deliveryIdOf } from './outbox.js';
 import type { HoldpointStore, SegmentEnd, SessionAppend } from './store.js';
 

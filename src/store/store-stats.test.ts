@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { expireTransition } from '../session/transitions.js';
+import { expireTransition } from '../session/transitions/index.js';
 import { DEFAULT_DELIVERY_RETENTION_SECONDS } from './outbox.js';
 import { SCHEMA_VERSION } from './sql/schema/migrations.js';
 import type { HoldpointStore } from './store.js';

@@ -106,7 +106,7 @@ export interface HoldpointStore {
 
   /**
    * THE place where a session changes durably: runs `transition` (one of
-   * `transitions.ts`, given the session's snapshot and `args`) as a compare-and-set on
+   * `session/transitions/`, given the session's snapshot and `args`) as a compare-and-set on
    * the session's version, and returns its value once its writes are stored (or throws
    * its error, after they are). A commit that loses the race is computed again on what
    * is read then; its audit lines are chained onto the head it read. `seen`, the

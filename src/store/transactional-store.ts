@@ -9,7 +9,7 @@ import {
   sessionNotFound,
 } from '../core/errors.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
-import { chainWrites, newSessionWrites } from '../session/transitions.js';
+import { chainWrites, newSessionWrites } from '../session/transitions/index.js';
 import type { Delegations } from './delegations.js';
 import type { Grants } from './grants.js';
 import { INBOX_CHANNEL, inboxNews } from './inbox-news.js';
@@ -73,7 +73,7 @@ function commitUnknown(sessionId: string, lost: HoldpointError): HoldpointError 
  * The state machine of every store, in `apply`: read a session's snapshot, compute the
  * transition, commit it only if nobody changed the session in between (compare
  * and set on a per-session version), read again and retry otherwise. Stores
- * provide the read and the atomic commit; the rules live once, in transitions.ts.
+ * provide the read and the atomic commit; the rules live once, in session/transitions/.
  * Every transition's audit lines are chained onto the head it read (chainWrites)
  * before that commit, so the chain moves with the version or not at all.
  * Nothing a transition decides is seen by anyone before its commit is stored.

@@ -1,6 +1,6 @@
 import type { Pause } from '../core/types.js';
 import type { SessionSnapshot, SessionWrites, WaitingCount } from '../session/session-shapes.js';
-import { undecidedApprovals } from '../session/transitions.js';
+import { undecidedApprovals } from '../session/transitions/index.js';
 
 // What the store answers for the counts is a session shape; its callers find it here.
 export type { WaitingCount } from '../session/session-shapes.js';

@@ -4,7 +4,7 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../core/principal.js';
 import type { Approvers, AuditAction } from '../core/types.js';
-import { decideTransition } from '../session/transitions.js';
+import { decideTransition } from '../session/transitions/index.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
 import {
   APP,

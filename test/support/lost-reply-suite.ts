@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { codeOf } from '../../src/core/errors.test-support.js';
 import { ManualClock } from '../../src/core/manual-clock.test-support.js';
 import type { HoldpointRuntime } from '../../src/runtime/holdpoint-runtime.js';
-import { decideTransition, finishRunTransition } from '../../src/session/transitions.js';
+import { decideTransition, finishRunTransition } from '../../src/session/transitions/index.js';
 import type { HoldpointStore } from '../../src/store/store.js';
 import {
   APP,

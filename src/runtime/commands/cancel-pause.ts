@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { Pause } from '../../core/types.js';
 import { idText, reasonText, validate } from '../../core/validate.js';
-import { cancelTransition } from '../../session/transitions.js';
+import { cancelTransition } from '../../session/transitions/index.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';

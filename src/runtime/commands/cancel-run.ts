@@ -1,7 +1,7 @@
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
-import { cancelInterruptedTransition } from '../../session/transitions.js';
+import { cancelInterruptedTransition } from '../../session/transitions/index.js';
 import { type CancelRunRequest, cancelRunRequest } from '../requests.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';

@@ -1,7 +1,7 @@
 import type { Cancel } from '../../core/clock.js';
 import { type ErrorCode, HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { SYSTEM } from '../../core/principal.js';
-import { isInterrupted } from '../../session/transitions.js';
+import { isInterrupted } from '../../session/transitions/index.js';
 import { holdChannel, type Unsubscribe } from '../../store/run-relay.js';
 import { runState } from '../queries/run-state.js';
 import type { RunEvent, RunEventSink } from '../run-event.js';

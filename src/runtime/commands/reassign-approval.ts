@@ -2,7 +2,7 @@ import { approvalNotFound } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
-import { reassignTransition } from '../../session/transitions.js';
+import { reassignTransition } from '../../session/transitions/index.js';
 import { type ReassignRequest, reassignRequest } from '../requests.js';
 import type { RuntimeContext } from '../runtime-context.js';
 

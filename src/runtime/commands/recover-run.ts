@@ -11,7 +11,7 @@ import {
   recoverRunTransition,
   resumedPause,
   savePauseTransition,
-} from '../../session/transitions.js';
+} from '../../session/transitions/index.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { type RecoverRequest, recoverRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';

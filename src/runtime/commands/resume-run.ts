@@ -7,7 +7,7 @@ import type { Principal } from '../../core/principal.js';
 import { settledDecisions } from '../../core/settlement.js';
 import type { Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
-import { type DecisionCheck, decideTransition } from '../../session/transitions.js';
+import { type DecisionCheck, decideTransition } from '../../session/transitions/index.js';
 import { holdChannel } from '../../store/run-relay.js';
 import type { DecisionBatch, SessionTrail } from '../../store/store.js';
 import { tagSession } from '../../telemetry/session-attributes.js';

@@ -1,7 +1,7 @@
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { isOwnerOrAdmin, type Principal } from '../../core/principal.js';
 import { idText, validate } from '../../core/validate.js';
-import { grantRevokedTransition } from '../../session/transitions.js';
+import { grantRevokedTransition } from '../../session/transitions/index.js';
 import { type ListedGrant, listedGrant } from '../queries/grants.js';
 import type { RuntimeContext } from '../runtime-context.js';
 

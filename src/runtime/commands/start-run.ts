@@ -4,7 +4,7 @@ import { HoldpointError, withRun } from '../../core/errors.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
-import { beginRunTransition } from '../../session/transitions.js';
+import { beginRunTransition } from '../../session/transitions/index.js';
 import type { SessionTrail } from '../../store/store.js';
 import { runState } from '../queries/run-state.js';
 import { type StartRequest, startRequest } from '../requests.js';

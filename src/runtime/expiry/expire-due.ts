@@ -1,4 +1,4 @@
-import { expireTransition } from '../../session/transitions.js';
+import { expireTransition } from '../../session/transitions/index.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { forEachDue } from './due-sessions.js';

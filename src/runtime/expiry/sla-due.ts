@@ -1,4 +1,4 @@
-import { slaStepTransition } from '../../session/transitions.js';
+import { slaStepTransition } from '../../session/transitions/index.js';
 import { holdChannel } from '../../store/run-relay.js';
 import { resumeDecidedRun } from '../commands/resume-run.js';
 import type { RuntimeContext } from '../runtime-context.js';

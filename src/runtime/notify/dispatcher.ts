@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ApprovalEventType } from '../../core/approval-event.js';
 import type { Clock } from '../../core/clock.js';
-import { undeliveredTransition } from '../../session/transitions.js';
+import { undeliveredTransition } from '../../session/transitions/index.js';
 import { type DeliveryRecord, type DeliveryResult, deliveryIdOf } from '../../store/outbox.js';
 import type { HoldpointStore } from '../../store/store.js';
 import {

@@ -4,7 +4,7 @@ import { approvalAudit, decisionAudit, undecidedAudit } from '../../core/audit.j
 import { AUDIT_GENESIS } from '../../core/audit-chain.js';
 import { hashArgs } from '../../core/hash.js';
 import type { AuditEntry, Pause, SessionMeta } from '../../core/types.js';
-import { chainWrites } from '../../session/transitions.js';
+import { chainWrites } from '../../session/transitions/index.js';
 import { deliveryIdOf } from '../../store/outbox.js';
 import type { SessionSnapshot, SessionWrites } from '../../store/store.js';
 import { newPause, newRun } from '../../store/store-fixtures.test-support.js';

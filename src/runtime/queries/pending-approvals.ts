@@ -5,7 +5,7 @@ import { mayDecideNow } from '../../core/may-decide.js';
 import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
-import { undecidedApprovals } from '../../session/transitions.js';
+import { undecidedApprovals } from '../../session/transitions/index.js';
 import type { PageCursor } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { delegatorsOf } from './delegators.js';

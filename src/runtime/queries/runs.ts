@@ -3,7 +3,7 @@ import { HoldpointError, runNotFound } from '../../core/errors.js';
 import { ADMIN_ROLE, hasRole, type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
-import { isInterrupted } from '../../session/transitions.js';
+import { isInterrupted } from '../../session/transitions/index.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';

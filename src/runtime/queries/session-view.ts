@@ -5,7 +5,7 @@ import { mayDecideNow, mayNeedDelegators } from '../../core/may-decide.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
-import { undecidedApprovals } from '../../session/transitions.js';
+import { undecidedApprovals } from '../../session/transitions/index.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { expirePause } from '../expiry/expire-due.js';
 import type { RuntimeContext } from '../runtime-context.js';

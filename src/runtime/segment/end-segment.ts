@@ -5,7 +5,7 @@ import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
-import { finishRunTransition, savePauseTransition } from '../../session/transitions.js';
+import { finishRunTransition, savePauseTransition } from '../../session/transitions/index.js';
 import type {
   SegmentEnd,
   SessionAppend,

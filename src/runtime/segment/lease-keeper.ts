@@ -1,7 +1,7 @@
 import type { Cancel } from '../../core/clock.js';
 import { isHoldpointError } from '../../core/errors.js';
 import type { Lease } from '../../core/types.js';
-import { renewLeaseTransition } from '../../session/transitions.js';
+import { renewLeaseTransition } from '../../session/transitions/index.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Cancel } from '../../core/clock.js';
-import { settleHoldTransition } from '../../session/transitions.js';
+import { settleHoldTransition } from '../../session/transitions/index.js';
 import { holdChannel, type Unsubscribe } from '../../store/run-relay.js';
 import type { HoldState } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';

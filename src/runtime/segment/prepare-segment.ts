@@ -4,7 +4,7 @@ import { DecisionAnswers } from '../../agents/decision-answers.js';
 import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { sessionNotFound } from '../../core/errors.js';
-import { checkpointTransition } from '../../session/transitions.js';
+import { checkpointTransition } from '../../session/transitions/index.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { ApprovedCallsStarted } from './approved-calls-started.js';
 import { answersByBranch } from './branch-answers.js';

@@ -1,6 +1,6 @@
 import { GrantedCalls } from '../../agents/granted-calls.js';
 import { hashArgs } from '../../core/hash.js';
-import { allowedByGrantTransition } from '../../session/transitions.js';
+import { allowedByGrantTransition } from '../../session/transitions/index.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import type { SegmentStart } from './segment-start.js';
 import type { StopCause } from './stop-cause.js';

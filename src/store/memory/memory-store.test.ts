@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { codeOf } from '../../core/errors.test-support.js';
-import { finishRunTransition, renewLeaseTransition } from '../../session/transitions.js';
+import { finishRunTransition, renewLeaseTransition } from '../../session/transitions/index.js';
 import {
   APP,
   lease,

@@ -4,7 +4,7 @@ import {
   decideTransition,
   renewLeaseTransition,
   savePauseTransition,
-} from '../../session/transitions.js';
+} from '../../session/transitions/index.js';
 import { INBOX_CHANNEL } from '../inbox-news.js';
 import type { SessionTrail } from '../store.js';
 import {

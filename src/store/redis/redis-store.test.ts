@@ -15,7 +15,7 @@ import {
   finishRunTransition,
   renewLeaseTransition,
   savePauseTransition,
-} from '../../session/transitions.js';
+} from '../../session/transitions/index.js';
 import { encodeRecord } from '../record-codec.js';
 import type { SessionTrail } from '../store.js';
 import {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expireTransition, savePauseTransition } from '../../session/transitions.js';
+import { expireTransition, savePauseTransition } from '../../session/transitions/index.js';
 import { PostgresDriver } from '../postgres/postgres-driver.js';
 import { PostgresScratch } from '../postgres/postgres-scratch.test-support.js';
 import { PostgresStore } from '../postgres/postgres-store.js';

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { hashArgs } from '../core/hash.js';
-import type { Principal } from '../core/principal.js';
-import { nextSlaAt } from '../core/sla.js';
-import type { ApprovalRequest, Approvers, Decision, Pause, SlaPolicy } from '../core/types.js';
-import type { SessionSnapshot, SessionWrites } from './session-shapes.js';
+import { hashArgs } from '../../core/hash.js';
+import type { Principal } from '../../core/principal.js';
+import { nextSlaAt } from '../../core/sla.js';
+import type { ApprovalRequest, Approvers, Decision, Pause, SlaPolicy } from '../../core/types.js';
+import type { SessionSnapshot, SessionWrites } from '../session-shapes.js';
 import {
   decideTransition,
   reassignTransition,
   type SlaStepResult,
   slaStepTransition,
-} from './transitions.js';
+} from './index.js';
 
 const T0 = 1_700_000_000_000;
 const S = 1000;

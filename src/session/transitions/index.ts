@@ -1,0 +1,18 @@
+export { allowedByGrantTransition } from './allowed-by-grant.js';
+export { beginRunTransition, newSessionWrites, TITLE_LENGTH } from './begin-run.js';
+export { cancelTransition } from './cancel.js';
+export { cancelInterruptedTransition } from './cancel-interrupted.js';
+export { checkpointTransition } from './checkpoint.js';
+export { type DecisionCheck, decideTransition } from './decide.js';
+export { expireTransition } from './expire.js';
+export { finishRunTransition } from './finish-run.js';
+export { grantRevokedTransition } from './grant-revoked.js';
+export { resumedPause, undecidedApprovals } from './pause-state.js';
+export { reassignTransition } from './reassign.js';
+export { recoverRunTransition } from './recover-run.js';
+export { renewLeaseTransition } from './renew-lease.js';
+export { savePauseTransition } from './save-pause.js';
+export { chainWrites, isInterrupted } from './session-writes.js';
+export { settleHoldTransition } from './settle-hold.js';
+export { type SlaStepResult, slaStepTransition } from './sla-step.js';
+export { type UndeliveredNotice, undeliveredTransition } from './undelivered.js';
