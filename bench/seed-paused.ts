@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Event } from '@google/adk';
-import { approvalAudit } from '../src/core/audit.js';
 import type { ApprovalRequest, Lease, Pause, RunRecord } from '../src/core/types.js';
 import type { HoldpointRuntime } from '../src/runtime/holdpoint-runtime.js';
+import { approvalAudit } from '../src/session/audit/audit-entries.js';
 import { savePauseTransition } from '../src/session/transitions/index.js';
 import type { HoldpointStore } from '../src/store/store.js';
 import { APP, QUERY } from './holdpoint-cycles.js';

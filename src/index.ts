@@ -18,8 +18,6 @@ export { defineConfig, type ServerConfig } from './config/config.js';
 export type { ApprovalEvent } from './core/approval-event.js';
 export { type ErrorCode, HoldpointError, isHoldpointError } from './core/errors.js';
 export { hashArgs } from './core/hash.js';
-export { currentArgs, currentArgsHash } from './core/settlement.js';
-export { verifyAuditChain } from './core/verify-audit-chain.js';
 export { verifyAuditCheckpoints } from './core/verify-audit-checkpoints.js';
 export {
   type AttachedWebSocket,
@@ -62,6 +60,8 @@ export {
 export type { NotificationOptions } from './runtime/notify/notification-options.js';
 export type { RunEvent } from './runtime/run-event.js';
 export type { CompletedOutcome, PendingOutcome, RunOutcome } from './runtime/run-outcome.js';
+export { verifyAuditChain } from './session/audit/verify-audit-chain.js';
+export { currentArgs, currentArgsHash } from './session/decision/settlement.js';
 export {
   INVOCATION_ID,
   SESSION_ID,

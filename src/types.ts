@@ -28,7 +28,6 @@ export type {
   SessionMeta,
   SessionStatus,
 } from './core/types.js';
-export type { AuditChainCheck } from './core/verify-audit-chain.js';
 export type { CheckpointsCheck } from './core/verify-audit-checkpoints.js';
 export type { SlaSettings } from './library/define-app.js';
 export type {
@@ -66,6 +65,7 @@ export type {
   StartRequest,
 } from './runtime/requests.js';
 export type { RunEventSink } from './runtime/run-event.js';
+export type { AuditChainCheck } from './session/audit/verify-audit-chain.js';
 export type { Delegation } from './store/delegations.js';
 export type { DeliveryRecord, DeliveryStatus } from './store/outbox.js';
 export type { Unsubscribe } from './store/run-relay.js';

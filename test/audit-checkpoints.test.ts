@@ -8,7 +8,6 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import payments from '../examples/payments/app.js';
-import { chainAudit } from '../src/core/audit-chain.js';
 import {
   type AuditCheckpoint,
   auditPublicKeyFrom,
@@ -19,6 +18,7 @@ import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { AuditEntry } from '../src/core/types.js';
 import { createHoldpoint } from '../src/index.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
+import { chainAudit } from '../src/session/audit/audit-chain.js';
 import { RedisScratch, TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { verifyWebhookSignature } from '../src/transports/notify/webhook-channel.js';
 import { exampleConfig } from './support/example-apps.js';

@@ -2,8 +2,6 @@ import { createHoldpoint, type Holdpoint, memoryStore } from 'holdpoint';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalEventType } from '../src/core/approval-event.js';
-import { DEFAULT_APPROVERS } from '../src/core/approvers.js';
-import { approvalAudit } from '../src/core/audit.js';
 import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import type { ApprovalRequest, Pause } from '../src/core/types.js';
 import {
@@ -12,6 +10,8 @@ import {
   type NotificationChannel,
 } from '../src/runtime/notify/channel.js';
 import { DeliveryDispatcher, type DispatcherOptions } from '../src/runtime/notify/dispatcher.js';
+import { approvalAudit } from '../src/session/audit/audit-entries.js';
+import { DEFAULT_APPROVERS } from '../src/session/decision/approvers.js';
 import { decideTransition } from '../src/session/transitions/index.js';
 import type { DeliveryRecord } from '../src/store/outbox.js';
 import type { HoldpointStore, SessionSnapshot, Transition } from '../src/store/store.js';

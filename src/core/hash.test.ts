@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AUDIT_GENESIS, chainAudit } from './audit-chain.js';
+import { AUDIT_GENESIS, chainAudit } from '../session/audit/audit-chain.js';
 import { auditLine, auditLineJson } from './audit-line.js';
 import { canonicalJson, hashJson } from './hash.js';
 

@@ -279,7 +279,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /**
  * One append-only line of the audit log. Stored lines are chained: `prevHash` is the
  * hash of the session's line before it (AUDIT_GENESIS for the first) and `hash` covers
- * the line as exported (core/audit-chain.ts). Lines stored before the chain have neither.
+ * the line as exported (session/audit/audit-chain.ts). Lines stored before the chain have neither.
  */
 export interface AuditEntry {
   at: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIT_GENESIS, chainAudit } from './audit-chain.js';
+import { AUDIT_GENESIS, chainAudit } from '../session/audit/audit-chain.js';
+import { verifyAuditChain } from '../session/audit/verify-audit-chain.js';
 import {
   auditPublicKeyFrom,
   auditSigningKeyFrom,
@@ -9,7 +10,6 @@ import {
 import { auditExportHeader } from './audit-export.js';
 import { type AuditLine, auditLine } from './audit-line.js';
 import type { AuditEntry } from './types.js';
-import { verifyAuditChain } from './verify-audit-chain.js';
 import { verifyAuditCheckpoints } from './verify-audit-checkpoints.js';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');

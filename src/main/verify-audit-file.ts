@@ -3,8 +3,8 @@ import { text } from 'node:stream/consumers';
 import { auditPublicKeyFrom } from '../core/audit-checkpoint.js';
 import { readAuditExport } from '../core/audit-export.js';
 import { HoldpointError } from '../core/errors.js';
-import { type AuditChainCheck, verifyAuditChain } from '../core/verify-audit-chain.js';
 import { type CheckpointsCheck, verifyAuditCheckpoints } from '../core/verify-audit-checkpoints.js';
+import { type AuditChainCheck, verifyAuditChain } from '../session/audit/verify-audit-chain.js';
 
 /** NDJSON rows, parsed, up to the first that is not JSON (numbered from 1), if any. */
 function parseRows(ndjson: string): { rows: unknown[]; badRow?: number } {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pauseAudiences } from '../core/approvers.js';
 import type { Pause } from '../core/types.js';
+import { pauseAudiences } from '../session/decision/approvers.js';
 import type { SessionSnapshot, SessionWrites } from './store.js';
 
 /**

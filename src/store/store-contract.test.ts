@@ -5,14 +5,14 @@ import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AUDIT_GENESIS } from '../core/audit-chain.js';
 import { auditLine } from '../core/audit-line.js';
 import { codeOf } from '../core/errors.test-support.js';
 import { hashArgs, hashJson } from '../core/hash.js';
 import type { Principal } from '../core/principal.js';
 import type { StoreKind } from '../core/store-kinds.js';
 import type { Approvers, Decision, Pause } from '../core/types.js';
-import { verifyAuditChain } from '../core/verify-audit-chain.js';
+import { AUDIT_GENESIS } from '../session/audit/audit-chain.js';
+import { verifyAuditChain } from '../session/audit/verify-audit-chain.js';
 import {
   beginRunTransition,
   cancelTransition,

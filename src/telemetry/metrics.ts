@@ -7,7 +7,7 @@ import {
   type ObservableGauge,
   type ObservableResult,
 } from '@opentelemetry/api';
-import { settlingDecision } from '../core/settlement.js';
+import { settlingDecision } from '../session/decision/settlement.js';
 import type { SessionSnapshot, SessionWrites } from '../store/store.js';
 import type { WaitingCount } from '../store/waiting-counts.js';
 

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 // limits, not timed by them.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
-import { verifyAuditChain } from '../../src/core/verify-audit-chain.js';
+import { verifyAuditChain } from '../../src/session/audit/verify-audit-chain.js';
 import { TestRedis } from '../support/redis-server.js';
 import { ServerProcess } from '../support/server-process.js';
 

@@ -4,8 +4,13 @@ import type { AgentApp, ToolDecisionRules } from '../../agents/agent-app.js';
 import { appHint } from '../../agents/app-hint.js';
 import { argsIssue, argsJsonSchema, findTool, schemaIssue } from '../../agents/tool-schema.js';
 import { HoldpointError } from '../../core/errors.js';
-import { currentArgs, currentArgsHash, quorumOf, quorumUnder } from '../../core/settlement.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
+import {
+  currentArgs,
+  currentArgsHash,
+  quorumOf,
+  quorumUnder,
+} from '../../session/decision/settlement.js';
 import type { decisionInput } from '../requests.js';
 
 /** One decision as a transport handed it over, validated. */

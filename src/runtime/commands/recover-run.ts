@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentApp } from '../../agents/agent-app.js';
-import { approvalAudit } from '../../core/audit.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { hashArgs } from '../../core/hash.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
-import { currentHint, latestEdit } from '../../core/settlement.js';
 import type { ApprovalRequest, CarriedEdit, Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
+import { approvalAudit } from '../../session/audit/audit-entries.js';
+import { currentHint, latestEdit } from '../../session/decision/settlement.js';
 import {
   recoverRunTransition,
   resumedPause,

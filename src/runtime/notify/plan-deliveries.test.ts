@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { approvalEvent } from '../../core/approval-event.js';
-import { approvalAudit, decisionAudit, undecidedAudit } from '../../core/audit.js';
-import { AUDIT_GENESIS } from '../../core/audit-chain.js';
 import { hashArgs } from '../../core/hash.js';
 import type { AuditEntry, Pause, SessionMeta } from '../../core/types.js';
+import { AUDIT_GENESIS } from '../../session/audit/audit-chain.js';
+import { approvalAudit, decisionAudit, undecidedAudit } from '../../session/audit/audit-entries.js';
 import { chainWrites } from '../../session/transitions/index.js';
 import { deliveryIdOf } from '../../store/outbox.js';
 import type { SessionSnapshot, SessionWrites } from '../../store/store.js';

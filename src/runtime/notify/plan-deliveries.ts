@@ -3,15 +3,15 @@ import {
   type ApprovalEventType,
   isApprovalEventType,
 } from '../../core/approval-event.js';
-import { approvalAudiences } from '../../core/approvers.js';
+import type { ApprovalRequest, AuditEntry, Pause } from '../../core/types.js';
+import { approvalAudiences } from '../../session/decision/approvers.js';
 import {
   approversInForce,
   currentArgs,
   currentArgsHash,
   currentHint,
   settlingDecision,
-} from '../../core/settlement.js';
-import type { ApprovalRequest, AuditEntry, Pause } from '../../core/types.js';
+} from '../../session/decision/settlement.js';
 import { type DeliveryPlanner, type DeliveryRecord, deliveryIdOf } from '../../store/outbox.js';
 import type { SessionSnapshot, SessionWrites } from '../../store/store.js';
 import type { NotificationChannel } from './channel.js';

@@ -1,6 +1,6 @@
 import type { ApprovalEvent } from '../../core/approval-event.js';
-import { isApprover } from '../../core/approvers.js';
 import type { Approvers } from '../../core/types.js';
+import { isApprover } from '../../session/decision/approvers.js';
 import type { DeliveryContext } from './channel.js';
 
 /** Who may decide the approval `event` is about, as the event tells it. */

@@ -1,7 +1,7 @@
-import { mayDecideNow, mayNeedDelegators } from '../../core/may-decide.js';
 import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
+import { mayDecideNow, mayNeedDelegators } from '../../session/decision/may-decide.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { delegatorsOf } from './delegators.js';
 import { currentSnapshot, requireSessionReader } from './session-view.js';

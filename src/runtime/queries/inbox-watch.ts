@@ -1,6 +1,6 @@
-import { principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
+import { principalAudiences } from '../../session/decision/approvers.js';
 import { INBOX_CHANNEL, inboxNewsSchema } from '../../store/inbox-news.js';
 import type { RunRelay, Unsubscribe } from '../../store/run-relay.js';
 import type { NoInput } from '../requests.js';

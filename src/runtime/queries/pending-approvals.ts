@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { principalAudiences } from '../../core/approvers.js';
 import { HoldpointError } from '../../core/errors.js';
-import { mayDecideNow } from '../../core/may-decide.js';
 import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
+import { principalAudiences } from '../../session/decision/approvers.js';
+import { mayDecideNow } from '../../session/decision/may-decide.js';
 import { undecidedApprovals } from '../../session/transitions/index.js';
 import type { PageCursor } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';

@@ -1,10 +1,10 @@
 import type { Session } from '@google/adk';
-import { decidesOn } from '../../core/approvers.js';
 import { sessionNotFound } from '../../core/errors.js';
-import { mayDecideNow, mayNeedDelegators } from '../../core/may-decide.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
+import { decidesOn } from '../../session/decision/approvers.js';
+import { mayDecideNow, mayNeedDelegators } from '../../session/decision/may-decide.js';
 import { undecidedApprovals } from '../../session/transitions/index.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import { expirePause } from '../expiry/expire-due.js';

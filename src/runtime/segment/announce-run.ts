@@ -1,5 +1,5 @@
-import { settledDecisions } from '../../core/settlement.js';
 import type { Pause } from '../../core/types.js';
+import { settledDecisions } from '../../session/decision/settlement.js';
 import type { EndingSegment } from './end-segment.js';
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { decisionPolicyOf } from '../../agents/decision-policy-of.js';
-import { DEFAULT_APPROVERS } from '../../core/approvers.js';
-import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
+import { approvalAudit } from '../../session/audit/audit-entries.js';
+import { DEFAULT_APPROVERS } from '../../session/decision/approvers.js';
 import { finishRunTransition, savePauseTransition } from '../../session/transitions/index.js';
 import type {
   SegmentEnd,

@@ -1,6 +1,6 @@
 import type { ApprovalAnswer } from '../../agents/wait-for-approval.js';
-import { settlingDecision } from '../../core/settlement.js';
 import type { Pause } from '../../core/types.js';
+import { settlingDecision } from '../../session/decision/settlement.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { announceRun } from './announce-run.js';

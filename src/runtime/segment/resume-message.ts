@@ -2,8 +2,12 @@ import type { Content, Part } from '@google/genai';
 import { CONFIRMATION_CALL } from '../../agents/confirmation-call.js';
 import type { CallAnswer } from '../../agents/decision-answers.js';
 import { HoldpointError } from '../../core/errors.js';
-import { settledAnswers, settledDecisions, settlingDecision } from '../../core/settlement.js';
 import type { ApprovalRequest, Decision, Pause } from '../../core/types.js';
+import {
+  settledAnswers,
+  settledDecisions,
+  settlingDecision,
+} from '../../session/decision/settlement.js';
 
 /** What the user sends to a segment, in order: at least one message. */
 export type UserMessages = [Content, ...Content[]];

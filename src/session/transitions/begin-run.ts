@@ -1,6 +1,6 @@
-import { AUDIT_GENESIS } from '../../core/audit-chain.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { AuditEntry, Lease, RunRecord, SessionMeta } from '../../core/types.js';
+import { AUDIT_GENESIS } from '../audit/audit-chain.js';
 import type { NewSession, SessionSnapshot, SessionWrites, Transition } from '../session-shapes.js';
 import { undecidedApprovals } from './pause-state.js';
 import { chainWrites, isInterrupted, touch } from './session-writes.js';

@@ -1,6 +1,6 @@
-import { undecidedAudit } from '../../core/audit.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { Pause } from '../../core/types.js';
+import { undecidedAudit } from '../audit/audit-entries.js';
 import type { SessionSnapshot, Transition } from '../session-shapes.js';
 import { currentPause, expiredError, expiredWrites } from './pause-state.js';
 import { idle } from './session-writes.js';

@@ -1,12 +1,12 @@
-import { amongDeciders, deciderRefusal } from '../../core/approvers.js';
-import { approvalAudit, decisionAudit } from '../../core/audit.js';
 import { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
-import { decidingFor } from '../../core/may-decide.js';
 import { isOwnerOrAdmin, type Principal } from '../../core/principal.js';
-import { currentArgsHash, hasVoted, latestEdit, settlingDecision } from '../../core/settlement.js';
 import type { ApprovalRequest, AuditEntry, Decision, Lease, Pause } from '../../core/types.js';
-import { decisionConflict } from '../check-decisions.js';
+import { approvalAudit, decisionAudit } from '../audit/audit-entries.js';
+import { amongDeciders, deciderRefusal } from '../decision/approvers.js';
+import { decisionConflict } from '../decision/decision-conflict.js';
+import { decidingFor } from '../decision/may-decide.js';
+import { currentArgsHash, hasVoted, latestEdit, settlingDecision } from '../decision/settlement.js';
 import type {
   DecideResult,
   DecisionBatch,

@@ -1,8 +1,8 @@
-import { approversOf } from '../../core/approvers.js';
-import { undecidedAudit } from '../../core/audit.js';
 import { HoldpointError } from '../../core/errors.js';
-import { settlingDecision } from '../../core/settlement.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
+import { undecidedAudit } from '../audit/audit-entries.js';
+import { approversOf } from '../decision/approvers.js';
+import { settlingDecision } from '../decision/settlement.js';
 import type { SessionSnapshot, SessionWrites } from '../session-shapes.js';
 import { idle } from './session-writes.js';
 

@@ -1,9 +1,9 @@
-import { approversOf, deciderRefusal } from '../../core/approvers.js';
-import { approvalAudit } from '../../core/audit.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
-import { settlingDecision } from '../../core/settlement.js';
 import type { Pause } from '../../core/types.js';
+import { approvalAudit } from '../audit/audit-entries.js';
+import { approversOf, deciderRefusal } from '../decision/approvers.js';
+import { settlingDecision } from '../decision/settlement.js';
 import type { SessionSnapshot, Transition } from '../session-shapes.js';
 import { currentPause, expiredError, expiredWrites, withApprovers } from './pause-state.js';
 import { touch } from './session-writes.js';

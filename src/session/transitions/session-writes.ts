@@ -1,9 +1,9 @@
-import { approvalAudit } from '../../core/audit.js';
-import { AUDIT_GENESIS, chainAudit } from '../../core/audit-chain.js';
 import { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
-import { settledAnswers } from '../../core/settlement.js';
 import type { AuditEntry, Lease, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import { AUDIT_GENESIS, chainAudit } from '../audit/audit-chain.js';
+import { approvalAudit } from '../audit/audit-entries.js';
+import { settledAnswers } from '../decision/settlement.js';
 import type { SessionSnapshot, SessionWrites } from '../session-shapes.js';
 
 export function touch(meta: SessionMeta, patch: Partial<SessionMeta>, now: number): SessionMeta {

@@ -1,7 +1,4 @@
-import { approvalAudit } from '../../core/audit.js';
 import { SYSTEM } from '../../core/principal.js';
-import { settlingDecision } from '../../core/settlement.js';
-import { nextSlaStep, slaStateOf } from '../../core/sla.js';
 import type {
   ApprovalRequest,
   AuditEntry,
@@ -10,12 +7,15 @@ import type {
   Pause,
   SlaPolicy,
 } from '../../core/types.js';
+import { approvalAudit } from '../audit/audit-entries.js';
+import { settlingDecision } from '../decision/settlement.js';
 import type {
   DecideResult,
   SessionSnapshot,
   SessionWrites,
   Transition,
 } from '../session-shapes.js';
+import { nextSlaStep, slaStateOf } from '../sla.js';
 import { decideTransition } from './decide.js';
 import { currentPause, withApprovers } from './pause-state.js';
 import { touch } from './session-writes.js';

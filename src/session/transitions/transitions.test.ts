@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { hashArgs } from '../../core/hash.js';
 import type { Principal } from '../../core/principal.js';
-import { nextSlaAt } from '../../core/sla.js';
 import type { ApprovalRequest, Approvers, Decision, Pause, SlaPolicy } from '../../core/types.js';
 import type { SessionSnapshot, SessionWrites } from '../session-shapes.js';
+import { nextSlaAt } from '../sla.js';
 import {
   decideTransition,
   reassignTransition,

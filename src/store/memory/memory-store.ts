@@ -1,9 +1,9 @@
 import { createSession as adkSession, type Event, type Session, State } from '@google/adk';
-import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError } from '../../core/errors.js';
-import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import { pauseAudiences } from '../../session/decision/approvers.js';
+import { nextSlaAt } from '../../session/sla.js';
 import { mergePages } from '../merge-pages.js';
 import type {
   NewSession,

@@ -1,6 +1,6 @@
-import { pauseAudiences } from '../../core/approvers.js';
-import { nextSlaAt } from '../../core/sla.js';
 import type { Pause } from '../../core/types.js';
+import { pauseAudiences } from '../../session/decision/approvers.js';
+import { nextSlaAt } from '../../session/sla.js';
 import type { PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
 import { waitingChanges } from '../waiting-counts.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';

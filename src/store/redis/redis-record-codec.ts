@@ -1,7 +1,7 @@
 import type { Event } from '@google/adk';
-import { DEFAULT_APPROVERS } from '../../core/approvers.js';
 import { AWAITING_CONFIRMATION, CONFIRMATION_CALL } from '../../core/confirmation-request.js';
 import type { AuditEntry, Pause, RunRecord, SessionMeta } from '../../core/types.js';
+import { DEFAULT_APPROVERS } from '../../session/decision/approvers.js';
 import {
   checkRecord,
   decodeRecord,

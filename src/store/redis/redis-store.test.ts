@@ -6,7 +6,7 @@ import { auditLine } from '../../core/audit-line.js';
 import { HoldpointError } from '../../core/errors.js';
 import { codeOf } from '../../core/errors.test-support.js';
 import type { Pause, RunRecord, SessionMeta } from '../../core/types.js';
-import { verifyAuditChain } from '../../core/verify-audit-chain.js';
+import { verifyAuditChain } from '../../session/audit/verify-audit-chain.js';
 import {
   beginRunTransition,
   cancelTransition,

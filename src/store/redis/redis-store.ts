@@ -1,9 +1,9 @@
 import type { Session } from '@google/adk';
-import { pauseAudiences } from '../../core/approvers.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { HoldpointError, isStoreAway } from '../../core/errors.js';
-import { nextSlaAt } from '../../core/sla.js';
 import type { AuditEntry, Pause, RunRecord } from '../../core/types.js';
+import { pauseAudiences } from '../../session/decision/approvers.js';
+import { nextSlaAt } from '../../session/sla.js';
 import { inboxNews } from '../inbox-news.js';
 import { mergePages } from '../merge-pages.js';
 import { splitState } from '../split-state.js';

@@ -1,6 +1,6 @@
-import { pauseAudiences } from '../../core/approvers.js';
-import { nextSlaAt } from '../../core/sla.js';
 import type { Pause } from '../../core/types.js';
+import { pauseAudiences } from '../../session/decision/approvers.js';
+import { nextSlaAt } from '../../session/sla.js';
 import { encodeRecord } from '../record-codec.js';
 import { splitState } from '../split-state.js';
 import type { SessionSnapshot, SessionWrites } from '../store.js';

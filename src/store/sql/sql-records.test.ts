@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AUDIT_GENESIS } from '../../core/audit-chain.js';
+import { AUDIT_GENESIS } from '../../session/audit/audit-chain.js';
 import { type DeliveryRecord, deliveryIdOf } from '../outbox.js';
 import type { RequestRecord } from '../request-records.js';
 import { testEvent } from '../store-fixtures.test-support.js';

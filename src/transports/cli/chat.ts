@@ -1,11 +1,11 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { approversOf, describeApprovers } from '../../core/approvers.js';
 import { isHoldpointError } from '../../core/errors.js';
 import { canonicalJson, hashArgs } from '../../core/hash.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
+import { approversOf, describeApprovers } from '../../session/decision/approvers.js';
 import type { ChatApproval, ChatBackend, ChatState } from './chat-backend.js';
 
 export interface ChatOptions {

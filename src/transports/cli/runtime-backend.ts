@@ -1,9 +1,9 @@
 import type { Principal } from '../../core/principal.js';
-import { approversInForce, latestEdit } from '../../core/settlement.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { DecisionInput } from '../../runtime/requests.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
+import { approversInForce, latestEdit } from '../../session/decision/settlement.js';
 import type { ChatBackend, ChatState } from './chat-backend.js';
 
 /** Where a session stands, from its view as `caller` reads it. */

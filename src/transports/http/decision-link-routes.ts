@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { isHoldpointError, isStoreAway } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { type Principal, SYSTEM } from '../../core/principal.js';
-import { currentArgsHash, hasVoted, settlingDecision } from '../../core/settlement.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type {
   DecisionLinks,
@@ -13,6 +12,7 @@ import type {
   LinkRefusal,
 } from '../../runtime/notify/decision-links.js';
 import type { ApprovalLookup } from '../../runtime/queries/approval-lookup.js';
+import { currentArgsHash, hasVoted, settlingDecision } from '../../session/decision/settlement.js';
 import type { Identity } from '../auth/index.js';
 import {
   confirmationPage,

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { DecisionPolicy } from '../../core/decision-policy.js';
 import type { HoldpointError } from '../../core/errors.js';
 import { hashArgs } from '../../core/hash.js';
-import { approversInForce, editInForce } from '../../core/settlement.js';
 import type { ApprovalRequest, Approvers, Decision } from '../../core/types.js';
 import type { ReassignedApproval } from '../../runtime/commands/reassign-approval.js';
 import type { ApprovalLookup } from '../../runtime/queries/approval-lookup.js';
@@ -11,6 +10,7 @@ import type { RunView } from '../../runtime/queries/runs.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
 import type { SessionSummary } from '../../runtime/queries/sessions.js';
 import type { RunOutcome } from '../../runtime/run-outcome.js';
+import { approversInForce, editInForce } from '../../session/decision/settlement.js';
 import type { Delegation } from '../../store/delegations.js';
 import type * as wire from './wire/index.js';
 

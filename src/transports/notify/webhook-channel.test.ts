@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AUDIT_GENESIS } from '../../core/audit-chain.js';
 import type { DeliveryContext } from '../../runtime/notify/channel.js';
+import { AUDIT_GENESIS } from '../../session/audit/audit-chain.js';
 import type { DeliveryRecord } from '../../store/outbox.js';
 import { testEvent } from '../../store/store-fixtures.test-support.js';
 import { verifyWebhookSignature, webhookChannel } from './webhook-channel.js';

@@ -1,4 +1,4 @@
-import { nextSlaAt } from '../../../core/sla.js';
+import { nextSlaAt } from '../../../session/sla.js';
 import { decodeRecord } from '../../record-codec.js';
 import { waitingCounts, waitingOf } from '../../waiting-counts.js';
 import type { SqlDialect, SqlQueries } from '../sql-driver.js';

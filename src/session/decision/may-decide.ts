@@ -1,7 +1,7 @@
+import { type Principal, SYSTEM } from '../../core/principal.js';
+import type { ApprovalRequest, Pause } from '../../core/types.js';
 import { approversOf, deciderRefusal } from './approvers.js';
-import { type Principal, SYSTEM } from './principal.js';
 import { hasVoted, settlingDecision } from './settlement.js';
-import type { ApprovalRequest, Pause } from './types.js';
 
 /**
  * Whether `by` may decide `approval` of `pause` now, in a run started by `requesterId`:

@@ -1,6 +1,6 @@
-import { HoldpointError } from '../core/errors.js';
-import { hasVoted, settlingDecision } from '../core/settlement.js';
-import type { ApprovalRequest, Decision, Pause } from '../core/types.js';
+import { HoldpointError } from '../../core/errors.js';
+import type { ApprovalRequest, Decision, Pause } from '../../core/types.js';
+import { hasVoted, settlingDecision } from './settlement.js';
 
 /**
  * Why `decisions` cannot be recorded on `pause` at time `now`, or undefined when

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
-import { auditLineJson } from './audit-line.js';
-import { hashJson } from './hash.js';
-import type { AuditEntry } from './types.js';
+import { auditLineJson } from '../../core/audit-line.js';
+import { hashJson } from '../../core/hash.js';
+import type { AuditEntry } from '../../core/types.js';
 
 /** The `prevHash` of a session's first audit line, and the chain head of a new session. */
 export const AUDIT_GENESIS = `sha256:${'0'.repeat(64)}`;

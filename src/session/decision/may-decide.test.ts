@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { Principal } from '../../core/principal.js';
+import type { ApprovalRequest, Pause } from '../../core/types.js';
 import { decidingFor, mayDecideNow, mayNeedDelegators } from './may-decide.js';
-import type { Principal } from './principal.js';
-import type { ApprovalRequest, Pause } from './types.js';
 
 const dave: Principal = { id: 'dave', roles: [] };
 const approval: ApprovalRequest = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest, Pause } from '../core/types.js';
 import { nextSlaAt, nextSlaStep } from './sla.js';
-import type { ApprovalRequest, Pause } from './types.js';
 
 const asked: ApprovalRequest = {
   approvalId: 'a1',

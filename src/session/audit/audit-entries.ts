@@ -1,6 +1,12 @@
-import { hashArgs, hashJson } from './hash.js';
-import { settlingDecision } from './settlement.js';
-import type { ApprovalRequest, AuditAction, AuditEntry, Decision, Pause } from './types.js';
+import { hashArgs, hashJson } from '../../core/hash.js';
+import type {
+  ApprovalRequest,
+  AuditAction,
+  AuditEntry,
+  Decision,
+  Pause,
+} from '../../core/types.js';
+import { settlingDecision } from '../decision/settlement.js';
 
 /** The audit line for one approval request of a pause. */
 export function approvalAudit(

@@ -1,6 +1,6 @@
+import { hashArgs } from '../../core/hash.js';
+import type { ApprovalRequest, Approvers, Decision, Pause } from '../../core/types.js';
 import { approversOf } from './approvers.js';
-import { hashArgs } from './hash.js';
-import type { ApprovalRequest, Approvers, Decision, Pause } from './types.js';
 
 /** The votes recorded on one approval, in order. */
 export function votesOn(pause: Pause, approvalId: string): Decision[] {

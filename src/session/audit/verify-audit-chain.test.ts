@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { auditExportHeader } from '../../core/audit-export.js';
+import { type AuditLine, auditLine } from '../../core/audit-line.js';
+import type { AuditEntry } from '../../core/types.js';
 import { AUDIT_GENESIS, chainAudit } from './audit-chain.js';
-import { auditExportHeader } from './audit-export.js';
-import { type AuditLine, auditLine } from './audit-line.js';
-import type { AuditEntry } from './types.js';
 import { verifyAuditChain } from './verify-audit-chain.js';
 
 const T0 = Date.parse('2026-01-02T03:04:05.006Z');

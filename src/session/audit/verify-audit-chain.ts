@@ -1,5 +1,5 @@
+import { exportedSession, readAuditExport } from '../../core/audit-export.js';
 import { AUDIT_GENESIS, auditLineHash } from './audit-chain.js';
-import { exportedSession, readAuditExport } from './audit-export.js';
 
 /**
  * What checking an exported audit log found: the chain holds over `lines` lines, or

@@ -1,6 +1,6 @@
-import { HoldpointError } from './errors.js';
-import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from './principal.js';
-import type { ApprovalRequest, Approvers, Pause } from './types.js';
+import { HoldpointError } from '../../core/errors.js';
+import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
+import type { ApprovalRequest, Approvers, Pause } from '../../core/types.js';
 
 /** Who decides when a tool says nothing: the session's owner, or an admin. */
 export const DEFAULT_APPROVERS: Approvers = {

@@ -1,5 +1,5 @@
-import { settlingDecision } from './settlement.js';
-import type { ApprovalRequest, Pause, SlaState } from './types.js';
+import type { ApprovalRequest, Pause, SlaState } from '../core/types.js';
+import { settlingDecision } from './decision/settlement.js';
 
 /** The SLA step an approval takes next, and when. */
 export interface SlaStep {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hashArgs } from './hash.js';
+import { hashArgs } from '../../core/hash.js';
+import type { ApprovalRequest, Decision, Pause } from '../../core/types.js';
 import {
   approversInForce,
   currentArgs,
@@ -9,7 +10,6 @@ import {
   settledAnswers,
   settlingDecision,
 } from './settlement.js';
-import type { ApprovalRequest, Decision, Pause } from './types.js';
 
 const T0 = 1_700_000_000_000;
 const SEEN = { amount: 200 };
