@@ -25,7 +25,7 @@ export function decisionPolicyOf(app: AgentApp, toolName: string): DecisionPolic
     }),
     ...(argsSchema && { argsSchema }),
     ...(rules.grants &&
-      // One approver cannot grant what needs several (checkRichDecisions refuses it).
+      // One approver cannot grant what needs several (judgeRichDecisions refuses it).
       (app.approvers?.[toolName]?.quorum ?? 1) <= 1 && {
         grants: { ...rules.grants, scopes: [...rules.grants.scopes] },
       }),

@@ -7,7 +7,7 @@ import type { Lease, Pause } from '../../core/types.js';
 import { validate } from '../../core/validate.js';
 import { mayNeedDelegators } from '../../session/decision/may-decide.js';
 import { settledDecisions } from '../../session/decision/settlement.js';
-import { type DecisionCheck, decideTransition } from '../../session/transitions/index.js';
+import { decideTransition, type RichDecisions } from '../../session/transitions/index.js';
 import { holdChannel } from '../../store/run-relay.js';
 import type { DecisionBatch, SessionTrail } from '../../store/store.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
@@ -24,9 +24,9 @@ import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { resumeMessages } from '../segment/resume-message.js';
 import { runSegment } from '../segment/run-segment.js';
-import { checkRichDecisions } from './check-rich-decisions.js';
 import { HeldRunFollower } from './follow-held-run.js';
 import { storeGrants } from './store-grants.js';
+import { toolRulesOf } from './tool-rules.js';
 
 /**
  * Records decisions on a session's pause. The one caller whose decision completes
@@ -61,9 +61,10 @@ export async function resumeRun(
   // Every edit, answer and grant of the batch is checked before any of it is recorded, on
   // the pause the decision commits on, once the caller is known to decide on it (the
   // others learn nothing of its tools' policies from a refusal).
-  const check: DecisionCheck | undefined = decisions
-    ? (pause) => checkRichDecisions(app, pause, decisions)
-    : undefined;
+  const rich: RichDecisions | undefined = decisions && {
+    asked: decisions,
+    tools: toolRulesOf(app),
+  };
   const batch: DecisionBatch = decisions
     ? {
         decisions: decisions.map(({ grant, ...d }) => ({
@@ -91,7 +92,7 @@ export async function resumeRun(
   // nor by the segment the decision resumes (it goes on from what the decision stored).
   const trail: SessionTrail = { snapshot };
   const { outcome, pause } = await ctx.store
-    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators, check], trail)
+    .apply(sessionId, decideTransition, [batch, now, lease, by, delegators, rich], trail)
     .catch(async (error: unknown) => {
       await follower?.stop();
       throw withRun(error, snapshot.meta.invocationId);

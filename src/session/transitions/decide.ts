@@ -6,6 +6,11 @@ import { approvalAudit, decisionAudit } from '../audit/audit-entries.js';
 import { amongDeciders, deciderRefusal } from '../decision/approvers.js';
 import { decisionConflict } from '../decision/decision-conflict.js';
 import { decidingFor } from '../decision/may-decide.js';
+import {
+  type AppToolRules,
+  judgeRichDecisions,
+  type RichDecision,
+} from '../decision/rich-decisions.js';
 import { currentArgsHash, hasVoted, latestEdit, settlingDecision } from '../decision/settlement.js';
 import type {
   DecideResult,
@@ -51,8 +56,8 @@ function decideAll(pause: Pause, answer: Omit<Decision, 'approvalId'>): Decision
  * the pause already holds are `recorded`, writing nothing. `delegators` are the people
  * whose out-of-office delegation to `by` is in force: `by` may also decide what one of
  * them may (as that user; the requester rule holds for both), and such a decision
- * records whom it was made for (`onBehalfOf`). `check` settles the batch's edits from
- * the tools' policies (see DecisionCheck) once `by` is known to decide on the pause;
+ * records whom it was made for (`onBehalfOf`). `rich` has the batch's edits, answers
+ * and grants judged by the tools' rules once `by` is known to decide on the pause;
  * every decision is then bound to its approval's current arguments (`boundDecision`),
  * and a grant writes its `granted` line beside its `decided` one.
  */
@@ -63,7 +68,7 @@ export function decideTransition(
   lease: Lease,
   by: Principal,
   delegators: readonly string[] = [],
-  check?: DecisionCheck,
+  rich?: RichDecisions,
 ): Transition<DecideResult> {
   const requestId = 'decisions' in batch ? batch.decisions[0]?.requestId : batch.all.requestId;
   const { pause: latest } = snapshot;
@@ -104,7 +109,7 @@ export function decideTransition(
     return { writes: expiredWrites(snapshot, pause, now), error: expiredError(pause) };
   }
   if (conflict) throw conflict;
-  const decisions = checked(asked, pause, check).map((wanted) => {
+  const decisions = checked(asked, pause, rich).map((wanted) => {
     const approval = pause.approvals.find((a) => a.approvalId === wanted.approvalId);
     if (!approval) return wanted;
     const onBehalfOf = decidingFor(pause, approval, by, wanted.approved, run?.userId, delegators);
@@ -152,18 +157,19 @@ export function decideTransition(
 }
 
 /**
- * What the runtime settles for each decision of a batch, from the tool policies it knows
- * (edits checked, the edit that needs another approver): a deterministic function of the
- * pause, run on the snapshot the decision commits on. It throws to refuse the batch.
+ * The batch's decisions as their callers asked them, and the rules of the app's tools:
+ * each edit, answer and grant is judged by them (`judgeRichDecisions`) on the pause the
+ * decision commits on, once `by` is known to decide on it.
  */
-export type DecisionCheck = (
-  pause: Pause,
-) => Pick<Decision, 'editedArgs' | 'editNeedsApproval' | 'editedHint'>[];
+export interface RichDecisions {
+  asked: readonly RichDecision[];
+  tools: AppToolRules;
+}
 
-/** `asked` with each edit as `check` settles it (no check: as asked). */
-function checked(asked: Decision[], pause: Pause, check: DecisionCheck | undefined): Decision[] {
-  if (!check) return asked;
-  const settled = check(pause);
+/** `asked` with each edit as the tools' rules settle it (none: as asked). */
+function checked(asked: Decision[], pause: Pause, rich: RichDecisions | undefined): Decision[] {
+  if (!rich) return asked;
+  const settled = judgeRichDecisions(pause, rich.asked, rich.tools);
   return asked.map(
     ({ editedArgs: _asked, editNeedsApproval: _needs, editedHint: _hint, ...decision }, index) => ({
       ...decision,

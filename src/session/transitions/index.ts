@@ -3,7 +3,7 @@ export { beginRunTransition, newSessionWrites, TITLE_LENGTH } from './begin-run.
 export { cancelTransition } from './cancel.js';
 export { cancelInterruptedTransition } from './cancel-interrupted.js';
 export { checkpointTransition } from './checkpoint.js';
-export { type DecisionCheck, decideTransition } from './decide.js';
+export { decideTransition, type RichDecisions } from './decide.js';
 export { expireTransition } from './expire.js';
 export { finishRunTransition } from './finish-run.js';
 export { grantRevokedTransition } from './grant-revoked.js';

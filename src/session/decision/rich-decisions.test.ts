@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { AgentApp } from '../../agents/agent-app.js';
 import { hashArgs } from '../../core/hash.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
-import { changedFields, checkRichDecisions } from './check-rich-decisions.js';
+import { toolRulesOf } from '../../runtime/commands/tool-rules.js';
+import { changedFields, judgeRichDecisions } from './rich-decisions.js';
 
 const T0 = 1_700_000_000_000;
 const ARGS = { amount: 200, recipient: 'Jiro', memo: 'rent' };
@@ -61,12 +62,14 @@ const editable = app({
 
 function check(decision: Record<string, unknown>, on = editable) {
   return () =>
-    checkRichDecisions(on, pause, [
-      { approvalId: 'a1', approved: true, argsHash: HASH, ...decision },
-    ] as never);
+    judgeRichDecisions(
+      pause,
+      [{ approvalId: 'a1', approved: true, argsHash: HASH, ...decision }] as never,
+      toolRulesOf(on),
+    );
 }
 
-describe('checkRichDecisions', () => {
+describe('judgeRichDecisions', () => {
   it('lists changed fields: added, removed and different', () => {
     expect(changedFields({ a: 1, b: 2 }, { a: 1, b: 3, c: 4 })).toEqual(['b', 'c']);
     expect(changedFields({ a: 1, b: 2 }, { a: 1 })).toEqual(['b']);
@@ -110,9 +113,11 @@ describe('checkRichDecisions', () => {
   it('refuses edits and answers on a tool that awaits inline: its call is running already', () => {
     const awaiting = { ...pause, approvals: [{ ...approval, awaitIndex: 0 }] } as Pause;
     const decide = (decision: Record<string, unknown>) => () =>
-      checkRichDecisions(editable, awaiting, [
-        { approvalId: 'a1', approved: true, argsHash: HASH, ...decision },
-      ] as never);
+      judgeRichDecisions(
+        awaiting,
+        [{ approvalId: 'a1', approved: true, argsHash: HASH, ...decision }] as never,
+        toolRulesOf(editable),
+      );
     expect(decide({ editedArgs: { ...ARGS, amount: 1 } })).toThrow(
       expect.objectContaining({ code: 'EDIT_NOT_ALLOWED' }),
     );
@@ -184,9 +189,11 @@ describe('checkRichDecisions', () => {
     } as Pause;
     const grant = { scope: 'session', hours: 1 };
     expect(() =>
-      checkRichDecisions(editable, twoPeople, [
-        { approvalId: 'a1', approved: true, argsHash: HASH, grant },
-      ] as never),
+      judgeRichDecisions(
+        twoPeople,
+        [{ approvalId: 'a1', approved: true, argsHash: HASH, grant }] as never,
+        toolRulesOf(editable),
+      ),
     ).toThrow(
       expect.objectContaining({
         code: 'GRANT_NOT_ALLOWED',

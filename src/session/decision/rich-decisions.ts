@@ -1,22 +1,54 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { z } from 'zod';
-import type { AgentApp, ToolDecisionRules } from '../../agents/agent-app.js';
-import { appHint } from '../../agents/app-hint.js';
-import { argsIssue, argsJsonSchema, findTool, schemaIssue } from '../../agents/tool-schema.js';
 import { HoldpointError } from '../../core/errors.js';
+import type { GrantPolicy } from '../../core/grants.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
-import {
-  currentArgs,
-  currentArgsHash,
-  quorumOf,
-  quorumUnder,
-} from '../../session/decision/settlement.js';
-import type { decisionInput } from '../requests.js';
+import { currentArgs, currentArgsHash, quorumOf, quorumUnder } from './settlement.js';
 
-/** One decision as a transport handed it over, validated. */
-export type RichDecisionInput = z.output<typeof decisionInput>;
+/** Why a value fails a schema: the first issue's field (dotted path) and message. */
+export interface ValueIssue {
+  field: string;
+  message: string;
+}
 
-/** What the runtime settles for one decision before it is recorded. */
+/**
+ * One tool as the rules of rich decisions see it, handed in by the runtime from the app
+ * (define-app's `editable`, `editNeedsApproval`, `respond`, `respondSchema` and `grants`,
+ * the tool's own schema and the app's hint): what its deciders may answer beyond approve
+ * and reject, and how the values they give are checked.
+ */
+export interface ToolRules {
+  /** Arguments a decider may change: all (`true`) or these top-level fields; absent: none. */
+  editable?: true | readonly string[];
+  /** Whether an edit from `seen` to `edited` needs one more approver (e.g. a raised amount). */
+  editNeedsApproval?: (seen: Record<string, unknown>, edited: Record<string, unknown>) => boolean;
+  /** Answers in the tool's place are allowed. */
+  respond?: true;
+  /** Grants a decider may make with an approval; absent: none. */
+  grants?: GrantPolicy;
+  /** Why `args` are no valid arguments of the tool (its own schema); undefined when they are. */
+  argsIssue(args: Record<string, unknown>): ValueIssue | undefined;
+  /** Why `response` is no valid answer in its place (its `respondSchema`); undefined when it is. */
+  responseIssue(response: unknown): ValueIssue | undefined;
+  /** The tool's argument names, when its schema lists them: a grant matches only these. */
+  argumentNames(): readonly string[] | undefined;
+  /** The app's hint for a call with `args`, when it has one. */
+  hint(args: Record<string, unknown>): string | undefined;
+}
+
+/** The rules of an app's tools that have any, by tool name; a tool not named has none. */
+export type AppToolRules = Readonly<Record<string, ToolRules>>;
+
+/** One decision as a caller asked it, validated: what the rules of rich decisions read of it. */
+export interface RichDecision {
+  approvalId: string;
+  approved: boolean;
+  argsHash?: string;
+  editedArgs?: Record<string, unknown>;
+  response?: unknown;
+  grant?: { scope: string; hours: number; match?: Record<string, unknown> };
+}
+
+/** What is settled for one decision before it is recorded. */
 export interface CheckedDecision {
   /** The edit to record; absent when there is none, or it changes nothing (a plain approval). */
   editedArgs?: Record<string, unknown>;
@@ -58,24 +90,24 @@ export function changedFields(
  * policy allows, a call that needs more than one approver), ARGS_MISMATCH (an edit decided on arguments that are no longer
  * current). Decisions on approvals `pause` does not hold are left to the transition.
  */
-export function checkRichDecisions(
-  app: AgentApp,
+export function judgeRichDecisions(
   pause: Pause | undefined,
-  decisions: RichDecisionInput[],
+  decisions: readonly RichDecision[],
+  tools: AppToolRules,
 ): CheckedDecision[] {
   return decisions.map((decision) => {
     const approval = pause?.approvals.find((a) => a.approvalId === decision.approvalId);
     if (!pause || !approval || !decision.approved) return {};
-    const rules = app.decisionRules?.[approval.toolName];
+    const rules = Object.hasOwn(tools, approval.toolName) ? tools[approval.toolName] : undefined;
     if (decision.response !== undefined) checkResponse(approval, rules, decision.response);
-    if (decision.grant !== undefined) checkGrant(app, approval, rules, decision.grant);
+    if (decision.grant !== undefined) checkGrant(approval, rules, decision.grant);
     if (decision.editedArgs === undefined) {
       if (decision.grant !== undefined) grantByOne(approval, quorumOf(pause, approval));
       return {};
     }
     // An input has no arguments to edit: the transition refuses the edit as it is.
     if (approval.kind !== 'confirmation') return { editedArgs: decision.editedArgs };
-    const edit = checkEdit(app, pause, approval, rules, decision);
+    const edit = checkEdit(pause, approval, rules, decision);
     if (decision.grant !== undefined) {
       grantByOne(
         approval,
@@ -101,11 +133,10 @@ function grantByOne(approval: ApprovalRequest, quorum: number): void {
 }
 
 function checkEdit(
-  app: AgentApp,
   pause: Pause,
   approval: ApprovalRequest,
-  rules: ToolDecisionRules | undefined,
-  decision: RichDecisionInput,
+  rules: ToolRules | undefined,
+  decision: RichDecision,
 ): CheckedDecision {
   const edited = decision.editedArgs as Record<string, unknown>;
   const { approvalId, toolName } = approval;
@@ -136,12 +167,12 @@ function checkEdit(
   if (locked !== undefined) {
     throw refused(
       'EDIT_NOT_ALLOWED',
-      `${toolName}'s field "${locked}" may not be edited (editable: ${(editable as string[]).join(', ')}).`,
+      `${toolName}'s field "${locked}" may not be edited (editable: ${(editable as readonly string[]).join(', ')}).`,
       approval,
       { field: locked },
     );
   }
-  const issue = argsIssue(findTool(app.rootAgent, toolName), edited);
+  const issue = rules.argsIssue(edited);
   if (issue) {
     throw refused(
       'VALIDATION_FAILED',
@@ -150,7 +181,7 @@ function checkEdit(
       { field: issue.field },
     );
   }
-  const hint = appHint(app.hints, toolName, edited);
+  const hint = rules.hint(edited);
   return {
     editedArgs: edited,
     ...(hint !== undefined && { editedHint: hint }),
@@ -167,7 +198,7 @@ function checkEdit(
  * approver (fails closed).
  */
 function needsApproval(
-  rules: ToolDecisionRules,
+  rules: ToolRules,
   from: Record<string, unknown>,
   edited: Record<string, unknown>,
 ): boolean {
@@ -180,7 +211,7 @@ function needsApproval(
 
 function checkResponse(
   approval: ApprovalRequest,
-  rules: ToolDecisionRules | undefined,
+  rules: ToolRules | undefined,
   response: unknown,
 ): void {
   const { toolName } = approval;
@@ -192,7 +223,7 @@ function checkResponse(
       approval,
     );
   }
-  const issue = rules?.respondSchema && schemaIssue(rules.respondSchema, response);
+  const issue = rules?.responseIssue(response);
   if (issue) {
     throw refused(
       'VALIDATION_FAILED',
@@ -204,17 +235,16 @@ function checkResponse(
 }
 
 function checkGrant(
-  app: AgentApp,
   approval: ApprovalRequest,
-  rules: ToolDecisionRules | undefined,
-  grant: NonNullable<RichDecisionInput['grant']>,
+  rules: ToolRules | undefined,
+  grant: NonNullable<RichDecision['grant']>,
 ): void {
   const { toolName } = approval;
   const policy = rules?.grants;
   if (!policy || approval.kind !== 'confirmation' || approval.awaitIndex !== undefined) {
     throw refused('GRANT_NOT_ALLOWED', `${toolName}'s policy allows no grants.`, approval);
   }
-  if (!policy.scopes.includes(grant.scope)) {
+  if (!(policy.scopes as readonly string[]).includes(grant.scope)) {
     throw refused(
       'GRANT_NOT_ALLOWED',
       `${toolName}'s policy allows grants for ${policy.scopes.join(' or ')} only, not ${grant.scope}.`,
@@ -230,9 +260,9 @@ function checkGrant(
       { hours: grant.hours, max_hours: policy.maxHours },
     );
   }
-  const properties = argsJsonSchema(findTool(app.rootAgent, toolName))?.properties;
-  if (!grant.match || typeof properties !== 'object' || properties === null) return;
-  const unknown = Object.keys(grant.match).find((field) => !Object.hasOwn(properties, field));
+  const names = grant.match && rules?.argumentNames();
+  if (!grant.match || !names) return;
+  const unknown = Object.keys(grant.match).find((field) => !names.includes(field));
   if (unknown !== undefined) {
     throw refused(
       'VALIDATION_FAILED',
