@@ -98,6 +98,10 @@ describe('the library operations', () => {
     expect(await holdpoint.getInboxSummary({}, SYSTEM)).toMatchObject({ pending: 1 });
     await expect(holdpoint.getStoreStats({}, 'ann')).rejects.toMatchObject({ code: 'FORBIDDEN' });
 
+    // What follows the actor is checked too: a request id is an id.
+    await expect(
+      holdpoint.decideApproval({ approvalId, approved: true }, 'ann', undefined, ''),
+    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     const done = await holdpoint.decideApproval({ approvalId, approved: true }, 'ann');
     expect(done).toMatchObject({ status: 'completed', result: 'Paid.' });
     unsubscribe();

@@ -54,16 +54,16 @@ export const grantInput = z.strictObject({
     .optional(),
 });
 
-/** One person's answer, as a transport hands it over. */
-export const decisionInput = z.strictObject({
-  approvalId: idText,
+/**
+ * The fields of one person's answer, each declared once with its limits: the runtime's
+ * `decisionInput` and the REST API's decision bodies (in snake_case) are made of them.
+ */
+export const DECISION_FIELDS = {
   approved: z.boolean(),
   reason: reasonText.optional(),
   payload: boundedJson.optional(),
   /** The arguments' hash the person saw (`sha256:…`); ARGS_MISMATCH when they differ. */
   argsHash: z.string().max(100).optional(),
-  /** Where the decision came from, when not the API (`slack`, `link`, a host's channel). */
-  channel: idText.optional(),
   /** Approve the call with these arguments instead (an editable confirmation; needs `argsHash`). */
   editedArgs: z
     .record(z.string().max(200), z.unknown())
@@ -77,8 +77,18 @@ export const decisionInput = z.strictObject({
   response: boundedJson.optional(),
   /** With an approval: allow later calls of this tool for a while (needs `argsHash`). */
   grant: grantInput.optional(),
+};
+
+/** One person's answer, as a transport hands it over. */
+export const decisionInput = z.strictObject({
+  approvalId: idText,
+  ...DECISION_FIELDS,
+  /** Where the decision came from, when not the API (`slack`, `link`, a host's channel). */
+  channel: idText.optional(),
 });
 export type DecisionInput = z.input<typeof decisionInput>;
+/** A decision as `decisionInput` checked it: what the runtime carries from its edge on. */
+export type CheckedDecisionInput = z.output<typeof decisionInput>;
 
 /** Decisions on a session's pause: one answer for all, or one per approval. */
 export const resumeRequest = z
@@ -98,6 +108,8 @@ export const resumeRequest = z
   .refine((r) => (r.approved === undefined) !== (r.decisions === undefined), {
     message: 'give exactly one of "approved" or "decisions"',
   });
+/** Decisions on a pause as `resumeRequest` checked them. */
+export type CheckedResumeRequest = z.output<typeof resumeRequest>;
 export type ResumeRequest = z.input<typeof resumeRequest>;
 
 /** An interrupted run to resume, by its invocation id. */

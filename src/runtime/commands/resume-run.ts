@@ -4,7 +4,7 @@ import { asClaimedWork } from '../../core/claimed-work.js';
 import { approvalNotFound, withRun } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { Lease, Pause } from '../../core/types.js';
-import { validate } from '../../core/validate.js';
+import { idText, validate } from '../../core/validate.js';
 import { mayNeedDelegators } from '../../session/decision/may-decide.js';
 import { settledDecisions } from '../../session/decision/settlement.js';
 import { decideTransition, type RichDecisions } from '../../session/transitions/index.js';
@@ -14,6 +14,7 @@ import { tagSession } from '../../telemetry/session-attributes.js';
 import { delegatorsOf } from '../queries/delegators.js';
 import { runState } from '../queries/run-state.js';
 import {
+  type CheckedResumeRequest,
   type DecisionInput,
   decisionInput,
   type ResumeRequest,
@@ -34,16 +35,23 @@ import { toolRulesOf } from './tool-rules.js';
  * everyone else gets 409. Nothing of the resumed run happens before that decision (and
  * the session it takes) is stored.
  */
-export async function resumeRun(
+export function resumeRun(
   ctx: RuntimeContext,
   request: ResumeRequest,
   by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { sessionId, pauseId, approved, reason, decisions, requestId, channel } = validate(
-    resumeRequest,
-    request,
-  );
+  return resumeChecked(ctx, validate(resumeRequest, request), by, sink);
+}
+
+/** `resumeRun` on a request its edge checked already: carried as checked, never parsed again. */
+async function resumeChecked(
+  ctx: RuntimeContext,
+  request: CheckedResumeRequest,
+  by: Principal,
+  sink?: RunEventSink,
+): Promise<RunOutcome> {
+  const { sessionId, pauseId, approved, reason, decisions, requestId, channel } = request;
   const decidedBy = by.id;
   tagSession(sessionId);
   // Refused before anything is recorded: a run this instance cannot drive is not taken.
@@ -161,8 +169,9 @@ export async function decideApproval(
   sink?: RunEventSink,
   requestId?: string,
 ): Promise<RunOutcome> {
-  const { approvalId } = validate(decisionInput, decision);
-  const sessionId = await ctx.store.findApproval(approvalId);
-  if (!sessionId) throw approvalNotFound(approvalId);
-  return resumeRun(ctx, { sessionId, decisions: [decision], requestId }, by, sink);
+  const checked = validate(decisionInput, decision);
+  const sessionId = await ctx.store.findApproval(checked.approvalId);
+  if (!sessionId) throw approvalNotFound(checked.approvalId);
+  const named = requestId === undefined ? {} : { requestId: validate(idText, requestId) };
+  return resumeChecked(ctx, { sessionId, decisions: [checked], ...named }, by, sink);
 }

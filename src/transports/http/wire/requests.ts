@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../../core/limits.js';
-import { appName, boundedJson, idText, messageText, reasonText } from '../../../core/validate.js';
-import { grantInput } from '../../../runtime/requests.js';
+import { appName, idText, messageText, reasonText } from '../../../core/validate.js';
+import { DECISION_FIELDS } from '../../../runtime/requests.js';
 
 // The REST API's request bodies and queries (snake_case), as its routes validate them.
 // Every body and query is strict: a field the API does not know is a 400, never
@@ -14,29 +14,23 @@ export const startBody = z.strictObject({
   session_id: idText.optional(),
 });
 
-const argsHash = z.string().max(100);
-
 /**
- * What a decision may carry beyond yes or no: the call's arguments changed
- * (`edited_args`), an answer in the tool's place (`response`), a grant for later calls.
+ * A decision's fields in snake_case, each the runtime's own (`DECISION_FIELDS`: one
+ * declaration of every limit): yes or no, why, a payload, the arguments' hash seen, and
+ * what it may carry beyond yes or no — the call's arguments changed (`edited_args`), an
+ * answer in the tool's place (`response`), a grant for later calls.
  */
-const richDecision = {
-  /** Approve the call with these arguments instead (an editable confirmation; needs `args_hash`). */
-  edited_args: z.record(z.string(), z.unknown()).optional(),
-  /** Answer in the tool's place (with `approved: true`): the tool does not run. */
-  response: boundedJson.optional(),
-  /** With an approval: allow later calls of this tool for a while (needs `args_hash`). */
-  grant: grantInput.optional(),
+const decisionFields = {
+  approved: DECISION_FIELDS.approved,
+  reason: DECISION_FIELDS.reason,
+  payload: DECISION_FIELDS.payload,
+  args_hash: DECISION_FIELDS.argsHash,
+  edited_args: DECISION_FIELDS.editedArgs,
+  response: DECISION_FIELDS.response,
+  grant: DECISION_FIELDS.grant,
 };
 
-export const decisionBody = z.strictObject({
-  approval_id: idText,
-  approved: z.boolean(),
-  reason: reasonText.optional(),
-  payload: boundedJson.optional(),
-  args_hash: argsHash.optional(),
-  ...richDecision,
-});
+export const decisionBody = z.strictObject({ approval_id: idText, ...decisionFields });
 
 export const resumeBody = z
   .strictObject({
@@ -107,12 +101,8 @@ export const auditQuery = z
   });
 
 export const approvalDecisionBody = z.strictObject({
-  approved: z.boolean(),
-  reason: reasonText.optional(),
-  payload: boundedJson.optional(),
-  args_hash: argsHash.optional(),
+  ...decisionFields,
   user_id: idText.optional(),
-  ...richDecision,
 });
 
 /** `GET /api/grants`: the grants of a user (default: the caller), in force or not. */
