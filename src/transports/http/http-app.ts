@@ -21,6 +21,7 @@ import { openApiDocument } from './openapi/openapi-document.js';
 import { OPERATIONS_BY_RESOURCE } from './operations/index.js';
 import { presentError } from './present.js';
 import { limitBodies, settleUnreadBodies } from './request-bodies.js';
+import { isOperationPath } from './routes/operation-paths.js';
 import { countRequest } from './routes/rate-counting.js';
 import { resourceRoutes } from './routes/resource-routes.js';
 import { type SlackInteractivity, slackInteractivityRoutes } from './slack-interactivity.js';
@@ -79,6 +80,19 @@ export function createHttpApp({
   const document = openApiDocument();
   app.get('/api/openapi.json', (c) => c.json(document));
 
+  const notFound = (c: Context<WithPrincipal>) =>
+    c.json(
+      { error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } },
+      404,
+    );
+
+  // A path no operation has is answered at once: nobody need sign in to learn it is not
+  // there (`GET /api/health` is not the health check, /healthz is), and nothing is counted.
+  app.use('/api/*', async (c, next) => {
+    if (!isOperationPath(c.req.path.slice(mountOf(c, '/api/*').length))) return notFound(c);
+    await next();
+  });
+
   // Every API request says who sends it, in every mode: the user its body names must match.
   app.use('/api/*', async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
@@ -99,13 +113,22 @@ export function createHttpApp({
   });
   // Each route counts its request against the principal's limits (routes/rate-counting).
 
-  if (metrics) {
-    // Like /healthz, outside /api and without identity, as scrapers expect: a deployment
-    // keeps it internal (docs/operations.md#metrics).
-    app.get('/metrics', async (c) =>
-      c.body(await metrics.scrape(), 200, { 'content-type': PROMETHEUS_CONTENT_TYPE }),
-    );
-  }
+  // Like /healthz, outside /api and without identity, as scrapers expect: a deployment
+  // keeps it internal (docs/library.md#metrics). Off, it says so, never the web page.
+  app.get('/metrics', async (c) =>
+    metrics
+      ? c.body(await metrics.scrape(), 200, { 'content-type': PROMETHEUS_CONTENT_TYPE })
+      : c.json(
+          {
+            error: {
+              code: 'NOT_FOUND',
+              message:
+                'Metrics are off: start with --metrics prometheus (createHoldpoint: metrics: "prometheus").',
+            },
+          },
+          404,
+        ),
+  );
 
   const deps = { runtime, logger, identity };
   for (const operations of Object.values(OPERATIONS_BY_RESOURCE)) {
@@ -134,13 +157,9 @@ export function createHttpApp({
     });
   }
 
-  const notFound = (c: Context<WithPrincipal>) =>
-    c.json(
-      { error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } },
-      404,
-    );
   // Mounted in a host's Hono app, the host's not-found handler applies, not this one:
-  // unknown API paths answer here, the same JSON under any mount, counted as requests.
+  // an operation's path with another method answers here, the same JSON under any
+  // mount, counted as a request.
   app.all('/api/*', async (c) => {
     await countRequest(c, runtime, false);
     return notFound(c);
