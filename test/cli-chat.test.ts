@@ -194,10 +194,49 @@ describe('holdpoint serve', () => {
         `LISTEN_FAILED: Cannot listen on 127.0.0.1:${port}: EADDRINUSE.`,
       );
       const typo = await run(['serve', '--prot', port]);
-      expect(typo.code).toBe(1);
+      expect(typo.code).toBe(2);
       expect(typo.output).toMatch(/VALIDATION_FAILED: Unknown option '--prot'/);
     } finally {
       taken.close();
     }
+  });
+});
+
+describe('a command line given wrong', () => {
+  it('is one line naming what is wrong, a near miss and where help is, exit 2: no help dump', async () => {
+    const cases: [string[], string][] = [
+      [
+        ['serve', '--prot', '4000'],
+        "holdpoint: VALIDATION_FAILED: Unknown option '--prot': did you mean --port? (holdpoint --help lists the commands and options)\n",
+      ],
+      [
+        ['--bogus'],
+        "holdpoint: VALIDATION_FAILED: Unknown option '--bogus'. (holdpoint --help lists the commands and options)\n",
+      ],
+      [
+        ['frobnicate'],
+        "holdpoint: VALIDATION_FAILED: Unknown command 'frobnicate'. (holdpoint --help lists the commands and options)\n",
+      ],
+      [
+        ['sevre'],
+        "holdpoint: VALIDATION_FAILED: Unknown command 'sevre': did you mean serve? (holdpoint --help lists the commands and options)\n",
+      ],
+    ];
+    for (const [args, said] of cases) {
+      const ended = await run(args);
+      expect(ended.code, args.join(' ')).toBe(2);
+      expect(ended.output, args.join(' ')).toBe(said);
+    }
+  });
+
+  it("takes flags with no command before them as serve's, and --help as the help", async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.output).toContain('Usage:');
+    const wrongValue = await run(['--pause-ttl', 'soon']);
+    expect(wrongValue.code).toBe(1);
+    expect(wrongValue.output).toMatch(
+      /^holdpoint: VALIDATION_FAILED: Invalid setting pauseTtlSeconds: .* \(holdpoint --help lists the commands and options\)\n$/,
+    );
   });
 });

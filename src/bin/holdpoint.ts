@@ -1,5 +1,6 @@
 import { type HoldpointConfig, loadConfig } from '../config/config.js';
 import { HoldpointError, isHoldpointError } from '../core/errors.js';
+import { nearMiss } from '../core/near-miss.js';
 import { ADMIN_ROLE, type Principal } from '../core/principal.js';
 import { idText, validate } from '../core/validate.js';
 import { writeAuditKeyPair } from '../main/audit-keygen.js';
@@ -299,11 +300,23 @@ async function configFrom(argv: string[], env: NodeJS.ProcessEnv): Promise<Holdp
   return loadConfig(argv, env, await readConfigFile(first.config));
 }
 
+/** The commands, as `main` takes them. */
+const COMMANDS = ['serve', 'chat', 'keys', 'resume', 'db', 'audit', 'grants', 'api', 'help'];
+
 async function main(argv: string[]): Promise<void> {
-  const [command = 'serve', ...rest] = argv;
-  if (rest.includes('--help') || rest.includes('-h')) {
+  // Flags with no command before them are `serve`'s (`holdpoint --port 4000`).
+  const [command = 'serve', ...rest] = argv[0]?.startsWith('-') ? ['serve', ...argv] : argv;
+  if (command === 'help' || rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
     return;
+  }
+  if (!COMMANDS.includes(command)) {
+    const meant = nearMiss(command, COMMANDS);
+    throw new HoldpointError(
+      'VALIDATION_FAILED',
+      `Unknown command '${command}'${meant ? `: did you mean ${meant}?` : '.'}`,
+      { command, ...(meant && { suggestion: meant }) },
+    );
   }
   if (command === 'serve') {
     const { startServer } = await import('../main/serve.js');
@@ -438,8 +451,6 @@ async function main(argv: string[]): Promise<void> {
     await apiCommand(rest);
     return;
   }
-  process.stdout.write(`${USAGE}\n`);
-  if (command !== 'help' && command !== '--help') process.exitCode = 2;
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
@@ -449,10 +460,11 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     : unusable
       ? error.message
       : String(error);
-  // The usage helps with a command given wrong, not with a store or a server that cannot
-  // be used.
-  const usage =
-    (isHoldpointError(error) && error.code !== 'VALIDATION_FAILED') || unusable ? '' : `${USAGE}\n`;
-  process.stderr.write(`holdpoint: ${message}\n${usage}`);
-  process.exit(1);
+  // A command given wrong is told where help is (never the whole of it); an unknown
+  // command or option exits 2, as a command line's usage errors do.
+  const givenWrong = isHoldpointError(error, 'VALIDATION_FAILED');
+  const mistyped = givenWrong && (error.details?.command ?? error.details?.option) !== undefined;
+  const help = givenWrong ? ' (holdpoint --help lists the commands and options)' : '';
+  process.stderr.write(`holdpoint: ${message}${help}\n`);
+  process.exit(mistyped ? 2 : 1);
 });

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DEFAULTS } from '../core/defaults.js';
 import { HoldpointError } from '../core/errors.js';
+import { nearMiss } from '../core/near-miss.js';
 import type { Setting } from '../core/settings/setting.js';
 import type { SettingInputs, SettingValues } from '../core/settings/setting-types.js';
 import { SETTINGS } from '../core/settings/settings.js';
@@ -120,9 +121,22 @@ function parseFlags(argv: string[]): Record<string, string | string[] | undefine
     }).values as Record<string, string | string[] | undefined>;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
+    const unknown = /^Unknown option '(-{1,2})([^']*)'/.exec(why);
+    if (unknown) {
+      const [, dashes = '', name = ''] = unknown;
+      const meant = nearMiss(name, FLAGS);
+      throw new HoldpointError(
+        'VALIDATION_FAILED',
+        `Unknown option '${dashes}${name}'${meant ? `: did you mean --${meant}?` : '.'}`,
+        { option: `${dashes}${name}`, ...(meant && { suggestion: `--${meant}` }) },
+      );
+    }
     throw new HoldpointError('VALIDATION_FAILED', why.replace(/\. To specify.*$/s, '.'));
   }
 }
+
+/** Every setting's flag, without `--`. */
+const FLAGS = ENTRIES.map(([, entry]) => entry.flag);
 
 /**
  * Reads settings from command-line flags, then environment variables, then
