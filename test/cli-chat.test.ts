@@ -229,6 +229,19 @@ describe('a command line given wrong', () => {
     }
   });
 
+  it('says at once that a PostgreSQL URL names no user, where none is set beside it', async () => {
+    const url = 'postgres://127.0.0.1:5432/holdpoint';
+    const ended = await runToEnd(
+      process.execPath,
+      [BIN, 'db', 'stats', '--store', 'postgres', '--postgres-url', url],
+      { env: { USER: '', PGUSER: '' } },
+    );
+    expect(ended.code).toBe(1);
+    expect(ended.output).toBe(
+      `holdpoint: VALIDATION_FAILED: The PostgreSQL URL ${url} names no user, and neither PGUSER nor USER is set: name one, e.g. postgres://holdpoint@127.0.0.1:5432/holdpoint. (holdpoint --help lists the commands and options)\n`,
+    );
+  });
+
   it("takes flags with no command before them as serve's, and --help as the help", async () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);

@@ -37,7 +37,7 @@ export const STORE_SETTINGS = {
     flag: 'postgres-url',
     env: 'DATABASE_URL',
     placeholder: 'URL',
-    doc: 'PostgreSQL connection URL (the database must exist; Holdpoint creates its `hp_*` tables)',
+    doc: 'PostgreSQL connection URL (the database must exist; Holdpoint creates its `hp_*` tables); without a user in it, `PGUSER`, else `USER`: with neither it is refused at once',
   }),
   postgresMaxConnections: setting({
     schema: z.number().int().positive().max(1000),

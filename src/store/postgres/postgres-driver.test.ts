@@ -8,6 +8,37 @@ import {
   withDatabase,
 } from './postgres-scratch.test-support.js';
 
+// pg signs in as the URL's user, else PGUSER, else USER: with none of them every
+// connection would fail, so the driver refuses the URL at once, saying what to add.
+describe('PostgresDriver on a URL that names no user', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('is refused at once when neither PGUSER nor USER is set, naming the URL', () => {
+    vi.stubEnv('PGUSER', '');
+    vi.stubEnv('USER', '');
+    expect(() => new PostgresDriver({ url: 'postgres://127.0.0.1:5432/holdpoint' })).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        message: expect.stringContaining(
+          'postgres://127.0.0.1:5432/holdpoint names no user, and neither PGUSER nor USER is set',
+        ),
+      }),
+    );
+  });
+
+  it('is taken when the URL, PGUSER or USER names one', async () => {
+    vi.stubEnv('PGUSER', '');
+    vi.stubEnv('USER', '');
+    const named = [
+      new PostgresDriver({ url: 'postgres://ann@127.0.0.1:5432/holdpoint' }),
+      new PostgresDriver({ url: 'postgres://127.0.0.1:5432/holdpoint?user=ann' }),
+    ];
+    vi.stubEnv('USER', 'ann');
+    named.push(new PostgresDriver({ url: 'postgres://127.0.0.1:5432/holdpoint' }));
+    await Promise.all(named.map((driver) => driver.close()));
+  });
+});
+
 // A database that refuses the connection at sign-in is one the store cannot use now:
 // STORE_UNAVAILABLE (503), whether the call is a plain query or a transaction, never
 // the driver's raw error (a 500).

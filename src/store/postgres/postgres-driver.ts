@@ -101,6 +101,28 @@ function unavailable(error: unknown): HoldpointError {
 }
 
 /**
+ * VALIDATION_FAILED, at once, for a URL that names no user where pg would find none
+ * either (no `PGUSER`, no `USER`): it would otherwise fail each connection, and the
+ * server would answer 503 while it waited for a database it can never sign in to.
+ */
+function requireUser(url: string): void {
+  let named: URL;
+  try {
+    named = new URL(url);
+  } catch {
+    return; // pg reports a URL it cannot read itself.
+  }
+  if (named.username || named.searchParams.has('user')) return;
+  if (process.env.PGUSER || process.env.USER) return;
+  named.password = '';
+  throw new HoldpointError(
+    'VALIDATION_FAILED',
+    `The PostgreSQL URL ${named.href} names no user, and neither PGUSER nor USER is set: name one, e.g. postgres://holdpoint@${named.host}${named.pathname}.`,
+    { field: 'url' },
+  );
+}
+
+/**
  * PostgreSQL through node-postgres: a pool, one connection per statement or transaction
  * (`BEGIN` … `COMMIT`, or a `write` committing on its own, at READ COMMITTED; the store's
  * compare-and-set on a session's version row makes racing commits wait for each other,
@@ -125,6 +147,7 @@ export class PostgresDriver implements SqlDriver {
       this.pool = options.pool;
       this.ownsPool = false;
     } else {
+      requireUser(options.url ?? '');
       // Opening a connection takes at most CONNECT_TIMEOUT_MS (an unreachable server is
       // STORE_UNAVAILABLE, not a hung request); keep-alive finds a peer that vanished
       // behind a partition.
