@@ -193,6 +193,8 @@ describe('holdpoint serve', () => {
       expect(busy.output).toContain(
         `LISTEN_FAILED: Cannot listen on 127.0.0.1:${port}: EADDRINUSE.`,
       );
+      // Refused before anything else started: not one app loaded.
+      expect(busy.output).not.toContain('Loading');
       const typo = await run(['serve', '--prot', port]);
       expect(typo.code).toBe(2);
       expect(typo.output).toMatch(/VALIDATION_FAILED: Unknown option '--prot'/);

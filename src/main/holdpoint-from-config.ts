@@ -23,6 +23,7 @@ import { allowedHostsFor } from './allowed-hosts.js';
 import { auditCheckpointsFromConfig } from './audit-checkpoints-from-config.js';
 import { identityFromConfig } from './identity-from-config.js';
 import { loadApps } from './load-apps.js';
+import { readableLines } from './log-lines.js';
 import { notificationsFromConfig } from './notifications-from-config.js';
 
 /** A Holdpoint wired from a config: what the server and the CLI run. */
@@ -93,6 +94,17 @@ export interface HoldpointWiring {
 }
 
 /**
+ * The command's logger: pino at the configured level, writing readable lines on a
+ * terminal and JSON otherwise, unless `--log-format` says which.
+ */
+export function commandLogger(config: HoldpointConfig): Logger {
+  const options = { level: config.logLevel, base: { service: 'holdpoint' } };
+  const lines =
+    config.logFormat === 'lines' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
+  return lines ? pino(options, readableLines(process.stdout)) : pino(options);
+}
+
+/**
  * Loads the config's apps (through the public API, as any user's) and builds the
  * Holdpoint over the configured store. The expiry sweep is left to the caller.
  */
@@ -100,7 +112,7 @@ export async function holdpointFromConfig(
   config: HoldpointConfig,
   wiring: HoldpointWiring = {},
 ): Promise<ConfiguredHoldpoint> {
-  const logger = wiring.logger ?? pino({ level: config.logLevel, base: { service: 'holdpoint' } });
+  const logger = wiring.logger ?? commandLogger(config);
   const apps = await loadApps(config.apps);
   const auditCheckpoints = await auditCheckpointsFromConfig(config);
   const store = wiring.store ?? createStore(config);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type ServerType, serve as serveNode } from '@hono/node-server';
 import type { HoldpointConfig } from '../config/config.js';
@@ -10,6 +11,7 @@ import { DataDirLock } from '../store/sqlite/data-dir-lock.js';
 import { attachChatSocket } from '../transports/ai-sdk/chat-socket.js';
 import {
   type ConfiguredHoldpoint,
+  commandLogger,
   dataDirOf,
   type HoldpointWiring,
   holdpointFromConfig,
@@ -101,6 +103,28 @@ function lockDataDir(config: HoldpointConfig, wiring: HoldpointWiring): DataDirL
   return DataDirLock.take(dataDirOf(config));
 }
 
+/** LISTEN_FAILED: the server cannot listen where the config says, and why. */
+function listenFailed(config: HoldpointConfig, error: NodeJS.ErrnoException): HoldpointError {
+  return new HoldpointError(
+    'LISTEN_FAILED',
+    `Cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}.`,
+    { host: config.host, port: config.port },
+  );
+}
+
+/**
+ * LISTEN_FAILED at once when the config's port is taken (or not ours to take): it is
+ * listened on and let go before anything else starts. Port 0 takes any free port.
+ */
+function requirePortFree(config: HoldpointConfig): Promise<void> {
+  if (config.port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(listenFailed(config, error)));
+    probe.listen(config.port, config.host, () => probe.close(() => resolve()));
+  });
+}
+
 /**
  * Starts the HTTP server and the expiry sweeper, which records pauses that pass
  * their TTL in the audit log even when nobody asks about them. Says which store it
@@ -112,16 +136,21 @@ export async function startServer(
   config: HoldpointConfig,
   wiring: HoldpointWiring = {},
 ): Promise<RunningServer> {
-  const webRoot = existsSync(WEB_ROOT) ? WEB_ROOT : undefined;
-  const tracing = startTracing();
-  const holdpoint = await holdpointFromConfig(config, { ...wiring, webRoot });
-  const { runtime, logger, identity } = holdpoint;
-  const app = holdpoint.holdpoint.routes;
-  if (!webRoot) logger.warn('web UI not built (npm run build); serving the API only');
+  const logger = wiring.logger ?? commandLogger(config);
+  // A port another process holds is refused now, not after the apps load.
+  await requirePortFree(config);
+  const apps = config.apps.length;
+  logger.info({ apps }, `Loading ${apps} app${apps === 1 ? '' : 's'}…`);
   logger.info(
     { store: config.store, location: storeLocation(config) },
     `Store: ${config.store}, ${storeLocation(config)}`,
   );
+  const webRoot = existsSync(WEB_ROOT) ? WEB_ROOT : undefined;
+  const tracing = startTracing();
+  const holdpoint = await holdpointFromConfig(config, { ...wiring, logger, webRoot });
+  const { runtime, identity } = holdpoint;
+  const app = holdpoint.holdpoint.routes;
+  if (!webRoot) logger.warn('web UI not built (npm run build); serving the API only');
   let lock: DataDirLock | undefined;
   try {
     lock = lockDataDir(config, wiring);
@@ -139,15 +168,7 @@ export async function startServer(
         (info) => resolve({ server, port: info.port }),
       );
       keepIdleConnections(server as Server);
-      server.once('error', (error: NodeJS.ErrnoException) => {
-        reject(
-          new HoldpointError(
-            'LISTEN_FAILED',
-            `Cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}.`,
-            { host: config.host, port: config.port },
-          ),
-        );
-      });
+      server.once('error', (error: NodeJS.ErrnoException) => reject(listenFailed(config, error)));
     },
   ).catch(async (error: unknown) => {
     await runtime.close();

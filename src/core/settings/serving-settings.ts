@@ -57,4 +57,12 @@ export const SERVING_SETTINGS = {
     placeholder: 'LEVEL',
     doc: 'pino level (`silent` to mute)',
   }),
+  logFormat: setting({
+    schema: z.enum(['auto', 'lines', 'json']),
+    default: 'auto',
+    flag: 'log-format',
+    env: 'HOLDPOINT_LOG_FORMAT',
+    placeholder: 'auto|lines|json',
+    doc: "`lines`: one readable line per event (time, level, message, its fields); `json`: pino's JSON, one object per line, for a log collector; `auto`: lines on a terminal, JSON otherwise",
+  }),
 };

@@ -3,7 +3,7 @@ import type { AgentApp } from '../../agents/agent-app.js';
 import { asClaimedWork } from '../../core/claimed-work.js';
 import { approvalNotFound, withRun } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
-import type { Lease, Pause } from '../../core/types.js';
+import type { Decision, Lease, Pause } from '../../core/types.js';
 import { idText, validate } from '../../core/validate.js';
 import { mayNeedDelegators } from '../../session/decision/may-decide.js';
 import { settledDecisions } from '../../session/decision/settlement.js';
@@ -116,12 +116,19 @@ async function resumeChecked(
   }
   await follower?.stop();
   if (outcome === 'recorded') return runState(ctx, sessionId, pause.invocationId);
-  ctx
-    .log(sessionId, pause.invocationId)
-    .info(
-      { decided_by: decidedBy, decisions: pause.decisions.length, outcome },
-      'decisions recorded',
-    );
+  const made = pause.decisions.filter((d) => d.decidedBy === decidedBy && d.at === now);
+  ctx.log(sessionId, pause.invocationId).info(
+    {
+      app: pause.app,
+      decided_by: decidedBy,
+      channel: channel ?? 'api',
+      decided: made.map((d) => ({ approval_id: d.approvalId, approved: d.approved })),
+      outcome,
+    },
+    `${decidedBy} ${describeDecisions(pause, made)} in ${pause.app} (${channel ?? 'api'}): ${
+      outcome === 'pending' ? 'the run still waits' : 'the run resumes'
+    }`,
+  );
   if (outcome === 'pending') {
     const emit = ctx.emitter(sessionId, sink);
     const pending = pendingOutcome(pause);
@@ -174,4 +181,22 @@ export async function decideApproval(
   if (!sessionId) throw approvalNotFound(checked.approvalId);
   const named = requestId === undefined ? {} : { requestId: validate(idText, requestId) };
   return resumeChecked(ctx, { sessionId, decisions: [checked], ...named }, by, sink);
+}
+
+/** What a person decided, in words: "approved pay", "denied pay, approved mail". */
+function describeDecisions(pause: Pause, made: readonly Decision[]): string {
+  return made
+    .map((decision) => {
+      const tool = pause.approvals.find((a) => a.approvalId === decision.approvalId)?.toolName;
+      const how =
+        decision.response !== undefined
+          ? 'answered for'
+          : decision.editedArgs !== undefined
+            ? 'edited and approved'
+            : decision.approved
+              ? 'approved'
+              : 'denied';
+      return `${how} ${tool ?? decision.approvalId}`;
+    })
+    .join(', ');
 }

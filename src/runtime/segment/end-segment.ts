@@ -4,7 +4,11 @@ import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
 import { approvalAudit } from '../../session/audit/audit-entries.js';
-import { DEFAULT_APPROVERS } from '../../session/decision/approvers.js';
+import {
+  approversOf,
+  DEFAULT_APPROVERS,
+  describeApprovers,
+} from '../../session/decision/approvers.js';
 import { finishRunTransition, savePauseTransition } from '../../session/transitions/index.js';
 import type {
   SegmentEnd,
@@ -169,9 +173,17 @@ async function pauseRun(
     [end, pause, requested, expiresAt + ctx.retentionMs],
     lastCommitSeen(segment),
   );
+  const asked = pause.approvals.map((a) => ({
+    approval_id: a.approvalId,
+    tool: a.toolName,
+    deciders: describeApprovers(approversOf(a)),
+  }));
   ctx
     .log(segment.sessionId, segment.invocationId)
-    .info({ approvals: pause.approvals.map((a) => a.approvalId) }, 'run paused');
+    .info(
+      { app: pause.app, user_id: pause.userId, approvals: asked },
+      `run paused in ${pause.app}: ${asked.map((a) => `${a.tool} waits for ${a.deciders}`).join('; ')}`,
+    );
   for (const approval of pause.approvals) segment.emit({ type: 'approval-requested', approval });
   const outcome = pendingOutcome(pause);
   segment.emit({ type: 'outcome', outcome });
