@@ -132,6 +132,23 @@ describe('the installed package', () => {
     ).not.toThrow();
   });
 
+  it('has declarations that need nothing but its own dependencies (skipLibCheck off)', () => {
+    const args = ['--noEmit', '--strict', '--skipLibCheck', 'false', '--module', 'nodenext'];
+    let output = '';
+    try {
+      execFileSync(TSC, [...args, 'typed-app.ts'], { cwd: project, encoding: 'utf8' });
+    } catch (error) {
+      output = String((error as { stdout?: unknown }).stdout ?? '');
+      // It failed by type-checking, not by not running.
+      expect(output).toMatch(/error TS\d+/);
+    }
+    // Other packages' declarations answer for themselves (ADK's name optional modules it
+    // does not install: express, openapi-types, the MCP SDK); the app's and ours hold.
+    const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
+    expect(errors.filter((line) => !line.startsWith('node_modules/'))).toEqual([]);
+    expect(errors.filter((line) => line.startsWith('node_modules/holdpoint/'))).toEqual([]);
+  });
+
   it('`holdpoint serve --app` serves the project’s .js and .ts apps with the web UI', async () => {
     const bin = join(project, 'node_modules', 'holdpoint', 'bin', 'holdpoint.js');
     const child = spawn(
