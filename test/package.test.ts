@@ -178,6 +178,46 @@ describe('the installed package', () => {
       child.kill('SIGTERM');
     }
   });
+
+  it('`holdpoint init` writes a project that `npm install && npm start` serves, pausing a run', async () => {
+    const bin = join(project, 'node_modules', 'holdpoint', 'bin', 'holdpoint.js');
+    const said = execFileSync(process.execPath, [bin, 'init', 'starter'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(said).toContain('Next: cd starter && npm install && npm start');
+    const starter = join(project, 'starter');
+    npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], starter);
+    // `npm start` as the project's README says; its own process group, to end npm and the server.
+    const child = spawn('npm', ['start'], {
+      cwd: starter,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' },
+      detached: true,
+    });
+    try {
+      const base = await listeningUrl(child);
+      const started = await fetch(`${base}/api/agent/start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-holdpoint-user': 'ann' },
+        body: JSON.stringify({ query: 'Send 20 to Ann' }),
+      });
+      expect(await started.json()).toMatchObject({
+        status: 'pending_approval',
+        app: 'starter',
+        approvals: [{ tool_name: 'send_payment', args: { amount: 20, recipient: 'Ann' } }],
+        message: 'Send 20 to Ann?',
+      });
+    } finally {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    }
+    // Nothing is written over: a second init into the same directory is refused.
+    expect(() =>
+      execFileSync(process.execPath, [bin, 'init', 'starter'], { cwd: project, stdio: 'pipe' }),
+    ).toThrow(
+      /has app\.ts, holdpoint\.config\.ts, tsconfig\.json, README\.md, \.gitignore, package\.json already/,
+    );
+  });
 });
 
 /** The URL the server logs once it listens. */

@@ -301,7 +301,18 @@ async function configFrom(argv: string[], env: NodeJS.ProcessEnv): Promise<Holdp
 }
 
 /** The commands, as `main` takes them. */
-const COMMANDS = ['serve', 'chat', 'keys', 'resume', 'db', 'audit', 'grants', 'api', 'help'];
+const COMMANDS = [
+  'init',
+  'serve',
+  'chat',
+  'keys',
+  'resume',
+  'db',
+  'audit',
+  'grants',
+  'api',
+  'help',
+];
 
 async function main(argv: string[]): Promise<void> {
   // Flags with no command before them are `serve`'s (`holdpoint --port 4000`).
@@ -317,6 +328,20 @@ async function main(argv: string[]): Promise<void> {
       `Unknown command '${command}'${meant ? `: did you mean ${meant}?` : '.'}`,
       { command, ...(meant && { suggestion: meant }) },
     );
+  }
+  if (command === 'init') {
+    const [dir = '.', ...extra] = rest;
+    if (dir.startsWith('-') || extra.length > 0) {
+      throw new HoldpointError('VALIDATION_FAILED', 'usage: holdpoint init [DIR]');
+    }
+    const { initProject } = await import('../main/init-project.js');
+    const written = initProject(dir);
+    const where = dir === '.' ? '' : `cd ${dir} && `;
+    process.stdout.write(
+      `Wrote ${written.join(', ')} into ${dir === '.' ? 'this directory' : dir}.\n` +
+        `Next: ${where}npm install && npm start, then open http://localhost:3000 and ask "Send 20 to Ann".\n`,
+    );
+    return;
   }
   if (command === 'serve') {
     const { startServer } = await import('../main/serve.js');

@@ -2,6 +2,8 @@ import { settingsHelp } from '../config/settings-help.js';
 
 /** What `holdpoint --help` prints: the commands, then every setting. */
 export const USAGE = `Usage:
+  holdpoint init [DIR]                 (a new project: an app with one approval tool, a config
+                                      file and npm scripts; then npm install && npm start)
   holdpoint serve [--app ./agents/my-app.ts]… [--config holdpoint.config.ts] [--port 3000]
                   [--store sqlite|postgres|redis|memory] [--data-dir DIR] [--pause-ttl SECONDS] …
   holdpoint chat [--app NAME | --app ./agents/my-app.ts] [--session ID] [--user NAME]
