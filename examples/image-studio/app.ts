@@ -58,7 +58,7 @@ export function createImageStudio(options: ImageStudioOptions): HoldpointApp {
   return defineApp({
     name: 'image-studio',
     label: 'Image Studio',
-    description: `Generates images. Batches above ${options.threshold} need a person’s sign-off (seed 000).`,
+    description: `Generates images. Batches above ${options.threshold} need a person’s sign-off.`,
     examples: ['Generate 10 images', 'Generate 4 images', 'Generate 1 image'],
     agent: ({ model }) => imageStudioAgent(model, options),
   });

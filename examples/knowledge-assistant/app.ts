@@ -17,7 +17,7 @@ export function knowledgeAssistant(settings: Partial<KnowledgeSettings> = {}): H
     name: 'knowledge-assistant',
     label: 'Knowledge assistant',
     description:
-      'Knowledge domains and the facts of your links, handed between agents through session state (seed 003).',
+      'Knowledge domains and the facts of your links, handed between agents through session state.',
     examples: ['My name is Ann', 'Create a domain', 'https://example.com/article'],
     agent: ({ model }) => {
       // One model for the three tools that ask one (none with the offline rules).

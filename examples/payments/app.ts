@@ -65,7 +65,7 @@ export default defineApp({
   name: 'payments',
   label: 'Payments',
   description:
-    'Sends money. Every payment waits for someone with the approver role, never the one who asked (seed 001).',
+    'Sends money. Every payment waits for someone with the approver role, never the one who asked.',
   examples: ['Send $200 to Jiro', 'Send 50 EUR to Ana and $20 to Bob'],
   agent: ({ model }) => paymentsAgent(model),
   approvals: {

@@ -66,7 +66,7 @@ function pickerAgent(model: string): LlmAgent {
 export default defineApp({
   name: 'picker',
   label: 'Picker',
-  description: 'A sub-agent asks a person to pick an item, then to confirm it (seed 004).',
+  description: 'A sub-agent asks a person to pick an item, then to confirm it.',
   examples: ['Pick a fruit', 'Help me choose a color'],
   agent: ({ model }) => pickerAgent(model),
   approvals: {

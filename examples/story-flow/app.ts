@@ -202,7 +202,7 @@ export default defineApp({
   name: 'story-flow',
   label: 'Story flow',
   description:
-    'A resumable custom workflow (seed 002): story, critique and revision, checks, then a person approves publishing.',
+    'A resumable custom workflow: story, critique and revision, checks, then a person approves publishing.',
   examples: ['Write a story about a brave kitten', 'Write a story about a sad rainy day'],
   agent: ({ model }) => storyFlowAgent((name) => selectModel(model, name, storyRule(name))),
   approvals: {

@@ -48,13 +48,18 @@ export function InboxItem({ approval, now, outcome, onReview }: Props) {
           <span>
             Requested <time dateTime={approval.created_at}>{formatDuration(age)} ago</time>
           </span>
-          <span aria-hidden="true"> · </span>
-          {expired ? (
-            <span className="inbox-item__expiry inbox-item__expiry--over">Expired</span>
-          ) : (
-            <span className={left < 60_000 ? 'inbox-item__expiry--soon' : undefined}>
-              Expires in <time dateTime={approval.expires_at}>{formatDuration(left)}</time>
-            </span>
+          {/* Decided here, nothing counts down any more: its outcome says what became of it. */}
+          {outcome ? null : (
+            <>
+              <span aria-hidden="true"> · </span>
+              {expired ? (
+                <span className="inbox-item__expiry inbox-item__expiry--over">Expired</span>
+              ) : (
+                <span className={left < 60_000 ? 'inbox-item__expiry--soon' : undefined}>
+                  Expires in <time dateTime={approval.expires_at}>{formatDuration(left)}</time>
+                </span>
+              )}
+            </>
           )}
           <span aria-hidden="true"> · </span>
           <span>
