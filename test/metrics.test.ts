@@ -8,7 +8,10 @@ import { ManualClock } from '../src/core/manual-clock.test-support.js';
 import { type RunningServer, startServer } from '../src/main/serve.js';
 import { TEST_REDIS_URL } from '../src/store/redis/redis-scratch.test-support.js';
 import { TestStores } from '../src/store/test-stores.test-support.js';
-import { samplesOf } from '../src/telemetry/prometheus-text.test-support.js';
+import {
+  prometheusTextProblems,
+  samplesOf,
+} from '../src/telemetry/prometheus-text.test-support.js';
 import approvalTools from './support/approval-tools-app.js';
 import { JsonClient } from './support/json-client.js';
 import { STORE_KINDS } from './support/two-instances.js';
@@ -22,7 +25,7 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 const APP = 'approval-tools';
 const TOOL = 'always_confirm';
 const WAITING = 'holdpoint_approvals_waiting';
-const DURATION = 'holdpoint_approval_decision_duration';
+const DURATION = 'holdpoint_approval_decision_duration_seconds';
 
 const stores = new TestStores();
 afterAll(() => stores.cleanup());
@@ -32,7 +35,10 @@ async function scrape(base: string) {
   const response = await fetch(`${base}/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  return samplesOf(await response.text());
+  const text = await response.text();
+  // What the content type says it is, as a strict parser reads it.
+  expect(prometheusTextProblems(text)).toEqual([]);
+  return samplesOf(text);
 }
 
 async function listen(holdpoint: Holdpoint): Promise<{ server: Server; base: string }> {

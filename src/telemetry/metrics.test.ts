@@ -18,7 +18,7 @@ import {
 import { TestStores } from '../store/test-stores.test-support.js';
 import { testedStores } from '../store/tested-stores.test-support.js';
 import { holdpointMetrics } from './metrics.js';
-import { samplesOf } from './prometheus-text.test-support.js';
+import { prometheusTextProblems, samplesOf } from './prometheus-text.test-support.js';
 import { type StoreMetrics, storeMetrics } from './store-metrics.js';
 
 // What the store's commits tell the metrics, read as Prometheus scrapes them: from
@@ -26,7 +26,7 @@ import { type StoreMetrics, storeMetrics } from './store-metrics.js';
 // which gets the same instruments.
 
 const TOOL = 'process_payment';
-const DURATION_COUNT = 'holdpoint_approval_decision_duration_count';
+const DURATION_COUNT = 'holdpoint_approval_decision_duration_seconds_count';
 
 const host = new PrometheusExporter({ preventServerStart: true });
 const hostProvider = new MeterProvider({ readers: [host] });
@@ -80,8 +80,13 @@ describe.each(testedStores(['memory', 'redis'] as const))('metrics of a %s store
   /** Both scrapes, Holdpoint's endpoint's and the host SDK's, each read by name and labels. */
   async function scrapes() {
     const own = await recorded.prometheus?.scrape();
-    const hosts = serializer.serialize((await host.collect()).resourceMetrics);
-    return [samplesOf(own ?? ''), samplesOf(hosts)];
+    expect(prometheusTextProblems(own ?? '')).toEqual([]);
+    const hosts = samplesOf(serializer.serialize((await host.collect()).resourceMetrics));
+    // Holdpoint's endpoint names the decision histogram with its unit (`_seconds`); the
+    // host's exporter names it as the instrument is named.
+    const onHost = (name: string, labels?: Record<string, string>) =>
+      hosts(name.replace('_duration_seconds_', '_duration_'), labels);
+    return [samplesOf(own ?? ''), onHost];
   }
 
   it('records a quorum approval once it is settled, not at its first vote', async () => {

@@ -14,6 +14,17 @@ export interface PrometheusEndpoint {
 }
 
 /**
+ * `text` without the serializer's `# UNIT` lines: they are OpenMetrics', not the Prometheus
+ * text format this endpoint says it serves (the unit is in each name instead).
+ */
+function withoutUnitLines(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !line.startsWith('# UNIT '))
+    .join('\n');
+}
+
+/**
  * A MeterProvider of Holdpoint's own, read by Prometheus scrapes (`/metrics` on the
  * server's port): the exporter's own server is never started. It is not set globally,
  * so a host's OpenTelemetry SDK keeps its provider; Holdpoint records on both. The
@@ -26,11 +37,19 @@ export function prometheusEndpoint(read: WaitingReader): PrometheusEndpoint {
       detectResources({ detectors: [envDetector] }),
     ),
     readers: [exporter],
+    // Prometheus names carry their unit: seconds, as its conventions ask.
+    views: [
+      {
+        instrumentName: 'holdpoint.approval.decision.duration',
+        name: 'holdpoint.approval.decision.duration.seconds',
+      },
+    ],
   });
   const stopRecording = recordOn(provider.getMeter(METER_NAME), read);
   const serializer = new PrometheusSerializer('', false);
   return {
-    scrape: async () => serializer.serialize((await exporter.collect()).resourceMetrics),
+    scrape: async () =>
+      withoutUnitLines(serializer.serialize((await exporter.collect()).resourceMetrics)),
     close: async () => {
       stopRecording();
       await provider.shutdown();
