@@ -113,6 +113,31 @@ describe.each(STORE_KINDS)('createHoldpoint({ metrics: "prometheus" }) on the %s
     expect(read(`${DURATION}_sum`, denied)).toBe(100);
   });
 
+  it('counts runs by what happened to them, and API requests by route and status', async () => {
+    const client = await open('prometheus');
+    const approvalId = await pause(client, 'ann');
+    await decide(client, 'ann', approvalId, true);
+    expect((await client.get('/api/nope')).status).toBe(404);
+    const read = await scrape(base);
+    const runs = (event: string) => read('holdpoint_run_events_total', { app: APP, event });
+    expect(['started', 'paused', 'resumed', 'completed'].map(runs)).toEqual([1, 1, 1, 1]);
+    expect(runs('failed')).toBeUndefined();
+    const requests = (method: string, route: string, status: string) =>
+      read('holdpoint_http_request_duration_seconds_count', { method, route, status });
+    expect(requests('POST', '/api/agent/start', '200')).toBe(1);
+    expect(requests('POST', '/api/approvals/:approvalId', '200')).toBe(1);
+    // A path no operation has counts under the API's pattern, never by its own path.
+    expect(requests('GET', '/api/*', '404')).toBe(1);
+    expect(
+      read('holdpoint_http_request_duration_seconds_bucket', {
+        method: 'POST',
+        route: '/api/agent/start',
+        status: '200',
+        le: '+Inf',
+      }),
+    ).toBe(1);
+  });
+
   it('serves no /metrics unless asked', async () => {
     await open();
     expect((await fetch(`${base}/metrics`)).status).toBe(404);

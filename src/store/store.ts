@@ -172,7 +172,10 @@ export interface HoldpointStore {
    * in one call, never a scan of paused sessions.
    */
   countWaiting(): Promise<WaitingCount[]>;
-  /** Calls `observer` after every commit `apply` stores, until the returned function is called. */
+  /**
+   * Calls `observer` after every commit stored (`apply`'s, and a new session's first), until
+   * the returned function is called.
+   */
   observeCommits(observer: CommitObserver): () => void;
   /** A page of the audit log, oldest first. */
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;

@@ -257,6 +257,9 @@ export abstract class TransactionalStore implements HoldpointStore {
       );
     });
     if (!created) throw sessionExists(session.sessionId);
+    // A new session's commit is observed as any other: before it, the session had no run
+    // and no pause (its meta is the new one's: nothing before it was chained).
+    this.committed({ meta: writes.meta }, writes);
     if (trail) {
       trail.snapshot = this.handOut(
         this.committedSnapshot(session.sessionId, undefined, writes, commitIds),

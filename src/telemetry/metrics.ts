@@ -7,6 +7,7 @@ import {
   type ObservableGauge,
   type ObservableResult,
 } from '@opentelemetry/api';
+import type { RunRecord } from '../core/types.js';
 import { settlingDecision } from '../session/decision/settlement.js';
 import type { SessionSnapshot, SessionWrites } from '../store/store.js';
 import type { WaitingCount } from '../store/waiting-counts.js';
@@ -16,6 +17,21 @@ export const METER_NAME = 'holdpoint';
 
 /** What became of one attempt to deliver a notification. */
 export type DeliveryResult = 'sent' | 'failed' | 'gave_up';
+
+/**
+ * What happened to a run, as its commits store it: it started, paused for people,
+ * resumed after their decisions, ended (completed, failed, cancelled, expired), or was
+ * recovered after its process stopped.
+ */
+export type RunMetricEvent =
+  | 'started'
+  | 'paused'
+  | 'resumed'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'expired'
+  | 'recovered';
 
 /** Reads how many approvals wait now, per app and tool. */
 export type WaitingReader = () => Promise<WaitingCount[]>;
@@ -43,6 +59,10 @@ export interface HoldpointMetrics {
    * that settle approvals are recorded already: call it only for decisions stored elsewhere.
    */
   recordDecision(app: string, tool: string, approved: boolean, seconds: number): void;
+  /** A run of `app` started, paused, resumed, ended or was recovered (commits record it). */
+  recordRunEvent(app: string, event: RunMetricEvent): void;
+  /** An HTTP request to `route` was answered `status`, `seconds` after it came. */
+  recordHttpRequest(method: string, route: string, status: number, seconds: number): void;
 }
 
 /** Time to decision, in seconds: from a second to a week. */
@@ -50,12 +70,17 @@ const DECISION_BUCKETS = [
   1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 28_800, 86_400, 172_800, 604_800,
 ];
 
+/** Time to answer an HTTP request, in seconds: from 5 ms to a minute. */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
 interface Instruments {
   waiting: ObservableGauge;
   decision: Histogram;
   reminders: Counter;
   escalations: Counter;
   deliveries: Counter;
+  runEvents: Counter;
+  httpRequests: Histogram;
 }
 
 function instrumentsOf(meter: Meter): Instruments {
@@ -80,6 +105,16 @@ function instrumentsOf(meter: Meter): Instruments {
     deliveries: meter.createCounter('holdpoint.notifications.deliveries', {
       description: 'Notification delivery attempts, by channel and result',
       unit: '{delivery}',
+    }),
+    runEvents: meter.createCounter('holdpoint.run.events', {
+      description:
+        'What happened to runs, by app and event: started, paused, resumed, completed, failed, cancelled, expired, recovered',
+      unit: '{event}',
+    }),
+    httpRequests: meter.createHistogram('holdpoint.http.request.duration', {
+      description: 'Time to answer an HTTP request of the API, by method, route and status',
+      unit: 's',
+      advice: { explicitBucketBoundaries: HTTP_BUCKETS },
     }),
   };
 }
@@ -128,6 +163,13 @@ const RECORDER: HoldpointMetrics = {
     const outcome = approved ? 'approved' : 'denied';
     for (const { decision } of everyInstruments()) decision.record(seconds, { app, tool, outcome });
   },
+  recordRunEvent(app, event) {
+    for (const { runEvents } of everyInstruments()) runEvents.add(1, { app, event });
+  },
+  recordHttpRequest(method, route, status, seconds) {
+    const labels = { method, route, status: String(status) };
+    for (const { httpRequests } of everyInstruments()) httpRequests.record(seconds, labels);
+  },
 };
 
 /**
@@ -168,7 +210,8 @@ export function recordOn(meter: Meter, read: WaitingReader): () => void {
  * What a stored commit tells the metrics (a store's commit observer): each approval it
  * settles (a denial, or the vote that reached the quorum) records its time to decision
  * once, since a commit is observed once, when stored; its `reminded` and `escalated`
- * audit lines count reminders and escalations, whoever wrote them.
+ * audit lines count reminders and escalations, whoever wrote them; each run it moves
+ * (started, paused, resumed, ended) and each recovery counts as a run event.
  */
 export function recordCommitMetrics(before: SessionSnapshot, writes: SessionWrites): void {
   const recorder = holdpointMetrics();
@@ -176,6 +219,11 @@ export function recordCommitMetrics(before: SessionSnapshot, writes: SessionWrit
   for (const line of writes.audit) {
     if (line.action === 'reminded') recorder.recordReminder(app, line.toolName ?? '');
     if (line.action === 'escalated') recorder.recordEscalation(app, line.toolName ?? '');
+    if (line.action === 'recovered') recorder.recordRunEvent(app, 'recovered');
+  }
+  for (const run of writes.runs ?? []) {
+    const event = runEventOf(before, run);
+    if (event) recorder.recordRunEvent(run.app, event);
   }
   for (const pause of writes.pauses ?? []) {
     const was = before.pause?.pauseId === pause.pauseId ? before.pause : undefined;
@@ -185,5 +233,19 @@ export function recordCommitMetrics(before: SessionSnapshot, writes: SessionWrit
       const seconds = Math.max(0, settled.at - approval.createdAt) / 1000;
       recorder.recordDecision(pause.app, approval.toolName, settled.approved, seconds);
     }
+  }
+}
+
+/** What a commit's write of `run` did to it, next to the run `before` held; none when nothing. */
+function runEventOf(before: SessionSnapshot, run: RunRecord): RunMetricEvent | undefined {
+  const was = before.run?.invocationId === run.invocationId ? before.run.status : undefined;
+  if (was === run.status) return undefined;
+  switch (run.status) {
+    case 'running':
+      return was === undefined ? 'started' : was === 'paused' ? 'resumed' : undefined;
+    case 'interrupted':
+      return undefined;
+    default:
+      return run.status;
   }
 }

@@ -43,6 +43,10 @@ export function prometheusEndpoint(read: WaitingReader): PrometheusEndpoint {
         instrumentName: 'holdpoint.approval.decision.duration',
         name: 'holdpoint.approval.decision.duration.seconds',
       },
+      {
+        instrumentName: 'holdpoint.http.request.duration',
+        name: 'holdpoint.http.request.duration.seconds',
+      },
     ],
   });
   const stopRecording = recordOn(provider.getMeter(METER_NAME), read);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { isHoldpointError } from '../../core/errors.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { DecisionLinks } from '../../runtime/notify/decision-links.js';
+import { httpMetrics } from '../../telemetry/http-metrics.js';
 import { httpSpans } from '../../telemetry/http-span.js';
 import {
   PROMETHEUS_CONTENT_TYPE,
@@ -64,6 +65,7 @@ export function createHttpApp({
 
   app.use(settleUnreadBodies(MAX_BODY_BYTES));
   app.use('/api/*', httpSpans());
+  app.use('/api/*', httpMetrics());
   guardBrowsers(app, policy);
   const limited = limitBodies(MAX_BODY_BYTES);
   app.use('/api/*', limited);
