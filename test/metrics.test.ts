@@ -128,6 +128,15 @@ describe.each(STORE_KINDS)('createHoldpoint({ metrics: "prometheus" }) on the %s
     expect(requests('POST', '/api/approvals/:approvalId', '200')).toBe(1);
     // A path no operation has counts under the API's pattern, never by its own path.
     expect(requests('GET', '/api/*', '404')).toBe(1);
+    const roundTrips = (roundTrip: string) =>
+      read('holdpoint_store_round_trip_duration_seconds_count', {
+        store: kind,
+        round_trip: roundTrip,
+        outcome: 'ok',
+      }) ?? 0;
+    // The start's first commit, the pause's, the decision's, the end's at least; a read each.
+    expect(roundTrips('commit')).toBeGreaterThanOrEqual(4);
+    expect(roundTrips('read')).toBeGreaterThanOrEqual(1);
     expect(
       read('holdpoint_http_request_duration_seconds_bucket', {
         method: 'POST',

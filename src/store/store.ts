@@ -1,5 +1,6 @@
 import type { Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
+import type { ErrorCode } from '../core/errors.js';
 import type { StoreKind } from '../core/store-kinds.js';
 import type { AuditEntry, Lease, Pause, RunRecord } from '../core/types.js';
 import type {
@@ -21,6 +22,16 @@ import type { RunRelay } from './run-relay.js';
 import type { UserMemories } from './user-memories.js';
 
 export type { StoreKind } from '../core/store-kinds.js';
+
+/** A round trip to the storage: a session read (`read`), or a commit (`commit`). */
+export type StoreRoundTrip = 'read' | 'commit';
+
+/** Told of each round trip: which, how many seconds it took, and its code when it failed. */
+export type RoundTripObserver = (
+  roundTrip: StoreRoundTrip,
+  seconds: number,
+  failure?: ErrorCode,
+) => void;
 // The session shapes live in session-shapes.ts (so that the transitions, the outbox and
 // the waiting counts need not import this file); the store's callers find them here.
 export type {
@@ -177,6 +188,12 @@ export interface HoldpointStore {
    * the returned function is called.
    */
   observeCommits(observer: CommitObserver): () => void;
+  /**
+   * Calls `observer` after each round trip of a session's read or commit to the storage,
+   * with how long it took and, when it failed, its code; until the returned function is
+   * called. What watches the store's health (metrics) reads it here.
+   */
+  observeRoundTrips(observer: RoundTripObserver): () => void;
   /** A page of the audit log, oldest first. */
   listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
   /**

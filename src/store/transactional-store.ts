@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '@google/adk';
 import type { EffectLedger } from '../core/effect-ledger.js';
 import {
+  type ErrorCode,
   HoldpointError,
   isHoldpointError,
   sessionExists,
@@ -23,11 +24,13 @@ import type {
   NewSession,
   Page,
   PageCursor,
+  RoundTripObserver,
   SessionSnapshot,
   SessionTrail,
   SessionTransition,
   SessionWrites,
   StoreKind,
+  StoreRoundTrip,
   StoreStats,
   Transition,
 } from './store.js';
@@ -221,6 +224,39 @@ export abstract class TransactionalStore implements HoldpointStore {
     return () => this.observers.delete(own);
   }
 
+  private readonly roundTripObservers = new Set<RoundTripObserver>();
+
+  observeRoundTrips(observer: RoundTripObserver): () => void {
+    const own: RoundTripObserver = (roundTrip, seconds, failure) =>
+      observer(roundTrip, seconds, failure);
+    this.roundTripObservers.add(own);
+    return () => this.roundTripObservers.delete(own);
+  }
+
+  /** `run`, one round trip to the storage, told to the round-trip observers when it ends. */
+  private async timed<T>(roundTrip: StoreRoundTrip, run: () => Promise<T>): Promise<T> {
+    if (this.roundTripObservers.size === 0) return run();
+    const start = performance.now();
+    const tell = (failure?: ErrorCode) => {
+      const seconds = (performance.now() - start) / 1000;
+      for (const observer of this.roundTripObservers) {
+        try {
+          observer(roundTrip, seconds, failure);
+        } catch {
+          // An observer only derives (metrics): the round trip's caller gets its answer.
+        }
+      }
+    };
+    try {
+      const value = await run();
+      tell();
+      return value;
+    } catch (error) {
+      tell(isHoldpointError(error) ? error.code : 'INTERNAL');
+      throw error;
+    }
+  }
+
   /** Tells the observers of a stored commit; what they do never fails the commit's caller. */
   private committed(before: SessionSnapshot, writes: SessionWrites): void {
     for (const observer of this.observers) {
@@ -233,7 +269,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   }
 
   async getSnapshot(sessionId: string): Promise<SessionSnapshot | undefined> {
-    return this.handOut(await this.readSnapshot(sessionId));
+    return this.handOut(await this.timed('read', () => this.readSnapshot(sessionId)));
   }
 
   async createSession(
@@ -246,7 +282,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     const commitIds = this.commitIdsAfter(undefined, commitId);
     const insert = () =>
       this.writes.track(
-        () => this.insert(session, writes, commitIds),
+        () => this.timed('commit', () => this.insert(session, writes, commitIds)),
         (inserted) => inserted,
       );
     const created = await insert().catch((error: unknown) => {
@@ -288,7 +324,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     let stored: boolean;
     try {
       stored = await this.writes.track(
-        () => this.commit(sessionId, read, writes, commitIds),
+        () => this.timed('commit', () => this.commit(sessionId, read, writes, commitIds)),
         (committed) => committed,
       );
     } catch (error) {
@@ -316,7 +352,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     const deadline = Date.now() + this.settleMs;
     for (;;) {
       try {
-        const read = await this.readSnapshot(sessionId);
+        const read = await this.timed('read', () => this.readSnapshot(sessionId));
         return read?.commitIds?.includes(commitId) ?? false;
       } catch (error) {
         const away =
@@ -347,7 +383,7 @@ export abstract class TransactionalStore implements HoldpointStore {
     if (known?.snapshot.meta.sessionId !== sessionId) known = undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const handed = known !== undefined;
-      const read = known ?? (await this.readSnapshot(sessionId));
+      const read = known ?? (await this.timed('read', () => this.readSnapshot(sessionId)));
       known = undefined;
       if (!read) {
         throw sessionNotFound(sessionId);

@@ -63,12 +63,17 @@ export interface HoldpointMetrics {
   recordRunEvent(app: string, event: RunMetricEvent): void;
   /** An HTTP request to `route` was answered `status`, `seconds` after it came. */
   recordHttpRequest(method: string, route: string, status: number, seconds: number): void;
+  /** A read or a commit of the `store` kind took `seconds`, and failed with `failure` if given. */
+  recordStoreRoundTrip(store: string, roundTrip: string, seconds: number, failure?: string): void;
 }
 
 /** Time to decision, in seconds: from a second to a week. */
 const DECISION_BUCKETS = [
   1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 28_800, 86_400, 172_800, 604_800,
 ];
+
+/** Time of a read or a commit, in seconds: from 0.1 ms to 10 s. */
+const STORE_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 10];
 
 /** Time to answer an HTTP request, in seconds: from 5 ms to a minute. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -81,6 +86,7 @@ interface Instruments {
   deliveries: Counter;
   runEvents: Counter;
   httpRequests: Histogram;
+  storeRoundTrips: Histogram;
 }
 
 function instrumentsOf(meter: Meter): Instruments {
@@ -115,6 +121,12 @@ function instrumentsOf(meter: Meter): Instruments {
       description: 'Time to answer an HTTP request of the API, by method, route and status',
       unit: 's',
       advice: { explicitBucketBoundaries: HTTP_BUCKETS },
+    }),
+    storeRoundTrips: meter.createHistogram('holdpoint.store.round_trip.duration', {
+      description:
+        "Time of a session's read or commit in the store, by store, round trip and outcome (ok, or the error's code)",
+      unit: 's',
+      advice: { explicitBucketBoundaries: STORE_BUCKETS },
     }),
   };
 }
@@ -169,6 +181,10 @@ const RECORDER: HoldpointMetrics = {
   recordHttpRequest(method, route, status, seconds) {
     const labels = { method, route, status: String(status) };
     for (const { httpRequests } of everyInstruments()) httpRequests.record(seconds, labels);
+  },
+  recordStoreRoundTrip(store, roundTrip, seconds, failure) {
+    const labels = { store, round_trip: roundTrip, outcome: failure ?? 'ok' };
+    for (const { storeRoundTrips } of everyInstruments()) storeRoundTrips.record(seconds, labels);
   },
 };
 

@@ -47,6 +47,10 @@ export function prometheusEndpoint(read: WaitingReader): PrometheusEndpoint {
         instrumentName: 'holdpoint.http.request.duration',
         name: 'holdpoint.http.request.duration.seconds',
       },
+      {
+        instrumentName: 'holdpoint.store.round_trip.duration',
+        name: 'holdpoint.store.round_trip.duration.seconds',
+      },
     ],
   });
   const stopRecording = recordOn(provider.getMeter(METER_NAME), read);

@@ -1,5 +1,5 @@
 import type { HoldpointStore } from '../store/store.js';
-import { readWaitingOnGlobal, recordCommitMetrics } from './metrics.js';
+import { holdpointMetrics, readWaitingOnGlobal, recordCommitMetrics } from './metrics.js';
 import { type PrometheusEndpoint, prometheusEndpoint } from './prometheus-endpoint.js';
 
 /** A Holdpoint's metrics: its Prometheus endpoint when asked for; `close` stops them. */
@@ -10,19 +10,25 @@ export interface StoreMetrics {
 
 /**
  * Holdpoint's metrics from `store`: every stored commit records what it settled,
- * reminded and escalated (`recordCommitMetrics`), the waiting gauge reads the store's
+ * reminded and escalated (`recordCommitMetrics`), each read and commit its time and
+ * outcome (`recordStoreRoundTrip`), the waiting gauge reads the store's
  * counts, on the global meter provider (a host's SDK) and, with `prometheus`, on an
  * endpoint of its own.
  */
 export function storeMetrics(store: HoldpointStore, mode: 'off' | 'prometheus'): StoreMetrics {
   const read = () => store.countWaiting();
   const stopObserving = store.observeCommits(recordCommitMetrics);
+  const recorder = holdpointMetrics();
+  const stopTiming = store.observeRoundTrips((roundTrip, seconds, failure) =>
+    recorder.recordStoreRoundTrip(store.kind, roundTrip, seconds, failure),
+  );
   const stopReading = readWaitingOnGlobal(read);
   const prometheus = mode === 'prometheus' ? prometheusEndpoint(read) : undefined;
   return {
     prometheus,
     close: async () => {
       stopObserving();
+      stopTiming();
       stopReading();
       await prometheus?.close();
     },
