@@ -147,6 +147,18 @@ describe.each(STORE_KINDS)('createHoldpoint({ metrics: "prometheus" }) on the %s
     ).toBe(1);
   });
 
+  it('says how late a pause was recorded expired: how far the sweep runs behind', async () => {
+    const client = await open('prometheus');
+    const approvalId = await pause(client, 'ann');
+    // An hour to decide (the default), and five seconds more before anyone looks.
+    clock.advance(3_600_000 + 5_000);
+    expect((await client.get(`/api/approvals/${approvalId}`)).body.pause.status).toBe('expired');
+    const read = await scrape(base);
+    expect(read('holdpoint_pause_expiry_lag_seconds_count', { app: APP })).toBe(1);
+    expect(read('holdpoint_pause_expiry_lag_seconds_sum', { app: APP })).toBe(5);
+    expect(read('holdpoint_run_events_total', { app: APP, event: 'expired' })).toBe(1);
+  });
+
   it('serves no /metrics unless asked', async () => {
     await open();
     expect((await fetch(`${base}/metrics`)).status).toBe(404);

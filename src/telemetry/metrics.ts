@@ -65,12 +65,17 @@ export interface HoldpointMetrics {
   recordHttpRequest(method: string, route: string, status: number, seconds: number): void;
   /** A read or a commit of the `store` kind took `seconds`, and failed with `failure` if given. */
   recordStoreRoundTrip(store: string, roundTrip: string, seconds: number, failure?: string): void;
+  /** A pause of `app` was recorded expired `seconds` after its time (commits record it). */
+  recordExpiryLag(app: string, seconds: number): void;
 }
 
 /** Time to decision, in seconds: from a second to a week. */
 const DECISION_BUCKETS = [
   1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 28_800, 86_400, 172_800, 604_800,
 ];
+
+/** How late an expiry was recorded, in seconds: from 0.1 s to an hour. */
+const LAG_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
 
 /** Time of a read or a commit, in seconds: from 0.1 ms to 10 s. */
 const STORE_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 10];
@@ -87,6 +92,7 @@ interface Instruments {
   runEvents: Counter;
   httpRequests: Histogram;
   storeRoundTrips: Histogram;
+  expiryLag: Histogram;
 }
 
 function instrumentsOf(meter: Meter): Instruments {
@@ -127,6 +133,12 @@ function instrumentsOf(meter: Meter): Instruments {
         "Time of a session's read or commit in the store, by store, round trip and outcome (ok, or the error's code)",
       unit: 's',
       advice: { explicitBucketBoundaries: STORE_BUCKETS },
+    }),
+    expiryLag: meter.createHistogram('holdpoint.pause.expiry.lag', {
+      description:
+        'How long after its time a pause was recorded expired (by the sweep, or a read that found it past): how far the sweep runs behind',
+      unit: 's',
+      advice: { explicitBucketBoundaries: LAG_BUCKETS },
     }),
   };
 }
@@ -182,6 +194,9 @@ const RECORDER: HoldpointMetrics = {
     const labels = { method, route, status: String(status) };
     for (const { httpRequests } of everyInstruments()) httpRequests.record(seconds, labels);
   },
+  recordExpiryLag(app, seconds) {
+    for (const { expiryLag } of everyInstruments()) expiryLag.record(seconds, { app });
+  },
   recordStoreRoundTrip(store, roundTrip, seconds, failure) {
     const labels = { store, round_trip: roundTrip, outcome: failure ?? 'ok' };
     for (const { storeRoundTrips } of everyInstruments()) storeRoundTrips.record(seconds, labels);
@@ -227,7 +242,8 @@ export function recordOn(meter: Meter, read: WaitingReader): () => void {
  * settles (a denial, or the vote that reached the quorum) records its time to decision
  * once, since a commit is observed once, when stored; its `reminded` and `escalated`
  * audit lines count reminders and escalations, whoever wrote them; each run it moves
- * (started, paused, resumed, ended) and each recovery counts as a run event.
+ * (started, paused, resumed, ended) and each recovery counts as a run event; a pause it
+ * expires records how late that was.
  */
 export function recordCommitMetrics(before: SessionSnapshot, writes: SessionWrites): void {
   const recorder = holdpointMetrics();
@@ -243,6 +259,10 @@ export function recordCommitMetrics(before: SessionSnapshot, writes: SessionWrit
   }
   for (const pause of writes.pauses ?? []) {
     const was = before.pause?.pauseId === pause.pauseId ? before.pause : undefined;
+    if (pause.status === 'expired' && was?.status === 'pending') {
+      const late = Math.max(0, writes.meta.updatedAt - pause.expiresAt) / 1000;
+      recorder.recordExpiryLag(pause.app, late);
+    }
     for (const approval of pause.approvals) {
       const settled = settlingDecision(pause, approval);
       if (!settled || (was && settlingDecision(was, approval))) continue;

@@ -51,6 +51,7 @@ export function prometheusEndpoint(read: WaitingReader): PrometheusEndpoint {
         instrumentName: 'holdpoint.store.round_trip.duration',
         name: 'holdpoint.store.round_trip.duration.seconds',
       },
+      { instrumentName: 'holdpoint.pause.expiry.lag', name: 'holdpoint.pause.expiry.lag.seconds' },
     ],
   });
   const stopRecording = recordOn(provider.getMeter(METER_NAME), read);
