@@ -150,7 +150,7 @@ describe('web UI', () => {
     const receipt = page.getByRole('region', { name: 'Payment receipt' });
     await visible(receipt);
     await textOf(receipt).toMatch(/TXN-/);
-    await textOf(receipt).toContain('$200.00');
+    await textOf(receipt).toContain('200 USD');
     await textOf(receipt).toContain('Jiro');
     await shot(page, 'chat-receipt');
     expect(sockets).toBe(1);

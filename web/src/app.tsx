@@ -24,7 +24,7 @@ function Page({ route, apps }: { route: Route; apps: AppsState }) {
   }
   if (route === 'inbox') return <InboxPage />;
   if (route === 'grants') return <GrantsPage />;
-  return <ChatPage apps={apps} />;
+  return <ChatPage apps={apps} developer={signIn.kind === 'dev'} />;
 }
 
 /**

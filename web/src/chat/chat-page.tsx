@@ -5,10 +5,12 @@ import type { AppsState } from './use-apps';
 interface Props {
   /** The server's apps, read once when the UI starts. */
   apps: AppsState;
+  /** Developer options are offered (the server's development sign-in). */
+  developer?: boolean;
 }
 
 /** The chat page: once the server's apps are here, the chat with them. */
-export function ChatPage({ apps }: Props) {
+export function ChatPage({ apps, developer }: Props) {
   return (
     <main className="page page--chat" id="main">
       {apps.state === 'loading' ? (
@@ -21,7 +23,7 @@ export function ChatPage({ apps }: Props) {
           <ErrorNotice error={apps.error} onRetry={apps.retry} />
         </div>
       ) : null}
-      {apps.state === 'ready' ? <ChatView catalog={apps.catalog} /> : null}
+      {apps.state === 'ready' ? <ChatView catalog={apps.catalog} developer={developer} /> : null}
     </main>
   );
 }

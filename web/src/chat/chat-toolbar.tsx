@@ -8,6 +8,11 @@ interface Props {
   mode: ConnectionMode;
   /** The app is fixed once a conversation has a session. */
   appLocked: boolean;
+  /**
+   * Developer options (the connection) are offered: under the server's development
+   * sign-in only; with a real sign-in the page is as its users see it.
+   */
+  developer: boolean;
   onApp: (app: string) => void;
   onMode: (mode: ConnectionMode) => void;
   onNewChat: () => void;
@@ -16,12 +21,13 @@ interface Props {
   onConversations: () => void;
 }
 
-/** Which app to talk to, over which connection, and a fresh start. */
+/** Which app to talk to, a fresh start, and (developers) over which connection. */
 export function ChatToolbar({
   apps,
   app,
   mode,
   appLocked,
+  developer,
   onApp,
   onMode,
   onNewChat,
@@ -45,21 +51,29 @@ export function ChatToolbar({
           </label>
         ))}
       </fieldset>
-      <fieldset className="segmented">
-        <legend className="toolbar__legend">Connection</legend>
-        {MODES.map((item) => (
-          <label key={item.id} className="segmented__option" title={item.description}>
-            <input
-              type="radio"
-              name="mode"
-              value={item.id}
-              checked={mode === item.id}
-              onChange={() => onMode(item.id)}
-            />
-            <span>{item.label}</span>
-          </label>
-        ))}
-      </fieldset>
+      {developer ? (
+        <details className="toolbar__developer">
+          <summary className="toolbar__developer-summary">Developer options</summary>
+          <p className="toolbar__developer-note">
+            Development sign-in: the name and roles above are believed from this machine only.
+          </p>
+          <fieldset className="segmented">
+            <legend className="toolbar__legend">Connection</legend>
+            {MODES.map((item) => (
+              <label key={item.id} className="segmented__option" title={item.description}>
+                <input
+                  type="radio"
+                  name="mode"
+                  value={item.id}
+                  checked={mode === item.id}
+                  onChange={() => onMode(item.id)}
+                />
+                <span>{item.label}</span>
+              </label>
+            ))}
+          </fieldset>
+        </details>
+      ) : null}
       <button
         type="button"
         className="button button--ghost toolbar__conversations"

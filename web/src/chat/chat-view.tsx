@@ -33,10 +33,12 @@ const fresh = (): Loaded => ({
 interface Props {
   /** The apps the server serves. */
   catalog: AppCatalog;
+  /** Developer options are offered (the server's development sign-in). */
+  developer?: boolean;
 }
 
 /** The chat: pick an app and a connection, talk, approve. The session lives in the URL. */
-export function ChatView({ catalog }: Props) {
+export function ChatView({ catalog, developer = false }: Props) {
   const [location, setLocation] = useState<ChatLocation>(() =>
     readChatLocation(catalog.defaultApp),
   );
@@ -109,6 +111,7 @@ export function ChatView({ catalog }: Props) {
         app={location.app}
         mode={location.mode}
         appLocked={Boolean(location.session)}
+        developer={developer}
         onApp={(app) => newChat(app)}
         onMode={changeMode}
         onNewChat={() => newChat()}

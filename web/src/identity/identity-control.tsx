@@ -48,7 +48,7 @@ function TypedName() {
         id={rolesId}
         className="identity__input identity__input--roles"
         value={rolesDraft}
-        placeholder="e.g. approver"
+        placeholder="approver"
         spellCheck={false}
         onChange={(event) => setRolesDraft(event.target.value)}
         onBlur={() => commit()}

@@ -5,16 +5,18 @@ interface Props {
   recipient?: string;
 }
 
-function formatAmount(amount: number | undefined, currency: string | undefined): string {
+/**
+ * An amount as the app itself writes it, in its approval's hint and its answer: "200 USD",
+ * "12.50 EUR", "1,000 JPY" (whole amounts without decimals, others with two).
+ */
+export function formatAmount(amount: number | undefined, currency: string | undefined): string {
   if (amount === undefined) return '—';
-  try {
-    return new Intl.NumberFormat('en-US', {
-      style: 'currency',
-      currency: currency ?? 'USD',
-    }).format(amount);
-  } catch {
-    return `${amount} ${currency ?? ''}`.trim();
-  }
+  const digits = Number.isInteger(amount) ? 0 : 2;
+  const number = amount.toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+  return `${number} ${currency ?? 'USD'}`;
 }
 
 /** The receipt of a completed payment. */
