@@ -66,7 +66,7 @@ describe('holdpoint serve --log-format lines', () => {
     await decided;
     expect(lines()).toContainEqual(
       expect.stringMatching(
-        /^INFO {2}maria approved process_payment in payments \(api\): the run resumes /,
+        /^INFO {2}decisions recorded: maria approved process_payment in payments \(api\); the run resumes /,
       ),
     );
   });

@@ -125,9 +125,10 @@ async function resumeChecked(
       decided: made.map((d) => ({ approval_id: d.approvalId, approved: d.approved })),
       outcome,
     },
-    `${decidedBy} ${describeDecisions(pause, made)} in ${pause.app} (${channel ?? 'api'}): ${
-      outcome === 'pending' ? 'the run still waits' : 'the run resumes'
-    }`,
+    // "decisions recorded" first, as operators' searches (and the crash tests) look for it.
+    `decisions recorded: ${decidedBy} ${describeDecisions(pause, made)} in ${pause.app} (${
+      channel ?? 'api'
+    }); ${outcome === 'pending' ? 'the run still waits' : 'the run resumes'}`,
   );
   if (outcome === 'pending') {
     const emit = ctx.emitter(sessionId, sink);
