@@ -51,6 +51,8 @@ interface Props {
   initialOwner?: string;
   /** The decisions recorded on its latest pause, when it was loaded. */
   initialDecisions: ApiDecision[];
+  /** The session's run was going on when it was read (decided elsewhere, say). */
+  initialRunning?: boolean;
   onSessionId: (sessionId: string) => void;
 }
 
@@ -130,6 +132,13 @@ export function ChatSession(props: Props) {
   const [serverPending, setServerPending] = useState(props.initialPending);
   const [owner, setOwner] = useState(props.initialOwner);
   const [pauseDecisions, setPauseDecisions] = useState(props.initialDecisions);
+  /**
+   * The session's run went on, as the server said last, though this page drives no stream
+   * of it: decided elsewhere (another tab, the inbox, an approver's browser), its tool's
+   * result may be stored before its last words are. It is read until it ends.
+   */
+  const goingOnElsewhere = useRef(props.initialRunning === true);
+  const [followRun, setFollowRun] = useState(props.initialRunning === true);
   /** Decisions made in this tab, known before the server's log says so. */
   const [ownDecisions, setOwnDecisions] = useState<ApiDecision[]>([]);
   const [logVersion, setLogVersion] = useState(0);
@@ -187,6 +196,8 @@ export function ChatSession(props: Props) {
     setServerPending(state.pending_approvals);
     setOwner(state.user_id);
     setPauseDecisions(state.pause?.decisions ?? []);
+    goingOnElsewhere.current = state.status === 'running';
+    setFollowRun(state.status === 'running');
   }, []);
 
   const adopt = useCallback(
@@ -238,12 +249,15 @@ export function ChatSession(props: Props) {
     );
   }, [status]);
 
-  useSessionPoll(sessionId, pending.length > 0 && !busy && !cancelling, (state, askedAt) => {
+  const following = (pending.length > 0 || followRun) && !busy && !cancelling;
+  useSessionPoll(sessionId, following, (state, askedAt) => {
+    const wentOn = goingOnElsewhere.current;
     learn(state);
     if (askedAt < lastChange.current || streamingRef.current) return;
     const local = findPending(messagesRef.current).map((p) => p.toolCallId);
     const remote = state.pending_approvals.map((a) => a.tool_call_id);
-    if (!sameIds(local, remote)) adopt(state);
+    // A run that went on elsewhere shows what it did once it moved on (ended, or paused).
+    if (!sameIds(local, remote) || (wentOn && state.status !== 'running')) adopt(state);
   });
 
   // A stream error that says the approval is settled elsewhere, or that the call changed

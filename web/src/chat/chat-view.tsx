@@ -19,6 +19,7 @@ type Loaded =
       pending: ApiApproval[];
       owner?: string;
       decisions: ApiDecision[];
+      running: boolean;
     };
 
 const newKey = () => `chat-${crypto.randomUUID()}`;
@@ -27,6 +28,7 @@ const fresh = (): Loaded => ({
   key: newKey(),
   messages: [],
   pending: [],
+  running: false,
   decisions: [],
 });
 
@@ -67,6 +69,7 @@ export function ChatView({ catalog, developer = false }: Props) {
           pending: state.pending_approvals,
           owner: state.user_id,
           decisions: state.pause?.decisions ?? [],
+          running: state.status === 'running',
         });
       } catch (error) {
         setLoaded({ state: 'failed', error: toApiError(error) });
@@ -149,6 +152,7 @@ export function ChatView({ catalog, developer = false }: Props) {
           initialPending={loaded.pending}
           initialOwner={loaded.owner}
           initialDecisions={loaded.decisions}
+          initialRunning={loaded.running}
           onSessionId={onSessionId}
         />
       ) : null}
