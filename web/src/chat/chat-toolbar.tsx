@@ -21,6 +21,41 @@ interface Props {
   onConversations: () => void;
 }
 
+/** A choice of one among a few, as a row of toggles: the app, the connection. */
+function Segmented<T extends string>({
+  legend,
+  name,
+  options,
+  value,
+  onChange,
+  disabled,
+}: {
+  legend: string;
+  name: string;
+  options: { value: T; label: string; description?: string }[];
+  value: T;
+  onChange: (value: T) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <fieldset className="segmented" disabled={disabled}>
+      <legend className="toolbar__legend">{legend}</legend>
+      {options.map((option) => (
+        <label key={option.value} className="segmented__option" title={option.description}>
+          <input
+            type="radio"
+            name={name}
+            value={option.value}
+            checked={value === option.value}
+            onChange={() => onChange(option.value)}
+          />
+          <span>{option.label}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 /** Which app to talk to, a fresh start, and (developers) over which connection. */
 export function ChatToolbar({
   apps,
@@ -36,42 +71,35 @@ export function ChatToolbar({
 }: Props) {
   return (
     <div className="toolbar">
-      <fieldset className="segmented" disabled={appLocked}>
-        <legend className="toolbar__legend">App</legend>
-        {apps.map((item) => (
-          <label key={item.name} className="segmented__option" title={item.description}>
-            <input
-              type="radio"
-              name="app"
-              value={item.name}
-              checked={app === item.name}
-              onChange={() => onApp(item.name)}
-            />
-            <span>{item.label}</span>
-          </label>
-        ))}
-      </fieldset>
+      <Segmented
+        legend="App"
+        name="app"
+        disabled={appLocked}
+        options={apps.map((item) => ({
+          value: item.name,
+          label: item.label,
+          description: item.description,
+        }))}
+        value={app}
+        onChange={onApp}
+      />
       {developer ? (
         <details className="toolbar__developer">
           <summary className="toolbar__developer-summary">Developer options</summary>
           <p className="toolbar__developer-note">
             Development sign-in: the name and roles above are believed from this machine only.
           </p>
-          <fieldset className="segmented">
-            <legend className="toolbar__legend">Connection</legend>
-            {MODES.map((item) => (
-              <label key={item.id} className="segmented__option" title={item.description}>
-                <input
-                  type="radio"
-                  name="mode"
-                  value={item.id}
-                  checked={mode === item.id}
-                  onChange={() => onMode(item.id)}
-                />
-                <span>{item.label}</span>
-              </label>
-            ))}
-          </fieldset>
+          <Segmented
+            legend="Connection"
+            name="mode"
+            options={MODES.map((item) => ({
+              value: item.id,
+              label: item.label,
+              description: item.description,
+            }))}
+            value={mode}
+            onChange={onMode}
+          />
         </details>
       ) : null}
       <button
