@@ -33,6 +33,18 @@ describe('the runtime operations', () => {
     }
   });
 
+  it('each check their input against their schema by a rejected promise, before acting', async () => {
+    const runtime = memoryRuntime();
+    for (const [name, operation] of Object.entries(runtime.operations) as [string, AnyBound][]) {
+      let answer: Promise<unknown> | undefined;
+      expect(() => {
+        answer = operation({ unknownField: true }, SYSTEM, () => {});
+      }, name).not.toThrow();
+      await expect(answer, name).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    expect(await runtime.operations.getStoreStats({}, SYSTEM)).toMatchObject({ sessions: 0 });
+  });
+
   it('let Holdpoint itself (SYSTEM) through as it is', async () => {
     const runtime = memoryRuntime();
     const sessionId = await runtime.operations.createSession({}, SYSTEM);

@@ -15,7 +15,12 @@ import { ExpirySweeper } from './expiry/expiry-sweeper.js';
 import { applySlaDue, type SlaSweep } from './expiry/sla-due.js';
 import { countRequest } from './limits/count-request.js';
 import type { RateKind } from './limits/rate-limits.js';
-import { bindOperations, checked, type RuntimeOperations } from './operations.js';
+import {
+  bindOperations,
+  type CheckedOperations,
+  checked,
+  type RuntimeOperations,
+} from './operations.js';
 import { delegatorsOf } from './queries/delegators.js';
 import { InboxWatches } from './queries/inbox-watch.js';
 import { sessionOwner } from './queries/session-view.js';
@@ -58,12 +63,18 @@ export const HEALTH_TIMEOUT_MS = 500;
 export class HoldpointRuntime {
   private readonly ctx: RuntimeContext;
   private readonly inboxWatches: InboxWatches;
-  /** What the runtime does for a caller (RUNTIME_OPERATIONS), each checking `by` first. */
+  /** What the runtime does for a caller (RUNTIME_OPERATIONS), each checking `by` and its input first. */
   readonly operations: RuntimeOperations;
+  /**
+   * The same operations for an edge whose own schema, made of the runtime's fields, checked
+   * the input already (the REST API's decisions, the chat socket's): checking `by` only.
+   */
+  readonly checkedOperations: CheckedOperations;
 
   constructor(options: RuntimeOptions) {
     this.ctx = new RuntimeContext(options);
     this.operations = bindOperations(this.ctx);
+    this.checkedOperations = bindOperations(this.ctx, true);
     this.inboxWatches = new InboxWatches(
       this.ctx.store.relay,
       (by) => delegatorsOf(this.ctx, by, this.ctx.clock.now()),

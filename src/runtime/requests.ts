@@ -137,24 +137,35 @@ export type ReassignRequest = z.input<typeof reassignRequest>;
 /** The longest out-of-office delegation, from now: a year. */
 const MAX_DELEGATION_MS = 365 * 24 * 3600 * 1000;
 
+/** A delegation's fields: the delegate, from `from` (default: now) until `until` (ms), why. */
+const delegationFields = {
+  delegate: idText,
+  from: z.number().int().nonnegative().optional(),
+  until: z.number().int().positive(),
+  reason: reasonText.optional(),
+};
+
+/** A delegation ends after it starts. */
+function untilAfterFrom(d: { from?: number; until: number }): boolean {
+  return d.from === undefined || d.from < d.until;
+}
+const endsBeforeItStarts = { message: '"until" must come after "from"', path: ['until'] };
+
 /** A person's approvals left to a delegate from `from` (default: now) until `until` (ms). */
 export const delegationRequest = z
-  .strictObject({
-    delegate: idText,
-    from: z.number().int().nonnegative().optional(),
-    until: z.number().int().positive(),
-    reason: reasonText.optional(),
-  })
-  .refine((d) => d.from === undefined || d.from < d.until, {
-    message: '"until" must come after "from"',
-    path: ['until'],
-  });
+  .strictObject(delegationFields)
+  .refine(untilAfterFrom, endsBeforeItStarts);
 export type DelegationRequest = z.input<typeof delegationRequest>;
+
 /** A delegation for the person `userId`. */
-export type SetDelegationRequest = DelegationRequest & { userId: string };
+export const setDelegationRequest = z
+  .strictObject({ userId: idText, ...delegationFields })
+  .refine(untilAfterFrom, endsBeforeItStarts);
+export type SetDelegationRequest = z.input<typeof setDelegationRequest>;
 
 /** The input of an operation that needs nothing but who asks (`{}`). */
-export type NoInput = Record<string, never>;
+export const noInput = z.strictObject({});
+export type NoInput = z.input<typeof noInput>;
 
 /** Whether a delegation ending at `until` ends within a year of `now`. */
 export function delegationEndsInTime(until: number, now: number): boolean {

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { Pause } from '../../core/types.js';
-import { idText, reasonText, validate } from '../../core/validate.js';
+import { idText, reasonText } from '../../core/validate.js';
 import { cancelTransition } from '../../session/transitions/index.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
-const cancelRequest = z.strictObject({
+export const cancelRequest = z.strictObject({
   sessionId: idText,
   reason: reasonText.optional(),
 });
@@ -23,7 +23,7 @@ export async function cancelPause(
   request: CancelRequest,
   by: Principal,
 ): Promise<Pause> {
-  const { sessionId, reason } = validate(cancelRequest, request);
+  const { sessionId, reason } = request;
   tagSession(sessionId);
   const actor = by.id;
   const { meta } = await ctx.requireSnapshot(sessionId);

@@ -1,8 +1,7 @@
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
-import { validate } from '../../core/validate.js';
 import { cancelInterruptedTransition } from '../../session/transitions/index.js';
-import { type CancelRunRequest, cancelRunRequest } from '../requests.js';
+import type { CancelRunRequest } from '../requests.js';
 import type { RunEvent } from '../run-event.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
@@ -18,7 +17,7 @@ export async function cancelRun(
   request: CancelRunRequest,
   by: Principal,
 ): Promise<RunRecord> {
-  const { invocationId, reason } = validate(cancelRunRequest, request);
+  const { invocationId, reason } = request;
   const actor = by.id;
   const sessionId = await ctx.requireRunSession(invocationId);
   const { meta } = await ctx.requireSnapshot(sessionId);

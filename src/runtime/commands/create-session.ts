@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Principal } from '../../core/principal.js';
-import { appName, validate } from '../../core/validate.js';
+import { appName } from '../../core/validate.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
-const newSession = z.strictObject({ app: appName.optional() });
+export const newSession = z.strictObject({ app: appName.optional() });
 /** What a new empty session is for: its app (default: the runtime's default app). */
 export type NewSessionRequest = z.input<typeof newSession>;
 
@@ -17,7 +17,7 @@ export async function createSession(
   request: NewSessionRequest,
   by: Principal,
 ): Promise<string> {
-  const { app } = validate(newSession, request);
+  const { app } = request;
   const name = ctx.requireApp(app ?? ctx.options.defaultApp).name;
   const sessionId = randomUUID();
   await ctx.store.createSession({

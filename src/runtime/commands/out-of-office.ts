@@ -1,9 +1,8 @@
 import { HoldpointError } from '../../core/errors.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
-import { idText, validate } from '../../core/validate.js';
 import type { Delegation } from '../../store/delegations.js';
 import { INBOX_CHANNEL, type InboxNews } from '../../store/inbox-news.js';
-import { delegationEndsInTime, delegationRequest, type SetDelegationRequest } from '../requests.js';
+import { delegationEndsInTime, type SetDelegationRequest } from '../requests.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /**
@@ -24,12 +23,10 @@ function tellDelegates(ctx: RuntimeContext, delegates: (string | undefined)[]): 
  */
 export async function setDelegation(
   ctx: RuntimeContext,
-  { userId, ...request }: SetDelegationRequest,
+  { userId: id, delegate, from, until, reason }: SetDelegationRequest,
   by: Principal,
 ): Promise<Delegation> {
-  const id = validate(idText, userId);
   requireOwnerOrAdmin(by, id, "set this person's out-of-office delegation");
-  const { delegate, from, until, reason } = validate(delegationRequest, request);
   const now = ctx.clock.now();
   if (delegate === id) {
     throw new HoldpointError('VALIDATION_FAILED', 'A person cannot delegate to themselves.', {
@@ -58,24 +55,22 @@ export async function setDelegation(
   return delegation;
 }
 
-/** `userId`'s delegation that has not ended (it may not have begun); for them or an admin. */
+/** The delegation of the person `id` that has not ended (it may not have begun); for them or an admin. */
 export async function getDelegation(
   ctx: RuntimeContext,
-  userId: string,
+  id: string,
   by: Principal,
 ): Promise<Delegation | undefined> {
-  const id = validate(idText, userId);
   requireOwnerOrAdmin(by, id, "read this person's out-of-office delegation");
   return ctx.store.delegations.get(id, ctx.clock.now());
 }
 
-/** Ends `userId`'s delegation now; whether there was one. For them or an admin. */
+/** Ends the delegation of the person `id` now; whether there was one. For them or an admin. */
 export async function clearDelegation(
   ctx: RuntimeContext,
-  userId: string,
+  id: string,
   by: Principal,
 ): Promise<boolean> {
-  const id = validate(idText, userId);
   requireOwnerOrAdmin(by, id, "end this person's out-of-office delegation");
   const earlier = await ctx.store.delegations.get(id, ctx.clock.now());
   const cleared = await ctx.store.delegations.clear(id);

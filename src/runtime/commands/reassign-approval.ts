@@ -1,9 +1,8 @@
 import { approvalNotFound } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
-import { validate } from '../../core/validate.js';
 import { reassignTransition } from '../../session/transitions/index.js';
-import { type ReassignRequest, reassignRequest } from '../requests.js';
+import type { ReassignRequest } from '../requests.js';
 import type { RuntimeContext } from '../runtime-context.js';
 
 /** An approval after it was handed on, with the session it waits in. */
@@ -23,7 +22,7 @@ export async function reassignApproval(
   request: ReassignRequest,
   by: Principal,
 ): Promise<ReassignedApproval> {
-  const { approvalId, to, reason } = validate(reassignRequest, request);
+  const { approvalId, to, reason } = request;
   const sessionId = await ctx.store.findApproval(approvalId);
   if (!sessionId) throw approvalNotFound(approvalId);
   const pause = await ctx.store.apply(sessionId, reassignTransition, [

@@ -4,7 +4,6 @@ import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { hashArgs } from '../../core/hash.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, CarriedEdit, Lease, Pause } from '../../core/types.js';
-import { validate } from '../../core/validate.js';
 import { approvalAudit } from '../../session/audit/audit-entries.js';
 import { currentHint, latestEdit } from '../../session/decision/settlement.js';
 import {
@@ -13,7 +12,7 @@ import {
   savePauseTransition,
 } from '../../session/transitions/index.js';
 import type { SessionSnapshot } from '../../store/store.js';
-import { type RecoverRequest, recoverRequest } from '../requests.js';
+import type { RecoverRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -110,7 +109,7 @@ export async function recoverRun(
   by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { invocationId } = validate(recoverRequest, request);
+  const { invocationId } = request;
   const actor = by.id;
   const sessionId = await ctx.requireRunSession(invocationId);
   const before = await ctx.requireSnapshot(sessionId);

@@ -1,5 +1,4 @@
 import type { Principal } from '../../core/principal.js';
-import { idText, validate } from '../../core/validate.js';
 import type { DeliveryRecord } from '../../store/outbox.js';
 import { deliveryNotFound, requireDeliveryAdmin } from '../queries/deliveries.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -14,7 +13,6 @@ export async function resendDelivery(
   deliveryId: string,
   by: Principal,
 ): Promise<DeliveryRecord> {
-  validate(idText, deliveryId);
   requireDeliveryAdmin(by, 'Re-sending a notification');
   const delivery = await ctx.store.outbox.resend(deliveryId, ctx.clock.now());
   if (!delivery) throw deliveryNotFound(deliveryId);

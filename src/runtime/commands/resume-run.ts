@@ -13,13 +13,7 @@ import type { DecisionBatch, SessionTrail } from '../../store/store.js';
 import { tagSession } from '../../telemetry/session-attributes.js';
 import { delegatorsOf } from '../queries/delegators.js';
 import { runState } from '../queries/run-state.js';
-import {
-  type CheckedResumeRequest,
-  type DecisionInput,
-  decisionInput,
-  type ResumeRequest,
-  resumeRequest,
-} from '../requests.js';
+import type { CheckedDecisionInput, CheckedResumeRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
 import { pendingOutcome, type RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -35,17 +29,7 @@ import { toolRulesOf } from './tool-rules.js';
  * everyone else gets 409. Nothing of the resumed run happens before that decision (and
  * the session it takes) is stored.
  */
-export function resumeRun(
-  ctx: RuntimeContext,
-  request: ResumeRequest,
-  by: Principal,
-  sink?: RunEventSink,
-): Promise<RunOutcome> {
-  return resumeChecked(ctx, validate(resumeRequest, request), by, sink);
-}
-
-/** `resumeRun` on a request its edge checked already: carried as checked, never parsed again. */
-async function resumeChecked(
+export async function resumeRun(
   ctx: RuntimeContext,
   request: CheckedResumeRequest,
   by: Principal,
@@ -172,16 +156,15 @@ export function resumeDecidedRun(
  */
 export async function decideApproval(
   ctx: RuntimeContext,
-  decision: DecisionInput,
+  decision: CheckedDecisionInput,
   by: Principal,
   sink?: RunEventSink,
   requestId?: string,
 ): Promise<RunOutcome> {
-  const checked = validate(decisionInput, decision);
-  const sessionId = await ctx.store.findApproval(checked.approvalId);
-  if (!sessionId) throw approvalNotFound(checked.approvalId);
+  const sessionId = await ctx.store.findApproval(decision.approvalId);
+  if (!sessionId) throw approvalNotFound(decision.approvalId);
   const named = requestId === undefined ? {} : { requestId: validate(idText, requestId) };
-  return resumeChecked(ctx, { sessionId, decisions: [checked], ...named }, by, sink);
+  return resumeRun(ctx, { sessionId, decisions: [decision], ...named }, by, sink);
 }
 
 /** What a person decided, in words: "approved pay", "denied pay, approved mail". */

@@ -1,6 +1,5 @@
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { isOwnerOrAdmin, type Principal } from '../../core/principal.js';
-import { idText, validate } from '../../core/validate.js';
 import { grantRevokedTransition } from '../../session/transitions/index.js';
 import { type ListedGrant, listedGrant } from '../queries/grants.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -15,10 +14,9 @@ import type { RuntimeContext } from '../runtime-context.js';
  */
 export async function revokeGrant(
   ctx: RuntimeContext,
-  grantId: string,
+  id: string,
   by: Principal,
 ): Promise<ListedGrant> {
-  const id = validate(idText, grantId);
   const grant = await ctx.store.grants.get(id);
   if (!grant || !(isOwnerOrAdmin(by, grant.userId) || by.id === grant.grantedBy)) {
     throw new HoldpointError('GRANT_NOT_FOUND', `No grant ${id}.`, { grant_id: id });

@@ -3,11 +3,10 @@ import type { AgentApp } from '../../agents/agent-app.js';
 import { HoldpointError, withRun } from '../../core/errors.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
-import { validate } from '../../core/validate.js';
 import { beginRunTransition } from '../../session/transitions/index.js';
 import type { SessionTrail } from '../../store/store.js';
 import { runState } from '../queries/run-state.js';
-import { type StartRequest, startRequest } from '../requests.js';
+import type { StartRequest } from '../requests.js';
 import type { RunEventSink } from '../run-event.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -32,7 +31,7 @@ export async function startRun(
   by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { query, app: appName, sessionId, requestId } = validate(startRequest, request);
+  const { query, app: appName, sessionId, requestId } = request;
   const userId = by.id;
   const invocationId = `inv-${requestId ? idFrom(`run\n${requestId}`) : randomUUID()}`;
   const targetId = sessionId ?? (requestId ? idFrom(`session\n${requestId}`) : randomUUID());

@@ -1,6 +1,5 @@
 import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
-import { idText, validate } from '../../core/validate.js';
 import { mayDecideNow, mayNeedDelegators } from '../../session/decision/may-decide.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { delegatorsOf } from './delegators.js';
@@ -29,7 +28,7 @@ export async function getApproval(
   approvalId: string,
   by: Principal,
 ): Promise<ApprovalLookup | undefined> {
-  const sessionId = await ctx.store.findApproval(validate(idText, approvalId));
+  const sessionId = await ctx.store.findApproval(approvalId);
   if (!sessionId) return undefined;
   const read = await ctx.requireSnapshot(sessionId);
   const delegators = mayNeedDelegators(read.pause, by, read.run?.userId)

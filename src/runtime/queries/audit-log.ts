@@ -3,7 +3,7 @@ import { HoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { AuditEntry } from '../../core/types.js';
-import { idText, validate } from '../../core/validate.js';
+import { idText } from '../../core/validate.js';
 import type { PageCursor } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
@@ -29,10 +29,10 @@ export interface AuditPage {
  */
 export async function readAudit(
   ctx: RuntimeContext,
-  query: AuditQuery,
+  query: z.output<typeof auditQuery>,
   by: Principal,
 ): Promise<AuditPage> {
-  const { sessionId, limit, cursor } = validate(auditQuery, query);
+  const { sessionId, limit, cursor } = query;
   const { meta } = await currentSnapshot(ctx, sessionId);
   requireOwnerOrAdmin(by, meta.userId, 'read the audit log of this session');
   const offset = cursor === undefined ? 0 : auditOffset(decodeCursor(cursor), sessionId);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
 import { ADMIN_ROLE, hasRole, type Principal } from '../../core/principal.js';
-import { idText, validate } from '../../core/validate.js';
 import type { DeliveryRecord } from '../../store/outbox.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';
@@ -37,10 +36,10 @@ export function deliveryNotFound(deliveryId: string): HoldpointError {
  */
 export async function listDeliveries(
   ctx: RuntimeContext,
-  query: DeliveriesQuery,
+  query: z.output<typeof deliveriesQuery>,
   by: Principal,
 ): Promise<DeliveriesPage> {
-  const { status, limit, cursor } = validate(deliveriesQuery, query);
+  const { status, limit, cursor } = query;
   requireDeliveryAdmin(by, 'Listing notifications');
   const page = await ctx.store.outbox.list({
     status,
@@ -56,7 +55,6 @@ export async function getDelivery(
   deliveryId: string,
   by: Principal,
 ): Promise<DeliveryRecord> {
-  validate(idText, deliveryId);
   requireDeliveryAdmin(by, 'Reading a notification');
   const delivery = await ctx.store.outbox.get(deliveryId);
   if (!delivery) throw deliveryNotFound(deliveryId);

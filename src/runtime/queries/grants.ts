@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Grant } from '../../core/grants.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
-import { idText, validate } from '../../core/validate.js';
+import { idText } from '../../core/validate.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { PAGE_FIELDS } from './page-cursor.js';
 
@@ -32,10 +32,10 @@ export function listedGrant(grant: Grant, now: number): ListedGrant {
  */
 export async function listGrants(
   ctx: RuntimeContext,
-  query: GrantsQuery,
+  query: z.output<typeof grantsQuery>,
   by: Principal,
 ): Promise<GrantsPage> {
-  const { userId = by.id, limit, cursor } = validate(grantsQuery, query);
+  const { userId = by.id, limit, cursor } = query;
   requireOwnerOrAdmin(by, userId, "list this person's grants");
   const page = await ctx.store.grants.list(userId, limit, cursor);
   const now = ctx.clock.now();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
 import { ADMIN_ROLE, hasRole, type Principal, SYSTEM } from '../../core/principal.js';
 import type { ApprovalRequest, Decision } from '../../core/types.js';
-import { idText, validate } from '../../core/validate.js';
+import { idText } from '../../core/validate.js';
 import { principalAudiences } from '../../session/decision/approvers.js';
 import { mayDecideNow } from '../../session/decision/may-decide.js';
 import { undecidedApprovals } from '../../session/transitions/index.js';
@@ -49,10 +49,10 @@ export interface PendingPage {
  */
 export async function listApprovals(
   ctx: RuntimeContext,
-  query: PendingQuery,
+  query: z.output<typeof pendingQuery>,
   by: Principal,
 ): Promise<PendingPage> {
-  const { limit, cursor, ...asked } = validate(pendingQuery, query);
+  const { limit, cursor, ...asked } = query;
   // An admin may look at what another user may decide, as that user.
   const other = asked.userId !== undefined && asked.userId !== by.id ? asked.userId : undefined;
   if (other && !hasRole(by, ADMIN_ROLE)) {

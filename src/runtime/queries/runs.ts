@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { HoldpointError, runNotFound } from '../../core/errors.js';
 import { ADMIN_ROLE, hasRole, type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { RunRecord } from '../../core/types.js';
-import { idText, validate } from '../../core/validate.js';
 import { isInterrupted } from '../../session/transitions/index.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';
@@ -34,7 +33,6 @@ export async function getRun(
   invocationId: string,
   by: Principal,
 ): Promise<RunView> {
-  validate(idText, invocationId);
   const sessionId = await ctx.requireRunSession(invocationId);
   const [snapshot, run] = await Promise.all([
     ctx.requireSnapshot(sessionId),
@@ -65,10 +63,10 @@ export interface RunsPage {
  */
 export async function listRuns(
   ctx: RuntimeContext,
-  query: RunsQuery,
+  query: z.output<typeof runsQuery>,
   by: Principal,
 ): Promise<RunsPage> {
-  const { limit, cursor } = validate(runsQuery, query);
+  const { limit, cursor } = query;
   if (!hasRole(by, ADMIN_ROLE)) {
     throw new HoldpointError('FORBIDDEN', 'Listing interrupted runs needs the admin role.', {
       principal: by.id,

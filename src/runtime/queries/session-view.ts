@@ -2,7 +2,6 @@ import type { Session } from '@google/adk';
 import { sessionNotFound } from '../../core/errors.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
 import type { ApprovalRequest, Pause, RunRecord, SessionMeta } from '../../core/types.js';
-import { idText, validate } from '../../core/validate.js';
 import { decidesOn } from '../../session/decision/approvers.js';
 import { mayDecideNow, mayNeedDelegators } from '../../session/decision/may-decide.js';
 import { undecidedApprovals } from '../../session/transitions/index.js';
@@ -116,6 +115,6 @@ export async function sessionOwner(
   ctx: RuntimeContext,
   sessionId: string,
 ): Promise<string | undefined> {
-  const snapshot = await ctx.store.getSnapshot(validate(idText, sessionId));
+  const snapshot = await ctx.store.getSnapshot(sessionId);
   return snapshot?.meta.userId;
 }

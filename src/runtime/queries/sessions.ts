@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HoldpointError } from '../../core/errors.js';
 import { ADMIN_ROLE, hasRole, type Principal } from '../../core/principal.js';
 import type { RunStatus, SessionStatus } from '../../core/types.js';
-import { idText, validate } from '../../core/validate.js';
+import { idText } from '../../core/validate.js';
 import type { SessionSnapshot } from '../../store/store.js';
 import type { RuntimeContext } from '../runtime-context.js';
 import { decodeCursor, encodeCursor, PAGE_FIELDS } from './page-cursor.js';
@@ -63,10 +63,10 @@ function summaryOf(snapshot: SessionSnapshot, now: number): SessionSummary {
  */
 export async function listSessions(
   ctx: RuntimeContext,
-  query: SessionsQuery,
+  query: z.output<typeof sessionsQuery>,
   by: Principal,
 ): Promise<SessionsPage> {
-  const { limit, cursor, userId = by.id } = validate(sessionsQuery, query);
+  const { limit, cursor, userId = by.id } = query;
   if (userId !== by.id && !hasRole(by, ADMIN_ROLE)) {
     throw new HoldpointError('FORBIDDEN', "Only an admin lists another user's sessions.", {
       principal: by.id,

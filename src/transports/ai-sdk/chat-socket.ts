@@ -7,8 +7,9 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
-import { boundedJson, idText, reasonText, validate } from '../../core/validate.js';
+import { idText, validate } from '../../core/validate.js';
 import type { HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
+import { decisionInput } from '../../runtime/requests.js';
 import { type Identity, requireIdentity } from '../auth/index.js';
 import {
   admitUpgrade,
@@ -21,7 +22,7 @@ import {
   type SocketLimits,
 } from '../http/index.js';
 import { type ChatIntent, type PostedIntent, postedIntent } from './chat-intent.js';
-import { type ChatRequestBody, chatDecisionDetails, chatRequestBody } from './chat-request.js';
+import { type ChatRequestBody, chatRequestBody } from './chat-request.js';
 import { errorText, runChatTurn } from './chat-stream.js';
 import { ContinuousStream } from './continuous-stream.js';
 
@@ -36,12 +37,8 @@ const MAX_FRAME_BYTES = 1024 * 1024;
  */
 const decisionFrame = z.strictObject({
   type: z.literal('decision'),
-  approvalId: idText,
-  approved: z.boolean(),
-  reason: reasonText.optional(),
-  payload: boundedJson.optional(),
   userId: idText.optional(),
-  ...chatDecisionDetails.shape,
+  ...decisionInput.omit({ channel: true }).shape,
 });
 
 /**
@@ -332,7 +329,10 @@ class ChatConnection {
     try {
       requireActingAs(this.caller, userId, 'socket');
       await this.options.runtime.countRequest(this.caller, 'runs');
-      const outcome = await this.options.runtime.operations.decideApproval(decision, this.caller);
+      const outcome = await this.options.runtime.checkedOperations.decideApproval(
+        decision,
+        this.caller,
+      );
       this.send({ type: 'decision-result', approvalId, ...presentOutcome(outcome) });
     } catch (error) {
       if (!isHoldpointError(error)) {

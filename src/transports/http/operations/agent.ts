@@ -32,8 +32,9 @@ export const agentOperations = [
     body: wire.resumeBody,
     countsAsRun: true,
     idempotent: 'resume',
+    // The body is checked by the runtime's own decision fields: carried on as checked.
     act: ({ body, by, runtime, requestId }) =>
-      runtime.operations.resumeRun(
+      runtime.checkedOperations.resumeRun(
         {
           requestId,
           sessionId: body.session_id,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { approvalNotFound } from '../../../core/errors.js';
+import { idText, validate } from '../../../core/validate.js';
 import { inboxEvents } from '../inbox-events.js';
 import {
   presentApprovalLookup,
@@ -71,10 +72,11 @@ export const approvalOperations = [
     body: wire.approvalDecisionBody,
     countsAsRun: true,
     idempotent: 'decide',
+    // The body is checked by the runtime's own decision fields: only the path's id is left.
     act: ({ params, body, by, runtime, requestId }) =>
-      runtime.operations.decideApproval(
+      runtime.checkedOperations.decideApproval(
         {
-          approvalId: params.approvalId ?? '',
+          approvalId: validate(idText, params.approvalId),
           approved: body.approved,
           reason: body.reason,
           payload: body.payload,
