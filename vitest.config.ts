@@ -38,6 +38,7 @@ const FAST = [
   'src/**/*.test.ts',
   'examples/**/*.test.ts',
   'web/src/**/*.test.{ts,tsx}',
+  'react/src/**/*.test.{ts,tsx}',
   ...FAST_OF_TEST,
 ];
 
@@ -55,6 +56,10 @@ export default defineConfig({
       { find: /^holdpoint$/, replacement: source('index.ts') },
       { find: /^holdpoint\/types$/, replacement: source('types.ts') },
       { find: /^holdpoint\/workflows$/, replacement: source('workflows.ts') },
+      {
+        find: /^holdpoint\/react$/,
+        replacement: fileURLToPath(new URL('./react/src/index.ts', import.meta.url)),
+      },
     ],
   },
   test: {

@@ -69,12 +69,19 @@ export type { AuditChainCheck } from './session/audit/verify-audit-chain.js';
 export type { Delegation } from './store/delegations.js';
 export type { DeliveryRecord, DeliveryStatus } from './store/outbox.js';
 export type { Unsubscribe } from './store/run-relay.js';
+export type { ChatMessageMetadata } from './transports/ai-sdk/chat-metadata.js';
+export type { ChatDecisionDetails } from './transports/ai-sdk/chat-request.js';
 export type {
   ApiKeyEntry,
   IdentityHook,
   JwtSettings,
   OidcSettings,
 } from './transports/auth/index.js';
+/**
+ * The REST API's request and answer shapes (snake_case), as types: what `holdpoint/react`
+ * and any other client of the HTTP API read and send (`wire.Approval`, `wire.Outcome`…).
+ */
+export type * as wire from './transports/http/wire/index.js';
 export type { EmailChannelOptions } from './transports/notify/email-channel.js';
 export type { SlackChannel, SlackChannelOptions } from './transports/notify/slack-channel.js';
 export type { SlackUsers } from './transports/notify/slack-users.js';

@@ -26,6 +26,15 @@ const presentOwnPagesAsTarget: ProxyOptions['configure'] = (proxy) => {
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [react()],
+  // The UI is made of holdpoint/react's components: their source, as the package builds them.
+  resolve: {
+    alias: [
+      {
+        find: /^holdpoint\/react$/,
+        replacement: fileURLToPath(new URL('../react/src/index.ts', import.meta.url)),
+      },
+    ],
+  },
   build: { outDir: 'dist', emptyOutDir: true },
   server: {
     port: Number(process.env.WEB_PORT ?? 5173),

@@ -1,5 +1,5 @@
+import { ApiError, UNREACHABLE } from 'holdpoint/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, UNREACHABLE } from './api-error';
 import { listApps, listDecisions } from './holdpoint-api';
 
 const app = { name: 'refunds', label: 'Refunds', description: 'Refunds orders.', examples: [] };

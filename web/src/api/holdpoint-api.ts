@@ -1,7 +1,5 @@
-import { ApiError, UNREACHABLE } from './api-error';
 import type {
   ApiApp,
-  ApiApprovalsPage,
   ApiApps,
   ApiAuditLine,
   ApiDecision,
@@ -13,46 +11,23 @@ import type {
   ApiSessionsPage,
   DecisionBody,
   DecisionOutcome,
-  InboxApproval,
   SessionMessages,
-} from './api-types';
+} from 'holdpoint/react';
+import { ApiError, createHoldpointClient, UNREACHABLE } from 'holdpoint/react';
 
-async function request<T>(path: string, init?: RequestInit): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      ...init,
-      headers: { 'content-type': 'application/json', ...init?.headers },
-    });
-  } catch (error) {
-    throw new ApiError(UNREACHABLE, error instanceof Error ? error.message : String(error));
-  }
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  if (!response.ok) {
-    const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    if (error?.code) {
-      const { code, message, ...details } = error;
-      throw new ApiError(code, message ?? '', response.status, details);
-    }
-    // A proxy answering for a server that is down (e.g. the dev server) has no Holdpoint body.
-    const code = response.status >= 502 && response.status <= 504 ? UNREACHABLE : 'HTTP_ERROR';
-    throw new ApiError(code, `HTTP ${response.status}`, response.status);
-  }
-  return body as T;
-}
+/**
+ * This page's own server, as holdpoint/react reaches it: the browser's cookies say who is
+ * signed in (the development sign-in's, or the server's own sign-in's).
+ */
+const client = createHoldpointClient();
+const { request } = client;
 
 /**
  * Who the server takes this browser for (`GET /api/me`). When nobody is signed in it
  * fails UNAUTHENTICATED, its details saying how to sign in (`auth_mode`, `login_url`).
  */
 export function whoAmI(): Promise<ApiMe> {
-  return request('/api/me');
+  return client.whoAmI();
 }
 
 /** Ends the browser's sign-in at `logoutUrl` (the server clears its cookie). */
@@ -90,19 +65,6 @@ export async function listSessions(cursor?: string): Promise<SessionPage> {
   return { sessions: body.sessions, nextCursor: body.next_cursor };
 }
 
-/** A page of pending approvals, and where the next one starts when there is more. */
-export interface ApprovalPage {
-  approvals: InboxApproval[];
-  nextCursor?: string;
-}
-
-/** One page of the pending approvals across sessions owned by the user, from `cursor`. */
-export async function listApprovals(userId: string, cursor?: string): Promise<ApprovalPage> {
-  const query = new URLSearchParams({ user_id: userId, ...(cursor ? { cursor } : {}) });
-  const body = await request<ApiApprovalsPage>(`/api/approvals?${query}`);
-  return { approvals: body.approvals, nextCursor: body.next_cursor };
-}
-
 /** A page of grants, and where the next one starts when there is more. */
 export interface GrantPage {
   grants: ApiGrant[];
@@ -130,10 +92,7 @@ export function decideApproval(
   decision: DecisionBody,
   userId: string,
 ): Promise<DecisionOutcome> {
-  return request(`/api/approvals/${encodeURIComponent(approvalId)}`, {
-    method: 'POST',
-    body: JSON.stringify({ ...decision, user_id: userId }),
-  });
+  return client.decideApproval(approvalId, decision, userId);
 }
 
 /** Cancels the session's pause (`POST /api/agent/cancel`): nothing pending runs. */

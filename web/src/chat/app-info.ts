@@ -1,4 +1,4 @@
-import type { ApiApp } from '../api/api-types';
+import type { ApiApp } from 'holdpoint/react';
 
 /** What the UI shows of an app. */
 export type AppInfo = Pick<ApiApp, 'name' | 'label' | 'description' | 'examples'>;

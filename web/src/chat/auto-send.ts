@@ -2,7 +2,7 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
 } from 'ai';
-import type { ChatMessage } from '../api/api-types';
+import type { ChatMessage } from 'holdpoint/react';
 import { toolPartsOf } from './find-pending';
 
 /**

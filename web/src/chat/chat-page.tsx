@@ -1,4 +1,4 @@
-import { ErrorNotice } from '../ui/error-notice';
+import { ErrorNotice } from 'holdpoint/react';
 import { ChatView } from './chat-view';
 import type { AppsState } from './use-apps';
 

@@ -1,28 +1,31 @@
 import { useChat } from '@ai-sdk/react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { type ApiError, toApiError } from '../api/api-error';
 import type {
   ApiApp,
   ApiApproval,
   ApiDecision,
+  ApprovalRequest,
   ChatDecision,
   ChatMessage,
   SessionMessages,
-} from '../api/api-types';
-import { cancelPause, decideApproval, getSessionMessages } from '../api/holdpoint-api';
-import { ApprovalDialog } from '../approvals/approval-dialog';
-import type { ApprovalRequest } from '../approvals/approval-request';
-import { type InputChoice, inputAnswer, rejectIsAnswer } from '../approvals/input-answer';
+} from 'holdpoint/react';
 import {
+  type ApiError,
+  ApprovalDialog,
   decisionBody,
+  ErrorNotice,
   fieldErrorOf,
+  type InputChoice,
+  inputAnswer,
   isRich,
   type RichApproval,
+  rejectIsAnswer,
   stillWaitsNote,
+  toApiError,
   withStreamField,
-} from '../approvals/rich-approval';
+} from 'holdpoint/react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { cancelPause, decideApproval, getSessionMessages } from '../api/holdpoint-api';
 import { currentUser } from '../identity/identity';
-import { ErrorNotice } from '../ui/error-notice';
 import { appInfo } from './app-info';
 import { answersCompleteOnce, approvalResponsesIn } from './auto-send';
 import type { ConnectionMode } from './chat-settings';

@@ -1,4 +1,4 @@
-import type { ApiApp } from '../api/api-types';
+import type { ApiApp } from 'holdpoint/react';
 import { type ConnectionMode, MODES } from './chat-settings';
 
 interface Props {

@@ -1,8 +1,7 @@
+import type { ApiApproval, ApiDecision, ChatMessage } from 'holdpoint/react';
+import { type ApiError, ErrorNotice, toApiError } from 'holdpoint/react';
 import { useCallback, useEffect, useState } from 'react';
-import { type ApiError, toApiError } from '../api/api-error';
-import type { ApiApproval, ApiDecision, ChatMessage } from '../api/api-types';
 import { type AppCatalog, getSessionMessages } from '../api/holdpoint-api';
-import { ErrorNotice } from '../ui/error-notice';
 import { type ChatLocation, readChatLocation, writeChatLocation } from './chat-location';
 import { ChatSession } from './chat-session';
 import type { ConnectionMode } from './chat-settings';

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import type { ApiApp, ApiSessionSummary, SessionMessages } from 'holdpoint/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ApiApp, ApiSessionSummary, SessionMessages } from '../api/api-types';
 import { ChatPage } from './chat-page';
 import { useApps } from './use-apps';
 

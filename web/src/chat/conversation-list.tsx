@@ -1,6 +1,5 @@
-import type { ApiApp } from '../api/api-types';
-import { ErrorNotice } from '../ui/error-notice';
-import { formatClock } from '../ui/relative-time';
+import type { ApiApp } from 'holdpoint/react';
+import { ErrorNotice, formatClock } from 'holdpoint/react';
 import { useConversations } from './use-conversations';
 
 interface Props {

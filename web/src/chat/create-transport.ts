@@ -1,5 +1,5 @@
 import { type ChatTransport, DefaultChatTransport, WebSocketChatTransport } from 'ai';
-import type { ChatDecision, ChatMessage } from '../api/api-types';
+import type { ChatDecision, ChatMessage } from 'holdpoint/react';
 import type { ConnectionMode } from './chat-settings';
 
 /** Holdpoint's fields in every chat request: the app, the caller, and the session once known. */

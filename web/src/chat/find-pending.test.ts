@@ -1,5 +1,5 @@
+import type { ChatMessage } from 'holdpoint/react';
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../api/api-types';
 import { answersComplete } from './auto-send';
 import { findPending, sessionIdOf } from './find-pending';
 

@@ -1,5 +1,5 @@
-import type { ApiApproval, ChatMessage } from '../api/api-types';
-import { type ApprovalRequest, argsState, inputShape } from '../approvals/approval-request';
+import type { ApiApproval, ChatMessage } from 'holdpoint/react';
+import { type ApprovalRequest, argsState, inputShape } from 'holdpoint/react';
 
 interface ToolPartLike {
   type: string;

@@ -1,5 +1,5 @@
+import type { ApiDecision, ChatMessage } from 'holdpoint/react';
 import { useEffect, useRef } from 'react';
-import type { ApiDecision, ChatMessage } from '../api/api-types';
 import { MessageView } from './message-view';
 import type { Waiting } from './tool-card';
 

@@ -1,4 +1,4 @@
-import type { ApiDecision, ChatMessage } from '../api/api-types';
+import type { ApiDecision, ChatMessage } from 'holdpoint/react';
 import { toolNameOf } from './find-pending';
 import { ToolCard, type ToolPartView, type Waiting } from './tool-card';
 

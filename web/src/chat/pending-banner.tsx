@@ -1,6 +1,4 @@
-import { type ApprovalRequest, humanizeToolName } from '../approvals/approval-request';
-import { TimeLeft } from '../approvals/time-left';
-import { useNow } from '../ui/use-now';
+import { type ApprovalRequest, humanizeToolName, TimeLeft, useNow } from 'holdpoint/react';
 
 interface Props {
   request: ApprovalRequest;

@@ -1,6 +1,6 @@
+import type { ChatMessage } from 'holdpoint/react';
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../api/api-types';
-import { paymentRequest } from '../approvals/payment-request.test-support';
+import { paymentRequest } from '../../../react/src/approvals/payment-request.test-support.js';
 import { answersCompleteOnce } from './auto-send';
 import { chatDecision, streamDecisions } from './stream-decisions';
 

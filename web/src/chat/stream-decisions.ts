@@ -1,6 +1,4 @@
-import type { ChatDecision, ChatMessage } from '../api/api-types';
-import type { ApprovalRequest } from '../approvals/approval-request';
-import type { RichApproval } from '../approvals/rich-approval';
+import type { ApprovalRequest, ChatDecision, ChatMessage, RichApproval } from 'holdpoint/react';
 import { toolPartsOf } from './find-pending';
 
 /**

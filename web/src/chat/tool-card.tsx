@@ -1,11 +1,14 @@
-import type { ApiDecision } from '../api/api-types';
-import { humanizeToolName } from '../approvals/approval-request';
-import { argsDiff } from '../approvals/args-diff';
-import { ArgumentList } from '../approvals/argument-list';
-import { ChangeList } from '../approvals/change-list';
-import { decisionSource, decisionVerb } from '../approvals/decision-source';
+import type { ApiDecision } from 'holdpoint/react';
+import {
+  ArgumentList,
+  argsDiff,
+  ChangeList,
+  decisionSource,
+  decisionVerb,
+  formatClock,
+  humanizeToolName,
+} from 'holdpoint/react';
 import { ToolResult } from '../results/tool-result';
-import { formatClock } from '../ui/relative-time';
 
 export interface ToolPartView {
   toolName: string;

@@ -1,5 +1,5 @@
+import { type ApiError, toApiError } from 'holdpoint/react';
 import { useEffect, useState } from 'react';
-import { type ApiError, toApiError } from '../api/api-error';
 import { type AppCatalog, listApps } from '../api/holdpoint-api';
 
 /** The server's apps: on their way, failed to arrive (with a way to ask again), or here. */

@@ -1,6 +1,6 @@
+import type { ApiSessionSummary } from 'holdpoint/react';
+import { type ApiError, toApiError } from 'holdpoint/react';
 import { useCallback, useEffect, useState } from 'react';
-import { type ApiError, toApiError } from '../api/api-error';
-import type { ApiSessionSummary } from '../api/api-types';
 import { listSessions } from '../api/holdpoint-api';
 
 interface Conversations {

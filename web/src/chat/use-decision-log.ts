@@ -1,5 +1,5 @@
+import type { ApiDecision } from 'holdpoint/react';
 import { useEffect, useState } from 'react';
-import type { ApiDecision } from '../api/api-types';
 import { listDecisions } from '../api/holdpoint-api';
 
 /**

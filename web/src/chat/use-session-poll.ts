@@ -1,5 +1,5 @@
+import type { SessionMessages } from 'holdpoint/react';
 import { useEffect, useRef } from 'react';
-import type { SessionMessages } from '../api/api-types';
 import { getSessionMessages } from '../api/holdpoint-api';
 
 /**

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import type { ApprovalRequest } from 'holdpoint/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApprovalRequest } from '../approvals/approval-request';
-import { paymentRequest } from '../approvals/payment-request.test-support';
+import { paymentRequest } from '../../../react/src/approvals/payment-request.test-support.js';
 import { ToolCard } from './tool-card';
 import { WaitingPanel } from './waiting-panel';
 

@@ -1,13 +1,18 @@
+import type { ApiDecision } from 'holdpoint/react';
+import {
+  type ApprovalRequest,
+  argsDiff,
+  askedPeople,
+  ChangeList,
+  decisionSource,
+  decisionVerb,
+  formatClock,
+  humanizeToolName,
+  TimeLeft,
+  useNow,
+  waitingFor,
+} from 'holdpoint/react';
 import type { ReactNode } from 'react';
-import type { ApiDecision } from '../api/api-types';
-import { type ApprovalRequest, humanizeToolName } from '../approvals/approval-request';
-import { askedPeople, waitingFor } from '../approvals/approvers-text';
-import { argsDiff } from '../approvals/args-diff';
-import { ChangeList } from '../approvals/change-list';
-import { decisionSource, decisionVerb } from '../approvals/decision-source';
-import { TimeLeft } from '../approvals/time-left';
-import { formatClock } from '../ui/relative-time';
-import { useNow } from '../ui/use-now';
 
 interface Props {
   /** The approval waiting for someone else (the signed-in person may not decide it). */

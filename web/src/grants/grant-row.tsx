@@ -1,7 +1,6 @@
+import type { ApiGrant } from 'holdpoint/react';
+import { formatDuration, humanizeToolName } from 'holdpoint/react';
 import { useEffect, useRef } from 'react';
-import type { ApiGrant } from '../api/api-types';
-import { humanizeToolName } from '../approvals/approval-request';
-import { formatDuration } from '../ui/relative-time';
 import { grantState, matchLines } from './grant-text';
 
 /** Where revoking a row stands: asked to confirm, sent, or done from this page. */

@@ -1,5 +1,5 @@
+import type { ApiGrant } from 'holdpoint/react';
 import { describe, expect, it } from 'vitest';
-import type { ApiGrant } from '../api/api-types';
 import { conditionText, grantState, matchLines } from './grant-text';
 
 const NOW = Date.parse('2026-11-28T12:00:00.000Z');

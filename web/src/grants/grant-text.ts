@@ -1,6 +1,5 @@
-import type { ApiGrant } from '../api/api-types';
-import { humanizeToolName } from '../approvals/approval-request';
-import { formatDuration } from '../ui/relative-time';
+import type { ApiGrant } from 'holdpoint/react';
+import { formatDuration, humanizeToolName } from 'holdpoint/react';
 
 const BOUNDS: [key: 'lt' | 'lte' | 'gt' | 'gte', words: string][] = [
   ['lt', 'under'],

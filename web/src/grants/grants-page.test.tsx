@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import type { ApiGrant } from 'holdpoint/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ApiGrant } from '../api/api-types';
 import { GrantsPage } from './grants-page';
 
 const json = (body: unknown, status = 200) =>

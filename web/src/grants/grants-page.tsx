@@ -1,11 +1,8 @@
+import type { ApiGrant } from 'holdpoint/react';
+import { type ApiError, ErrorNotice, humanizeToolName, toApiError, useNow } from 'holdpoint/react';
 import { useState } from 'react';
-import { type ApiError, toApiError } from '../api/api-error';
-import type { ApiGrant } from '../api/api-types';
 import { revokeGrant } from '../api/holdpoint-api';
-import { humanizeToolName } from '../approvals/approval-request';
 import { useCurrentUser } from '../identity/identity';
-import { ErrorNotice } from '../ui/error-notice';
-import { useNow } from '../ui/use-now';
 import { GrantRow, type RevokeStep } from './grant-row';
 import { useGrants } from './use-grants';
 

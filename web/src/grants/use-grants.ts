@@ -1,8 +1,7 @@
+import type { ApiError, ApiGrant } from 'holdpoint/react';
+import { usePagedList } from 'holdpoint/react';
 import { useCallback } from 'react';
-import type { ApiError } from '../api/api-error';
-import type { ApiGrant } from '../api/api-types';
 import { listGrants } from '../api/holdpoint-api';
-import { usePagedList } from '../api/use-paged-list';
 
 interface Grants {
   grants: ApiGrant[];

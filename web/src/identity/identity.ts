@@ -1,5 +1,5 @@
+import { toApiError } from 'holdpoint/react';
 import { useEffect, useSyncExternalStore } from 'react';
-import { toApiError } from '../api/api-error';
 import { signOutAt, whoAmI } from '../api/holdpoint-api';
 
 /**

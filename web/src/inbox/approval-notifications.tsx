@@ -1,5 +1,5 @@
+import type { ApiInboxEvent } from 'holdpoint/react';
 import { useEffect, useRef, useState } from 'react';
-import type { ApiInboxEvent } from '../api/api-types';
 import { navigate } from '../router';
 
 type Entry = ApiInboxEvent['approvals'][number];

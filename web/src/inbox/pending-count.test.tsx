@@ -1,41 +1,43 @@
 // @vitest-environment happy-dom
-import { act, cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import type { ApiInboxEvent } from 'holdpoint/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ApiInboxEvent } from '../api/api-types';
 import { App } from '../app';
 import { pendingTitle } from './pending-count';
 
-/** An EventSource the test pushes events into, as the server would. */
-class FakeEventSource {
-  static readonly CLOSED = 2;
-  static opened: FakeEventSource[] = [];
-  closed = false;
-  readyState = 1;
-  private readonly handlers = new Map<string, ((event: MessageEvent<string>) => void)[]>();
+/**
+ * The inbox streams the page opens (`GET /api/approvals/events` by fetch), which the test
+ * pushes events into as the server would, drops, or refuses the next of.
+ */
+class FakeInboxStreams {
+  readonly opened: string[] = [];
+  /** Whether the next stream opened is refused (401, as for someone signed out). */
+  refuseNext = false;
+  private readonly streams: ReadableStreamDefaultController<Uint8Array>[] = [];
 
-  constructor(readonly url: string) {
-    FakeEventSource.opened.push(this);
-  }
-
-  addEventListener(type: string, handler: (event: MessageEvent<string>) => void): void {
-    this.handlers.set(type, [...(this.handlers.get(type) ?? []), handler]);
-  }
-
-  close(): void {
-    this.closed = true;
-  }
-
-  /** The server refused it (an error status): the browser gives up on it. */
-  refuse(): void {
-    this.readyState = FakeEventSource.CLOSED;
-    for (const handler of this.handlers.get('error') ?? []) handler(new MessageEvent('error'));
+  respond(url: string): Response {
+    this.opened.push(url);
+    if (this.refuseNext) {
+      this.refuseNext = false;
+      const refusal = { error: { code: 'UNAUTHENTICATED', message: 'Sign in.' } };
+      return new Response(JSON.stringify(refusal), { status: 401 });
+    }
+    const body = new ReadableStream<Uint8Array>({ start: (stream) => this.streams.push(stream) });
+    return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   }
 
   push(data: ApiInboxEvent): void {
-    const event = new MessageEvent('inbox', { data: JSON.stringify(data) });
-    for (const handler of this.handlers.get('inbox') ?? []) handler(event);
+    const event = `event: inbox\ndata: ${JSON.stringify(data)}\n\n`;
+    this.streams.at(-1)?.enqueue(new TextEncoder().encode(event));
+  }
+
+  /** The server's end of the stream closes (a restart, a proxy's timeout). */
+  drop(): void {
+    this.streams.at(-1)?.close();
   }
 }
+
+let streams: FakeInboxStreams;
 
 /** Records the notifications shown, as a browser with permission granted would show them. */
 class RecordingNotification {
@@ -63,17 +65,18 @@ const entry = (id: string) => ({
 });
 
 beforeEach(() => {
-  FakeEventSource.opened = [];
+  streams = new FakeInboxStreams();
   RecordingNotification.shown = [];
-  vi.stubGlobal('EventSource', FakeEventSource);
   vi.stubGlobal('Notification', RecordingNotification);
   vi.stubGlobal(
     'fetch',
-    vi.fn<typeof fetch>(async (input) =>
-      String(input) === '/api/apps'
+    vi.fn<typeof fetch>(async (input) => {
+      const url = String(input);
+      if (url === '/api/approvals/events') return streams.respond(url);
+      return url === '/api/apps'
         ? new Response(JSON.stringify(APPS))
-        : new Response(JSON.stringify({ approvals: [] })),
-    ),
+        : new Response(JSON.stringify({ approvals: [] }));
+    }),
   );
   window.history.replaceState(null, '', '/');
 });
@@ -92,45 +95,54 @@ describe('the pending count', () => {
   it('follows what the server pushes, in the nav and the title, over one stream', async () => {
     render(<App />);
     await screen.findByRole('heading', { name: 'Refunds' });
-    expect(FakeEventSource.opened.map((source) => source.url)).toEqual(['/api/approvals/events']);
-    const [source] = FakeEventSource.opened;
-    if (!source) throw new Error('no stream');
-    act(() => source.push({ pending: 3, more: false, approvals: [] }));
-    expect(screen.getByRole('link', { name: 'Approvals (3)' })).toBeTruthy();
+    await waitFor(() => expect(streams.opened).toEqual(['/api/approvals/events']));
+    streams.push({ pending: 3, more: false, approvals: [] });
+    expect(await screen.findByRole('link', { name: 'Approvals (3)' })).toBeTruthy();
     expect(document.title).toBe('(3) Holdpoint');
-    act(() => source.push({ pending: 0, more: false, approvals: [] }));
-    expect(screen.getByRole('link', { name: 'Approvals' })).toBeTruthy();
+    streams.push({ pending: 0, more: false, approvals: [] });
+    expect(await screen.findByRole('link', { name: 'Approvals' })).toBeTruthy();
     expect(document.title).toBe('Holdpoint');
+    expect(streams.opened).toEqual(['/api/approvals/events']);
   });
 
   it('opens a refused stream again later, keeping the count until the next push', async () => {
     render(<App />);
     await screen.findByRole('heading', { name: 'Refunds' });
-    const [first] = FakeEventSource.opened;
-    if (!first) throw new Error('no stream');
-    act(() => first.push({ pending: 2, more: false, approvals: [] }));
-    vi.useFakeTimers();
+    await waitFor(() => expect(streams.opened).toHaveLength(1));
+    streams.push({ pending: 2, more: false, approvals: [] });
+    await waitFor(() => expect(document.title).toBe('(2) Holdpoint'));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      act(() => first.refuse());
-      act(() => vi.advanceTimersByTime(29_999));
-      expect(FakeEventSource.opened).toHaveLength(1);
-      act(() => vi.advanceTimersByTime(1));
+      // Dropped: opened again a second later, and refused then (signed out meanwhile).
+      streams.refuseNext = true;
+      streams.drop();
+      await act(() => vi.advanceTimersByTimeAsync(1_000));
+      expect(streams.opened).toHaveLength(2);
+      // Refused: opened again half a minute later, not before.
+      await act(() => vi.advanceTimersByTimeAsync(29_999));
+      expect(streams.opened).toHaveLength(2);
+      await act(() => vi.advanceTimersByTimeAsync(1));
     } finally {
       vi.useRealTimers();
     }
-    expect(FakeEventSource.opened).toHaveLength(2);
+    expect(streams.opened).toHaveLength(3);
     expect(document.title).toBe('(2) Holdpoint');
   });
 
   it('notifies of approvals that arrive while the page is open, once each', async () => {
     render(<App />);
     await screen.findByRole('heading', { name: 'Refunds' });
-    const [source] = FakeEventSource.opened;
-    if (!source) throw new Error('no stream');
+    await waitFor(() => expect(streams.opened).toHaveLength(1));
     // What waited when the page opened is shown by the count, not notified.
-    act(() => source.push({ pending: 1, more: false, approvals: [entry('a1')] }));
-    act(() => source.push({ pending: 2, more: false, approvals: [entry('a1'), entry('a2')] }));
-    act(() => source.push({ pending: 2, more: false, approvals: [entry('a1'), entry('a2')] }));
+    const pushed = async (event: ApiInboxEvent) => {
+      streams.push(event);
+      await waitFor(() => expect(document.title).toBe(`(${event.pending}) Holdpoint`));
+    };
+    await pushed({ pending: 1, more: false, approvals: [entry('a1')] });
+    await pushed({ pending: 2, more: false, approvals: [entry('a1'), entry('a2')] });
+    await pushed({ pending: 2, more: false, approvals: [entry('a1'), entry('a2')] });
+    // The stream keeps its order: once this one shows, the one before it was read too.
+    await pushed({ pending: 3, more: false, approvals: [entry('a1'), entry('a2')] });
     expect(RecordingNotification.shown).toEqual([
       {
         title: 'Approval needed: process_payment',

@@ -1,4 +1,4 @@
-import { ArgumentList } from '../approvals/argument-list';
+import { ArgumentList } from 'holdpoint/react';
 import { ImageGrid } from './image-grid';
 import { PaymentReceipt } from './payment-receipt';
 
