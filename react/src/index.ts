@@ -19,7 +19,7 @@ export { readServerSentEvents, type ServerSentEvent } from './client/server-sent
 export type * from './client/api-types.js';
 
 // Hooks.
-export { type InboxFeed, useInboxFeed } from './hooks/inbox-feed.js';
+export { type InboxFeed, useInboxFeed, useInboxRefresh } from './hooks/inbox-feed.js';
 export { type PendingApprovals, usePendingApprovals } from './hooks/use-pending-approvals.js';
 export { type ApprovalState, useApproval } from './hooks/use-approval.js';
 export {

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { createHoldpoint, type Holdpoint } from 'holdpoint';
 import type { Browser } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // these limits, not timed by them.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
-import payments from '../../examples/payments/app.js';
+import { holdpoint } from '../fixtures/react-host/holdpoint.js';
 import { hostUrl, startHostServer } from '../fixtures/react-host/host-server.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { textOf, visible } from './wait.js';
@@ -25,9 +24,9 @@ import { textOf, visible } from './wait.js';
 // payments app, approves it, and the run goes on.
 const HOST = fileURLToPath(new URL('../fixtures/react-host/', import.meta.url));
 const BUILT_REACT = fileURLToPath(new URL('../../dist/react/index.js', import.meta.url));
+const STYLESHEET = fileURLToPath(new URL('../../react/styles.css', import.meta.url));
 
 let site: string;
-let holdpoint: Holdpoint;
 let server: Server;
 let browser: Browser;
 
@@ -38,18 +37,14 @@ beforeAll(async () => {
     configFile: false,
     logLevel: 'error',
     plugins: [react()],
-    resolve: { alias: [{ find: /^holdpoint\/react$/, replacement: BUILT_REACT }] },
-    build: { outDir: site, emptyOutDir: true },
-  });
-  holdpoint = createHoldpoint({
-    apps: [payments],
-    sweepIntervalSeconds: false,
-    // The host's own sign-in, as far as Holdpoint is concerned: the headers its app sends.
-    identity: (request) => {
-      const id = request.headers.get('x-acme-user');
-      const roles = request.headers.get('x-acme-roles');
-      return id ? { id, roles: roles ? roles.split(',').filter(Boolean) : [] } : undefined;
+    // The package as it ships: its exports map these two names to these files.
+    resolve: {
+      alias: [
+        { find: /^holdpoint\/react$/, replacement: BUILT_REACT },
+        { find: /^holdpoint\/react\/styles\.css$/, replacement: STYLESHEET },
+      ],
     },
+    build: { outDir: site, emptyOutDir: true },
   });
   server = await startHostServer(holdpoint, site);
   browser = await launchChromium();
@@ -58,7 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
-  await holdpoint?.close();
+  await holdpoint.close();
   rmSync(site, { recursive: true, force: true });
 });
 
@@ -80,7 +75,7 @@ describe('holdpoint/react in a host app', () => {
     const dialog = page.getByRole('dialog');
     await visible(dialog);
     await textOf(dialog.getByRole('heading', { level: 2 })).toBe('Process payment');
-    await textOf(dialog.locator('.arg-list')).toContain('Jiro');
+    await textOf(dialog.locator('.hp-arg-list')).toContain('Jiro');
     await page.screenshot({ path: join(ARTIFACTS, 'react-host-dialog.png') });
     await dialog.getByRole('button', { name: 'Approve' }).click();
 
@@ -95,6 +90,33 @@ describe('holdpoint/react in a host app', () => {
     expect(session.run).toMatchObject({ invocationId: paused.invocationId, status: 'completed' });
     expect(session.pause?.decisions).toMatchObject([
       { approvalId: paused.approvals[0]?.approvalId, approved: true, decidedBy: 'maria' },
+    ]);
+    await page.close();
+  });
+
+  it('opens one approval by its id, and edits it: the run pays what the approver changed', async () => {
+    const paused = await holdpoint.startRun({ query: 'Send $300 to Noa' }, 'ann');
+    if (paused.status !== 'pending_approval') throw new Error('expected a pause');
+    const approvalId = paused.approvals[0]?.approvalId ?? '';
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${hostUrl(server)}/?user=maria&roles=approver&approval=${approvalId}`);
+    await textOf(page.getByTestId('state')).toBe('Waiting, yours to decide');
+
+    const dialog = page.getByRole('dialog');
+    await visible(dialog);
+    await dialog.getByRole('button', { name: 'Edit' }).click();
+    await dialog.getByLabel('Amount').fill('250');
+    // What the edit changes is shown before it is sent.
+    await textOf(dialog.getByRole('list', { name: /changes/i })).toContain('250');
+    await page.screenshot({ path: join(ARTIFACTS, 'react-host-edit-390.png') });
+    await dialog.getByRole('button', { name: 'Approve with changes' }).click();
+
+    // The decision resumed the run to its end, as the decision's answer says.
+    await textOf(page.getByTestId('state')).toBe('Decided: the run is completed');
+    const session = await holdpoint.getSession(paused.sessionId);
+    expect(session.run?.status).toBe('completed');
+    expect(session.pause?.decisions).toMatchObject([
+      { approvalId, approved: true, decidedBy: 'maria', editedArgs: { amount: 250 } },
     ]);
     await page.close();
   });

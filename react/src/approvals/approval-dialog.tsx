@@ -181,10 +181,10 @@ export function ApprovalDialog({
   };
 
   return createPortal(
-    <div className="modal-backdrop">
+    <div className="hp-modal-backdrop">
       <div
         ref={dialogRef}
-        className="modal"
+        className="hp-modal"
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}
@@ -192,21 +192,21 @@ export function ApprovalDialog({
         tabIndex={-1}
         onKeyDown={onKeyDown}
       >
-        <header className="modal__header">
+        <header className="hp-modal__header">
           <div>
-            <p className="modal__eyebrow">
-              <span className="pulse" aria-hidden="true" />
+            <p className="hp-modal__eyebrow">
+              <span className="hp-pulse" aria-hidden="true" />
               {isInput ? 'Input needed' : 'Approval needed'}
-              {app ? <span className="modal__app"> · {app}</span> : null}
+              {app ? <span className="hp-modal__app"> · {app}</span> : null}
             </p>
-            <h2 id={titleId} className="modal__title">
+            <h2 id={titleId} className="hp-modal__title">
               {humanizeToolName(request.toolName)}
             </h2>
-            <code className="modal__tool">{request.toolName}</code>
+            <code className="hp-modal__tool">{request.toolName}</code>
           </div>
           <button
             type="button"
-            className="icon-button"
+            className="hp-icon-button"
             aria-label="Close — decide later"
             onClick={onClose}
           >
@@ -215,18 +215,18 @@ export function ApprovalDialog({
         </header>
 
         {request.hint ? (
-          <p id={hintId} className="modal__hint">
+          <p id={hintId} className="hp-modal__hint">
             {request.hint}
           </p>
         ) : null}
 
         {request.options ? (
-          <fieldset className="choices" disabled={busy || expired}>
-            <legend className="section-label">
+          <fieldset className="hp-choices" disabled={busy || expired}>
+            <legend className="hp-section-label">
               {request.multiple ? 'Choose any' : 'Choose one'}
             </legend>
             {request.options.map((option, index) => (
-              <label key={option} className="choice">
+              <label key={option} className="hp-choice">
                 <input
                   data-autofocus={index === 0 ? true : undefined}
                   type={request.multiple ? 'checkbox' : 'radio'}
@@ -241,8 +241,8 @@ export function ApprovalDialog({
           </fieldset>
         ) : (
           mode === 'review' && (
-            <section className="modal__section" aria-labelledby={`${titleId}-args`}>
-              <h3 id={`${titleId}-args`} className="section-label">
+            <section className="hp-modal__section" aria-labelledby={`${titleId}-args`}>
+              <h3 id={`${titleId}-args`} className="hp-section-label">
                 Details
               </h3>
               <ArgumentList args={request.args} />
@@ -252,20 +252,20 @@ export function ApprovalDialog({
 
         {request.modelArgs ? (
           <section
-            className="modal__section modal__section--edited"
+            className="hp-modal__section hp-modal__section--edited"
             aria-labelledby={`${titleId}-edited`}
           >
-            <h3 id={`${titleId}-edited`} className="section-label">
+            <h3 id={`${titleId}-edited`} className="hp-section-label">
               Changed by {request.editedBy ?? 'another approver'}
             </h3>
-            <p className="modal__note">
+            <p className="hp-modal__note">
               The model asked for a different call; the one above is what you approve.
             </p>
             <ChangeList
               changes={argsDiff(request.modelArgs, request.args)}
               label="Changes to the model’s call"
             />
-            <details className="model-call">
+            <details className="hp-model-call">
               <summary>The model’s call</summary>
               <ArgumentList args={request.modelArgs} />
             </details>
@@ -305,13 +305,13 @@ export function ApprovalDialog({
         ) : null}
 
         {request.freeText ? (
-          <div className="field">
-            <label htmlFor={answerId} className="field__label">
+          <div className="hp-field">
+            <label htmlFor={answerId} className="hp-field__label">
               {request.options ? 'Or type your answer' : 'Your answer'}
             </label>
             <textarea
               id={answerId}
-              className="input"
+              className="hp-input"
               rows={2}
               value={typed}
               disabled={busy || expired}
@@ -323,13 +323,13 @@ export function ApprovalDialog({
         <TimeLeft expiresAt={request.expiresAt} now={now} />
 
         {isInput || mode !== 'review' ? null : (
-          <div className="field">
-            <label htmlFor={reasonId} className="field__label">
-              Reason <span className="field__optional">(optional, sent with a rejection)</span>
+          <div className="hp-field">
+            <label htmlFor={reasonId} className="hp-field__label">
+              Reason <span className="hp-field__optional">(optional, sent with a rejection)</span>
             </label>
             <input
               id={reasonId}
-              className="input"
+              className="hp-input"
               value={reason}
               disabled={busy || expired}
               placeholder="Why not? The agent is told."
@@ -338,14 +338,14 @@ export function ApprovalDialog({
           </div>
         )}
 
-        {error ? <div className="modal__error">{error}</div> : null}
+        {error ? <div className="hp-modal__error">{error}</div> : null}
 
         {mode === 'review' && (policy?.editable || policy?.respond) ? (
-          <div className="modal__alternatives">
+          <div className="hp-modal__alternatives">
             {policy.editable ? (
               <button
                 type="button"
-                className="button button--secondary"
+                className="hp-button hp-button--secondary"
                 data-opens="edit"
                 disabled={locked}
                 onClick={() => switchTo('edit')}
@@ -356,7 +356,7 @@ export function ApprovalDialog({
             {policy.respond ? (
               <button
                 type="button"
-                className="button button--secondary"
+                className="hp-button hp-button--secondary"
                 data-opens="respond"
                 disabled={locked}
                 onClick={() => switchTo('respond')}
@@ -368,10 +368,10 @@ export function ApprovalDialog({
         ) : null}
 
         {mode === 'review' ? (
-          <footer className="modal__actions">
+          <footer className="hp-modal__actions">
             <button
               type="button"
-              className={isInput ? 'button button--secondary' : 'button button--danger'}
+              className={isInput ? 'hp-button hp-button--secondary' : 'hp-button hp-button--danger'}
               disabled={locked}
               onClick={() => onReject(reason.trim() || undefined)}
             >
@@ -379,7 +379,7 @@ export function ApprovalDialog({
             </button>
             <button
               type="button"
-              className="button button--primary"
+              className="hp-button hp-button--primary"
               data-autofocus={request.options ? undefined : true}
               disabled={!canApprove}
               onClick={approve}
@@ -388,10 +388,10 @@ export function ApprovalDialog({
             </button>
           </footer>
         ) : (
-          <footer className="modal__actions">
+          <footer className="hp-modal__actions">
             <button
               type="button"
-              className="button button--ghost"
+              className="hp-button hp-button--ghost"
               disabled={busy}
               onClick={() => switchTo('review')}
             >
@@ -400,7 +400,7 @@ export function ApprovalDialog({
             {mode === 'edit' ? (
               <button
                 type="button"
-                className="button button--primary"
+                className="hp-button hp-button--primary"
                 disabled={locked || edit.changes.length === 0}
                 onClick={approveEdit}
               >
@@ -409,7 +409,7 @@ export function ApprovalDialog({
             ) : (
               <button
                 type="button"
-                className="button button--primary"
+                className="hp-button hp-button--primary"
                 disabled={locked}
                 onClick={respond}
               >

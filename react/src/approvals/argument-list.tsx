@@ -20,16 +20,16 @@ function scalarText(value: unknown): string {
 
 function Value({ value }: { value: unknown }) {
   if (isScalar(value)) {
-    return <span className={`arg-value arg-value--${typeof value}`}>{scalarText(value)}</span>;
+    return <span className={`hp-arg-value hp-arg-value--${typeof value}`}>{scalarText(value)}</span>;
   }
   if (Array.isArray(value)) {
-    if (value.length === 0) return <span className="arg-value arg-value--empty">none</span>;
+    if (value.length === 0) return <span className="hp-arg-value hp-arg-value--empty">none</span>;
     if (value.every(isScalar)) {
       return (
-        <ul className="arg-chips">
+        <ul className="hp-arg-chips">
           {value.map((item, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: arguments are fixed; items may repeat.
-            <li key={index} className="arg-chip">
+            <li key={index} className="hp-arg-chip">
               {scalarText(item)}
             </li>
           ))}
@@ -37,7 +37,7 @@ function Value({ value }: { value: unknown }) {
       );
     }
     return (
-      <ol className="arg-items">
+      <ol className="hp-arg-items">
         {value.map((item, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: arguments are fixed; items may repeat.
           <li key={index}>
@@ -48,7 +48,7 @@ function Value({ value }: { value: unknown }) {
     );
   }
   if (isPlainObject(value)) return <ArgumentList args={value} nested />;
-  return <span className="arg-value">{scalarText(value)}</span>;
+  return <span className="hp-arg-value">{scalarText(value)}</span>;
 }
 
 interface Props {
@@ -60,16 +60,16 @@ interface Props {
 export function ArgumentList({ args, nested = false }: Props) {
   const entries = Object.entries(args);
   if (entries.length === 0) {
-    return <p className="arg-list arg-list--empty">No arguments.</p>;
+    return <p className="hp-arg-list hp-arg-list--empty">No arguments.</p>;
   }
   return (
-    <dl className={nested ? 'arg-list arg-list--nested' : 'arg-list'}>
+    <dl className={nested ? 'hp-arg-list hp-arg-list--nested' : 'hp-arg-list'}>
       {entries.map(([key, value]) => (
-        <div className="arg-row" key={key}>
-          <dt className="arg-key" title={key}>
+        <div className="hp-arg-row" key={key}>
+          <dt className="hp-arg-key" title={key}>
             {humanizeToolName(key)}
           </dt>
-          <dd className="arg-cell">
+          <dd className="hp-arg-cell">
             <Value value={value} />
           </dd>
         </div>

@@ -19,24 +19,24 @@ interface Props {
 
 /** What changed, one field a line: `Amount: 200 → 150`, new and removed fields said so. */
 export function ChangeList({ changes, label, empty = 'Nothing changed.' }: Props) {
-  if (changes.length === 0) return <p className="change-list change-list--empty">{empty}</p>;
+  if (changes.length === 0) return <p className="hp-change-list hp-change-list--empty">{empty}</p>;
   return (
-    <ul className="change-list" aria-label={label}>
+    <ul className="hp-change-list" aria-label={label}>
       {changes.map(({ field, before, after, change }) => (
-        <li key={field} className="change">
-          <span className="change__field" title={field}>
+        <li key={field} className="hp-change">
+          <span className="hp-change__field" title={field}>
             {humanizeToolName(field)}:
           </span>{' '}
           {change === 'added' ? (
-            <span className="change__note">(new)</span>
+            <span className="hp-change__note">(new)</span>
           ) : (
-            <del className="change__before">{valueText(before)}</del>
+            <del className="hp-change__before">{valueText(before)}</del>
           )}{' '}
           →{' '}
           {change === 'removed' ? (
-            <span className="change__note">(removed)</span>
+            <span className="hp-change__note">(removed)</span>
           ) : (
-            <ins className="change__after">{valueText(after)}</ins>
+            <ins className="hp-change__after">{valueText(after)}</ins>
           )}
         </li>
       ))}

@@ -89,8 +89,8 @@ export function EditSection({
   }
   return (
     <>
-      <section className="modal__section" aria-labelledby={`${titleId}-edit`}>
-        <h3 id={`${titleId}-edit`} className="section-label">
+      <section className="hp-modal__section" aria-labelledby={`${titleId}-edit`}>
+        <h3 id={`${titleId}-edit`} className="hp-section-label">
           Change the call
         </h3>
         <SchemaForm
@@ -105,10 +105,10 @@ export function EditSection({
         />
       </section>
       <section
-        className="modal__section modal__section--changes"
+        className="hp-modal__section hp-modal__section--changes"
         aria-labelledby={`${titleId}-changes`}
       >
-        <h3 id={`${titleId}-changes`} className="section-label">
+        <h3 id={`${titleId}-changes`} className="hp-section-label">
           What changes
         </h3>
         <ChangeList
@@ -118,7 +118,7 @@ export function EditSection({
         />
       </section>
       {mayNeedApproval ? (
-        <p className="modal__note">
+        <p className="hp-modal__note">
           Some changes need another approver: if yours does, the call waits for them before it runs.
         </p>
       ) : null}

@@ -59,9 +59,9 @@ export function GrantChoice({ policy, grant, owner, me, disabled }: Props) {
   const errorId = useId();
   const scopes = policy.scopes.filter((s) => s === 'session' || s === 'user');
   return (
-    <fieldset className="grant-choice" disabled={disabled}>
-      <legend className="section-label">Also allow this tool for…</legend>
-      <label className="choice choice--compact">
+    <fieldset className="hp-grant-choice" disabled={disabled}>
+      <legend className="hp-section-label">Also allow this tool for…</legend>
+      <label className="hp-choice hp-choice--compact">
         <input
           type="radio"
           name={name}
@@ -71,7 +71,7 @@ export function GrantChoice({ policy, grant, owner, me, disabled }: Props) {
         <span>Just this call</span>
       </label>
       {scopes.map((scope) => (
-        <label key={scope} className="choice choice--compact">
+        <label key={scope} className="hp-choice hp-choice--compact">
           <input
             type="radio"
             name={name}
@@ -82,13 +82,13 @@ export function GrantChoice({ policy, grant, owner, me, disabled }: Props) {
         </label>
       ))}
       {grant.scope === 'none' ? null : (
-        <div className="field field--inline">
-          <label htmlFor={hoursId} className="field__label">
-            For how many hours <span className="field__optional">(at most {policy.max_hours})</span>
+        <div className="hp-field hp-field--inline">
+          <label htmlFor={hoursId} className="hp-field__label">
+            For how many hours <span className="hp-field__optional">(at most {policy.max_hours})</span>
           </label>
           <input
             id={hoursId}
-            className="input input--short"
+            className="hp-input hp-input--short"
             type="number"
             min={0}
             max={policy.max_hours}
@@ -100,7 +100,7 @@ export function GrantChoice({ policy, grant, owner, me, disabled }: Props) {
             onChange={(event) => grant.setHours(event.target.value)}
           />
           {grant.error ? (
-            <p id={errorId} className="field__error">
+            <p id={errorId} className="hp-field__error">
               {grant.error}
             </p>
           ) : null}

@@ -99,11 +99,11 @@ export function RespondSection({
   const textError = errors[''];
   const expectsJson = schema !== undefined && typeOf(schema) !== 'string';
   return (
-    <section className="modal__section" aria-labelledby={`${titleId}-respond`}>
-      <h3 id={`${titleId}-respond`} className="section-label">
+    <section className="hp-modal__section" aria-labelledby={`${titleId}-respond`}>
+      <h3 id={`${titleId}-respond`} className="hp-section-label">
         Respond instead
       </h3>
-      <p className="modal__note">
+      <p className="hp-modal__note">
         Your answer becomes the tool’s result, and the tool does not run.
       </p>
       {response.fields ? (
@@ -117,16 +117,16 @@ export function RespondSection({
           autoFocus
         />
       ) : (
-        <div className="field">
-          <label htmlFor={textId} className="field__label">
+        <div className="hp-field">
+          <label htmlFor={textId} className="hp-field__label">
             Response{' '}
-            <span className="field__optional">
+            <span className="hp-field__optional">
               {expectsJson ? '(JSON)' : schema ? '' : '(text, or JSON)'}
             </span>
           </label>
           <textarea
             id={textId}
-            className={expectsJson ? 'input input--code' : 'input'}
+            className={expectsJson ? 'hp-input hp-input--code' : 'hp-input'}
             rows={3}
             spellCheck={!expectsJson}
             value={response.text}
@@ -137,7 +137,7 @@ export function RespondSection({
             onChange={(event) => response.setText(event.target.value)}
           />
           {textError ? (
-            <p id={`${textId}-error`} className="field__error">
+            <p id={`${textId}-error`} className="hp-field__error">
               {textError}
             </p>
           ) : null}

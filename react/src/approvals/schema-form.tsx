@@ -38,7 +38,7 @@ export function SchemaForm({
   const prefix = useId();
   const firstEnabled = fields.find((f) => enabled(f.name))?.name;
   return (
-    <fieldset className="schema-form" aria-label={label} disabled={disabled}>
+    <fieldset className="hp-schema-form" aria-label={label} disabled={disabled}>
       {fields.map((field) => {
         const id = `${prefix}-${field.name}`;
         const errorId = `${id}-error`;
@@ -63,7 +63,7 @@ export function SchemaForm({
             <input
               {...common}
               type="checkbox"
-              className="schema-form__check"
+              className="hp-schema-form__check"
               checked={entry === true}
               onChange={(event) => onChange(field.name, event.target.checked)}
             />
@@ -72,7 +72,7 @@ export function SchemaForm({
           control = (
             <select
               {...common}
-              className="input"
+              className="hp-input"
               value={text}
               onChange={(event) => onChange(field.name, event.target.value)}
             >
@@ -88,7 +88,7 @@ export function SchemaForm({
           control = (
             <textarea
               {...common}
-              className="input input--code"
+              className="hp-input hp-input--code"
               rows={3}
               spellCheck={false}
               value={text}
@@ -100,7 +100,7 @@ export function SchemaForm({
           control = (
             <input
               {...common}
-              className="input"
+              className="hp-input"
               type={numeric ? 'number' : 'text'}
               step={numeric ? (field.kind === 'integer' ? 1 : 'any') : undefined}
               inputMode={numeric ? 'decimal' : undefined}
@@ -112,23 +112,23 @@ export function SchemaForm({
         return (
           <div
             key={field.name}
-            className={field.kind === 'boolean' ? 'field field--check' : 'field'}
+            className={field.kind === 'boolean' ? 'hp-field hp-field--check' : 'hp-field'}
           >
-            <label htmlFor={id} className="field__label">
+            <label htmlFor={id} className="hp-field__label">
               {field.label}
-              {editable ? null : <span className="field__optional"> (cannot be changed)</span>}
+              {editable ? null : <span className="hp-field__optional"> (cannot be changed)</span>}
               {editable && !field.required && field.kind !== 'boolean' ? (
-                <span className="field__optional"> (optional)</span>
+                <span className="hp-field__optional"> (optional)</span>
               ) : null}
             </label>
             {control}
             {field.description ? (
-              <p id={hintId} className="field__hint">
+              <p id={hintId} className="hp-field__hint">
                 {field.description}
               </p>
             ) : null}
             {error ? (
-              <p id={errorId} className="field__error">
+              <p id={errorId} className="hp-field__error">
                 {error}
               </p>
             ) : null}

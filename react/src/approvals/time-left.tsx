@@ -13,9 +13,9 @@ export function TimeLeft({ expiresAt, now }: Props) {
   const expired = left <= 0;
   const urgency = expired ? 'expired' : left < 60_000 ? 'urgent' : 'normal';
   return (
-    <p className={`time-left time-left--${urgency}`}>
+    <p className={`hp-time-left hp-time-left--${urgency}`}>
       <svg
-        className="time-left__icon"
+        className="hp-time-left__icon"
         viewBox="0 0 16 16"
         width="14"
         height="14"

@@ -41,6 +41,9 @@ class InboxFeedStore {
 
   readonly snapshot = (): InboxFeed => this.feed;
 
+  /** A new version of what was last pushed: whatever reads on news reads again now. */
+  readonly refresh = (): void => this.publish({ ...this.feed, version: this.feed.version + 1 });
+
   private publish(next: InboxFeed): void {
     this.feed = next;
     for (const listener of this.listeners) listener();
@@ -77,4 +80,13 @@ export function useInboxFeed(enabled = true): InboxFeed {
     enabled ? store.snapshot : empty,
     enabled ? store.snapshot : empty,
   );
+}
+
+/**
+ * Reads again, now, everything under the provider that follows the inbox (the pending
+ * approvals' pages, an approval): a Refresh button for when the push cannot be trusted.
+ */
+export function useInboxRefresh(): () => void {
+  const { client } = useHoldpoint();
+  return storeOf(client).refresh;
 }

@@ -43,18 +43,18 @@ export function ApprovalCard({
   const expired = left <= 0;
   const state = outcome?.state ?? (expired ? 'expired' : undefined);
   return (
-    <li className={`inbox-item${state ? ` inbox-item--${state}` : ''}`}>
-      <div className="inbox-item__main">
-        <div className="inbox-item__title-row">
-          <h2 className="inbox-item__title">{humanizeToolName(approval.tool_name)}</h2>
-          <span className="badge badge--neutral">{approval.app}</span>
-          <span className="badge badge--neutral">
+    <li className={`hp-inbox-item${state ? ` hp-inbox-item--${state}` : ''}`}>
+      <div className="hp-inbox-item__main">
+        <div className="hp-inbox-item__title-row">
+          <h2 className="hp-inbox-item__title">{humanizeToolName(approval.tool_name)}</h2>
+          <span className="hp-badge hp-badge--neutral">{approval.app}</span>
+          <span className="hp-badge hp-badge--neutral">
             {approval.kind === 'input' ? 'input' : 'confirmation'}
           </span>
         </div>
-        {approval.hint ? <p className="inbox-item__hint">{approval.hint}</p> : null}
+        {approval.hint ? <p className="hp-inbox-item__hint">{approval.hint}</p> : null}
         <ArgumentList args={approval.args} />
-        <p className="inbox-item__meta">
+        <p className="hp-inbox-item__meta">
           <span>
             Requested <time dateTime={approval.created_at}>{formatDuration(age)} ago</time>
           </span>
@@ -63,9 +63,9 @@ export function ApprovalCard({
             <>
               <span aria-hidden="true"> · </span>
               {expired ? (
-                <span className="inbox-item__expiry inbox-item__expiry--over">Expired</span>
+                <span className="hp-inbox-item__expiry hp-inbox-item__expiry--over">Expired</span>
               ) : (
-                <span className={left < 60_000 ? 'inbox-item__expiry--soon' : undefined}>
+                <span className={left < 60_000 ? 'hp-inbox-item__expiry--soon' : undefined}>
                   Expires in <time dateTime={approval.expires_at}>{formatDuration(left)}</time>
                 </span>
               )}
@@ -78,26 +78,26 @@ export function ApprovalCard({
           {conversationHref ? (
             <>
               <span aria-hidden="true"> · </span>
-              <a href={conversationHref} className="link">
+              <a href={conversationHref} className="hp-link">
                 Open conversation
               </a>
             </>
           ) : null}
         </p>
       </div>
-      <div className="inbox-item__side">
+      <div className="hp-inbox-item__side">
         {state ? (
-          <p className={`inbox-item__outcome inbox-item__outcome--${state}`} role="status">
+          <p className={`hp-inbox-item__outcome hp-inbox-item__outcome--${state}`} role="status">
             <strong>{OUTCOME_LABEL[state]}</strong>
             {outcome?.state === 'rejected' && outcome.reason ? (
-              <q className="inbox-item__reason">{outcome.reason}</q>
+              <q className="hp-inbox-item__reason">{outcome.reason}</q>
             ) : null}
             <span>{outcome?.detail ?? 'Nobody decided in time.'}</span>
           </p>
         ) : (
           <button
             type="button"
-            className="button button--primary"
+            className="hp-button hp-button--primary"
             onClick={onReview}
             aria-label={`Review ${humanizeToolName(approval.tool_name)} (${approval.app})`}
           >

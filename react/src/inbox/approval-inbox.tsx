@@ -107,25 +107,25 @@ export function ApprovalInbox({ conversationHref, pageSize }: ApprovalInboxProps
   const open = rows.filter((r) => !r.outcome).length;
 
   return (
-    <div className="approval-inbox">
+    <div className="hp-approval-inbox">
       {error ? <ErrorNotice error={error} onRetry={() => void reload()} /> : null}
       {loading && rows.length === 0 ? (
-        <p className="loading" role="status">
+        <p className="hp-loading" role="status">
           Loading approvals…
         </p>
       ) : null}
       {!loading && rows.length === 0 && !error ? (
-        <div className="inbox-empty">
-          <p className="inbox-empty__title">Nothing waits for you</p>
+        <div className="hp-inbox-empty">
+          <p className="hp-inbox-empty__title">Nothing waits for you</p>
           <p>When an agent pauses for a decision you may make, it shows up here.</p>
         </div>
       ) : null}
       {rows.length > 0 ? (
         <>
-          <p className="visually-hidden" role="status">
+          <p className="hp-visually-hidden" role="status">
             {open} pending
           </p>
-          <ul className="inbox-list" aria-label="Pending approvals">
+          <ul className="hp-inbox-list" aria-label="Pending approvals">
             {rows.map(({ approval, outcome }) => (
               <ApprovalCard
                 key={approval.approval_id}
@@ -141,7 +141,7 @@ export function ApprovalInbox({ conversationHref, pageSize }: ApprovalInboxProps
             ))}
           </ul>
           {hasMore ? (
-            <button type="button" className="button button--secondary" onClick={showMore}>
+            <button type="button" className="hp-button hp-button--secondary" onClick={showMore}>
               Show more
             </button>
           ) : null}

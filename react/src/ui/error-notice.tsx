@@ -10,24 +10,24 @@ interface Props {
 export function ErrorNotice({ error, onRetry, onDismiss }: Props) {
   const { title, detail, retry, code } = explain(error);
   return (
-    <div className="notice notice--error" role="alert">
-      <div className="notice__body">
-        <strong className="notice__title">{title}</strong>
-        <p className="notice__detail">{detail}</p>
+    <div className="hp-notice hp-notice--error" role="alert">
+      <div className="hp-notice__body">
+        <strong className="hp-notice__title">{title}</strong>
+        <p className="hp-notice__detail">{detail}</p>
         {error.message && error.message !== detail ? (
-          <p className="notice__code">
+          <p className="hp-notice__code">
             <code>{code}</code> {error.message}
           </p>
         ) : null}
       </div>
-      <div className="notice__actions">
+      <div className="hp-notice__actions">
         {retry && onRetry ? (
-          <button type="button" className="button button--secondary" onClick={onRetry}>
+          <button type="button" className="hp-button hp-button--secondary" onClick={onRetry}>
             Retry
           </button>
         ) : null}
         {onDismiss ? (
-          <button type="button" className="button button--ghost" onClick={onDismiss}>
+          <button type="button" className="hp-button hp-button--ghost" onClick={onDismiss}>
             Dismiss
           </button>
         ) : null}

@@ -1,4 +1,4 @@
-import { ApprovalInbox, type InboxApproval } from 'holdpoint/react';
+import { ApprovalInbox, type InboxApproval, useInboxRefresh } from 'holdpoint/react';
 import { useCurrentUser } from '../identity/identity';
 import { EnableNotifications } from './approval-notifications';
 
@@ -10,10 +10,11 @@ function conversationHref(approval: InboxApproval): string {
 /**
  * The approvals the signed-in person can decide, across sessions (theirs, and others'
  * that ask them: by role or by name), decided in place: holdpoint/react's ApprovalInbox,
- * live by the server's push (no Refresh: it re-reads on every change).
+ * live by the server's push; Refresh reads it again at once.
  */
 export function InboxPage() {
   const user = useCurrentUser();
+  const refresh = useInboxRefresh();
   return (
     <main className="page page--inbox" id="main">
       <header className="page__header">
@@ -26,6 +27,9 @@ export function InboxPage() {
         </div>
         <div className="page__actions">
           <EnableNotifications />
+          <button type="button" className="button button--secondary" onClick={refresh}>
+            Refresh
+          </button>
         </div>
       </header>
       <ApprovalInbox conversationHref={conversationHref} />
