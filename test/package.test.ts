@@ -65,6 +65,9 @@ describe('the installed package', () => {
       expect.arrayContaining([
         'package/dist/index.js',
         'package/dist/index.d.ts',
+        'package/dist/react/index.js',
+        'package/dist/react/index.d.ts',
+        'package/react/styles.css',
         'package/dist/bin/holdpoint.js',
         'package/bin/holdpoint.js',
         'package/web/dist/index.html',
@@ -144,6 +147,37 @@ describe('the installed package', () => {
     }
     // Other packages' declarations answer for themselves (ADK's name optional modules it
     // does not install: express, openapi-types, the MCP SDK); the app's and ours hold.
+    const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
+    expect(errors.filter((line) => !line.startsWith('node_modules/'))).toEqual([]);
+    expect(errors.filter((line) => line.startsWith('node_modules/holdpoint/'))).toEqual([]);
+  });
+
+  it('has holdpoint/react declarations a React project type-checks (skipLibCheck off)', () => {
+    // React is an optional peer: a React project brings it, with its types.
+    npm(
+      [
+        'install',
+        'react@19.3.1',
+        'react-dom@19.3.1',
+        '@types/react@19.3.0',
+        '@types/react-dom@19.3.0',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+      ],
+      project,
+    );
+    const args = [
+      ...['--noEmit', '--strict', '--skipLibCheck', 'false', '--module', 'nodenext'],
+      ...['--jsx', 'react-jsx', '--lib', 'es2023,dom,dom.iterable', '--types', 'react'],
+    ];
+    let output = '';
+    try {
+      execFileSync(TSC, [...args, 'typed-react.tsx'], { cwd: project, encoding: 'utf8' });
+    } catch (error) {
+      output = String((error as { stdout?: unknown }).stdout ?? '');
+      expect(output).toMatch(/error TS\d+/);
+    }
     const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
     expect(errors.filter((line) => !line.startsWith('node_modules/'))).toEqual([]);
     expect(errors.filter((line) => line.startsWith('node_modules/holdpoint/'))).toEqual([]);
