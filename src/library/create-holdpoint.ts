@@ -431,7 +431,7 @@ export function buildHoldpoint(options: HoldpointOptions, webRoot?: string): Hol
     corsOrigins: options.corsOrigins,
   });
   const socketLimits = new SocketLimits(limits.sockets, options.clock ?? systemClock);
-  const metrics = storeMetrics(store, settings.metrics);
+  const metrics = storeMetrics(store, settings.metrics, options.clock ?? systemClock);
   const checkpointer = auditCheckpointer(store, options, logger);
   const slack = options.notifications?.channels.find(isSlackChannel);
   const routes = createHttpApp({

@@ -493,6 +493,28 @@ describe.each(testedStores(subjects))('$kind store contract', ({ open }) => {
     expect(strangerState).not.toHaveProperty('user:lang');
   });
 
+  it('counts the runs holding a lease, in force or lapsed, and stops counting an ended one', async () => {
+    const now = Date.now();
+    const lapsedAt = now + 120_000;
+    // Other tests' sessions share the store: what this one adds is counted on top of them.
+    const [atNow, atLapse] = [await peer.countRuns(now), await peer.countRuns(lapsedAt)];
+    const { sessionId, run, held } = await runningSession(store, now);
+    expect(await peer.countRuns(now)).toEqual({
+      running: atNow.running + 1,
+      interrupted: atNow.interrupted,
+    });
+    expect(await peer.countRuns(lapsedAt)).toEqual({
+      running: atLapse.running,
+      interrupted: atLapse.interrupted + 1,
+    });
+    await store.apply(sessionId, finishRunTransition, [
+      segmentEnd(run, held, now + 1),
+      { status: 'completed', audit: [] },
+    ]);
+    expect(await peer.countRuns(now)).toEqual(atNow);
+    expect(await peer.countRuns(lapsedAt)).toEqual(atLapse);
+  });
+
   it('keeps a session for the segment that holds it, and lets another run take it only once the lease lapsed', async () => {
     const now = Date.now();
     const { sessionId, userId, run, held } = await runningSession(store, now);

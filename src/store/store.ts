@@ -75,6 +75,13 @@ export interface StoreStats {
   bytes?: number;
 }
 
+/** The runs that hold a lease at a time: in force (a process drives them) or lapsed. */
+export interface RunCounts {
+  running: number;
+  /** Lapsed: interrupted (their process stopped), until a recovery takes them. */
+  interrupted: number;
+}
+
 /**
  * Durable state of Holdpoint: sessions (meta, ADK events and state), runs, pauses,
  * decisions, the audit log, the effect ledger and the indexes that find paused
@@ -183,6 +190,12 @@ export interface HoldpointStore {
    * in one call, never a scan of paused sessions.
    */
   countWaiting(): Promise<WaitingCount[]>;
+  /**
+   * How many runs hold a lease at `now`, in force or lapsed (interrupted): counted on the
+   * index of running sessions by their lease's end, never a scan of sessions; a paused
+   * run holds none and is not counted.
+   */
+  countRuns(now: number): Promise<RunCounts>;
   /**
    * Calls `observer` after every commit stored (`apply`'s, and a new session's first), until
    * the returned function is called.

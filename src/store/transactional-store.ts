@@ -25,6 +25,7 @@ import type {
   Page,
   PageCursor,
   RoundTripObserver,
+  RunCounts,
   SessionSnapshot,
   SessionTrail,
   SessionTransition,
@@ -193,6 +194,7 @@ export abstract class TransactionalStore implements HoldpointStore {
   ): Promise<Page<SessionSnapshot>>;
   abstract listAudit(sessionId: string, offset: number, limit: number): Promise<AuditEntry[]>;
   abstract countWaiting(): Promise<WaitingCount[]>;
+  abstract countRuns(now: number): Promise<RunCounts>;
   abstract takeSweepTurn(owner: string, ms: number): Promise<boolean>;
   abstract stats(): Promise<StoreStats>;
   abstract purgeExpired(now: number, limit: number): Promise<number>;

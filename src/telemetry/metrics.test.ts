@@ -2,6 +2,7 @@ import { metrics } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../core/manual-clock.test-support.js';
 import type { Principal } from '../core/principal.js';
 import type { Approvers, AuditAction } from '../core/types.js';
 import { decideTransition } from '../session/transitions/index.js';
@@ -13,6 +14,7 @@ import {
   lease,
   pausedSession,
   pausedWithApprovers,
+  runningSession,
   vote,
 } from '../store/store-fixtures.test-support.js';
 import { TestStores } from '../store/test-stores.test-support.js';
@@ -66,6 +68,7 @@ function approvalLine(action: AuditAction) {
 describe.each(testedStores(['memory', 'redis'] as const))('metrics of a %s store', (kind) => {
   let store: HoldpointStore;
   let recorded: StoreMetrics;
+  let clock: ManualClock;
 
   afterEach(async () => {
     await recorded.close();
@@ -74,7 +77,8 @@ describe.each(testedStores(['memory', 'redis'] as const))('metrics of a %s store
 
   function open() {
     store = stores.byKind[kind]?.() as HoldpointStore;
-    recorded = storeMetrics(store, 'prometheus');
+    clock = new ManualClock(Date.now());
+    recorded = storeMetrics(store, 'prometheus', clock);
   }
 
   /** Both scrapes, Holdpoint's endpoint's and the host SDK's, each read by name and labels. */
@@ -88,6 +92,29 @@ describe.each(testedStores(['memory', 'redis'] as const))('metrics of a %s store
       hosts(name.replace('_duration_seconds_', '_duration_'), labels);
     return [samplesOf(own ?? ''), onHost];
   }
+
+  it('gauges the runs holding a lease at the clock’s time: running, then interrupted once it lapsed', async () => {
+    open();
+    const runs = async () =>
+      (await scrapes()).map((read) => [
+        read('holdpoint_runs', { state: 'running' }),
+        read('holdpoint_runs', { state: 'interrupted' }),
+      ]);
+    expect(await runs()).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    const { held } = await runningSession(store, clock.now());
+    expect(await runs()).toEqual([
+      [1, 0],
+      [1, 0],
+    ]);
+    clock.advance(held.until - clock.now());
+    expect(await runs()).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
+  });
 
   it('records a quorum approval once it is settled, not at its first vote', async () => {
     open();
@@ -188,7 +215,7 @@ describe.each(testedStores(['memory', 'redis'] as const))('metrics of a %s store
     const hostBefore = await hostCount();
     holdpointMetrics().recordDelivery('email', 'sent');
     expect(await hostCount()).toBe(hostBefore + 1);
-    recorded = storeMetrics(store, 'off');
+    recorded = storeMetrics(store, 'off', clock);
     expect(recorded.prometheus).toBeUndefined();
   });
 });

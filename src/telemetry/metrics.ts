@@ -9,7 +9,7 @@ import {
 } from '@opentelemetry/api';
 import type { RunRecord } from '../core/types.js';
 import { settlingDecision } from '../session/decision/settlement.js';
-import type { SessionSnapshot, SessionWrites } from '../store/store.js';
+import type { RunCounts, SessionSnapshot, SessionWrites } from '../store/store.js';
 import type { WaitingCount } from '../store/waiting-counts.js';
 
 /** The meter every Holdpoint instrument belongs to. */
@@ -33,8 +33,13 @@ export type RunMetricEvent =
   | 'expired'
   | 'recovered';
 
-/** Reads how many approvals wait now, per app and tool. */
-export type WaitingReader = () => Promise<WaitingCount[]>;
+/** What the gauges read at each collection: a store's counts, across every instance sharing it. */
+export interface GaugeReads {
+  /** How many approvals wait now, per app and tool. */
+  waiting(): Promise<WaitingCount[]>;
+  /** How many runs hold a lease now, in force or lapsed. */
+  runs(): Promise<RunCounts>;
+}
 
 /**
  * What Holdpoint counts, recorded on the global OpenTelemetry meter provider (a no-op
@@ -85,6 +90,7 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 3
 
 interface Instruments {
   waiting: ObservableGauge;
+  runs: ObservableGauge;
   decision: Histogram;
   reminders: Counter;
   escalations: Counter;
@@ -100,6 +106,11 @@ function instrumentsOf(meter: Meter): Instruments {
     waiting: meter.createObservableGauge('holdpoint.approvals.waiting', {
       description: 'Approvals waiting for people now, across every instance sharing the store',
       unit: '{approval}',
+    }),
+    runs: meter.createObservableGauge('holdpoint.runs', {
+      description:
+        'Runs holding a lease now, across every instance sharing the store, by state: running (a process drives them) or interrupted (their process stopped; until recovered)',
+      unit: '{run}',
     }),
     decision: meter.createHistogram('holdpoint.approval.decision.duration', {
       description: 'Time from an approval request to the decision that settled it',
@@ -143,19 +154,32 @@ function instrumentsOf(meter: Meter): Instruments {
   };
 }
 
-/** Observes `counts` on `result`, one point per app and tool. */
-function observeWaiting(result: ObservableResult, counts: WaitingCount[]): void {
+/** Observes what `reads` says of waiting approvals on `result`, one point per app and tool. */
+async function observeWaiting(result: ObservableResult, reads: GaugeReads): Promise<void> {
+  // A store that does not answer now leaves its points out of this collection only.
+  const counts = await reads.waiting().catch(() => []);
   for (const { app, tool, count } of counts) result.observe(count, { app, tool });
 }
 
-/** Where the waiting gauge of the global meter provider reads (each live Holdpoint's store). */
-const waitingReaders = new Set<WaitingReader>();
+/** Observes what `reads` says of runs on `result`, one point per state. */
+async function observeRuns(result: ObservableResult, reads: GaugeReads): Promise<void> {
+  const counts = await reads.runs().catch(() => undefined);
+  if (!counts) return;
+  result.observe(counts.running, { state: 'running' });
+  result.observe(counts.interrupted, { state: 'interrupted' });
+}
 
-async function observeGlobalWaiting(result: ObservableResult): Promise<void> {
-  for (const read of waitingReaders) {
-    // A store that does not answer now leaves its points out of this collection only.
-    observeWaiting(result, await read().catch(() => []));
-  }
+/** Where the gauges of the global meter provider read (each live Holdpoint's store). */
+const globalReads = new Set<GaugeReads>();
+
+/** The gauges' callbacks: each observes what `from()` reads, one after the other. */
+function observeEach(instruments: Instruments, from: () => Iterable<GaugeReads>): void {
+  instruments.waiting.addCallback(async (result) => {
+    for (const reads of from()) await observeWaiting(result, reads);
+  });
+  instruments.runs.addCallback(async (result) => {
+    for (const reads of from()) await observeRuns(result, reads);
+  });
 }
 
 /** The instruments on the global meter provider, made again when the host sets another. */
@@ -167,7 +191,7 @@ function everyInstruments(): Instruments[] {
   const provider = metrics.getMeterProvider();
   if (onGlobal?.provider !== provider) {
     const instruments = instrumentsOf(provider.getMeter(METER_NAME));
-    instruments.waiting.addCallback(observeGlobalWaiting);
+    observeEach(instruments, () => globalReads);
     onGlobal = { provider, instruments };
   }
   return [onGlobal.instruments, ...onEndpoints];
@@ -213,26 +237,24 @@ export function holdpointMetrics(): HoldpointMetrics {
 }
 
 /**
- * Lets the global meter provider's `holdpoint.approvals.waiting` read `read` (a store's
- * counts), until the returned function is called.
+ * Lets the global meter provider's gauges (`holdpoint.approvals.waiting`,
+ * `holdpoint.runs`) read `reads` (a store's counts), until the returned function is called.
  */
-export function readWaitingOnGlobal(read: WaitingReader): () => void {
-  const own: WaitingReader = () => read();
-  waitingReaders.add(own);
-  // The gauge is there from now on, not from the first event recorded.
+export function readGaugesOnGlobal(reads: GaugeReads): () => void {
+  const own: GaugeReads = { waiting: () => reads.waiting(), runs: () => reads.runs() };
+  globalReads.add(own);
+  // The gauges are there from now on, not from the first event recorded.
   everyInstruments();
-  return () => waitingReaders.delete(own);
+  return () => globalReads.delete(own);
 }
 
 /**
  * Records Holdpoint's instruments on `meter` too (a Prometheus endpoint's own provider),
- * its waiting gauge reading `read`, until the returned function is called.
+ * its gauges reading `reads`, until the returned function is called.
  */
-export function recordOn(meter: Meter, read: WaitingReader): () => void {
+export function recordOn(meter: Meter, reads: GaugeReads): () => void {
   const instruments = instrumentsOf(meter);
-  instruments.waiting.addCallback(async (result) =>
-    observeWaiting(result, await read().catch(() => [])),
-  );
+  observeEach(instruments, () => [reads]);
   onEndpoints.add(instruments);
   return () => onEndpoints.delete(instruments);
 }

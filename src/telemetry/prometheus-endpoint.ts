@@ -1,7 +1,7 @@
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { METER_NAME, recordOn, type WaitingReader } from './metrics.js';
+import { type GaugeReads, METER_NAME, recordOn } from './metrics.js';
 
 /** The content type of Prometheus' text exposition format. */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -28,9 +28,9 @@ function withoutUnitLines(text: string): string {
  * A MeterProvider of Holdpoint's own, read by Prometheus scrapes (`/metrics` on the
  * server's port): the exporter's own server is never started. It is not set globally,
  * so a host's OpenTelemetry SDK keeps its provider; Holdpoint records on both. The
- * waiting gauge reads `read` (the store's counts) at each scrape.
+ * gauges read `reads` (the store's counts) at each scrape.
  */
-export function prometheusEndpoint(read: WaitingReader): PrometheusEndpoint {
+export function prometheusEndpoint(reads: GaugeReads): PrometheusEndpoint {
   const exporter = new PrometheusExporter({ preventServerStart: true });
   const provider = new MeterProvider({
     resource: resourceFromAttributes({ 'service.name': 'holdpoint' }).merge(
@@ -54,7 +54,7 @@ export function prometheusEndpoint(read: WaitingReader): PrometheusEndpoint {
       { instrumentName: 'holdpoint.pause.expiry.lag', name: 'holdpoint.pause.expiry.lag.seconds' },
     ],
   });
-  const stopRecording = recordOn(provider.getMeter(METER_NAME), read);
+  const stopRecording = recordOn(provider.getMeter(METER_NAME), reads);
   const serializer = new PrometheusSerializer('', false);
   return {
     scrape: async () =>

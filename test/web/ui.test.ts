@@ -214,7 +214,9 @@ describe('web UI', () => {
 
     // An approver's inbox, in a browser of her own.
     const inbox = await approverPage('approvals');
+    await inbox.locator('.identity__summary').click();
     expect(await inbox.getByRole('textbox', { name: 'Signed in as' }).inputValue()).toBe('maria');
+    await inbox.locator('.identity__summary').click();
     const item = inbox.getByRole('listitem').filter({ hasText: 'Send 50 EUR to Ana?' });
     await visible(item);
     await textOf(item).toContain('Send 50 EUR to Ana?');

@@ -179,7 +179,12 @@ describe('who may decide, in the web UI', () => {
     expect(asked.status).toBe(200);
     const page = await personAt('?app=payments', 'ann-phone', 'approver', phone);
     await visible(page.getByRole('textbox', { name: 'Message' }));
+    // The development sign-in sits in the header, its fields in a panel under it.
+    await page.locator('.identity__summary').click();
     await visible(page.getByRole('textbox', { name: 'Signed in as' }));
+    await overflowOf(page).toEqual([]);
+    await shot(page, 'mobile-390-dev-sign-in');
+    await page.locator('.identity__summary').click();
     await visible(page.getByRole('link', { name: 'Approvals' }));
     await overflowOf(page).toEqual([]);
     await shot(page, 'mobile-390-chat');

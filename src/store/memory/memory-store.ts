@@ -9,6 +9,7 @@ import type {
   NewSession,
   Page,
   PageCursor,
+  RunCounts,
   SessionAppend,
   SessionSnapshot,
   SessionWrites,
@@ -353,6 +354,12 @@ export class MemoryStore extends TransactionalStore {
 
   async countWaiting(): Promise<WaitingCount[]> {
     return waitingCounts(this.waiting);
+  }
+
+  async countRuns(now: number): Promise<RunCounts> {
+    this.dropExpired();
+    const interrupted = this.running.range({ max: now, limit: this.running.size }).length;
+    return { running: this.running.size - interrupted, interrupted };
   }
 
   async takeSweepTurn(): Promise<boolean> {

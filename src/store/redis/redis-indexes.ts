@@ -1,7 +1,7 @@
 import type { Pause } from '../../core/types.js';
 import { pauseAudiences } from '../../session/decision/approvers.js';
 import { nextSlaAt } from '../../session/sla.js';
-import type { PageCursor, SessionSnapshot, SessionWrites } from '../store.js';
+import type { PageCursor, RunCounts, SessionSnapshot, SessionWrites } from '../store.js';
 import { waitingChanges } from '../waiting-counts.js';
 import type { RedisConnection, RedisScript } from './redis-connection.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -319,6 +319,20 @@ export class RedisIndexes {
       .exec();
     const [paused, running, deliveries] = (replies ?? []).map(([, count]) => Number(count));
     return { paused: paused ?? 0, running: running ?? 0, deliveries: deliveries ?? 0 };
+  }
+
+  /**
+   * The running index's entries with a lease in force at `now` and lapsed by it, in one
+   * round trip (an entry of a session that aged out counts until a reader drops it).
+   */
+  async runCounts(now: number): Promise<RunCounts> {
+    const replies = await this.conn.client
+      .multi()
+      .zcount(this.keys.running(), `(${now}`, '+inf')
+      .zcount(this.keys.running(), '-inf', now)
+      .exec();
+    const [running, interrupted] = (replies ?? []).map(([, count]) => Number(count));
+    return { running: running ?? 0, interrupted: interrupted ?? 0 };
   }
 
   /** Takes or keeps the sweep for `ms`; false while another instance holds it. */

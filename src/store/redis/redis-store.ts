@@ -11,6 +11,7 @@ import type {
   NewSession,
   Page,
   PageCursor,
+  RunCounts,
   SessionSnapshot,
   SessionWrites,
   StoreStats,
@@ -404,6 +405,10 @@ export class RedisStore extends TransactionalStore {
 
   countWaiting(): Promise<WaitingCount[]> {
     return this.conn.run(async () => waitingCounts(await this.indexes.waiting()));
+  }
+
+  countRuns(now: number): Promise<RunCounts> {
+    return this.conn.run(() => this.indexes.runCounts(now));
   }
 
   takeSweepTurn(owner: string, ms: number): Promise<boolean> {

@@ -6,6 +6,7 @@ import type {
   NewSession,
   Page,
   PageCursor,
+  RunCounts,
   SessionSnapshot,
   SessionWrites,
   StoreStats,
@@ -252,6 +253,17 @@ export class SqlStore extends TransactionalStore {
     return waitingCounts(
       rows.map((row) => [waitingKey(String(row.app), String(row.tool)), Number(row.count)]),
     );
+  }
+
+  async countRuns(now: number): Promise<RunCounts> {
+    const { rows } = await this.db.query(
+      `SELECT COUNT(*) AS leased, COALESCE(SUM(CASE WHEN lease_until <= $1 THEN 1 ELSE 0 END), 0) AS lapsed
+         FROM hp_sessions WHERE lease_until IS NOT NULL`,
+      [now],
+    );
+    const leased = Number(rows[0]?.leased ?? 0);
+    const interrupted = Number(rows[0]?.lapsed ?? 0);
+    return { running: leased - interrupted, interrupted };
   }
 
   async takeSweepTurn(owner: string, ms: number): Promise<boolean> {

@@ -87,7 +87,8 @@ export function ChatToolbar({
         <details className="toolbar__developer">
           <summary className="toolbar__developer-summary">Developer options</summary>
           <p className="toolbar__developer-note">
-            Development sign-in: the name and roles above are believed from this machine only.
+            Development sign-in: who you are is set in the header and believed from this machine
+            only.
           </p>
           <Segmented
             legend="Connection"

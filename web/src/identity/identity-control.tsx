@@ -8,7 +8,11 @@ import {
   useTypedRoles,
 } from './identity';
 
-/** "Signed in as" — edits the name and roles sent with every request (the server's dev mode). */
+/**
+ * The development sign-in, marked as such: the header shows who the page acts as, and a
+ * panel under it edits the name and roles sent with every request (the server's dev
+ * mode believes them from this machine only). A real sign-in never shows it.
+ */
 function TypedName() {
   const user = useCurrentUser();
   const roles = useTypedRoles();
@@ -25,35 +29,45 @@ function TypedName() {
   };
 
   return (
-    <form className="identity" onSubmit={commit}>
-      <label htmlFor={id} className="identity__label">
-        Signed in as
-      </label>
-      <span className="identity__avatar" aria-hidden="true">
-        {user.slice(0, 1).toUpperCase()}
-      </span>
-      <input
-        id={id}
-        className="identity__input"
-        value={draft}
-        autoComplete="username"
-        spellCheck={false}
-        onChange={(event) => setDraft(event.target.value)}
-        onBlur={() => commit()}
-      />
-      <label htmlFor={rolesId} className="identity__label">
-        Roles
-      </label>
-      <input
-        id={rolesId}
-        className="identity__input identity__input--roles"
-        value={rolesDraft}
-        placeholder="approver"
-        spellCheck={false}
-        onChange={(event) => setRolesDraft(event.target.value)}
-        onBlur={() => commit()}
-      />
-    </form>
+    <details className="identity identity--dev">
+      <summary className="identity__summary">
+        <span className="identity__avatar" aria-hidden="true">
+          {user.slice(0, 1).toUpperCase()}
+        </span>
+        <span className="identity__name">{user}</span>
+        {roles ? <span className="identity__roles">{roles}</span> : null}
+        <span className="identity__dev">Dev sign-in</span>
+      </summary>
+      <form className="identity__panel" onSubmit={commit}>
+        <p className="identity__note">
+          Development sign-in: the server believes this name and these roles from this machine only.
+        </p>
+        <label htmlFor={id} className="identity__label">
+          Signed in as
+        </label>
+        <input
+          id={id}
+          className="identity__input"
+          value={draft}
+          autoComplete="username"
+          spellCheck={false}
+          onChange={(event) => setDraft(event.target.value)}
+          onBlur={() => commit()}
+        />
+        <label htmlFor={rolesId} className="identity__label">
+          Roles
+        </label>
+        <input
+          id={rolesId}
+          className="identity__input"
+          value={rolesDraft}
+          placeholder="approver"
+          spellCheck={false}
+          onChange={(event) => setRolesDraft(event.target.value)}
+          onBlur={() => commit()}
+        />
+      </form>
+    </details>
   );
 }
 
