@@ -39,6 +39,27 @@ function run(script: string, env: NodeJS.ProcessEnv = {}): Record<string, unknow
   return JSON.parse(output.trim().split('\n').at(-1) ?? '{}');
 }
 
+/**
+ * Type-checks `file` in the project with skipLibCheck off (and `extra` options): the
+ * file's own code and Holdpoint's declarations hold. Other packages' declarations answer
+ * for themselves (ADK's name optional modules it does not install: express,
+ * openapi-types, the MCP SDK).
+ */
+function expectOwnDeclarationsHold(file: string, extra: string[]): void {
+  const args = ['--noEmit', '--strict', '--skipLibCheck', 'false', '--module', 'nodenext'];
+  let output = '';
+  try {
+    execFileSync(TSC, [...args, ...extra, file], { cwd: project, encoding: 'utf8' });
+  } catch (error) {
+    output = String((error as { stdout?: unknown }).stdout ?? '');
+    // It failed by type-checking, not by not running.
+    expect(output).toMatch(/error TS\d+/);
+  }
+  const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
+  expect(errors.filter((line) => !line.startsWith('node_modules/'))).toEqual([]);
+  expect(errors.filter((line) => line.startsWith('node_modules/holdpoint/'))).toEqual([]);
+}
+
 // `npm test` builds dist/ and web/dist/ first; the tarball is what `npm publish` would send.
 beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), 'holdpoint-consumer-'));
@@ -136,20 +157,7 @@ describe('the installed package', () => {
   });
 
   it('has declarations that need nothing but its own dependencies (skipLibCheck off)', () => {
-    const args = ['--noEmit', '--strict', '--skipLibCheck', 'false', '--module', 'nodenext'];
-    let output = '';
-    try {
-      execFileSync(TSC, [...args, 'typed-app.ts'], { cwd: project, encoding: 'utf8' });
-    } catch (error) {
-      output = String((error as { stdout?: unknown }).stdout ?? '');
-      // It failed by type-checking, not by not running.
-      expect(output).toMatch(/error TS\d+/);
-    }
-    // Other packages' declarations answer for themselves (ADK's name optional modules it
-    // does not install: express, openapi-types, the MCP SDK); the app's and ours hold.
-    const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
-    expect(errors.filter((line) => !line.startsWith('node_modules/'))).toEqual([]);
-    expect(errors.filter((line) => line.startsWith('node_modules/holdpoint/'))).toEqual([]);
+    expectOwnDeclarationsHold('typed-app.ts', []);
   });
 
   it('has holdpoint/react declarations a React project type-checks (skipLibCheck off)', () => {
@@ -167,20 +175,8 @@ describe('the installed package', () => {
       ],
       project,
     );
-    const args = [
-      ...['--noEmit', '--strict', '--skipLibCheck', 'false', '--module', 'nodenext'],
-      ...['--jsx', 'react-jsx', '--lib', 'es2023,dom,dom.iterable', '--types', 'react'],
-    ];
-    let output = '';
-    try {
-      execFileSync(TSC, [...args, 'typed-react.tsx'], { cwd: project, encoding: 'utf8' });
-    } catch (error) {
-      output = String((error as { stdout?: unknown }).stdout ?? '');
-      expect(output).toMatch(/error TS\d+/);
-    }
-    const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
-    expect(errors.filter((line) => !line.startsWith('node_modules/'))).toEqual([]);
-    expect(errors.filter((line) => line.startsWith('node_modules/holdpoint/'))).toEqual([]);
+    const jsx = ['--jsx', 'react-jsx', '--lib', 'es2023,dom,dom.iterable', '--types', 'react'];
+    expectOwnDeclarationsHold('typed-react.tsx', jsx);
   });
 
   it('`holdpoint serve --app` serves the project’s .js and .ts apps with the web UI', async () => {

@@ -14,7 +14,7 @@ export function ChatPage({ apps, developer }: Props) {
   return (
     <main className="page page--chat" id="main">
       {apps.state === 'loading' ? (
-        <p className="loading" role="status">
+        <p className="hp-loading" role="status">
           Loading apps…
         </p>
       ) : null}

@@ -432,7 +432,7 @@ export function ChatSession(props: Props) {
       <div className="chat__dock">
         {notice ? <ErrorNotice error={notice} onDismiss={() => setNotice(undefined)} /> : null}
         {stillWaits ? (
-          <p className="notice notice--info" role="status">
+          <p className="hp-notice hp-notice--info" role="status">
             {stillWaits}
           </p>
         ) : null}

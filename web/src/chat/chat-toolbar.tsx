@@ -105,13 +105,17 @@ export function ChatToolbar({
       ) : null}
       <button
         type="button"
-        className="button button--ghost toolbar__conversations"
+        className="hp-button hp-button--ghost toolbar__conversations"
         aria-expanded={conversationsOpen}
         onClick={onConversations}
       >
         Conversations
       </button>
-      <button type="button" className="button button--secondary toolbar__new" onClick={onNewChat}>
+      <button
+        type="button"
+        className="hp-button hp-button--secondary toolbar__new"
+        onClick={onNewChat}
+      >
         New chat
       </button>
     </div>

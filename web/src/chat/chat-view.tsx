@@ -124,7 +124,7 @@ export function ChatView({ catalog, developer = false }: Props) {
         <ConversationList apps={catalog.apps} current={location.session} onOpen={openSession} />
       ) : null}
       {loaded.state === 'loading' ? (
-        <p className="loading" role="status">
+        <p className="hp-loading" role="status">
           Loading conversation…
         </p>
       ) : null}
@@ -134,7 +134,7 @@ export function ChatView({ catalog, developer = false }: Props) {
             error={loaded.error}
             onRetry={() => location.session && void restore(location.session)}
           />
-          <button type="button" className="button button--ghost" onClick={() => newChat()}>
+          <button type="button" className="hp-button hp-button--ghost" onClick={() => newChat()}>
             Start a new chat instead
           </button>
         </div>

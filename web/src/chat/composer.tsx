@@ -28,7 +28,7 @@ export function Composer({ onSend, onStop, disabled, disabledReason, streaming }
 
   return (
     <form className="composer" onSubmit={submit}>
-      <label htmlFor={id} className="visually-hidden">
+      <label htmlFor={id} className="hp-visually-hidden">
         Message
       </label>
       <textarea
@@ -41,11 +41,11 @@ export function Composer({ onSend, onStop, disabled, disabledReason, streaming }
         onKeyDown={onKeyDown}
       />
       {streaming && onStop ? (
-        <button type="button" className="button button--secondary" onClick={onStop}>
+        <button type="button" className="hp-button hp-button--secondary" onClick={onStop}>
           Stop
         </button>
       ) : null}
-      <button type="submit" className="button button--primary" disabled={!canSend}>
+      <button type="submit" className="hp-button hp-button--primary" disabled={!canSend}>
         Send
       </button>
     </form>

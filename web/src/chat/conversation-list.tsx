@@ -44,12 +44,12 @@ export function ConversationList({ apps, current, onOpen }: Props) {
         ))}
       </ul>
       {loading ? (
-        <p className="loading" role="status">
+        <p className="hp-loading" role="status">
           Loading conversations…
         </p>
       ) : null}
       {hasMore && !loading ? (
-        <button type="button" className="button button--ghost" onClick={showMore}>
+        <button type="button" className="hp-button hp-button--ghost" onClick={showMore}>
           Show more
         </button>
       ) : null}

@@ -38,7 +38,7 @@ export function MessageList({ messages, waiting, decisions, busy, onReview }: Pr
       </ol>
       {busy && last?.role === 'user' ? (
         <p className="typing" role="status">
-          <span className="visually-hidden">The agent is working…</span>
+          <span className="hp-visually-hidden">The agent is working…</span>
           <span />
           <span />
           <span />

@@ -27,7 +27,7 @@ export function MessageView({ message, waiting, decisions, onReview }: Props) {
         {isUser ? '' : 'H'}
       </span>
       <div className="message__body">
-        <span className="visually-hidden">{isUser ? 'You said:' : 'Agent:'}</span>
+        <span className="hp-visually-hidden">{isUser ? 'You said:' : 'Agent:'}</span>
         {message.parts.map((part, index) => {
           const key = `${message.id}-${index}`;
           if (part.type === 'text') {

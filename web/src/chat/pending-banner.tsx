@@ -11,7 +11,7 @@ export function PendingBanner({ request, count, onReview }: Props) {
   const now = useNow();
   return (
     <div className="pending-banner" role="status">
-      <span className="pulse" aria-hidden="true" />
+      <span className="hp-pulse" aria-hidden="true" />
       <div className="pending-banner__text">
         <strong>
           {request.kind === 'input' ? 'Input needed' : 'Approval needed'}:{' '}
@@ -20,7 +20,11 @@ export function PendingBanner({ request, count, onReview }: Props) {
         {count > 1 ? <span> (+{count - 1} more)</span> : null}
         <TimeLeft expiresAt={request.expiresAt} now={now} />
       </div>
-      <button type="button" className="button button--primary button--small" onClick={onReview}>
+      <button
+        type="button"
+        className="hp-button hp-button--primary hp-button--small"
+        onClick={onReview}
+      >
         Review approval
       </button>
     </div>

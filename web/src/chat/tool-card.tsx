@@ -126,7 +126,7 @@ export function ToolCard({ part, waiting, decisions, ended, onReview }: Props) {
           ⚙
         </span>
         <span className="tool-card__name">{humanizeToolName(part.toolName)}</span>
-        <span className={`badge badge--${status.tone}`}>{status.label}</span>
+        <span className={`hp-badge hp-badge--${status.tone}`}>{status.label}</span>
       </header>
       <ArgumentList args={call.args} />
       {call.changes.length > 0 ? (
@@ -141,7 +141,11 @@ export function ToolCard({ part, waiting, decisions, ended, onReview }: Props) {
           <span>
             {part.approval?.requestReason ?? 'This step needs a person before the agent goes on.'}
           </span>
-          <button type="button" className="button button--primary button--small" onClick={onReview}>
+          <button
+            type="button"
+            className="hp-button hp-button--primary hp-button--small"
+            onClick={onReview}
+          >
             Review
           </button>
         </div>

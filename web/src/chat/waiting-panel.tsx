@@ -44,7 +44,7 @@ export function WaitingPanel({ request, count, owner, user, votes, onCancel, bus
   const approvedBy = votes.filter((v) => v.approved);
   return (
     <section className="waiting-panel" aria-label="Waiting for an approver">
-      <span className="pulse" aria-hidden="true" />
+      <span className="hp-pulse" aria-hidden="true" />
       <div className="waiting-panel__text">
         <p className="waiting-panel__title" role="status">
           <strong>Waiting for {approvers ? waitingFor(approvers, owner) : 'an approver'}</strong>
@@ -88,7 +88,7 @@ export function WaitingPanel({ request, count, owner, user, votes, onCancel, bus
       {mine ? (
         <button
           type="button"
-          className="button button--secondary button--small"
+          className="hp-button hp-button--secondary hp-button--small"
           disabled={busy}
           onClick={onCancel}
         >

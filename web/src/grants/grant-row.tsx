@@ -21,7 +21,7 @@ function ScopeCell({ grant }: { grant: ApiGrant }) {
   if (grant.scope === 'user') return <>All your conversations</>;
   const to = `/?${new URLSearchParams({ session: grant.session_id, app: grant.app })}`;
   return (
-    <a href={to} className="link">
+    <a href={to} className="hp-link">
       This conversation
     </a>
   );
@@ -84,7 +84,7 @@ export function GrantRow({ grant, now, step, onRevoke, onConfirm, onCancel }: Pr
             <button
               ref={confirm}
               type="button"
-              className="button button--danger button--small"
+              className="hp-button hp-button--danger hp-button--small"
               disabled={step === 'revoking'}
               onClick={onConfirm}
             >
@@ -92,7 +92,7 @@ export function GrantRow({ grant, now, step, onRevoke, onConfirm, onCancel }: Pr
             </button>
             <button
               type="button"
-              className="button button--ghost button--small"
+              className="hp-button hp-button--ghost hp-button--small"
               disabled={step === 'revoking'}
               onClick={onCancel}
             >
@@ -103,7 +103,7 @@ export function GrantRow({ grant, now, step, onRevoke, onConfirm, onCancel }: Pr
           <button
             ref={revokeButton}
             type="button"
-            className="button button--secondary button--small"
+            className="hp-button hp-button--secondary hp-button--small"
             aria-label={`Revoke ${tool} (${grant.app})`}
             onClick={onRevoke}
           >

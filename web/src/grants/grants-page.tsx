@@ -55,7 +55,11 @@ export function GrantsPage() {
           </p>
         </div>
         <div className="page__actions">
-          <button type="button" className="button button--secondary" onClick={() => void reload()}>
+          <button
+            type="button"
+            className="hp-button hp-button--secondary"
+            onClick={() => void reload()}
+          >
             Refresh
           </button>
         </div>
@@ -64,17 +68,17 @@ export function GrantsPage() {
       {revokeError ? (
         <ErrorNotice error={revokeError} onDismiss={() => setRevokeError(undefined)} />
       ) : null}
-      <p className="visually-hidden" role="status">
+      <p className="hp-visually-hidden" role="status">
         {announced}
       </p>
       {loading && grants.length === 0 ? (
-        <p className="loading" role="status">
+        <p className="hp-loading" role="status">
           Loading grants…
         </p>
       ) : null}
       {!loading && grants.length === 0 && !error ? (
-        <div className="inbox-empty">
-          <p className="inbox-empty__title">No grants</p>
+        <div className="hp-inbox-empty">
+          <p className="hp-inbox-empty__title">No grants</p>
           <p>
             When someone approves a call of yours “and allows this tool for a while”, the grant
             shows up here, and you can revoke it.
@@ -85,7 +89,7 @@ export function GrantsPage() {
         <>
           <div className="grants-table__frame">
             <table className="grants-table">
-              <caption className="visually-hidden">
+              <caption className="hp-visually-hidden">
                 Your grants: {inForce} in force, {grants.length} listed
               </caption>
               <thead>
@@ -97,7 +101,7 @@ export function GrantsPage() {
                   <th scope="col">Granted by</th>
                   <th scope="col">State</th>
                   <th scope="col">
-                    <span className="visually-hidden">Actions</span>
+                    <span className="hp-visually-hidden">Actions</span>
                   </th>
                 </tr>
               </thead>
@@ -117,7 +121,7 @@ export function GrantsPage() {
             </table>
           </div>
           {hasMore ? (
-            <button type="button" className="button button--secondary" onClick={showMore}>
+            <button type="button" className="hp-button hp-button--secondary" onClick={showMore}>
               Show more
             </button>
           ) : null}

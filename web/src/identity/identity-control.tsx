@@ -97,7 +97,7 @@ function SignedIn({ id, logoutUrl }: { id: string; logoutUrl?: string }) {
       {logoutUrl ? (
         <button
           type="button"
-          className="button button--ghost button--small"
+          className="hp-button hp-button--ghost hp-button--small"
           disabled={busy}
           onClick={() => void leave()}
         >
@@ -127,7 +127,10 @@ export function IdentityControl() {
     case 'signed-out':
       return (
         <div className="identity">
-          <a className="button button--primary button--small" href={signInHref(signIn.loginUrl)}>
+          <a
+            className="hp-button hp-button--primary hp-button--small"
+            href={signInHref(signIn.loginUrl)}
+          >
             Sign in
           </a>
         </div>

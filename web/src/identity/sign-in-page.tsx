@@ -29,7 +29,7 @@ export function SignInPage({ signIn }: { signIn: Needed }) {
             <p className="page__subtitle">
               Chats and approvals act as you: sign in with your organization’s account first.
             </p>
-            <a className="button button--primary" href={signInHref(signIn.loginUrl)}>
+            <a className="hp-button hp-button--primary" href={signInHref(signIn.loginUrl)}>
               Continue to sign-in
             </a>
           </>

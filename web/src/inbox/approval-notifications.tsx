@@ -65,7 +65,7 @@ export function EnableNotifications() {
   return (
     <button
       type="button"
-      className="button button--secondary button--small"
+      className="hp-button hp-button--secondary hp-button--small"
       onClick={() => void Notification.requestPermission().then(setPermission)}
     >
       Enable notifications

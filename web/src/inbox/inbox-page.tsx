@@ -27,7 +27,7 @@ export function InboxPage() {
         </div>
         <div className="page__actions">
           <EnableNotifications />
-          <button type="button" className="button button--secondary" onClick={refresh}>
+          <button type="button" className="hp-button hp-button--secondary" onClick={refresh}>
             Refresh
           </button>
         </div>

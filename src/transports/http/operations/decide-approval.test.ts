@@ -2,6 +2,7 @@ import { createHoldpoint, type Holdpoint } from 'holdpoint';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import payments from '../../../../examples/payments/app.js';
 import { decisionInput, resumeRequest } from '../../../runtime/requests.js';
+import { asCaller, testCallerIdentity } from './test-callers.test-support.js';
 
 // A decision sent over HTTP is checked once, by the wire's schema (made of the runtime's
 // own decision fields), and carried to the runtime as checked: the runtime's schemas for
@@ -13,21 +14,13 @@ beforeAll(() => {
   holdpoint = createHoldpoint({
     apps: [payments],
     sweepIntervalSeconds: false,
-    identity: (request) => {
-      const id = request.headers.get('x-test-user');
-      const roles = request.headers.get('x-test-roles');
-      return id ? { id, roles: roles ? roles.split(',') : [] } : undefined;
-    },
+    identity: testCallerIdentity,
   });
 });
 afterAll(() => holdpoint.close());
 afterEach(() => vi.restoreAllMocks());
 
-const maria = {
-  'x-test-user': 'maria',
-  'x-test-roles': 'approver',
-  'content-type': 'application/json',
-};
+const maria = { ...asCaller('maria', 'approver'), 'content-type': 'application/json' };
 
 /** A payment waiting for approval: its session and approval ids. */
 async function waitingPayment(): Promise<{ sessionId: string; approvalId: string }> {

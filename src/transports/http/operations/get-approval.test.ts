@@ -1,6 +1,7 @@
 import { createHoldpoint, type Holdpoint } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payments from '../../../../examples/payments/app.js';
+import { asCaller, testCallerIdentity } from './test-callers.test-support.js';
 
 // GET /api/approvals/:approvalId through the app's routes with `app.request`: the caller
 // is whoever `x-test-user` names, with the roles `x-test-roles` lists (a host identity hook).
@@ -11,16 +12,10 @@ beforeAll(() => {
   holdpoint = createHoldpoint({
     apps: [payments],
     sweepIntervalSeconds: false,
-    identity: (request) => {
-      const id = request.headers.get('x-test-user');
-      const roles = request.headers.get('x-test-roles');
-      return id ? { id, roles: roles ? roles.split(',') : [] } : undefined;
-    },
+    identity: testCallerIdentity,
   });
 });
 afterAll(() => holdpoint.close());
-
-const as = (id: string, roles = '') => ({ 'x-test-user': id, 'x-test-roles': roles });
 
 describe('GET /api/approvals/:approvalId', () => {
   it('shows one approval as its reader may act on it, and its pause as it moves on', async () => {
@@ -33,7 +28,7 @@ describe('GET /api/approvals/:approvalId', () => {
     };
 
     // Ann asked for it: she reads it but may not approve it (requesterMayApprove: false).
-    expect(await read(as('ann'))).toMatchObject({
+    expect(await read(asCaller('ann'))).toMatchObject({
       status: 200,
       body: {
         approval_id: approvalId,
@@ -46,8 +41,8 @@ describe('GET /api/approvals/:approvalId', () => {
         pause: { pause_id: paused.pauseId, status: 'pending', decisions: [] },
       },
     });
-    expect((await read(as('maria', 'approver'))).body.can_decide).toBe(true);
-    expect(await read(as('eve'))).toMatchObject({
+    expect((await read(asCaller('maria', 'approver'))).body.can_decide).toBe(true);
+    expect(await read(asCaller('eve'))).toMatchObject({
       status: 403,
       body: { error: { code: 'FORBIDDEN' } },
     });
@@ -57,7 +52,7 @@ describe('GET /api/approvals/:approvalId', () => {
       { id: 'maria', roles: ['approver'] },
     );
     // Decided, the pause asks nobody any more: its owner (or an admin) reads it.
-    expect(await read(as('ann'))).toMatchObject({
+    expect(await read(asCaller('ann'))).toMatchObject({
       status: 200,
       body: {
         can_decide: false,
@@ -71,7 +66,7 @@ describe('GET /api/approvals/:approvalId', () => {
 
   it('answers 404 APPROVAL_NOT_FOUND for an approval no session holds', async () => {
     const answer = await holdpoint.routes.request('/api/approvals/nobody-knows', {
-      headers: as('ann'),
+      headers: asCaller('ann'),
     });
     expect(answer.status).toBe(404);
     expect(await answer.json()).toMatchObject({

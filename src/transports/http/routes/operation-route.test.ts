@@ -2,6 +2,7 @@ import { createHoldpoint, type Holdpoint } from 'holdpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import payments from '../../../../examples/payments/app.js';
 import { ManualClock } from '../../../core/manual-clock.test-support.js';
+import { testCallerIdentity } from '../operations/test-callers.test-support.js';
 
 // The pipeline every operation's route is derived into (read → count a run → once per
 // key → act → present), through the app's routes with `app.request`: the caller is
@@ -13,10 +14,7 @@ beforeAll(() => {
   holdpoint = createHoldpoint({
     apps: [payments],
     sweepIntervalSeconds: false,
-    identity: (request) => {
-      const id = request.headers.get('x-test-user');
-      return id ? { id, roles: [] } : undefined;
-    },
+    identity: testCallerIdentity,
     limits: { runsPerMinute: 3 },
     // Time stands still: the runs of a test count in one minute's window, whenever it runs.
     clock: new ManualClock(),
