@@ -257,7 +257,10 @@ describe.each(Object.keys(testStores.byKind))('an approval SLA (%s store)', (kin
     const { clock, runtime } = first;
     expect(
       await codeOf(
-        runtime.operations.setDelegation({ userId: 'alice', delegate: 'dave', until: 0 }, eve),
+        runtime.operations.setDelegation(
+          { userId: 'alice', delegate: 'dave', until: clock.now() + 600 * S },
+          eve,
+        ),
       ),
     ).toBe('FORBIDDEN');
     expect(
