@@ -98,6 +98,31 @@ describe('ApprovalDialog', () => {
     expect(document.activeElement).toBe(opener);
   });
 
+  it('says who decides, and offers nothing to send to someone who may not', () => {
+    const approvers = {
+      owner: false,
+      roles: ['approver'],
+      users: [],
+      quorum: 2,
+      requester_may_approve: false,
+    };
+    setup({ ...payment, approvers, canDecide: true });
+    expect(screen.getByText('Decided by 2 approvers (role approver).')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Approve' })).toHaveProperty('disabled', false);
+    cleanup();
+
+    const { onApprove, onReject } = setup({ ...payment, approvers, canDecide: false });
+    expect(screen.getByText('Decided by 2 approvers (role approver); not by you.')).toBeTruthy();
+    for (const name of ['Approve', 'Reject']) {
+      const button = screen.getByRole('button', { name }) as HTMLButtonElement;
+      expect(button.disabled, name).toBe(true);
+      fireEvent.click(button);
+    }
+    expect(screen.getByLabelText(/Reason/)).toHaveProperty('disabled', true);
+    expect(onApprove).not.toHaveBeenCalled();
+    expect(onReject).not.toHaveBeenCalled();
+  });
+
   it('traps focus: starts on Approve, Tab and Shift+Tab wrap inside the dialog', () => {
     setup();
     const dialog = screen.getByRole('dialog');

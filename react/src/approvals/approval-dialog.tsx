@@ -10,6 +10,7 @@ import {
 import { createPortal } from 'react-dom';
 import { useNow } from '../ui/use-now.js';
 import { type ApprovalRequest, humanizeToolName } from './approval-request.js';
+import { waitingFor } from './approvers-text.js';
 import { argsDiff } from './args-diff.js';
 import { ArgumentList } from './argument-list.js';
 import { ChangeList } from './change-list.js';
@@ -147,12 +148,15 @@ export function ApprovalDialog({
   const answer: InputChoice | undefined = request.multiple ? picked : typed.trim() || choice;
   // A single pick (or typed text) must be given; any number of a multiple pick will do.
   const needsAnswer = !request.multiple && Boolean(request.options || request.freeText);
-  const canApprove = !busy && !expired && (!needsAnswer || answer !== undefined);
+  // The server said the caller may not decide it (another's approval, read by its owner):
+  // it is shown, with who decides, and offers nothing to send.
+  const notMine = request.canDecide === false;
+  const canApprove = !busy && !expired && !notMine && (!needsAnswer || answer !== undefined);
   const isInput = request.kind === 'input';
   const labels = answerLabels(request);
   const togglePicked = (option: string) =>
     setPicked((now) => (now.includes(option) ? now.filter((o) => o !== option) : [...now, option]));
-  const locked = busy || expired;
+  const locked = busy || expired || notMine;
   const grantChosen = grant.grant ? { grant: grant.grant } : undefined;
 
   const switchTo = (next: Mode) => {
@@ -220,8 +224,15 @@ export function ApprovalDialog({
           </p>
         ) : null}
 
+        {request.approvers ? (
+          <p className="hp-modal__note hp-modal__deciders">
+            Decided by {waitingFor(request.approvers, owner)}
+            {notMine ? '; not by you.' : '.'}
+          </p>
+        ) : null}
+
         {request.options ? (
-          <fieldset className="hp-choices" disabled={busy || expired}>
+          <fieldset className="hp-choices" disabled={locked}>
             <legend className="hp-section-label">
               {request.multiple ? 'Choose any' : 'Choose one'}
             </legend>
@@ -314,7 +325,7 @@ export function ApprovalDialog({
               className="hp-input"
               rows={2}
               value={typed}
-              disabled={busy || expired}
+              disabled={locked}
               onChange={(event) => setTyped(event.target.value)}
             />
           </div>
@@ -331,7 +342,7 @@ export function ApprovalDialog({
               id={reasonId}
               className="hp-input"
               value={reason}
-              disabled={busy || expired}
+              disabled={locked}
               placeholder="Why not? The agent is told."
               onChange={(event) => setReason(event.target.value)}
             />

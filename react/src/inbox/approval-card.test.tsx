@@ -38,6 +38,11 @@ describe('ApprovalCard', () => {
     expect(screen.getByText(/Expires in/).textContent).toBe('Expires in 59 min');
   });
 
+  it('says whom it asks', () => {
+    render(<ApprovalCard approval={approval} now={NOW} onReview={() => {}} />);
+    expect(screen.getByText('asks role approver')).toBeTruthy();
+  });
+
   it('says what became of a decided approval, with no countdown', () => {
     render(
       <ApprovalCard

@@ -1,4 +1,5 @@
 import { humanizeToolName } from '../approvals/approval-request.js';
+import { askedPeople } from '../approvals/approvers-text.js';
 import { ArgumentList } from '../approvals/argument-list.js';
 import type { InboxApproval } from '../client/api-types.js';
 import { formatDuration } from '../ui/relative-time.js';
@@ -75,6 +76,8 @@ export function ApprovalCard({
           <span>
             by <strong>{approval.user_id}</strong>
           </span>
+          <span aria-hidden="true"> · </span>
+          <span>asks {askedPeople(approval.approvers, approval.user_id).join(', ')}</span>
           {conversationHref ? (
             <>
               <span aria-hidden="true"> · </span>
