@@ -13,9 +13,8 @@ export {
   type HoldpointClient,
   type HoldpointClientOptions,
 } from './client/holdpoint-client.js';
-export { ApiError, explain, toApiError, UNREACHABLE } from './client/api-error.js';
+export { ApiError, toApiError, UNREACHABLE } from './client/api-error.js';
 export { type ListPage, type PagedList, usePagedList } from './client/use-paged-list.js';
-export { readServerSentEvents, type ServerSentEvent } from './client/server-sent-events.js';
 export type * from './client/api-types.js';
 
 // Hooks.
@@ -31,7 +30,7 @@ export {
 // Components.
 export { ApprovalInbox, type ApprovalInboxProps } from './inbox/approval-inbox.js';
 export { ApprovalCard, type ApprovalCardProps, type ItemOutcome } from './inbox/approval-card.js';
-export { ApprovalDialog, answerLabels } from './approvals/approval-dialog.js';
+export { ApprovalDialog } from './approvals/approval-dialog.js';
 export { ArgumentList } from './approvals/argument-list.js';
 export { ChangeList, valueText } from './approvals/change-list.js';
 export { TimeLeft } from './approvals/time-left.js';
@@ -44,7 +43,6 @@ export {
   fromApi,
   humanizeToolName,
   inputShape,
-  optionsOf,
 } from './approvals/approval-request.js';
 export { askedPeople, waitingFor } from './approvals/approvers-text.js';
 export { argsDiff, type FieldChange } from './approvals/args-diff.js';
@@ -59,5 +57,5 @@ export {
   stillWaitsNote,
   withStreamField,
 } from './approvals/rich-approval.js';
-export { formatClock, formatCountdown, formatDuration } from './ui/relative-time.js';
+export { formatClock, formatDuration } from './ui/relative-time.js';
 export { useNow } from './ui/use-now.js';
