@@ -122,6 +122,9 @@ describe.each(STORE_KINDS)('createHoldpoint({ metrics: "prometheus" }) on the %s
     const runs = (event: string) => read('holdpoint_run_events_total', { app: APP, event });
     expect(['started', 'paused', 'resumed', 'completed'].map(runs)).toEqual([1, 1, 1, 1]);
     expect(runs('failed')).toBeUndefined();
+    // The run ended: no lease held, none interrupted (the gauge moves in telemetry/metrics.test).
+    expect(read('holdpoint_runs', { state: 'running' })).toBe(0);
+    expect(read('holdpoint_runs', { state: 'interrupted' })).toBe(0);
     const requests = (method: string, route: string, status: string) =>
       read('holdpoint_http_request_duration_seconds_count', { method, route, status });
     expect(requests('POST', '/api/agent/start', '200')).toBe(1);
