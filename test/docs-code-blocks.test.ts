@@ -47,9 +47,13 @@ const BLOCKS: CodeBlock[] = DOCS.flatMap((doc) => codeBlocks(join(ROOT, doc), do
 const name = (block: CodeBlock) => `${block.doc}:${block.line} (${block.lang || 'text'})`;
 const SHELL = new Set(['sh', 'bash', 'shell']);
 
-/** What the reader installs beside Holdpoint: ADK (its peer), zod, the servers the docs mount it in. */
+/**
+ * What the reader installs beside Holdpoint: ADK (its peer), zod, the servers the docs
+ * mount it in, the protocols' official clients.
+ */
 const READER_DEPENDENCIES = [
   '@google/adk@2.0.0',
+  '@ag-ui/client@1.0.4',
   'zod@4.6.7',
   'hono@4.13.19',
   '@hono/node-server@2.1.8',
@@ -69,6 +73,8 @@ const PROGRAMS = [
   'audit-checkpoints.ts',
   'decisions.ts',
 ];
+/** Fixtures that are clients of `holdpoint serve` (at HOLDPOINT_URL): each prints what it promises. */
+const CLIENTS = ['ag-ui-client.ts'];
 /** Fixtures that are servers: each listens on PORT and answers a payment with a pause. */
 const SERVERS = ['hono-server.ts', 'node-server.ts', 'express-server.ts'];
 
@@ -140,6 +146,19 @@ describe('the docs’ code runs as written', () => {
     const promises = promisedOutputs(readFileSync(join(FIXTURES, program), 'utf8'));
     expect(unkeptPromise(output, promises), output).toBeUndefined();
   });
+
+  it.concurrent.for(CLIENTS)(
+    '%s, against holdpoint serve, prints what it promises',
+    async (program, { expect }) => {
+      const { code, output } = await runToEnd(process.execPath, ['--import', 'tsx', program], {
+        cwd: project,
+        env: { HOLDPOINT_URL: server.url },
+      });
+      expect(code, output).toBe(0);
+      const promises = promisedOutputs(readFileSync(join(FIXTURES, program), 'utf8'));
+      expect(unkeptPromise(output, promises), output).toBeUndefined();
+    },
+  );
 
   it.concurrent.for(SERVERS)('%s serves the API: a payment pauses', async (program, { expect }) => {
     const child = spawn(process.execPath, ['--import', 'tsx', program], {

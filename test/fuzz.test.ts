@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { EventSchemas } from '@ag-ui/core/schemas';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { announceBody } from './support/raw-http.js';
@@ -190,7 +191,91 @@ function generators() {
       ),
     realId(sessions).map((s) => `/api/audit?session_id=${encodeURIComponent(String(s))}`),
   );
-  return { value, request, query, chatMessage, chatBody, realId };
+  const nearlyRightAgUiBody = fc.record(
+    {
+      threadId: fc.oneof(fc.constantFrom(...sessions), fc.uuid()),
+      runId: fc.uuid(),
+      messages: fc.array(
+        fc.record({ id: fc.uuid(), role: fc.constant('user'), content: hostileText }),
+        { minLength: 1, maxLength: 2 },
+      ),
+      resume: fc.array(
+        fc.record({
+          interruptId: fc.constantFrom(...approvals, 'nope'),
+          status: fc.constantFrom('resolved', 'cancelled'),
+          payload: fc.record(
+            { approved: fc.boolean(), reason: fc.string({ maxLength: 50 }) },
+            { requiredKeys: ['approved'] },
+          ),
+        }),
+        { minLength: 1, maxLength: 2 },
+      ),
+    },
+    { requiredKeys: ['threadId', 'runId', 'messages'] },
+  );
+  const hostileAgUiBody = fc.record(
+    {
+      threadId: realId(sessions),
+      runId: id,
+      messages: fc.oneof(
+        fc.array(
+          fc.record(
+            {
+              id: fc.string({ maxLength: 20 }),
+              role: fc.constantFrom('user', 'assistant', 'tool', 'activity', 'other'),
+              content: fc.oneof(
+                hostileText,
+                fc.array(fc.record({ type: fc.constant('text'), text: hostileText }), {
+                  maxLength: 2,
+                }),
+                value,
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+          { maxLength: 3 },
+        ),
+        value,
+      ),
+      resume: fc.oneof(
+        fc.array(
+          fc.record(
+            {
+              interruptId: realId(approvals),
+              status: fc.constantFrom('resolved', 'cancelled', 'other'),
+              payload: fc.oneof(
+                fc.record(
+                  {
+                    approved: fc.oneof(fc.boolean(), value),
+                    reason: value,
+                    editedArgs: value,
+                    argsHash: value,
+                  },
+                  { requiredKeys: [] },
+                ),
+                value,
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+          { maxLength: 3 },
+        ),
+        value,
+      ),
+      tools: value,
+      state: value,
+      forwardedProps: value,
+    },
+    { requiredKeys: ['threadId', 'runId', 'messages'] },
+  );
+  const agUiBody = fc.oneof({ weight: 3, arbitrary: nearlyRightAgUiBody }, hostileAgUiBody);
+  const agUiPath = fc
+    .oneof(
+      { weight: 4, arbitrary: fc.constantFrom('payments', 'picker', 'image-studio', 'nope') },
+      fc.string({ maxLength: 120 }),
+    )
+    .map((app) => `/api/ag-ui/${encodeURIComponent(app)}`);
+  return { value, request, query, chatMessage, chatBody, realId, agUiBody, agUiPath };
 }
 
 const CLIENT_CLOSE = { fin: true, rsv: 0, opcode: 8, masked: true } as const;
@@ -246,6 +331,46 @@ describe('fuzzing every endpoint and frame', () => {
       'x-holdpoint-user': FUZZER,
     });
     expect(huge.status).toBe(413);
+    expect(await send('GET', '/healthz')).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('AG-UI: answers a stable code before the stream, or AG-UI events, never INTERNAL', async () => {
+    const { agUiBody, agUiPath } = generators();
+    const statuses: number[] = [];
+    await fc.assert(
+      fc.asyncProperty(agUiPath, agUiBody, async (path, body) => {
+        const raw = jsonText(body);
+        const response = await fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-holdpoint-user': FUZZER,
+            'x-holdpoint-roles': 'admin',
+          },
+          body: raw,
+        });
+        const text = await response.text();
+        const where = `${path} ${raw.slice(0, 200)}`;
+        statuses.push(response.status);
+        expect(response.status, where).toBeLessThan(500);
+        if (response.status !== 200) {
+          expect(JSON.parse(text).error.code, where).toEqual(expect.any(String));
+          return;
+        }
+        const events = text
+          .split('\n\n')
+          .filter(Boolean)
+          .map((frame) => EventSchemas.parse(JSON.parse(frame.replace(/^data: /, ''))));
+        expect(events[0]?.type, where).toBe('RUN_STARTED');
+        const last = events.at(-1) as { type: string; code?: string };
+        expect(['RUN_FINISHED', 'RUN_ERROR'], where).toContain(last.type);
+        expect(last.code, where).not.toBe('INTERNAL');
+      }),
+      { numRuns: 150 },
+    );
+    // Most reached the run (a stream), the rest were refused before it.
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(10);
     expect(await send('GET', '/healthz')).toBe(200);
     expect(server.child.exitCode).toBeNull();
   });

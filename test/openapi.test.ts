@@ -208,6 +208,19 @@ const CALLS: Record<string, () => Call[]> = {
     },
     { path: '/api/chat', body: { id: 'chat-2', messages: [] }, status: 400 },
   ],
+  runAgUi: () => [
+    {
+      path: '/api/ag-ui/payments',
+      body: {
+        threadId: 'openapi-thread',
+        runId: 'run-1',
+        messages: [{ id: 'm1', role: 'user', content: 'Send $3 to Bo' }],
+      },
+      status: 200,
+    },
+    { path: '/api/ag-ui/payments', body: { threadId: 'openapi-thread' }, status: 400 },
+    { path: '/api/ag-ui/nope', body: { threadId: 't', runId: 'r', messages: [] }, status: 400 },
+  ],
 };
 
 /** The operations in the order a session's life calls them (what one learns, the next uses). */
@@ -241,6 +254,7 @@ const ORDER = [
   'getDelivery',
   'resendDelivery',
   'chat',
+  'runAgUi',
 ];
 
 /** Every operation of the document: its id, method and path as the routes take it. */

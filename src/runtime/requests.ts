@@ -3,13 +3,22 @@ import { jsonBoundsProblem, LIMITS } from '../core/limits.js';
 import { appName, boundedJson, idText, messageText, reasonText } from '../core/validate.js';
 
 /** A user's message that starts a run, on a new session unless `sessionId` is given. */
-export const startRequest = z.strictObject({
-  query: messageText,
-  app: appName.optional(),
-  sessionId: idText.optional(),
-  /** Names the request across its retries (see idempotentRequest): the run's ids follow from it. */
-  requestId: idText.optional(),
-});
+export const startRequest = z
+  .strictObject({
+    query: messageText,
+    app: appName.optional(),
+    sessionId: idText.optional(),
+    /**
+     * The id the new session takes (a protocol's own thread id, as AG-UI's `threadId`):
+     * SESSION_EXISTS when it is taken. Not with `sessionId`.
+     */
+    newSessionId: idText.optional(),
+    /** Names the request across its retries (see idempotentRequest): the run's ids follow from it. */
+    requestId: idText.optional(),
+  })
+  .refine((r) => r.sessionId === undefined || r.newSessionId === undefined, {
+    message: 'give at most one of "sessionId" or "newSessionId"',
+  });
 export type StartRequest = z.input<typeof startRequest>;
 
 /** A condition on one argument of the calls a grant covers (see core/grants.ts). */

@@ -20,7 +20,7 @@ function idFrom(seed: string): string {
 
 /**
  * Starts a run for a user's message: on a new session (created already held by the
- * run), or on `sessionId` once the run takes it (refused while it is paused or
+ * run; its id `newSessionId` when given), or on `sessionId` once the run takes it (refused while it is paused or
  * another run holds it); only the session's owner or an admin posts to it. With a `requestId` the new session's and the run's ids
  * follow from it, so the same request made again (its first reply was lost) finds
  * the run it started and is answered with that run's state instead of starting another.
@@ -31,10 +31,11 @@ export async function startRun(
   by: Principal,
   sink?: RunEventSink,
 ): Promise<RunOutcome> {
-  const { query, app: appName, sessionId, requestId } = request;
+  const { query, app: appName, sessionId, newSessionId, requestId } = request;
   const userId = by.id;
   const invocationId = `inv-${requestId ? idFrom(`run\n${requestId}`) : randomUUID()}`;
-  const targetId = sessionId ?? (requestId ? idFrom(`session\n${requestId}`) : randomUUID());
+  const targetId =
+    sessionId ?? newSessionId ?? (requestId ? idFrom(`session\n${requestId}`) : randomUUID());
   const started = requestId ? await ctx.store.getRun(targetId, invocationId) : undefined;
   if (started) {
     requireOwnerOrAdmin(by, started.userId, 'read this run');

@@ -23,7 +23,7 @@ import {
 } from '../http/index.js';
 import { type ChatIntent, type PostedIntent, postedIntent } from './chat-intent.js';
 import { type ChatRequestBody, chatRequestBody } from './chat-request.js';
-import { errorText, runChatTurn } from './chat-stream.js';
+import { AI_SDK_CHANNEL, errorText, runChatTurn } from './chat-stream.js';
 import { ContinuousStream } from './continuous-stream.js';
 
 /** Where `WebSocketChatTransport` connects. */
@@ -330,7 +330,7 @@ class ChatConnection {
       requireActingAs(this.caller, userId, 'socket');
       await this.options.runtime.countRequest(this.caller, 'runs');
       const outcome = await this.options.runtime.checkedOperations.decideApproval(
-        decision,
+        { ...decision, channel: AI_SDK_CHANNEL },
         this.caller,
       );
       this.send({ type: 'decision-result', approvalId, ...presentOutcome(outcome) });

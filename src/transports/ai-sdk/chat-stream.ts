@@ -23,6 +23,9 @@ export interface ChatTurn {
   mode: ApprovalMode;
 }
 
+/** Where the decisions the AI SDK streams carry say they came from (their audit lines name it). */
+export const AI_SDK_CHANNEL = 'ai-sdk';
+
 /** How an error reads in an `error` chunk: its stable code first. */
 export function errorText(error: unknown): string {
   return isHoldpointError(error) ? `${error.code}: ${error.message}` : 'INTERNAL: Internal error.';
@@ -53,7 +56,11 @@ export async function runChatTurn(
     );
   }
   // Stale answers go to the store too: it says precisely why they cannot count.
-  return runtime.operations.resumeRun({ sessionId: intent.sessionId, decisions }, caller, emit);
+  return runtime.operations.resumeRun(
+    { sessionId: intent.sessionId, decisions, channel: AI_SDK_CHANNEL },
+    caller,
+    emit,
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { agUiOperations } from './ag-ui.js';
 import { agentOperations } from './agent.js';
 import { approvalOperations } from './approvals.js';
 import { auditOperations } from './audit.js';
@@ -24,6 +25,7 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   grants: grantOperations,
   audit: auditOperations,
   chat: chatOperations,
+  'ag-ui': agUiOperations,
   deliveries: deliveryOperations,
 };
 
@@ -38,6 +40,7 @@ export type OperationName = (
   | typeof grantOperations
   | typeof auditOperations
   | typeof chatOperations
+  | typeof agUiOperations
   | typeof deliveryOperations
 )[number]['name'];
 

@@ -15,6 +15,7 @@ export type Resource =
   | 'audit'
   | 'server'
   | 'chat'
+  | 'ag-ui'
   | 'deliveries';
 
 /** What an operation's `act` and `present` get: the request as validated, and who sends it. */
