@@ -54,6 +54,7 @@ const SHELL = new Set(['sh', 'bash', 'shell']);
 const READER_DEPENDENCIES = [
   '@google/adk@2.0.0',
   '@ag-ui/client@1.0.4',
+  '@a2a-js/sdk@1.3.0',
   'zod@4.6.7',
   'hono@4.13.19',
   '@hono/node-server@2.1.8',
@@ -74,7 +75,7 @@ const PROGRAMS = [
   'decisions.ts',
 ];
 /** Fixtures that are clients of `holdpoint serve` (at HOLDPOINT_URL): each prints what it promises. */
-const CLIENTS = ['ag-ui-client.ts'];
+const CLIENTS = ['ag-ui-client.ts', 'a2a-client.ts'];
 /** Fixtures that are servers: each listens on PORT and answers a payment with a pause. */
 const SERVERS = ['hono-server.ts', 'node-server.ts', 'express-server.ts'];
 

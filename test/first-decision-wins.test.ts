@@ -1,3 +1,5 @@
+import { SendMessageRequest } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { HttpAgent } from '@ag-ui/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JsonClient, signedInAs } from './support/json-client.js';
@@ -5,7 +7,7 @@ import { ServerProcess } from './support/server-process.js';
 import { adrApprovalMessage, postChat } from './support/ui-stream.js';
 
 // Issue 36, point 4: one approval offered at once over several doors — the REST API,
-// the AI SDK's chat stream, AG-UI — decided from two of them at the same moment, 20
+// the AI SDK's chat stream, AG-UI, A2A — decided from two of them at the same moment, 20
 // times, against `holdpoint serve` on the default SQLite store. One decision is recorded
 // each time, its audit line names the door it came through, the other door gets
 // ALREADY_DECIDED in its own terms, and the payment runs once or never.
@@ -17,66 +19,108 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.kill());
 
-type Door = 'rest' | 'ai-sdk' | 'ag-ui';
+type Door = 'rest' | 'ai-sdk' | 'ag-ui' | 'a2a';
+const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a'];
 /** The channel each door's decisions are recorded with (the REST API's: none). */
 const CHANNEL: Record<Door, string | undefined> = {
   rest: undefined,
   'ai-sdk': 'ai-sdk',
   'ag-ui': 'ag-ui',
+  a2a: 'a2a',
 };
+/** Who approves and who rejects, round by round: each door against two others. */
 const PAIRS: [Door, Door][] = [
   ['rest', 'ag-ui'],
-  ['ag-ui', 'ai-sdk'],
+  ['ag-ui', 'a2a'],
+  ['a2a', 'ai-sdk'],
   ['ai-sdk', 'rest'],
+  ['rest', 'a2a'],
 ];
 
-/** What a door answered: `decided`, or the code of its refusal. */
-async function decide(
-  door: Door,
-  who: string,
-  approval: string,
-  thread: string,
-  approved: boolean,
-) {
+/** How a door decides: answers `decided`, or the code of its refusal. */
+type Decide = (approval: string, thread: string, approved: boolean) => Promise<string | undefined>;
+
+/**
+ * `who`'s client of `door`, made before any race (an A2A client reads the agent card
+ * first), so that the race is between the decisions only.
+ */
+async function door(kind: Door, who: string): Promise<Decide> {
   const headers = signedInAs(who, ['approver']);
-  if (door === 'rest') {
-    const { status, body } = await new JsonClient(server.url, {
-      user: who,
-      roles: ['approver'],
-    }).post(`/api/approvals/${approval}`, { approved });
-    return status === 200 ? 'decided' : (body.error?.code as string);
+  if (kind === 'rest') {
+    const rest = new JsonClient(server.url, { user: who, roles: ['approver'] });
+    return async (approval, _thread, approved) => {
+      const { status, body } = await rest.post(`/api/approvals/${approval}`, { approved });
+      return status === 200 ? 'decided' : (body.error?.code as string);
+    };
   }
-  if (door === 'ai-sdk') {
-    const turn = await postChat(`${server.url}/api/chat`, {
-      id: `chat-${approval}-${who}`,
-      userId: who,
-      messages: [adrApprovalMessage(approval, approved)],
+  if (kind === 'ai-sdk') {
+    return async (approval, _thread, approved) => {
+      const turn = await postChat(`${server.url}/api/chat`, {
+        id: `chat-${approval}-${who}`,
+        userId: who,
+        messages: [adrApprovalMessage(approval, approved)],
+      });
+      const error = turn.chunks.find((c) => c.type === 'error') as
+        | { errorText?: string }
+        | undefined;
+      return error ? (error.errorText ?? '').split(':')[0] : 'decided';
+    };
+  }
+  if (kind === 'a2a') {
+    const fetchImpl: typeof fetch = (input, init) => {
+      const signed = new Headers(init?.headers);
+      for (const [name, value] of Object.entries(headers)) signed.set(name, value);
+      return fetch(input, { ...init, headers: signed });
+    };
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
     });
-    const error = turn.chunks.find((c) => c.type === 'error') as { errorText?: string } | undefined;
-    return error ? (error.errorText ?? '').split(':')[0] : 'decided';
+    const a2a = await new ClientFactory(options).createFromUrl(
+      `${server.url}/api/a2a/payments/.well-known/agent-card.json`,
+      '',
+    );
+    return (approval, thread, approved) =>
+      a2a
+        .sendMessage(
+          SendMessageRequest.fromJSON({
+            message: {
+              messageId: `reply-${approval}-${who}`,
+              role: 'ROLE_USER',
+              taskId: thread,
+              parts: [{ data: { approvalId: approval, approved } }],
+            },
+          }),
+        )
+        .then(
+          () => 'decided',
+          (error: { data?: { metadata?: Record<string, string> }[] }) =>
+            error.data?.[0]?.metadata?.holdpoint_code,
+        );
   }
-  const client = new HttpAgent({
-    url: `${server.url}/api/ag-ui/payments`,
-    threadId: thread,
-    headers,
-  });
-  let last: { type: string; code?: string } | undefined;
-  await client.runAgent(
-    { resume: [{ interruptId: approval, status: 'resolved', payload: { approved } }] },
-    {
-      onEvent: ({ event }) => {
-        last = event as typeof last;
+  return async (approval, thread, approved) => {
+    const client = new HttpAgent({
+      url: `${server.url}/api/ag-ui/payments`,
+      threadId: thread,
+      headers,
+    });
+    let last: { type: string; code?: string } | undefined;
+    await client.runAgent(
+      { resume: [{ interruptId: approval, status: 'resolved', payload: { approved } }] },
+      {
+        onEvent: ({ event }) => {
+          last = event as typeof last;
+        },
       },
-    },
-  );
-  return last?.type === 'RUN_ERROR' ? last.code : 'decided';
+    );
+    return last?.type === 'RUN_ERROR' ? last.code : 'decided';
+  };
 }
 
 describe('the first decision wins on every door', () => {
   it('one approval decided from two protocols at once, 20 times: one decision each time', async () => {
     const ann = new JsonClient(server.url, { user: 'ann', roles: [] });
     const auditor = new JsonClient(server.url, { user: 'auditor', roles: ['admin'] });
-    const winners: Record<Door, number> = { rest: 0, 'ai-sdk': 0, 'ag-ui': 0 };
+    const winners: Record<Door, number> = { rest: 0, 'ai-sdk': 0, 'ag-ui': 0, a2a: 0 };
     for (let round = 0; round < 20; round++) {
       const [approving, rejecting] = PAIRS[round % PAIRS.length] as [Door, Door];
       const start = await ann.post('/api/agent/start', {
@@ -87,9 +131,13 @@ describe('the first decision wins on every door', () => {
       const approval: string = start.body.approvals[0].approval_id;
       const thread: string = start.body.session_id;
 
+      const [approve, reject] = await Promise.all([
+        door(approving, 'maria'),
+        door(rejecting, 'bob'),
+      ]);
       const answers = await Promise.all([
-        decide(approving, 'maria', approval, thread, true),
-        decide(rejecting, 'bob', approval, thread, false),
+        approve(approval, thread, true),
+        reject(approval, thread, false),
       ]);
       const where = `round ${round}: ${approving} approves, ${rejecting} rejects → ${answers}`;
       expect(
@@ -118,7 +166,7 @@ describe('the first decision wins on every door', () => {
     console.log('first decisions by door:', winners);
   });
 
-  it.each(['rest', 'ai-sdk', 'ag-ui'] as Door[])(
+  it.each(DOORS)(
     'decided over %s first: every other door answers ALREADY_DECIDED',
     async (first) => {
       const ann = new JsonClient(server.url, { user: 'ann', roles: [] });
@@ -128,9 +176,9 @@ describe('the first decision wins on every door', () => {
       });
       const approval: string = start.body.approvals[0].approval_id;
       const thread: string = start.body.session_id;
-      expect(await decide(first, 'maria', approval, thread, true)).toBe('decided');
-      for (const other of (['rest', 'ai-sdk', 'ag-ui'] as Door[]).filter((d) => d !== first)) {
-        expect([other, await decide(other, 'bob', approval, thread, false)]).toEqual([
+      expect(await (await door(first, 'maria'))(approval, thread, true)).toBe('decided');
+      for (const other of DOORS.filter((d) => d !== first)) {
+        expect([other, await (await door(other, 'bob'))(approval, thread, false)]).toEqual([
           other,
           'ALREADY_DECIDED',
         ]);

@@ -275,7 +275,86 @@ function generators() {
       fc.string({ maxLength: 120 }),
     )
     .map((app) => `/api/ag-ui/${encodeURIComponent(app)}`);
-  return { value, request, query, chatMessage, chatBody, realId, agUiBody, agUiPath };
+  const a2aPart = fc.oneof(
+    fc.record({ text: hostileText }),
+    fc.record({ kind: fc.constant('text'), text: hostileText }),
+    fc.record({
+      data: fc.oneof(
+        fc.record(
+          {
+            approvalId: fc.constantFrom(...approvals, 'nope'),
+            approved: fc.boolean(),
+            reason: value,
+          },
+          { requiredKeys: ['approved'] },
+        ),
+        value,
+      ),
+    }),
+    fc.record({ kind: fc.constant('data'), data: fc.record({ approved: fc.boolean() }) }),
+    value,
+  );
+  const a2aBody = fc.record(
+    {
+      jsonrpc: fc.oneof({ weight: 5, arbitrary: fc.constant('2.0') }, value),
+      id: fc.oneof(fc.integer(), fc.string({ maxLength: 20 }), value),
+      method: fc.oneof(
+        {
+          weight: 5,
+          arbitrary: fc.constantFrom(
+            'message/send',
+            'message/stream',
+            'tasks/get',
+            'tasks/cancel',
+            'tasks/resubscribe',
+            'SendMessage',
+            'SendStreamingMessage',
+            'GetTask',
+            'CancelTask',
+            'ListTasks',
+          ),
+        },
+        fc.string({ maxLength: 30 }),
+      ),
+      params: fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.record(
+            {
+              id: realId(sessions),
+              message: fc.record(
+                {
+                  kind: fc.constant('message'),
+                  messageId: fc.uuid(),
+                  role: fc.constantFrom('user', 'agent', 'ROLE_USER', 'ROLE_AGENT', 'x'),
+                  taskId: realId(sessions),
+                  contextId: fc.oneof(fc.uuid(), realId(sessions)),
+                  parts: fc.array(a2aPart, { maxLength: 3 }),
+                },
+                { requiredKeys: ['messageId', 'role', 'parts'] },
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        value,
+      ),
+    },
+    { requiredKeys: ['jsonrpc', 'method'] },
+  );
+  const a2aVersion = fc.constantFrom(undefined, '1.0', '0.3', '2.0', '');
+  return {
+    value,
+    request,
+    query,
+    chatMessage,
+    chatBody,
+    realId,
+    agUiBody,
+    agUiPath,
+    a2aBody,
+    a2aVersion,
+  };
 }
 
 const CLIENT_CLOSE = { fin: true, rsv: 0, opcode: 8, masked: true } as const;
@@ -371,6 +450,48 @@ describe('fuzzing every endpoint and frame', () => {
     );
     // Most reached the run (a stream), the rest were refused before it.
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(10);
+    expect(await send('GET', '/healthz')).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('A2A: answers JSON-RPC envelopes or their stream, never an internal error', async () => {
+    const { a2aBody, a2aVersion } = generators();
+    const answered: number[] = [];
+    await fc.assert(
+      fc.asyncProperty(a2aBody, a2aVersion, async (body, version) => {
+        const raw = jsonText(body);
+        const response = await fetch(`${server.url}/api/a2a/payments`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-holdpoint-user': FUZZER,
+            'x-holdpoint-roles': 'admin',
+            ...(version === undefined ? {} : { 'A2A-Version': version }),
+          },
+          body: raw,
+        });
+        const text = await response.text();
+        const where = `${version} ${raw.slice(0, 200)}`;
+        expect(response.status, where).toBeLessThan(500);
+        if (response.status !== 200) return;
+        const envelopes = (response.headers.get('content-type') ?? '').startsWith(
+          'text/event-stream',
+        )
+          ? text
+              .split('\n\n')
+              .filter(Boolean)
+              .map((frame) => JSON.parse(frame.replace(/^(event: error\n)?data: /, '')))
+          : [JSON.parse(text)];
+        for (const envelope of envelopes) {
+          expect(envelope.jsonrpc, where).toBe('2.0');
+          expect(envelope.error?.code, where).not.toBe(-32603);
+          answered.push(envelope.error ? envelope.error.code : 0);
+        }
+      }),
+      { numRuns: 150 },
+    );
+    // Some succeeded (0), the rest were refused with A2A's codes.
+    expect(answered).toContain(0);
     expect(await send('GET', '/healthz')).toBe(200);
     expect(server.child.exitCode).toBeNull();
   });

@@ -208,6 +208,31 @@ const CALLS: Record<string, () => Call[]> = {
     },
     { path: '/api/chat', body: { id: 'chat-2', messages: [] }, status: 400 },
   ],
+  getA2aAgentCard: () => [
+    { path: '/api/a2a/payments/.well-known/agent-card.json', status: 200, as: {} },
+    { path: '/api/a2a/nope/.well-known/agent-card.json', status: 400, code: 'UNKNOWN_APP' },
+  ],
+  a2aJsonRpc: () => [
+    {
+      path: '/api/a2a/payments',
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: {
+          message: {
+            kind: 'message',
+            messageId: 'openapi-1',
+            role: 'user',
+            parts: [{ kind: 'text', text: 'Send $3 to Bo' }],
+          },
+        },
+      },
+      status: 200,
+    },
+    { path: '/api/a2a/payments', body: { jsonrpc: '2.0', id: 2, method: 'nope' }, status: 200 },
+    { path: '/api/a2a/payments', body: '{"jsonrpc":', status: 400, code: 'INVALID_JSON' },
+  ],
   runAgUi: () => [
     {
       path: '/api/ag-ui/payments',
@@ -255,6 +280,8 @@ const ORDER = [
   'resendDelivery',
   'chat',
   'runAgUi',
+  'getA2aAgentCard',
+  'a2aJsonRpc',
 ];
 
 /** Every operation of the document: its id, method and path as the routes take it. */

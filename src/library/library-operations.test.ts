@@ -14,7 +14,16 @@ import { libraryOperations, type OperationName } from './library-operations.js';
 const NAMES = Object.keys(RUNTIME_OPERATIONS) as OperationName[];
 
 /** HTTP operations that are the transport's own, not a runtime operation's route. */
-const HTTP_ONLY = ['chat', 'runAgUi', 'approvalEvents', 'getMe', 'listApps', 'health'];
+const HTTP_ONLY = [
+  'chat',
+  'runAgUi',
+  'getA2aAgentCard',
+  'a2aJsonRpc',
+  'approvalEvents',
+  'getMe',
+  'listApps',
+  'health',
+];
 
 /** A payments app whose tool waits for approval, on the offline rules model. */
 function paymentsApp() {

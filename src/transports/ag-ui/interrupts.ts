@@ -1,8 +1,8 @@
 import type { Interrupt } from '@ag-ui/core';
 import { z } from 'zod';
-import { hashArgs } from '../../core/hash.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { DecisionInput } from '../../runtime/requests.js';
+import { offeredApproval } from '../offered-approval.js';
 import { interruptAnswer, type ResumeEntry } from './run-input.js';
 
 /** Where the decisions this door records say they came from (the audit line names it). */
@@ -14,8 +14,8 @@ const ANSWER_SCHEMA = z.toJSONSchema(interruptAnswer, { io: 'input', unrepresent
 /**
  * A pending approval as an AG-UI interrupt: its id is the approval's, `toolCallId` the
  * call it holds, `message` the hint a person reads; `responseSchema` the answer
- * expected; `metadata.holdpoint` the tool, its arguments and their hash (what an edit
- * names), who may decide, and what the tool's policy lets a decider do.
+ * expected; `metadata.holdpoint` the approval as every protocol offers it (the tool, its
+ * arguments and their hash, who may decide, what the tool's policy lets a decider do).
  */
 export function interruptOf(approval: ApprovalRequest): Interrupt {
   return {
@@ -25,18 +25,7 @@ export function interruptOf(approval: ApprovalRequest): Interrupt {
     toolCallId: approval.toolCallId,
     responseSchema: ANSWER_SCHEMA,
     expiresAt: new Date(approval.expiresAt).toISOString(),
-    metadata: {
-      holdpoint: {
-        kind: approval.kind,
-        tool: approval.toolName,
-        args: approval.args,
-        argsHash: hashArgs(approval.args),
-        ...(approval.payload === undefined ? {} : { payload: approval.payload }),
-        ...(approval.approvers ? { approvers: approval.approvers } : {}),
-        ...(approval.decisionPolicy ? { decisionPolicy: approval.decisionPolicy } : {}),
-        ...(approval.mayHaveRun ? { mayHaveRun: true } : {}),
-      },
-    },
+    metadata: { holdpoint: offeredApproval(approval) },
   };
 }
 

@@ -22,7 +22,7 @@ import { openApiDocument } from './openapi/openapi-document.js';
 import { OPERATIONS_BY_RESOURCE } from './operations/index.js';
 import { presentError } from './present.js';
 import { limitBodies, settleUnreadBodies } from './request-bodies.js';
-import { isOperationPath } from './routes/operation-paths.js';
+import { isOperationPath, isPublicOperationPath } from './routes/operation-paths.js';
 import { countRequest } from './routes/rate-counting.js';
 import { resourceRoutes } from './routes/resource-routes.js';
 import { type SlackInteractivity, slackInteractivityRoutes } from './slack-interactivity.js';
@@ -95,8 +95,10 @@ export function createHttpApp({
     await next();
   });
 
-  // Every API request says who sends it, in every mode: the user its body names must match.
+  // Every API request says who sends it, in every mode: the user its body names must match
+  // (but for the few public operations under /api: the A2A agent cards).
   app.use('/api/*', async (c, next) => {
+    if (isPublicOperationPath(c.req.path.slice(mountOf(c, '/api/*').length))) return next();
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     c.set(
       'principal',

@@ -1,3 +1,4 @@
+import { a2aOperations } from './a2a.js';
 import { agUiOperations } from './ag-ui.js';
 import { agentOperations } from './agent.js';
 import { approvalOperations } from './approvals.js';
@@ -26,6 +27,7 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   audit: auditOperations,
   chat: chatOperations,
   'ag-ui': agUiOperations,
+  a2a: a2aOperations,
   deliveries: deliveryOperations,
 };
 
@@ -41,6 +43,7 @@ export type OperationName = (
   | typeof auditOperations
   | typeof chatOperations
   | typeof agUiOperations
+  | typeof a2aOperations
   | typeof deliveryOperations
 )[number]['name'];
 

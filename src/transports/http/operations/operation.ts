@@ -16,6 +16,7 @@ export type Resource =
   | 'server'
   | 'chat'
   | 'ag-ui'
+  | 'a2a'
   | 'deliveries';
 
 /** What an operation's `act` and `present` get: the request as validated, and who sends it. */
@@ -30,6 +31,10 @@ export interface OperationCall<Body, Query> {
   requestId?: string;
   /** Where the API is mounted in a host's app (`/hp`; empty at the root). */
   mount: string;
+  /** The request's origin as the server was asked for it (its Host checked by the guards). */
+  origin: string;
+  /** The request's headers (what a protocol reads beside the body: `A2A-Version`). */
+  headers: Headers;
   runtime: HoldpointRuntime;
   logger: Logger;
   identity: Identity;

@@ -44,6 +44,8 @@ function readCall(operation: Operation, deps: RouteDeps): MiddlewareHandler<Oper
       params: c.req.param(),
       by,
       mount: c.req.routePath.slice(0, -operation.path.length),
+      origin: new URL(c.req.url).origin,
+      headers: c.req.raw.headers,
       ...deps,
     };
   };
