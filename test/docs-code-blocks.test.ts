@@ -55,6 +55,7 @@ const READER_DEPENDENCIES = [
   '@google/adk@2.0.0',
   '@ag-ui/client@1.0.4',
   '@a2a-js/sdk@1.3.0',
+  '@modelcontextprotocol/sdk@1.32.2',
   'zod@4.6.7',
   'hono@4.13.19',
   '@hono/node-server@2.1.8',
@@ -73,6 +74,7 @@ const PROGRAMS = [
   'sla.ts',
   'audit-checkpoints.ts',
   'decisions.ts',
+  'mcp-tools.ts',
 ];
 /** Fixtures that are clients of `holdpoint serve` (at HOLDPOINT_URL): each prints what it promises. */
 const CLIENTS = ['ag-ui-client.ts', 'a2a-client.ts'];

@@ -1,4 +1,5 @@
 import { LIMITS } from '../core/limits.js';
+import { entryOf } from '../core/tool-entry.js';
 import type { ApprovalHint } from './agent-app.js';
 
 /**
@@ -12,7 +13,7 @@ export function appHint(
   args: Record<string, unknown>,
 ): string | undefined {
   try {
-    const hint = hints[toolName]?.(args);
+    const hint = entryOf(hints, toolName)?.(args);
     return typeof hint === 'string' && hint.trim() !== ''
       ? hint.slice(0, LIMITS.reasonChars)
       : undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DecisionPolicy } from '../core/decision-policy.js';
+import { entryOf } from '../core/tool-entry.js';
 import type { AgentApp } from './agent-app.js';
 import { argsJsonSchema, findTool } from './tool-schema.js';
 
@@ -10,7 +11,7 @@ import { argsJsonSchema, findTool } from './tool-schema.js';
  * when the tool has no such rules, so ordinary pauses carry nothing more.
  */
 export function decisionPolicyOf(app: AgentApp, toolName: string): DecisionPolicy | undefined {
-  const rules = app.decisionRules?.[toolName];
+  const rules = entryOf(app.decisionRules, toolName);
   if (!rules) return undefined;
   const argsSchema = rules.editable ? argsJsonSchema(findTool(app.rootAgent, toolName)) : undefined;
   const policy: DecisionPolicy = {
@@ -26,7 +27,7 @@ export function decisionPolicyOf(app: AgentApp, toolName: string): DecisionPolic
     ...(argsSchema && { argsSchema }),
     ...(rules.grants &&
       // One approver cannot grant what needs several (judgeRichDecisions refuses it).
-      (app.approvers?.[toolName]?.quorum ?? 1) <= 1 && {
+      (entryOf(app.approvers, toolName)?.quorum ?? 1) <= 1 && {
         grants: { ...rules.grants, scopes: [...rules.grants.scopes] },
       }),
   };

@@ -54,6 +54,7 @@ function plugin(grants: Grant[], rules: GrantSource['rules'] = RULES) {
     sessionId: 's1',
     userId: 'ann',
     rules,
+    named: new Set(Object.keys(rules)),
     now: () => T0,
     inForce: async (toolName) => {
       reads.push(toolName);

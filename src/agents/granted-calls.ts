@@ -1,13 +1,9 @@
-import {
-  type BaseTool,
-  type Context,
-  type FunctionTool,
-  isFunctionTool,
-  ToolConfirmation,
-} from '@google/adk';
+import { type BaseTool, type Context, isFunctionTool, ToolConfirmation } from '@google/adk';
 import { type Grant, type GrantedCall, grantCovers, withinPolicy } from '../core/grants.js';
+import { entryOf } from '../core/tool-entry.js';
 import type { ToolDecisionRules } from './agent-app.js';
 import { HoldpointPlugin } from './holdpoint-plugin.js';
+import { gatedByName } from './named-tool-gate.js';
 
 /** Where a segment's grants come from, and how a call allowed by one is recorded. */
 export interface GrantSource {
@@ -17,6 +13,8 @@ export interface GrantSource {
   userId: string;
   /** Per tool, what the app lets deciders allow (only tools with `grants` are looked at). */
   rules: Readonly<Record<string, ToolDecisionRules>>;
+  /** The tools the app's approvals name: those that cannot ask themselves are asked about (NamedToolGate). */
+  named: ReadonlySet<string>;
   now: () => number;
   /** The user's grants on `toolName` in force at `now`. */
   inForce: (toolName: string, now: number) => Promise<Grant[]>;
@@ -51,11 +49,9 @@ export class GrantedCalls extends HoldpointPlugin {
     toolContext: Context;
   }): Promise<Record<string, unknown> | undefined> {
     const { source } = this;
-    const policy = source.rules[tool.name]?.grants;
+    const policy = entryOf(source.rules, tool.name)?.grants;
     if (!policy || toolContext.toolConfirmation) return undefined;
-    if (!isFunctionTool(tool) || !(await asksForConfirmation(tool, toolArgs, toolContext))) {
-      return undefined;
-    }
+    if (!(await asksForConfirmation(tool, toolArgs, toolContext, source.named))) return undefined;
     const now = source.now();
     const call: GrantedCall = {
       app: source.app,
@@ -78,12 +74,17 @@ export class GrantedCalls extends HoldpointPlugin {
   }
 }
 
-/** Whether `tool` asks for confirmation of this call; arguments it refuses are its own to report. */
+/**
+ * Whether this call of `tool` asks for confirmation: a FunctionTool's `requireConfirmation`
+ * (arguments it refuses are its own to report), or the gate for a tool the app names.
+ */
 async function asksForConfirmation(
-  tool: FunctionTool,
+  tool: BaseTool,
   args: Record<string, unknown>,
   context: Context,
+  named: ReadonlySet<string>,
 ): Promise<boolean> {
+  if (!isFunctionTool(tool)) return gatedByName(tool, named);
   try {
     return Boolean(await tool.checkRequireConfirmation(args, context));
   } catch {

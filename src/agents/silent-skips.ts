@@ -9,6 +9,7 @@ import {
   isParallelAgent,
   isSequentialAgent,
 } from '@google/adk';
+import { namesTool } from '../core/tool-entry.js';
 import { agentOfTool } from './agent-tree.js';
 
 /**
@@ -21,7 +22,7 @@ function waitsForAPerson(tool: BaseTool, named: ReadonlySet<string>): string | u
     ? (tool as unknown as { requireConfirmation?: unknown }).requireConfirmation
     : undefined;
   if (confirms) return 'requireConfirmation';
-  return named.has(tool.name) ? "named in the app's approvals" : undefined;
+  return namesTool(named, tool.name) ? "named in the app's approvals" : undefined;
 }
 
 /** ADK's own workflow agents: they go on past a step that waits for a person. */

@@ -6,6 +6,7 @@ import { type AppShape, appShape, shapeChanges } from '../agents/app-shape.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { HoldpointError, runNotFound, sessionNotFound } from '../core/errors.js';
 import type { OptionSettingValues } from '../core/settings/setting-options.js';
+import { entryOf } from '../core/tool-entry.js';
 import type { Lease, RunRecord } from '../core/types.js';
 import type { HoldpointStore, SessionSnapshot } from '../store/store.js';
 import { holdpointMetrics } from '../telemetry/metrics.js';
@@ -161,7 +162,7 @@ export class RuntimeContext {
 
   /** How long a continuous stream waits for `toolName`'s approval in `app`, and what then. */
   approvalPolicy(app: string, toolName: string): Required<ApprovalPolicy> {
-    const policy = this.options.apps.get(app)?.approvalPolicies?.[toolName];
+    const policy = entryOf(this.options.apps.get(app)?.approvalPolicies, toolName);
     return {
       timeoutSeconds: policy?.timeoutSeconds ?? this.options.settings.approvalTimeoutSeconds,
       onTimeout: policy?.onTimeout ?? this.options.settings.approvalTimeoutPolicy,

@@ -3,6 +3,7 @@ import type { AgentApp } from '../../agents/agent-app.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { hashArgs } from '../../core/hash.js';
 import { type Principal, requireOwnerOrAdmin } from '../../core/principal.js';
+import { namesTool } from '../../core/tool-entry.js';
 import type { ApprovalRequest, CarriedEdit, Lease, Pause } from '../../core/types.js';
 import { approvalAudit } from '../../session/audit/audit-entries.js';
 import { currentHint, latestEdit } from '../../session/decision/settlement.js';
@@ -79,7 +80,9 @@ async function approvedCallsLeft(
     if (!approved.has(approval.toolCallId)) continue;
     const key = toolCallEffectKey(pause.sessionId, approval.toolCallId);
     const effect = await ctx.store.effects.inspect(key);
-    const idempotent = app.idempotentTools?.has(approval.toolName) ?? false;
+    const idempotent = app.idempotentTools
+      ? namesTool(app.idempotentTools, approval.toolName)
+      : false;
     if (effect.state === 'locked') left.locked.push(key);
     // A tool that awaits inline is entered again (its effects in `once()`), never asked about.
     else if (

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decisionPolicyOf } from '../../agents/decision-policy-of.js';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import { entryOf } from '../../core/tool-entry.js';
 import type { AuditEntry, Pause } from '../../core/types.js';
 import { approvalAudit } from '../../session/audit/audit-entries.js';
 import {
@@ -148,10 +149,10 @@ async function pauseRun(
         app && a.awaitIndex === undefined ? decisionPolicyOf(app, a.toolName) : undefined;
       return {
         ...a,
-        approvers: app?.approvers?.[a.toolName] ?? DEFAULT_APPROVERS,
+        approvers: entryOf(app?.approvers, a.toolName) ?? DEFAULT_APPROVERS,
         // The app's notification rule, unless the tool's own rules name one.
         ...(app?.notify && { notify: app.notify }),
-        ...app?.approvalRules?.[a.toolName],
+        ...entryOf(app?.approvalRules, a.toolName),
         ...(decisionPolicy && { decisionPolicy }),
         createdAt: end.now,
         expiresAt,

@@ -1,6 +1,7 @@
 import { type BasePlugin, createEvent, type Event, type Session } from '@google/adk';
 import type { Content, Part } from '@google/genai';
 import { DecisionAnswers } from '../../agents/decision-answers.js';
+import { NamedToolGate } from '../../agents/named-tool-gate.js';
 import { LINEAR_APPROVALS } from '../../agents/wait-for-approval.js';
 import { toolCallEffectKey } from '../../core/effect-ledger.js';
 import { sessionNotFound } from '../../core/errors.js';
@@ -107,7 +108,8 @@ export async function prepareSegment(
       throw error;
     }
   });
-  const granted = segmentGrants(ctx, start, stopCause);
+  const named = new Set(Object.keys(app.approvalPolicies));
+  const granted = segmentGrants(ctx, start, stopCause, named);
   const grantedCalls = granted ? [granted] : [];
   // Answers to calls an AgentTool's run made are stored in that run's session; the run
   // then goes on from what is stored, and that AgentTool's call enters its run again.
@@ -136,7 +138,13 @@ export async function prepareSegment(
     // ApprovedCallsStarted); a mark the store cannot take stops the segment.
     // An answer given in a tool's place ends the call before its start would be marked.
     // A call a grant allows runs once its line is stored (GrantedCalls).
-    plugins: [answers, ...(starting.size === 0 ? [] : [startedMarks]), ...grantedCalls],
+    plugins: [
+      answers,
+      ...(starting.size === 0 ? [] : [startedMarks]),
+      ...grantedCalls,
+      // Tools the app's approvals name that cannot ask themselves (an MCP server's).
+      ...(named.size === 0 ? [] : [new NamedToolGate(named)]),
+    ],
   };
 }
 

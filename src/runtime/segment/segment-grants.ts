@@ -16,6 +16,7 @@ export function segmentGrants(
   ctx: RuntimeContext,
   start: SegmentStart,
   stopCause: StopCause,
+  named: ReadonlySet<string>,
 ): GrantedCalls | undefined {
   const { app, sessionId, userId, invocationId, lease } = start;
   const rules = app.decisionRules ?? {};
@@ -25,6 +26,7 @@ export function segmentGrants(
     sessionId,
     userId,
     rules,
+    named,
     now: () => ctx.clock.now(),
     inForce: (toolName, now) => ctx.store.grants.inForce(userId, app.name, toolName, now),
     allow: async (grant, call, now) => {

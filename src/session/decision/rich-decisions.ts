@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { HoldpointError } from '../../core/errors.js';
 import type { GrantPolicy } from '../../core/grants.js';
+import { entryOf } from '../../core/tool-entry.js';
 import type { ApprovalRequest, Pause } from '../../core/types.js';
 import { currentArgs, currentArgsHash, quorumOf, quorumUnder } from './settlement.js';
 
@@ -98,7 +99,7 @@ export function judgeRichDecisions(
   return decisions.map((decision) => {
     const approval = pause?.approvals.find((a) => a.approvalId === decision.approvalId);
     if (!pause || !approval || !decision.approved) return {};
-    const rules = Object.hasOwn(tools, approval.toolName) ? tools[approval.toolName] : undefined;
+    const rules = entryOf(tools, approval.toolName);
     if (decision.response !== undefined) checkResponse(approval, rules, decision.response);
     if (decision.grant !== undefined) checkGrant(approval, rules, decision.grant);
     if (decision.editedArgs === undefined) {

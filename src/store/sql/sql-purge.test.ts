@@ -269,6 +269,9 @@ describe.each(testedStores(['sqlite', 'postgres'] as const))('purgeExpired on %s
       ...(await Promise.all(old.map((s) => expiresAt(raw, s.sessionId)))),
       await single(raw, 'SELECT MAX(expires_at) FROM hp_requests'),
     );
+    // The store stamps a lifetime with its own clock (commit time + TTL): the live session
+    // commits in a later millisecond than the newest old one, so it outlives `newest`.
+    await expect.poll(() => Date.now()).toBeGreaterThan(newest - TTL_MS);
     const live = await runningSession(store, newest + 1);
     await store.requests.finish(
       'live-request',
