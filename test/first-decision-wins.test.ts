@@ -24,7 +24,7 @@ const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a'];
 /** The channel each door's decisions are recorded with (the REST API's: none). */
 const CHANNEL: Record<Door, string | undefined> = {
   rest: undefined,
-  'ai-sdk': 'ai-sdk',
+  'ai-sdk': 'chat',
   'ag-ui': 'ag-ui',
   a2a: 'a2a',
 };

@@ -11,6 +11,8 @@ const decision = {
 describe('where a decision came from', () => {
   it('says the channel and the person a delegate decided for, nothing for the API or this UI', () => {
     expect(decisionSource(decision)).toBe('');
+    expect(decisionSource({ ...decision, channel: 'chat' })).toBe('');
+    expect(decisionSource({ ...decision, channel: 'a2a' })).toBe(' via A2A');
     expect(decisionSource({ ...decision, channel: 'slack' })).toBe(' via Slack');
     expect(decisionSource({ ...decision, channel: 'link' })).toBe(' via a decision link');
     expect(decisionSource({ ...decision, channel: 'teams' })).toBe(' via teams');

@@ -6,14 +6,20 @@ const CHANNELS: Record<string, string> = {
   email: 'email',
   'email-link': 'an email link',
   link: 'a decision link',
+  'ag-ui': 'AG-UI',
+  a2a: 'A2A',
 };
+
+/** The chat streams' channel: this UI's own door, like the API's (which names none). */
+const OWN_CHANNEL = 'chat';
 
 /**
  * Where a decision came from, as words after who made it: ` via Slack`, ` for ann` (an
  * out-of-office delegate), both, or nothing for one made in the API or this UI.
  */
 export function decisionSource(decision: ApiDecision): string {
-  const via = decision.channel ? ` via ${CHANNELS[decision.channel] ?? decision.channel}` : '';
+  const { channel } = decision;
+  const via = channel && channel !== OWN_CHANNEL ? ` via ${CHANNELS[channel] ?? channel}` : '';
   const forWhom = decision.on_behalf_of ? ` for ${decision.on_behalf_of}` : '';
   return `${forWhom}${via}`;
 }

@@ -23,8 +23,8 @@ export interface ChatTurn {
   mode: ApprovalMode;
 }
 
-/** Where the decisions the AI SDK streams carry say they came from (their audit lines name it). */
-export const AI_SDK_CHANNEL = 'ai-sdk';
+/** Where the decisions the chat streams (the AI SDK's) carry say they came from (their audit lines name it). */
+export const AI_SDK_CHANNEL = 'chat';
 
 /** How an error reads in an `error` chunk: its stable code first. */
 export function errorText(error: unknown): string {
