@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   AgentCard,
   CancelTaskRequest,
@@ -17,9 +14,10 @@ import {
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JsonClient, signedInAs } from './support/json-client.js';
-import { ServerProcess } from './support/server-process.js';
+import { restartingServer } from './support/restarting-server.js';
+import type { ServerProcess } from './support/server-process.js';
 
 // Issue 36, point 2, with A2A's official SDK (`@a2a-js/sdk` 1.3.0: its client, in A2A 1.0
 // and over its v0.3 transport) against `holdpoint serve` in its own process on the default
@@ -27,21 +25,8 @@ import { ServerProcess } from './support/server-process.js';
 // asking, and whose approvers may edit them.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
-const dataDir = mkdtempSync(join(tmpdir(), 'hp-a2a-'));
-const running: ServerProcess[] = [];
-
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.kill('SIGKILL')));
-});
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-/** A server on the shared data directory: the one running before is killed (SIGKILL) first. */
-async function restart(): Promise<ServerProcess> {
-  await Promise.all(running.splice(0).map((s) => s.kill('SIGKILL')));
-  const server = await ServerProcess.start(['--data-dir', dataDir, '--model', 'rules']);
-  running.push(server);
-  return server;
-}
+/** A server on this file's data directory: the one running before is killed (SIGKILL) first. */
+const restart = restartingServer('a2a');
 
 const endpoint = (server: ServerProcess) => `${server.url}/api/a2a/payments`;
 const cardUrl = (server: ServerProcess) => `${endpoint(server)}/.well-known/agent-card.json`;

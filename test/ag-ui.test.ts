@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type BaseEvent, HttpAgent, type RunAgentParameters } from '@ag-ui/client';
 import type { Interrupt } from '@ag-ui/core';
 import { EventSchemas } from '@ag-ui/core/schemas';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JsonClient, signedInAs } from './support/json-client.js';
-import { ServerProcess } from './support/server-process.js';
+import { restartingServer } from './support/restarting-server.js';
+import type { ServerProcess } from './support/server-process.js';
 
 // Issue 36, point 1, with AG-UI's official client (`@ag-ui/client`'s HttpAgent) against
 // `holdpoint serve` in its own process on the default SQLite store: the payments app,
@@ -14,21 +12,8 @@ import { ServerProcess } from './support/server-process.js';
 // may edit the payment.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
-const dataDir = mkdtempSync(join(tmpdir(), 'hp-ag-ui-'));
-const running: ServerProcess[] = [];
-
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.kill('SIGKILL')));
-});
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-/** A server on the shared data directory: the one running before is killed (SIGKILL) first. */
-async function restart(): Promise<ServerProcess> {
-  await Promise.all(running.splice(0).map((s) => s.kill('SIGKILL')));
-  const server = await ServerProcess.start(['--data-dir', dataDir, '--model', 'rules']);
-  running.push(server);
-  return server;
-}
+/** A server on this file's data directory: the one running before is killed (SIGKILL) first. */
+const restart = restartingServer('ag-ui');
 
 /** An AG-UI client of `app` on `server`, signed in as `user` with `roles`. */
 function agent(
