@@ -77,7 +77,7 @@ const PROGRAMS = [
   'mcp-tools.ts',
 ];
 /** Fixtures that are clients of `holdpoint serve` (at HOLDPOINT_URL): each prints what it promises. */
-const CLIENTS = ['ag-ui-client.ts', 'a2a-client.ts'];
+const CLIENTS = ['ag-ui-client.ts', 'a2a-client.ts', 'mcp-client.ts'];
 /** Fixtures that are servers: each listens on PORT and answers a payment with a pause. */
 const SERVERS = ['hono-server.ts', 'node-server.ts', 'express-server.ts'];
 

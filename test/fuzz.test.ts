@@ -343,6 +343,42 @@ function generators() {
     { requiredKeys: ['jsonrpc', 'method'] },
   );
   const a2aVersion = fc.constantFrom(undefined, '1.0', '0.3', '2.0', '');
+  const mcpBody = fc.record(
+    {
+      jsonrpc: fc.oneof({ weight: 5, arbitrary: fc.constant('2.0') }, value),
+      id: fc.oneof(fc.integer(), fc.string({ maxLength: 20 }), value),
+      method: fc.oneof(
+        {
+          weight: 5,
+          arbitrary: fc.constantFrom('initialize', 'tools/list', 'tools/call', 'ping'),
+        },
+        fc.string({ maxLength: 30 }),
+      ),
+      params: fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.record(
+            {
+              name: fc.oneof(fc.constantFrom('payments', 'picker'), fc.string({ maxLength: 20 })),
+              arguments: fc.oneof(
+                fc.record(
+                  { message: hostileText, session_id: realId(sessions) },
+                  { requiredKeys: [] },
+                ),
+                value,
+              ),
+              protocolVersion: fc.constantFrom('2025-06-18', '2025-11-25', 'x'),
+              capabilities: value,
+              clientInfo: fc.record({ name: fc.string(), version: fc.string() }),
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        value,
+      ),
+    },
+    { requiredKeys: ['jsonrpc', 'method'] },
+  );
   return {
     value,
     request,
@@ -354,6 +390,7 @@ function generators() {
     agUiPath,
     a2aBody,
     a2aVersion,
+    mcpBody,
   };
 }
 
@@ -492,6 +529,41 @@ describe('fuzzing every endpoint and frame', () => {
     );
     // Some succeeded (0), the rest were refused with A2A's codes.
     expect(answered).toContain(0);
+    expect(await send('GET', '/healthz')).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('MCP: answers JSON-RPC envelopes; the tool refuses with stable codes', async () => {
+    const { mcpBody } = generators();
+    const answered: number[] = [];
+    await fc.assert(
+      fc.asyncProperty(mcpBody, async (body) => {
+        const raw = jsonText(body);
+        const response = await fetch(`${server.url}/api/mcp/payments`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'x-holdpoint-user': FUZZER,
+            'x-holdpoint-roles': 'admin',
+          },
+          body: raw,
+        });
+        const text = await response.text();
+        const where = raw.slice(0, 200);
+        expect(response.status, where).toBeLessThan(500);
+        answered.push(response.status);
+        if (response.status !== 200 || text === '') return;
+        const envelope = JSON.parse(text);
+        expect(envelope.jsonrpc, where).toBe('2.0');
+        // The MCP SDK answers its own methods' malformed params with -32603 and the
+        // reason; the tool's own refusals are results that lead with a stable code.
+        const refusal = envelope.result?.isError ? envelope.result.content?.[0]?.text : undefined;
+        if (refusal !== undefined) expect(refusal, where).toMatch(/^([A-Z_]+|MCP error -\d+): /);
+      }),
+      { numRuns: 150 },
+    );
+    expect(answered).toContain(200);
     expect(await send('GET', '/healthz')).toBe(200);
     expect(server.child.exitCode).toBeNull();
   });

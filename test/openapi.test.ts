@@ -50,6 +50,8 @@ interface Call {
   as?: Record<string, string>;
   /** An endless stream: its status and type are checked, then it is closed. */
   stream?: true;
+  /** The request's Accept header, when the operation asks for one (MCP's streamable HTTP). */
+  accept?: string;
 }
 
 /** What the test learned while calling (a session, its approval, its run). */
@@ -233,6 +235,24 @@ const CALLS: Record<string, () => Call[]> = {
     { path: '/api/a2a/payments', body: { jsonrpc: '2.0', id: 2, method: 'nope' }, status: 200 },
     { path: '/api/a2a/payments', body: '{"jsonrpc":', status: 400, code: 'INVALID_JSON' },
   ],
+  mcp: () => [
+    {
+      path: '/api/mcp/payments',
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'openapi-test', version: '1.0.0' },
+        },
+      },
+      accept: 'application/json, text/event-stream',
+      status: 200,
+    },
+    { path: '/api/mcp/nope', body: { jsonrpc: '2.0', id: 1, method: 'ping' }, status: 400 },
+  ],
   runAgUi: () => [
     {
       path: '/api/ag-ui/payments',
@@ -282,6 +302,7 @@ const ORDER = [
   'runAgUi',
   'getA2aAgentCard',
   'a2aJsonRpc',
+  'mcp',
 ];
 
 /** Every operation of the document: its id, method and path as the routes take it. */
@@ -331,7 +352,11 @@ describe('the OpenAPI document', () => {
       for (const call of CALLS[id]?.() ?? []) {
         const response = await fetch(`${base}${call.path}`, {
           method: operation.method.toUpperCase(),
-          headers: { 'content-type': 'application/json', ...(call.as ?? TESTER) },
+          headers: {
+            'content-type': 'application/json',
+            ...(call.accept ? { accept: call.accept } : {}),
+            ...(call.as ?? TESTER),
+          },
           ...(call.body === undefined
             ? {}
             : { body: typeof call.body === 'string' ? call.body : JSON.stringify(call.body) }),

@@ -19,6 +19,7 @@ const HTTP_ONLY = [
   'runAgUi',
   'getA2aAgentCard',
   'a2aJsonRpc',
+  'mcp',
   'approvalEvents',
   'getMe',
   'listApps',

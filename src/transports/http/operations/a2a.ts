@@ -1,11 +1,11 @@
 import { AgentCard } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { HoldpointError } from '../../../core/errors.js';
-import { jsonBoundsProblem, LIMITS } from '../../../core/limits.js';
 import { appName, validate } from '../../../core/validate.js';
 import type { HoldpointRuntime } from '../../../runtime/holdpoint-runtime.js';
 import { agentCardOf } from '../../a2a/agent-card.js';
 import { A2A_VERSION_HEADER, answerJsonRpc } from '../../a2a/json-rpc.js';
+import { jsonRpcBody, jsonRpcEnvelope } from './json-rpc-body.js';
 import { defineOperation, type OperationCall } from './operation.js';
 
 /** The app the path names, its A2A agent card and JSON-RPC endpoint; UNKNOWN_APP otherwise. */
@@ -24,29 +24,6 @@ function cardFor(
   const url = `${call.origin}${call.mount}/api/a2a/${encodeURIComponent(name)}`;
   return { app: name, card: agentCardOf(app, url) };
 }
-
-/** A JSON-RPC envelope's own levels (`params.message.parts[].data`) above a decision's. */
-const ENVELOPE_DEPTH = 8;
-
-/**
- * Any JSON object within the bounds every body keeps (a decision's depth, and the
- * envelope's): the envelope and its params are read by the A2A SDK, which answers what it
- * cannot read with a JSON-RPC error, as A2A clients expect; what nests deeper never
- * reaches it.
- */
-const jsonRpcRequest = z.looseObject({}).superRefine((value, ctx) => {
-  const problem = jsonBoundsProblem(value, LIMITS.payloadDepth + ENVELOPE_DEPTH, 1024 * 1024);
-  if (problem) ctx.addIssue({ code: 'custom', message: `the request ${problem}` });
-});
-
-/** A JSON-RPC answer: its result, or its error (A2A's code, Holdpoint's in its data). */
-const jsonRpcEnvelope = z.looseObject({
-  jsonrpc: z.string(),
-  id: z.union([z.string(), z.number(), z.null()]),
-  result: z.unknown().optional(),
-  /** `{code, message, data}`: A2A's code; `data[0].metadata.holdpoint_code`, Holdpoint's. */
-  error: z.unknown().optional(),
-});
 
 /** `/api/a2a/:app`: an app as an A2A agent (one per app): its card and its JSON-RPC endpoint. */
 export const a2aOperations = [
@@ -73,7 +50,7 @@ export const a2aOperations = [
       'A2A JSON-RPC for the app: `message/send` and `message/stream` (1.0: `SendMessage`, `SendStreamingMessage`), `tasks/get`, `tasks/cancel`; each task a session, a pause `input-required`.',
     description:
       "A2A 1.0 when the request says `A2A-Version: 1.0`, else 0.3. A reply's data parts decide the task's approvals as the caller, whom the tool's policy must allow. Errors are JSON-RPC errors (A2A's codes; Holdpoint's in `data[0].metadata.holdpoint_code`); streams are server-sent events (docs/a2a.md).",
-    body: jsonRpcRequest,
+    body: jsonRpcBody,
     countsAsRun: true,
     act: async ({ body, by, runtime, headers, ...call }) => {
       const { app, card } = cardFor(runtime, call);

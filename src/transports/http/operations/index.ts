@@ -7,6 +7,7 @@ import { chatOperations } from './chat.js';
 import { delegationOperations } from './delegations.js';
 import { deliveryOperations } from './deliveries.js';
 import { grantOperations } from './grants.js';
+import { mcpOperations } from './mcp.js';
 import type { Operation, Resource } from './operation.js';
 import { runOperations } from './runs.js';
 import { serverOperations } from './server.js';
@@ -28,6 +29,7 @@ export const OPERATIONS_BY_RESOURCE: Readonly<Record<Resource, readonly Operatio
   chat: chatOperations,
   'ag-ui': agUiOperations,
   a2a: a2aOperations,
+  mcp: mcpOperations,
   deliveries: deliveryOperations,
 };
 
@@ -44,6 +46,7 @@ export type OperationName = (
   | typeof chatOperations
   | typeof agUiOperations
   | typeof a2aOperations
+  | typeof mcpOperations
   | typeof deliveryOperations
 )[number]['name'];
 

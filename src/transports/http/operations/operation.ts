@@ -17,6 +17,7 @@ export type Resource =
   | 'chat'
   | 'ag-ui'
   | 'a2a'
+  | 'mcp'
   | 'deliveries';
 
 /** What an operation's `act` and `present` get: the request as validated, and who sends it. */

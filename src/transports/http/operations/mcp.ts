@@ -1,0 +1,40 @@
+import { HoldpointError } from '../../../core/errors.js';
+import { appName, validate } from '../../../core/validate.js';
+import { jsonRpcBody, jsonRpcEnvelope } from './json-rpc-body.js';
+import { defineOperation } from './operation.js';
+
+/** `POST /api/mcp/:app`: an app as an MCP server (streamable HTTP, one per app). */
+export const mcpOperations = [
+  defineOperation({
+    name: 'mcp',
+    method: 'post',
+    path: '/api/mcp/:app',
+    summary:
+      'The app as an MCP server (streamable HTTP, stateless): one tool, named as the app, that runs the agent as the caller and answers a pause with the approvals pending and where they are decided.',
+    description:
+      'Call the tool with `message` (and `session_id` to continue a session), or with `session_id` alone to learn how that run stands (docs/mcp.md).',
+    body: jsonRpcBody,
+    countsAsRun: true,
+    act: async ({ params, body, by, runtime, headers, origin, mount }) => {
+      const name = validate(appName, params.app);
+      const app = runtime.apps.find((a) => a.name === name);
+      if (!app) {
+        throw new HoldpointError(
+          'UNKNOWN_APP',
+          `Unknown app ${name}. Known apps: ${runtime.appNames.join(', ')}.`,
+        );
+      }
+      const url = `${origin}${mount}/api/mcp/${encodeURIComponent(name)}`;
+      // Loaded when first asked for: the MCP SDK costs a server that is never asked nothing.
+      const { answerMcp } = await import('../../mcp/app-mcp-server.js');
+      return answerMcp(
+        { runtime, app, caller: by, inboxUrl: `${origin}${mount}/approvals` },
+        new Request(url, { method: 'POST', headers }),
+        body,
+      );
+    },
+    // `act` always answers with the MCP transport's own response: a JSON-RPC envelope.
+    answer: jsonRpcEnvelope,
+    present: (never: never) => never,
+  }),
+];

@@ -1,0 +1,126 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it, vi } from 'vitest';
+import { JsonClient, signedInAs } from './support/json-client.js';
+import { restartingServer } from './support/restarting-server.js';
+import type { ServerProcess } from './support/server-process.js';
+
+// Issue 36, point 3 (b), its first part: an app offered as an MCP server, with MCP's
+// official client (`@modelcontextprotocol/sdk`'s Client over streamable HTTP), against
+// `holdpoint serve` in its own process on the default SQLite store. A client without
+// elicitation: the tool answers a pause with the pending approval and where it is
+// decided; a later call with the session id, after a restart and the decision, gets the
+// outcome.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
+
+const restart = restartingServer('mcp-server');
+
+/** MCP's official client of the payments app's server, signed in as `user`. */
+async function mcpClient(server: ServerProcess, user: string, roles: string[] = []) {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/payments`), {
+    requestInit: { headers: signedInAs(user, roles) },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+type Answer = { status: string; session_id: string; result?: string; [k: string]: unknown };
+
+describe('MCP: an app as an MCP server, with the official client', () => {
+  it('answers a pause with its approval; after a restart and the decision, with the outcome', async () => {
+    let server = await restart();
+    const ann = await mcpClient(server, 'ann');
+    const { tools } = await ann.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['payments']);
+    expect(tools[0]?.inputSchema.properties).toHaveProperty('message');
+
+    const asked = await ann.callTool({
+      name: 'payments',
+      arguments: { message: 'Send $200 to Jiro' },
+    });
+    expect(asked.isError).toBeFalsy();
+    const pending = asked.structuredContent as Answer;
+    expect(pending).toMatchObject({
+      status: 'pending_approval',
+      approvals: [
+        {
+          hint: 'Send 200 USD to Jiro?',
+          tool: 'process_payment',
+          approvers: { roles: ['approver'], requesterMayApprove: false },
+        },
+      ],
+      decide_at: `${server.url}/approvals`,
+    });
+    expect(JSON.stringify(asked.content)).toContain('Waiting for a person');
+    const approvalId = (pending.approvals as { approvalId: string }[])[0]?.approvalId;
+
+    server = await restart();
+    const maria = new JsonClient(server.url, { user: 'maria', roles: ['approver'] });
+    expect((await maria.post(`/api/approvals/${approvalId}`, { approved: true })).body.status).toBe(
+      'completed',
+    );
+    const again = await mcpClient(server, 'ann');
+    const outcome = await again.callTool({
+      name: 'payments',
+      arguments: { session_id: pending.session_id },
+    });
+    expect(outcome.structuredContent).toMatchObject({
+      status: 'completed',
+      session_id: pending.session_id,
+      result: expect.stringContaining('Sent 200 USD to Jiro'),
+    });
+    await again.close();
+  });
+
+  it('refuses with a tool error led by the stable code; bad requests change nothing', async () => {
+    const server = await restart();
+    const sessionsOf = async () =>
+      (await new JsonClient(server.url, { user: 'ann', roles: [] }).get('/api/sessions')).body
+        .sessions;
+    const ann = await mcpClient(server, 'ann');
+    const started = await ann.callTool({
+      name: 'payments',
+      arguments: { message: 'Send $5 to Bo' },
+    });
+    const sessionId = (started.structuredContent as Answer).session_id;
+    const before = await sessionsOf();
+    const empty = await ann.callTool({ name: 'payments', arguments: {} });
+    expect(empty.isError).toBe(true);
+    expect(JSON.stringify(empty.content)).toContain('VALIDATION_FAILED');
+    const eve = await mcpClient(server, 'eve');
+    const theirs = await eve.callTool({ name: 'payments', arguments: { session_id: sessionId } });
+    expect(theirs.isError).toBe(true);
+    expect(JSON.stringify(theirs.content)).toContain('FORBIDDEN');
+
+    const post = (path: string, body: string) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          ...signedInAs('ann'),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+    expect((await post('/api/mcp/nope', '{"jsonrpc":"2.0","id":1,"method":"ping"}')).status).toBe(
+      400,
+    );
+    expect((await post('/api/mcp/payments', '{"jsonrpc":')).status).toBe(400);
+    const deep = `${'['.repeat(4000)}${']'.repeat(4000)}`;
+    expect(
+      (
+        await post(
+          '/api/mcp/payments',
+          `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${deep}}`,
+        )
+      ).status,
+    ).toBe(400);
+    const bad = await post(
+      '/api/mcp/payments',
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"payments","arguments":{"message":7}}}',
+    );
+    expect(bad.status).toBeLessThan(500);
+    expect(await sessionsOf()).toEqual(before);
+  });
+});
