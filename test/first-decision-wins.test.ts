@@ -1,13 +1,16 @@
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { HttpAgent } from '@ag-ui/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JsonClient, signedInAs } from './support/json-client.js';
 import { ServerProcess } from './support/server-process.js';
 import { adrApprovalMessage, postChat } from './support/ui-stream.js';
 
 // Issue 36, point 4: one approval offered at once over several doors — the REST API,
-// the AI SDK's chat stream, AG-UI, A2A — decided from two of them at the same moment, 20
+// the AI SDK's chat stream, AG-UI, A2A, MCP (a form its client is asked) — decided from two of them at the same moment, 20
 // times, against `holdpoint serve` on the default SQLite store. One decision is recorded
 // each time, its audit line names the door it came through, the other door gets
 // ALREADY_DECIDED in its own terms, and the payment runs once or never.
@@ -19,14 +22,15 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.kill());
 
-type Door = 'rest' | 'ai-sdk' | 'ag-ui' | 'a2a';
-const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a'];
+type Door = 'rest' | 'ai-sdk' | 'ag-ui' | 'a2a' | 'mcp';
+const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a', 'mcp'];
 /** The channel each door's decisions are recorded with (the REST API's: none). */
 const CHANNEL: Record<Door, string | undefined> = {
   rest: undefined,
   'ai-sdk': 'chat',
   'ag-ui': 'ag-ui',
   a2a: 'a2a',
+  mcp: 'mcp',
 };
 /** Who approves and who rejects, round by round: each door against two others. */
 const PAIRS: [Door, Door][] = [
@@ -35,6 +39,8 @@ const PAIRS: [Door, Door][] = [
   ['a2a', 'ai-sdk'],
   ['ai-sdk', 'rest'],
   ['rest', 'a2a'],
+  ['mcp', 'ag-ui'],
+  ['a2a', 'mcp'],
 ];
 
 /** How a door decides: answers `decided`, or the code of its refusal. */
@@ -97,6 +103,35 @@ async function door(kind: Door, who: string): Promise<Decide> {
             error.data?.[0]?.metadata?.holdpoint_code,
         );
   }
+  if (kind === 'mcp') {
+    // A client that takes forms: called about the session, it is asked what its user may
+    // decide, and answers. Not asked at all, it was told the run's outcome instead: the
+    // approval was decided elsewhere first.
+    let asked = false;
+    const answer = { approved: true };
+    const client = new Client(
+      { name: who, version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked = true;
+      return { action: 'accept', content: answer };
+    });
+    // An admin besides: asked about a session after someone else decided, a decider who
+    // is no longer asked may not read it (FORBIDDEN); an admin is told its outcome.
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/payments`), {
+        requestInit: { headers: signedInAs(who, ['approver', 'admin']) },
+      }),
+    );
+    return async (_approval, thread, approved) => {
+      answer.approved = approved;
+      const result = await client.callTool({ name: 'payments', arguments: { session_id: thread } });
+      await client.close();
+      if (result.isError) return JSON.stringify(result.content).match(/([A-Z_]+):/)?.[1];
+      return asked ? 'decided' : 'ALREADY_DECIDED';
+    };
+  }
   return async (approval, thread, approved) => {
     const client = new HttpAgent({
       url: `${server.url}/api/ag-ui/payments`,
@@ -120,7 +155,7 @@ describe('the first decision wins on every door', () => {
   it('one approval decided from two protocols at once, 20 times: one decision each time', async () => {
     const ann = new JsonClient(server.url, { user: 'ann', roles: [] });
     const auditor = new JsonClient(server.url, { user: 'auditor', roles: ['admin'] });
-    const winners: Record<Door, number> = { rest: 0, 'ai-sdk': 0, 'ag-ui': 0, a2a: 0 };
+    const winners: Record<Door, number> = { rest: 0, 'ai-sdk': 0, 'ag-ui': 0, a2a: 0, mcp: 0 };
     for (let round = 0; round < 20; round++) {
       const [approving, rejecting] = PAIRS[round % PAIRS.length] as [Door, Door];
       const start = await ann.post('/api/agent/start', {

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import { JsonClient, signedInAs } from './support/json-client.js';
 import { restartingServer } from './support/restarting-server.js';
@@ -15,14 +16,33 @@ vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
 const restart = restartingServer('mcp-server');
 
-/** MCP's official client of the payments app's server, signed in as `user`. */
-async function mcpClient(server: ServerProcess, user: string, roles: string[] = []) {
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/payments`), {
+/**
+ * MCP's official client of `app`'s server, signed in as `user`; with `answer`, it takes
+ * forms (elicitation) and answers each with it, recording what it was asked.
+ */
+async function mcpClient(
+  server: ServerProcess,
+  user: string,
+  roles: string[] = [],
+  app = 'payments',
+  answer?: (message: string) => ElicitResult,
+) {
+  const client = new Client(
+    { name: 'test', version: '1.0.0' },
+    answer ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  const asked: string[] = [];
+  if (answer) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer(request.params.message);
+    });
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/${app}`), {
     requestInit: { headers: signedInAs(user, roles) },
   });
   await client.connect(transport);
-  return client;
+  return Object.assign(client, { asked });
 }
 
 type Answer = { status: string; session_id: string; result?: string; [k: string]: unknown };
@@ -122,5 +142,80 @@ describe('MCP: an app as an MCP server, with the official client', () => {
     );
     expect(bad.status).toBeLessThan(500);
     expect(await sessionsOf()).toEqual(before);
+  });
+
+  it('asks a client that takes forms, when its user may decide: the call completes with the answer', async () => {
+    const server = await restart();
+    const auditor = new JsonClient(server.url, { user: 'auditor', roles: ['admin'] });
+    const approving = await mcpClient(server, 'ann', [], 'image-studio', () => ({
+      action: 'accept',
+      content: { approved: true },
+    }));
+    const done = await approving.callTool({
+      name: 'image-studio',
+      arguments: { message: 'Generate 10 images' },
+    });
+    expect(approving.asked).toHaveLength(1);
+    const answer = done.structuredContent as Answer;
+    expect(answer).toMatchObject({
+      status: 'completed',
+      result: expect.stringContaining('10 images'),
+    });
+    // The MCP session it was asked on is ann's only: another caller is not found there.
+    const mcpSession = (approving.transport as StreamableHTTPClientTransport).sessionId ?? '';
+    expect(mcpSession).not.toBe('');
+    const hijack = await fetch(`${server.url}/api/mcp/image-studio`, {
+      method: 'POST',
+      headers: {
+        ...signedInAs('eve'),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': mcpSession,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
+    expect(hijack.status).toBe(404);
+    const audit = await auditor.get(`/api/audit?session_id=${answer.session_id}`);
+    expect(audit.body.entries).toContainEqual(
+      expect.objectContaining({ action: 'decided', approved: true, actor: 'ann', channel: 'mcp' }),
+    );
+
+    // Declined: a rejection the agent reads; cancelled: it waits, durably, as without forms.
+    const declining = await mcpClient(server, 'ann', [], 'image-studio', () => ({
+      action: 'decline',
+    }));
+    const declined = await declining.callTool({
+      name: 'image-studio',
+      arguments: { message: 'Generate 10 images' },
+    });
+    const rejected = declined.structuredContent as Answer;
+    expect(rejected.status).toBe('completed');
+    const lines = (await auditor.get(`/api/audit?session_id=${rejected.session_id}`)).body.entries;
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        action: 'decided',
+        approved: false,
+        reason: 'Declined in the MCP client.',
+      }),
+    );
+    const cancelling = await mcpClient(server, 'ann', [], 'image-studio', () => ({
+      action: 'cancel',
+    }));
+    const waiting = await cancelling.callTool({
+      name: 'image-studio',
+      arguments: { message: 'Generate 10 images' },
+    });
+    expect(waiting.structuredContent).toMatchObject({ status: 'pending_approval' });
+  });
+
+  it('asks nobody who may not decide: the requester of a payment is told where it is decided', async () => {
+    const server = await restart();
+    const ann = await mcpClient(server, 'ann', [], 'payments', () => ({
+      action: 'accept',
+      content: { approved: true },
+    }));
+    const asked = await ann.callTool({ name: 'payments', arguments: { message: 'Send $9 to Bo' } });
+    expect(ann.asked).toEqual([]);
+    expect(asked.structuredContent).toMatchObject({ status: 'pending_approval' });
   });
 });

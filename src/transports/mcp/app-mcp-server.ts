@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { HoldpointError, isHoldpointError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
@@ -8,8 +9,12 @@ import type { Principal } from '../../core/principal.js';
 import type { ApprovalRequest } from '../../core/types.js';
 import type { AppSummary, HoldpointRuntime } from '../../runtime/holdpoint-runtime.js';
 import type { SessionView } from '../../runtime/queries/session-view.js';
-import type { RunOutcome } from '../../runtime/run-outcome.js';
+import { pendingOutcome, type RunOutcome } from '../../runtime/run-outcome.js';
 import { offeredApproval } from '../offered-approval.js';
+import { McpSessions } from './mcp-sessions.js';
+
+/** Where the decisions this door records say they came from (the audit line names it). */
+export const MCP_CHANNEL = 'mcp';
 
 /** One MCP request to an app's server: the runtime, the app, who calls, where people decide. */
 export interface McpCall {
@@ -19,6 +24,24 @@ export interface McpCall {
   /** The web UI's inbox, where the people an approval asks sign in and decide it. */
   inboxUrl: string;
 }
+
+/** The form a client shows its user for one approval (MCP's form elicitation). */
+const DECISION_FORM = {
+  type: 'object' as const,
+  properties: {
+    approved: { type: 'boolean' as const, title: 'Approve', description: 'Approve the call?' },
+    reason: {
+      type: 'string' as const,
+      title: 'Reason',
+      description: 'Why (read by the agent when you reject).',
+      maxLength: LIMITS.reasonChars,
+    },
+  },
+  required: ['approved'],
+};
+
+/** Why a decision made by declining the form was made. */
+export const DECLINED_REASON = 'Declined in the MCP client.';
 
 /** What the app's tool takes: a message to run, the session it continues or is asked about. */
 const toolInput = {
@@ -108,25 +131,81 @@ function inWords(answer: ToolOutput): string {
  * session id (and no message) says how it stands. A refusal is a tool error whose text
  * leads with Holdpoint's stable code.
  */
-export function appMcpServer({ runtime, app, caller, inboxUrl }: McpCall): McpServer {
+/**
+ * The app as an MCP server with one tool, named as the app: calling it runs the agent as
+ * the caller (a new session, or `session_id`'s); called with the session id alone, it says
+ * how that run stands. When the run waits for people and the caller may decide an
+ * approval, a client that takes forms (MCP's form elicitation) is asked, and the call goes
+ * on with the answer until the run completes or waits for someone else; otherwise it
+ * answers with the approvals pending and where they are decided. A refusal is a tool error
+ * whose text leads with Holdpoint's stable code.
+ */
+export function appMcpServer({ runtime, app, inboxUrl }: Omit<McpCall, 'caller'>): McpServer {
   const server = new McpServer({ name: app.name, version: app.fingerprint });
+  /** Asks the client's user about `approval`, on the tool call's own stream; its answer. */
+  const ask = async (approval: ApprovalRequest, requestId: RequestId) => {
+    if (!server.server.getClientCapabilities()?.elicitation?.form) return undefined;
+    try {
+      return await server.server.elicitInput(
+        { mode: 'form', message: approval.hint, requestedSchema: DECISION_FORM },
+        { relatedRequestId: requestId },
+      );
+    } catch {
+      // Not answered in time, or the client went away: the approval waits, durably.
+      return undefined;
+    }
+  };
+  /** The run's outcome once the caller answered what they may decide of it, as asked. */
+  const decideAsked = async (
+    first: RunOutcome,
+    caller: Principal,
+    requestId: RequestId,
+  ): Promise<RunOutcome> => {
+    let outcome = first;
+    while (outcome.status === 'pending_approval') {
+      const { decidable } = await runtime.operations.getSession(outcome.sessionId, caller);
+      const approval = outcome.approvals.find((a) => decidable.includes(a.approvalId));
+      if (!approval) return outcome;
+      const answer = await ask(approval, requestId);
+      if (!answer || answer.action === 'cancel') return outcome;
+      const content = answer.content ?? {};
+      const approved = answer.action === 'accept' && content.approved === true;
+      const reason =
+        typeof content.reason === 'string' && content.reason.trim() !== ''
+          ? content.reason
+          : answer.action === 'decline'
+            ? DECLINED_REASON
+            : undefined;
+      outcome = await runtime.operations.decideApproval(
+        {
+          approvalId: approval.approvalId,
+          approved,
+          ...(reason === undefined ? {} : { reason }),
+          channel: MCP_CHANNEL,
+        },
+        caller,
+      );
+    }
+    return outcome;
+  };
   server.registerTool(
     app.name,
     {
       title: app.label,
-      description: `${app.description} It may wait for a person's approval: it then answers with the approval pending and where it is decided; call it again with the session_id to learn the outcome.`,
+      description: `${app.description} It may wait for a person's approval: it then asks you when you may decide, or answers with the approval pending and where it is decided; call it again with the session_id to learn the outcome.`,
       inputSchema: toolInput,
       outputSchema: toolOutput,
     },
-    async ({ message, session_id: sessionId }): Promise<CallToolResult> => {
+    async ({ message, session_id: sessionId }, extra): Promise<CallToolResult> => {
+      const caller = extra.authInfo?.extra?.principal as Principal;
       try {
         let answer: ToolOutput;
         if (message !== undefined && message.trim() !== '') {
-          const outcome = await runtime.operations.startRun(
+          const started = await runtime.operations.startRun(
             { query: message, app: app.name, ...(sessionId ? { sessionId } : {}) },
             caller,
           );
-          answer = outcomeAnswer(outcome, inboxUrl);
+          answer = outcomeAnswer(await decideAsked(started, caller, extra.requestId), inboxUrl);
         } else if (sessionId) {
           const view = await runtime.operations.getSession(sessionId, caller);
           if (view.meta.app !== app.name) {
@@ -135,7 +214,14 @@ export function appMcpServer({ runtime, app, caller, inboxUrl }: McpCall): McpSe
               `No session ${sessionId} of ${app.name}.`,
             );
           }
-          answer = standing(view, inboxUrl);
+          // Someone it waits for is asked now, as when they started it.
+          answer =
+            view.meta.status === 'paused' && view.pause
+              ? outcomeAnswer(
+                  await decideAsked(pendingOutcome(view.pause), caller, extra.requestId),
+                  inboxUrl,
+                )
+              : standing(view, inboxUrl);
         } else {
           throw new HoldpointError(
             'VALIDATION_FAILED',
@@ -158,20 +244,76 @@ export function appMcpServer({ runtime, app, caller, inboxUrl }: McpCall): McpSe
   return server;
 }
 
+/** The MCP sessions each runtime's servers hold (its clients that can be asked things). */
+const SESSIONS = new WeakMap<HoldpointRuntime, McpSessions>();
+
+function sessionsOf(runtime: HoldpointRuntime): McpSessions {
+  let sessions = SESSIONS.get(runtime);
+  if (!sessions) {
+    sessions = new McpSessions(() => runtime.clock.now());
+    SESSIONS.set(runtime, sessions);
+  }
+  return sessions;
+}
+
+/** Whether `body` opens an MCP session for a client that takes forms (it can be asked). */
+function opensAskableSession(body: unknown): boolean {
+  const message = body as {
+    method?: unknown;
+    params?: { capabilities?: { elicitation?: unknown } };
+  };
+  return (
+    message?.method === 'initialize' && message.params?.capabilities?.elicitation !== undefined
+  );
+}
+
 /**
- * Answers one MCP request (streamable HTTP, stateless: a server and a transport per
- * request, JSON answers): `body` is the request's JSON-RPC message, as read and bounded
- * by the route.
+ * Answers one MCP request (streamable HTTP) as `call.caller`: `body` is its JSON-RPC
+ * message, as read and bounded by the route. A client that can be asked things
+ * (elicitation) gets a session, held in this process (`Mcp-Session-Id`), so that a tool
+ * call can ask and read the answer; any other is served without one (a server and a
+ * transport per request, JSON answers). A session is its opener's only: another caller,
+ * or a session this process does not hold (closed, or opened on another instance), is
+ * answered 404, on which MCP clients open a new one.
  */
 export async function answerMcp(call: McpCall, request: Request, body: unknown): Promise<Response> {
+  const authInfo = {
+    token: '',
+    clientId: call.caller.id,
+    scopes: [],
+    extra: { principal: call.caller },
+  };
+  const sessions = sessionsOf(call.runtime);
+  const sessionId = request.headers.get('mcp-session-id');
+  if (sessionId !== null) {
+    const open = sessions.get(sessionId, call.caller.id, call.app.name);
+    if (!open) {
+      return Response.json(
+        { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } },
+        { status: 404 },
+      );
+    }
+    return open.transport.handleRequest(request, { parsedBody: body, authInfo });
+  }
   const server = appMcpServer(call);
+  if (opensAskableSession(body) && sessions.roomForOne()) {
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) =>
+          sessions.add(id, { server, transport, principalId: call.caller.id, app: call.app.name }),
+        onsessionclosed: (id) => sessions.close(id),
+      });
+    await server.connect(transport);
+    return transport.handleRequest(request, { parsedBody: body, authInfo });
+  }
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request, { parsedBody: body });
+    return await transport.handleRequest(request, { parsedBody: body, authInfo });
   } finally {
     await server.close();
   }
