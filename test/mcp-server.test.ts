@@ -4,7 +4,7 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 import { describe, expect, it, vi } from 'vitest';
 import { JsonClient, signedInAs } from './support/json-client.js';
 import { restartingServer } from './support/restarting-server.js';
-import type { ServerProcess } from './support/server-process.js';
+import { ServerProcess } from './support/server-process.js';
 
 // Issue 36, point 3 (b), its first part: an app offered as an MCP server, with MCP's
 // official client (`@modelcontextprotocol/sdk`'s Client over streamable HTTP), against
@@ -25,17 +25,19 @@ async function mcpClient(
   user: string,
   roles: string[] = [],
   app = 'payments',
-  answer?: (message: string) => ElicitResult,
+  answer?: (message: string, url?: string) => ElicitResult | Promise<ElicitResult>,
+  takes: 'form' | 'url' = 'form',
 ) {
   const client = new Client(
     { name: 'test', version: '1.0.0' },
-    answer ? { capabilities: { elicitation: { form: {} } } } : {},
+    answer ? { capabilities: { elicitation: { [takes]: {} } } } : {},
   );
   const asked: string[] = [];
   if (answer) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message);
-      return answer(request.params.message);
+      const { params } = request;
+      return answer(params.message, params.mode === 'url' ? params.url : undefined);
     });
   }
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp/${app}`), {
@@ -217,5 +219,67 @@ describe('MCP: an app as an MCP server, with the official client', () => {
     const asked = await ann.callTool({ name: 'payments', arguments: { message: 'Send $9 to Bo' } });
     expect(ann.asked).toEqual([]);
     expect(asked.structuredContent).toMatchObject({ status: 'pending_approval' });
+  });
+
+  it('sends a client that takes URLs to its signed decision link, and completes once it is used', async () => {
+    const PUBLIC_URL = 'https://holdpoint.example.com';
+    const server = await ServerProcess.start([
+      '--model',
+      'rules',
+      '--store',
+      'memory',
+      '--public-url',
+      PUBLIC_URL,
+      '--link-secret',
+      'mcp-url-elicitation-secret-0123456789',
+      // Links are made for people a channel reaches: one that is never reached will do.
+      '--smtp-url',
+      'smtp://127.0.0.1:1',
+    ]);
+    try {
+      const links: string[] = [];
+      const ann = await mcpClient(
+        server,
+        'ann',
+        [],
+        'image-studio',
+        async (_message, url) => {
+          links.push(url ?? '');
+          // Ann opens the link and approves on its page, as her browser would post it.
+          const { pathname } = new URL(url ?? '');
+          const decided = await fetch(`${server.url}${pathname}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', origin: PUBLIC_URL },
+            body: new URLSearchParams({ decision: 'approve' }).toString(),
+          });
+          expect(decided.status).toBe(200);
+          return { action: 'accept' };
+        },
+        'url',
+      );
+      const done = await ann.callTool({
+        name: 'image-studio',
+        arguments: { message: 'Generate 10 images' },
+      });
+      expect(links).toEqual([expect.stringMatching(`^${PUBLIC_URL}/decide/`)]);
+      const answer = done.structuredContent as Answer;
+      expect(answer).toMatchObject({
+        status: 'completed',
+        result: expect.stringContaining('10 images'),
+      });
+      const audit = await new JsonClient(server.url, { user: 'auditor', roles: ['admin'] }).get(
+        `/api/audit?session_id=${answer.session_id}`,
+      );
+      expect(audit.body.entries).toContainEqual(
+        expect.objectContaining({
+          action: 'decided',
+          approved: true,
+          actor: 'ann',
+          channel: 'link',
+        }),
+      );
+    } finally {
+      await server.kill();
+    }
   });
 });

@@ -93,6 +93,8 @@ describe.each(['memory', 'redis'])('the dispatcher on the %s store', (kind) => {
       links: {
         decisionLink: (event, approver) =>
           `https://hp.test/decide/${event.approval.approval_id}/${approver}`,
+        decisionLinkTo: (approval, approver) =>
+          `https://hp.test/decide/${approval.approvalId}/${approver}`,
         approvalUrl: (approvalId) => `https://hp.test/approvals/${approvalId}`,
       },
     };

@@ -1,8 +1,10 @@
 import type { ApprovalPolicy } from '../agents/agent-app.js';
 import type { Clock } from '../core/clock.js';
 import { isHoldpointError } from '../core/errors.js';
+import { hashArgs } from '../core/hash.js';
 import { type Principal, principalSchema } from '../core/principal.js';
 import type { StoreKind } from '../core/store-kinds.js';
+import type { ApprovalRequest } from '../core/types.js';
 import { validate } from '../core/validate.js';
 import type { Unsubscribe } from '../store/run-relay.js';
 import {
@@ -79,6 +81,22 @@ export class HoldpointRuntime {
       this.ctx.store.relay,
       (by) => delegatorsOf(this.ctx, by, this.ctx.clock.now()),
       () => this.ctx.clock.now(),
+    );
+  }
+
+  /**
+   * A signed, single-use decision link for `by` to decide `approval` (the page a protocol
+   * sends its user to: MCP's URL elicitation), when the server makes links; the link's
+   * decision is checked against the tool's policy like any other.
+   */
+  decisionLinkFor(approval: ApprovalRequest, by: Principal): string | undefined {
+    return this.ctx.options.notifications?.links?.decisionLinkTo(
+      {
+        approvalId: approval.approvalId,
+        argsHash: hashArgs(approval.args),
+        expiresAt: approval.expiresAt,
+      },
+      by.id,
     );
   }
 

@@ -68,6 +68,14 @@ export class DeliveryFailure extends Error {
   }
 }
 
+/** What a decision link binds: the approval, the arguments' hash it shows, its expiry. */
+export interface LinkedApproval {
+  approvalId: string;
+  argsHash: string;
+  /** Ms since the epoch: a link never outlives its approval. */
+  expiresAt: number;
+}
+
 /**
  * Makes the addresses messages carry: signed decision links (decision-links.ts) and the
  * web UI's page of an approval. The dispatcher builds each delivery's `decisionLink` and
@@ -76,6 +84,11 @@ export class DeliveryFailure extends Error {
 export interface MessageLinks {
   /** A signed, single-use link for `approver` to decide the approval `event` is about. */
   decisionLink(event: ApprovalEvent, approver: string): string | undefined;
+  /**
+   * The same for an approval known by its id, its arguments' hash and its expiry (a
+   * protocol's client sent to the link: MCP's URL elicitation).
+   */
+  decisionLinkTo(approval: LinkedApproval, approver: string): string | undefined;
   /** The web UI's address of an approval. */
   approvalUrl(approvalId: string): string | undefined;
 }

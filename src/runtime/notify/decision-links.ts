@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../../core/clock.js';
 import { HoldpointError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import { idText } from '../../core/validate.js';
-import type { MessageLinks } from './channel.js';
+import type { LinkedApproval, MessageLinks } from './channel.js';
 
 /**
  * The longest token `verify` reads: ids are at most 200 characters each, so a real
@@ -130,14 +130,25 @@ export function decisionLinks({
     requestIdOf: (claims) => `link:${claims.n}`,
     principalOf: (claims) => ({ id: claims.p, roles: [...rolesOf(claims.p)] }),
     decisionLink(event: ApprovalEvent, approver: string) {
+      const { approval } = event;
+      return this.decisionLinkTo(
+        {
+          approvalId: approval.approval_id,
+          argsHash: approval.args_hash,
+          expiresAt: Date.parse(approval.expires_at),
+        },
+        approver,
+      );
+    },
+    decisionLinkTo({ approvalId, argsHash, expiresAt }: LinkedApproval, approver: string) {
       const now = clock.now();
-      const expiry = Math.min(now + ttlSeconds * 1000, Date.parse(event.approval.expires_at));
+      const expiry = Math.min(now + ttlSeconds * 1000, expiresAt);
       if (!(expiry > now)) return undefined;
       const token = sign({
         v: 1,
-        a: event.approval.approval_id,
+        a: approvalId,
         p: approver,
-        h: event.approval.args_hash,
+        h: argsHash,
         e: expiry,
         n: randomBytes(16).toString('base64url'),
       });

@@ -126,67 +126,120 @@ function inWords(answer: ToolOutput): string {
 
 /**
  * The app as an MCP server with one tool, named as the app: calling it runs the agent as
- * the caller (a new session, or `session_id`'s); an answer that waits for people says so,
- * with the approvals pending and where they are decided, and a later call with the
- * session id (and no message) says how it stands. A refusal is a tool error whose text
- * leads with Holdpoint's stable code.
- */
-/**
- * The app as an MCP server with one tool, named as the app: calling it runs the agent as
  * the caller (a new session, or `session_id`'s); called with the session id alone, it says
  * how that run stands. When the run waits for people and the caller may decide an
- * approval, a client that takes forms (MCP's form elicitation) is asked, and the call goes
- * on with the answer until the run completes or waits for someone else; otherwise it
- * answers with the approvals pending and where they are decided. A refusal is a tool error
- * whose text leads with Holdpoint's stable code.
+ * approval, a client that can be asked (MCP's elicitation: sent to their signed decision
+ * link, or given a form) is, and the call goes on with the decision until the run
+ * completes or waits for someone else; otherwise it answers with the approvals pending
+ * and where they are decided. A refusal is a tool error whose text leads with Holdpoint's
+ * stable code.
  */
 export function appMcpServer({ runtime, app, inboxUrl }: Omit<McpCall, 'caller'>): McpServer {
   const server = new McpServer({ name: app.name, version: app.fingerprint });
-  /** Asks the client's user about `approval`, on the tool call's own stream; its answer. */
-  const ask = async (approval: ApprovalRequest, requestId: RequestId) => {
-    if (!server.server.getClientCapabilities()?.elicitation?.form) return undefined;
+  /** The decision the caller's client gave in a form (MCP's form elicitation), recorded. */
+  const viaForm = async (
+    approval: ApprovalRequest,
+    caller: Principal,
+    requestId: RequestId,
+  ): Promise<RunOutcome | undefined> => {
+    const answer = await server.server.elicitInput(
+      { mode: 'form', message: approval.hint, requestedSchema: DECISION_FORM },
+      { relatedRequestId: requestId },
+    );
+    if (answer.action === 'cancel') return undefined;
+    const content = answer.content ?? {};
+    const given = typeof content.reason === 'string' ? content.reason.trim() : '';
+    const reason = given || (answer.action === 'decline' ? DECLINED_REASON : undefined);
+    return runtime.operations.decideApproval(
+      {
+        approvalId: approval.approvalId,
+        approved: answer.action === 'accept' && content.approved === true,
+        ...(reason === undefined ? {} : { reason }),
+        channel: MCP_CHANNEL,
+      },
+      caller,
+    );
+  };
+  /**
+   * The caller sent to their signed decision link (MCP's URL elicitation): once their
+   * client opened it, the decision made there is waited for (as long as the tool's policy
+   * lets a stream wait) and the run read again: 'read'; undefined when they did not go.
+   */
+  const viaLink = async (
+    sessionId: string,
+    approval: ApprovalRequest,
+    url: string,
+    caller: Principal,
+    requestId: RequestId,
+  ): Promise<'read' | undefined> => {
+    const elicitationId = randomUUID();
+    let settle = () => {};
+    const settled = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    // Watched before the link is given: its decision cannot come before the watch.
+    const unwatch = await runtime.operations.watchSession(sessionId, caller, (event) => {
+      if (['decided', 'outcome', 'failed', 'ended'].includes(event.type)) settle();
+    });
+    const wait = runtime.approvalPolicy(app.name, approval.toolName).timeoutSeconds * 1000;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await server.server.elicitInput(
-        { mode: 'form', message: approval.hint, requestedSchema: DECISION_FORM },
+      const answer = await server.server.elicitInput(
+        { mode: 'url', message: approval.hint, url, elicitationId },
         { relatedRequestId: requestId },
       );
-    } catch {
-      // Not answered in time, or the client went away: the approval waits, durably.
-      return undefined;
+      if (answer.action !== 'accept') return undefined;
+      const decided = await Promise.race([
+        settled.then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), wait);
+        }),
+      ]);
+      if (decided) await server.server.createElicitationCompletionNotifier(elicitationId)();
+      return decided ? 'read' : undefined;
+    } finally {
+      clearTimeout(timer);
+      unwatch();
     }
   };
-  /** The run's outcome once the caller answered what they may decide of it, as asked. */
-  const decideAsked = async (
+  /**
+   * How the run stands once the caller was asked about what they may decide of it, one
+   * approval after another: through their decision link when their client takes URLs and
+   * the server makes links, else in a form when it takes forms; not asked, or leaving it
+   * waiting (cancelled, not answered in time), the run is answered as it stands.
+   */
+  const settled = async (
     first: RunOutcome,
     caller: Principal,
     requestId: RequestId,
-  ): Promise<RunOutcome> => {
+  ): Promise<ToolOutput> => {
     let outcome = first;
     while (outcome.status === 'pending_approval') {
-      const { decidable } = await runtime.operations.getSession(outcome.sessionId, caller);
-      const approval = outcome.approvals.find((a) => decidable.includes(a.approvalId));
-      if (!approval) return outcome;
-      const answer = await ask(approval, requestId);
-      if (!answer || answer.action === 'cancel') return outcome;
-      const content = answer.content ?? {};
-      const approved = answer.action === 'accept' && content.approved === true;
-      const reason =
-        typeof content.reason === 'string' && content.reason.trim() !== ''
-          ? content.reason
-          : answer.action === 'decline'
-            ? DECLINED_REASON
-            : undefined;
-      outcome = await runtime.operations.decideApproval(
-        {
-          approvalId: approval.approvalId,
-          approved,
-          ...(reason === undefined ? {} : { reason }),
-          channel: MCP_CHANNEL,
-        },
-        caller,
-      );
+      const view = await runtime.operations.getSession(outcome.sessionId, caller);
+      const approval = outcome.approvals.find((a) => view.decidable.includes(a.approvalId));
+      const elicitation = server.server.getClientCapabilities()?.elicitation;
+      const link = approval && elicitation?.url && runtime.decisionLinkFor(approval, caller);
+      let next: RunOutcome | 'read' | undefined;
+      try {
+        if (approval && link) {
+          next = await viaLink(outcome.sessionId, approval, link, caller, requestId);
+        } else if (approval && elicitation?.form) {
+          next = await viaForm(approval, caller, requestId);
+        }
+      } catch (error) {
+        // Not answered in time, or the client went away: the approval waits, durably.
+        if (isHoldpointError(error)) throw error;
+      }
+      if (next === undefined) break;
+      if (next !== 'read') {
+        outcome = next;
+        continue;
+      }
+      const after = await runtime.operations.getSession(outcome.sessionId, caller);
+      if (after.meta.status !== 'paused' || !after.pause) return standing(after, inboxUrl);
+      outcome = pendingOutcome(after.pause);
     }
-    return outcome;
+    return outcomeAnswer(outcome, inboxUrl);
   };
   server.registerTool(
     app.name,
@@ -205,7 +258,7 @@ export function appMcpServer({ runtime, app, inboxUrl }: Omit<McpCall, 'caller'>
             { query: message, app: app.name, ...(sessionId ? { sessionId } : {}) },
             caller,
           );
-          answer = outcomeAnswer(await decideAsked(started, caller, extra.requestId), inboxUrl);
+          answer = await settled(started, caller, extra.requestId);
         } else if (sessionId) {
           const view = await runtime.operations.getSession(sessionId, caller);
           if (view.meta.app !== app.name) {
@@ -217,10 +270,7 @@ export function appMcpServer({ runtime, app, inboxUrl }: Omit<McpCall, 'caller'>
           // Someone it waits for is asked now, as when they started it.
           answer =
             view.meta.status === 'paused' && view.pause
-              ? outcomeAnswer(
-                  await decideAsked(pendingOutcome(view.pause), caller, extra.requestId),
-                  inboxUrl,
-                )
+              ? await settled(pendingOutcome(view.pause), caller, extra.requestId)
               : standing(view, inboxUrl);
         } else {
           throw new HoldpointError(
@@ -256,7 +306,7 @@ function sessionsOf(runtime: HoldpointRuntime): McpSessions {
   return sessions;
 }
 
-/** Whether `body` opens an MCP session for a client that takes forms (it can be asked). */
+/** Whether `body` opens an MCP session for a client that can be asked (elicitation). */
 function opensAskableSession(body: unknown): boolean {
   const message = body as {
     method?: unknown;

@@ -10,7 +10,7 @@ export const mcpOperations = [
     method: 'post',
     path: '/api/mcp/:app',
     summary:
-      'The app as an MCP server (streamable HTTP): one tool, named as the app, that runs the agent as the caller; a pause asks a client that takes forms (elicitation), else answers with the approvals pending and where they are decided.',
+      'The app as an MCP server (streamable HTTP): one tool, named as the app, that runs the agent as the caller; a pause asks a client that can be asked (elicitation: a signed decision link, or a form), else answers with the approvals pending and where they are decided.',
     description:
       'Call the tool with `message` (and `session_id` to continue a session), or with `session_id` alone to learn how that run stands. A client that declares elicitation gets a session (`Mcp-Session-Id`) held by this instance, for its opener only (docs/mcp.md).',
     body: jsonRpcBody,
