@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { HttpAgent } from '@ag-ui/client';
@@ -5,25 +8,58 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { decisionLinks } from '../src/runtime/notify/decision-links.js';
 import { JsonClient, signedInAs } from './support/json-client.js';
 import { ServerProcess } from './support/server-process.js';
 import { adrApprovalMessage, postChat } from './support/ui-stream.js';
 
 // Issue 36, point 4: one approval offered at once over several doors — the REST API,
-// the AI SDK's chat stream, AG-UI, A2A, MCP (a form its client is asked) — decided from two of them at the same moment, 20
+// the AI SDK's chat stream, AG-UI, A2A, MCP (a form its client is asked) and a signed
+// decision link (what email carries) — decided from two of them at the same moment, 20
 // times, against `holdpoint serve` on the default SQLite store. One decision is recorded
 // each time, its audit line names the door it came through, the other door gets
 // ALREADY_DECIDED in its own terms, and the payment runs once or never.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
+/** Where people reach the server, as its links say; and the key they are signed with. */
+const PUBLIC_URL = 'https://holdpoint.example.com';
+const LINK_SECRET = 'first-decision-wins-link-secret-0123456789';
+const links = decisionLinks({ baseUrl: PUBLIC_URL, secret: LINK_SECRET });
+
+/** Who holds the approver role, as the links' approvers are known (a link proves the person). */
+const directory = join(mkdtempSync(join(tmpdir(), 'hp-first-decision-')), 'directory.json');
+writeFileSync(
+  directory,
+  JSON.stringify({
+    users: { maria: { email: 'maria@example.com' }, bob: { email: 'bob@example.com' } },
+    roles: { approver: { email: 'approvers@example.com' } },
+    members: { approver: ['maria', 'bob'] },
+  }),
+);
+
 let server: ServerProcess;
 beforeAll(async () => {
-  server = await ServerProcess.start(['--model', 'rules']);
+  server = await ServerProcess.start([
+    '--notify-directory',
+    directory,
+    '--model',
+    'rules',
+    '--public-url',
+    PUBLIC_URL,
+    '--link-secret',
+    LINK_SECRET,
+    // Links are made for people a channel reaches: one that is never reached will do.
+    '--smtp-url',
+    'smtp://127.0.0.1:1',
+  ]);
 });
-afterAll(async () => server?.kill());
+afterAll(async () => {
+  await server?.kill();
+  rmSync(dirname(directory), { recursive: true, force: true });
+});
 
-type Door = 'rest' | 'ai-sdk' | 'ag-ui' | 'a2a' | 'mcp';
-const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a', 'mcp'];
+type Door = 'rest' | 'ai-sdk' | 'ag-ui' | 'a2a' | 'mcp' | 'link';
+const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a', 'mcp', 'link'];
 /** The channel each door's decisions are recorded with (the REST API's: none). */
 const CHANNEL: Record<Door, string | undefined> = {
   rest: undefined,
@@ -31,6 +67,7 @@ const CHANNEL: Record<Door, string | undefined> = {
   'ag-ui': 'ag-ui',
   a2a: 'a2a',
   mcp: 'mcp',
+  link: 'link',
 };
 /** Who approves and who rejects, round by round: each door against two others. */
 const PAIRS: [Door, Door][] = [
@@ -41,6 +78,8 @@ const PAIRS: [Door, Door][] = [
   ['rest', 'a2a'],
   ['mcp', 'ag-ui'],
   ['a2a', 'mcp'],
+  ['link', 'rest'],
+  ['ag-ui', 'link'],
 ];
 
 /** How a door decides: answers `decided`, or the code of its refusal. */
@@ -103,6 +142,33 @@ async function door(kind: Door, who: string): Promise<Decide> {
             error.data?.[0]?.metadata?.holdpoint_code,
         );
   }
+  if (kind === 'link') {
+    // The person's own signed link, as an email carries it, posted from its page.
+    return async (approval, _thread, approved) => {
+      const { body } = await new JsonClient(server.url, { user: 'auditor', roles: ['admin'] }).get(
+        `/api/approvals/${approval}`,
+      );
+      const link = links.decisionLinkTo(
+        {
+          approvalId: approval,
+          argsHash: body.args_hash,
+          expiresAt: Date.parse(body.expires_at),
+        },
+        who,
+      );
+      const response = await fetch(`${server.url}${new URL(link ?? '').pathname}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: PUBLIC_URL },
+        body: new URLSearchParams({ decision: approved ? 'approve' : 'reject' }).toString(),
+      });
+      await response.text();
+      return response.status === 200
+        ? 'decided'
+        : response.status === 409
+          ? 'ALREADY_DECIDED'
+          : `${response.status}`;
+    };
+  }
   if (kind === 'mcp') {
     // A client that takes forms: called about the session, it is asked what its user may
     // decide, and answers. Not asked at all, it was told the run's outcome instead: the
@@ -155,7 +221,14 @@ describe('the first decision wins on every door', () => {
   it('one approval decided from two protocols at once, 20 times: one decision each time', async () => {
     const ann = new JsonClient(server.url, { user: 'ann', roles: [] });
     const auditor = new JsonClient(server.url, { user: 'auditor', roles: ['admin'] });
-    const winners: Record<Door, number> = { rest: 0, 'ai-sdk': 0, 'ag-ui': 0, a2a: 0, mcp: 0 };
+    const winners: Record<Door, number> = {
+      rest: 0,
+      'ai-sdk': 0,
+      'ag-ui': 0,
+      a2a: 0,
+      mcp: 0,
+      link: 0,
+    };
     for (let round = 0; round < 20; round++) {
       const [approving, rejecting] = PAIRS[round % PAIRS.length] as [Door, Door];
       const start = await ann.post('/api/agent/start', {
