@@ -153,3 +153,28 @@ describe('tools from an MCP server, named by server', () => {
     expect(callsIn(calls)).toEqual(['balance {"customer":"Ana"}']);
   });
 });
+
+describe('tools from an MCP server, across a restart', () => {
+  it('a call paused before a crash runs once, after the approval on a new process', async () => {
+    const calls = join(dir, 'calls-restart.log');
+    const data = join(dir, 'data-restart');
+    const args = ['--app', APP, '--model', 'rules', '--data-dir', data];
+    const first = await ServerProcess.start(args, { MCP_CALLS_FILE: calls });
+    started.push(first);
+    const asked = await new JsonClient(first.url, { user: 'ann', roles: [] }).post(
+      '/api/agent/start',
+      { app: 'mcp-billing', query: 'Refund $12 to Ana' },
+    );
+    expect(asked.body.status).toBe('pending_approval');
+    await first.kill('SIGKILL');
+
+    const second = await ServerProcess.start(args, { MCP_CALLS_FILE: calls });
+    started.push(second);
+    const maria = new JsonClient(second.url, { user: 'maria', roles: ['approver'] });
+    const approved = await maria.post(`/api/approvals/${asked.body.approvals[0].approval_id}`, {
+      approved: true,
+    });
+    expect(approved.body).toMatchObject({ status: 'completed' });
+    expect(callsIn(calls)).toEqual(['refund {"amount":12,"customer":"Ana"}']);
+  });
+});
