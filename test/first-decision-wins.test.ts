@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,8 +15,8 @@ import { ServerProcess } from './support/server-process.js';
 import { adrApprovalMessage, postChat } from './support/ui-stream.js';
 
 // Issue 36, point 4: one approval offered at once over several doors — the REST API,
-// the AI SDK's chat stream, AG-UI, A2A, MCP (a form its client is asked) and a signed
-// decision link (what email carries) — decided from two of them at the same moment, 20
+// the AI SDK's chat stream, AG-UI, A2A, MCP (a form its client is asked), Slack's buttons
+// and a signed decision link (what email carries) — decided from two of them at the same moment, 20
 // times, against `holdpoint serve` on the default SQLite store. One decision is recorded
 // each time, its audit line names the door it came through, the other door gets
 // ALREADY_DECIDED in its own terms, and the payment runs once or never.
@@ -25,6 +26,8 @@ vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 const PUBLIC_URL = 'https://holdpoint.example.com';
 const LINK_SECRET = 'first-decision-wins-link-secret-0123456789';
 const links = decisionLinks({ baseUrl: PUBLIC_URL, secret: LINK_SECRET });
+/** Slack's signing secret: button presses are signed with it, as Slack signs them. */
+const SLACK_SECRET = 'first-decision-wins-slack-secret';
 
 /** Who holds the approver role, as the links' approvers are known (a link proves the person). */
 const directory = join(mkdtempSync(join(tmpdir(), 'hp-first-decision-')), 'directory.json');
@@ -34,6 +37,10 @@ writeFileSync(
     users: { maria: { email: 'maria@example.com' }, bob: { email: 'bob@example.com' } },
     roles: { approver: { email: 'approvers@example.com' } },
     members: { approver: ['maria', 'bob'] },
+    slackUsers: {
+      UMARIA: { id: 'maria', roles: ['approver'] },
+      UBOB: { id: 'bob', roles: ['approver'] },
+    },
   }),
 );
 
@@ -51,6 +58,13 @@ beforeAll(async () => {
     // Links are made for people a channel reaches: one that is never reached will do.
     '--smtp-url',
     'smtp://127.0.0.1:1',
+    // Slack's buttons: its Web API is never reached either; presses are posted here.
+    '--slack-token',
+    'xoxb-first-decision-wins',
+    '--slack-signing-secret',
+    SLACK_SECRET,
+    '--slack-api-url',
+    'http://127.0.0.1:1/api/',
   ]);
 });
 afterAll(async () => {
@@ -58,8 +72,8 @@ afterAll(async () => {
   rmSync(dirname(directory), { recursive: true, force: true });
 });
 
-type Door = 'rest' | 'ai-sdk' | 'ag-ui' | 'a2a' | 'mcp' | 'link';
-const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a', 'mcp', 'link'];
+type Door = 'rest' | 'ai-sdk' | 'ag-ui' | 'a2a' | 'mcp' | 'link' | 'slack';
+const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a', 'mcp', 'link', 'slack'];
 /** The channel each door's decisions are recorded with (the REST API's: none). */
 const CHANNEL: Record<Door, string | undefined> = {
   rest: undefined,
@@ -68,6 +82,7 @@ const CHANNEL: Record<Door, string | undefined> = {
   a2a: 'a2a',
   mcp: 'mcp',
   link: 'link',
+  slack: 'slack',
 };
 /** Who approves and who rejects, round by round: each door against two others. */
 const PAIRS: [Door, Door][] = [
@@ -80,6 +95,8 @@ const PAIRS: [Door, Door][] = [
   ['a2a', 'mcp'],
   ['link', 'rest'],
   ['ag-ui', 'link'],
+  ['slack', 'a2a'],
+  ['rest', 'slack'],
 ];
 
 /** How a door decides: answers `decided`, or the code of its refusal. */
@@ -141,6 +158,45 @@ async function door(kind: Door, who: string): Promise<Decide> {
           (error: { data?: { metadata?: Record<string, string> }[] }) =>
             error.data?.[0]?.metadata?.holdpoint_code,
         );
+  }
+  if (kind === 'slack') {
+    // A button pressed in the Slack message, as Slack posts it, signed (a rejection without
+    // Slack's trigger to open the reason's modal is decided at once).
+    return async (approval, _thread, approved) => {
+      const { body: seen } = await new JsonClient(server.url, {
+        user: 'auditor',
+        roles: ['admin'],
+      }).get(`/api/approvals/${approval}`);
+      const payload = {
+        type: 'block_actions',
+        user: { id: who === 'maria' ? 'UMARIA' : 'UBOB', team_id: 'T1' },
+        actions: [
+          {
+            type: 'button',
+            block_id: 'holdpoint_decision',
+            action_id: approved ? 'holdpoint_approve' : 'holdpoint_reject',
+            value: `${approval}|${seen.args_hash}`,
+          },
+        ],
+      };
+      const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = `v0=${createHmac('sha256', SLACK_SECRET)
+        .update(`v0:${timestamp}:${body}`)
+        .digest('hex')}`;
+      const response = await fetch(`${server.url}/slack/interactivity`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': timestamp,
+          'x-slack-signature': signature,
+        },
+        body,
+      });
+      const { text } = (await response.json()) as { text: string };
+      if (text.startsWith('You ')) return 'decided';
+      return text === 'This approval was already decided.' ? 'ALREADY_DECIDED' : text;
+    };
   }
   if (kind === 'link') {
     // The person's own signed link, as an email carries it, posted from its page.
@@ -228,6 +284,7 @@ describe('the first decision wins on every door', () => {
       a2a: 0,
       mcp: 0,
       link: 0,
+      slack: 0,
     };
     for (let round = 0; round < 20; round++) {
       const [approving, rejecting] = PAIRS[round % PAIRS.length] as [Door, Door];
