@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decisionLinks } from '../src/runtime/notify/decision-links.js';
 import { JsonClient, signedInAs } from './support/json-client.js';
 import { ServerProcess } from './support/server-process.js';
+import { slackSignedHeaders } from './support/slack-signed.js';
 import { adrApprovalMessage, postChat } from './support/ui-stream.js';
 
 // Issue 36, point 4: one approval offered at once over several doors — the REST API,
@@ -180,17 +180,9 @@ async function door(kind: Door, who: string): Promise<Decide> {
         ],
       };
       const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const signature = `v0=${createHmac('sha256', SLACK_SECRET)
-        .update(`v0:${timestamp}:${body}`)
-        .digest('hex')}`;
       const response = await fetch(`${server.url}/slack/interactivity`, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-slack-request-timestamp': timestamp,
-          'x-slack-signature': signature,
-        },
+        headers: slackSignedHeaders(body, SLACK_SECRET, String(Math.floor(Date.now() / 1000))),
         body,
       });
       const { text } = (await response.json()) as { text: string };

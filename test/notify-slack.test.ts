@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHoldpoint, defineApp, type Holdpoint, memoryStore, redisStore } from 'holdpoint';
@@ -31,6 +30,7 @@ import { FakeSlack } from './support/fake-slack.js';
 import { HeldCalls, heldToolApp } from './support/held-tool-app.js';
 import { ann } from './support/principals.js';
 import { runtimeOn } from './support/runtime-on.js';
+import { slackSignedHeaders } from './support/slack-signed.js';
 
 // Slack end to end against a stand-in of its Web API (bearer token checked, calls
 // recorded): the request message with its buttons, thread replies, the rewrite once
@@ -226,16 +226,9 @@ async function signedPost(
 ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const timestamp = String(options.timestamp ?? Math.floor(clock.now() / 1000));
-  const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET)
-    .update(`v0:${timestamp}:${body}`)
-    .digest('hex')}`;
   const request = new Request(`${base}/slack/interactivity`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': signature,
-    },
+    headers: slackSignedHeaders(body, options.secret ?? SIGNING_SECRET, timestamp),
     body,
   });
   const response = await (handler ? handler(request) : fetch(request));
