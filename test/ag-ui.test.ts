@@ -1,10 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { type BaseEvent, HttpAgent, type RunAgentParameters } from '@ag-ui/client';
 import type { Interrupt } from '@ag-ui/core';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { describe, expect, it, vi } from 'vitest';
 import { JsonClient, signedInAs } from './support/json-client.js';
 import { restartingServer } from './support/restarting-server.js';
-import type { ServerProcess } from './support/server-process.js';
+import { ServerProcess } from './support/server-process.js';
 
 // Issue 36, point 1, with AG-UI's official client (`@ag-ui/client`'s HttpAgent) against
 // `holdpoint serve` in its own process on the default SQLite store: the payments app,
@@ -14,6 +15,8 @@ vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
 /** A server on this file's data directory: the one running before is killed (SIGKILL) first. */
 const restart = restartingServer('ag-ui');
+/** An app whose deciders may answer in a tool's place, and whose tool asks a person for a value. */
+const RICH_APP = fileURLToPath(new URL('./support/rich-decisions-app.ts', import.meta.url));
 
 /** An AG-UI client of `app` on `server`, signed in as `user` with `roles`. */
 function agent(
@@ -247,5 +250,62 @@ describe('AG-UI: an app as an AG-UI agent, with the official client', () => {
     });
     expect(unknown.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'SESSION_NOT_FOUND' });
     expect((await ann(server).get('/api/sessions')).body.sessions).toEqual(before);
+  });
+
+  it("answers in the tool's place where its policy allows, and gives an input its value", async () => {
+    const server = await ServerProcess.start([
+      '--app',
+      RICH_APP,
+      '--model',
+      'rules',
+      '--store',
+      'memory',
+    ]);
+    try {
+      const url = `${server.url}/api/ag-ui/rich-decisions`;
+      const asking = new HttpAgent({ url, headers: signedInAs('ann', ['admin']) });
+      asking.addMessage({ id: 'm1', role: 'user', content: 'lookup weather' });
+      const [lookup] = interruptsOf((await run(asking)).events);
+      expect(lookup?.metadata?.holdpoint.decisionPolicy).toMatchObject({ respond: true });
+      const answered = await run(asking, {
+        resume: [
+          {
+            interruptId: lookup?.id ?? '',
+            status: 'resolved',
+            payload: {
+              approved: true,
+              argsHash: lookup?.metadata?.holdpoint.argsHash,
+              response: { answer: 'sunny' },
+            },
+          },
+        ],
+      });
+      const [result] = ofType(answered.events, 'TOOL_CALL_RESULT') as unknown as {
+        content: string;
+      }[];
+      // The person's answer is the call's result: the tool did not run.
+      expect(JSON.parse(result?.content ?? '{}')).toEqual({ answer: 'sunny' });
+
+      const valued = new HttpAgent({ url, headers: signedInAs('ann', ['admin']) });
+      valued.addMessage({ id: 'm2', role: 'user', content: 'value' });
+      const [input] = interruptsOf((await run(valued)).events);
+      expect(input).toMatchObject({ reason: 'input_required' });
+      const given = await run(valued, {
+        resume: [
+          {
+            interruptId: input?.id ?? '',
+            status: 'resolved',
+            payload: { approved: true, payload: { colour: 'teal' } },
+          },
+        ],
+      });
+      expect(given.events.at(-1)).toMatchObject({
+        type: 'RUN_FINISHED',
+        outcome: { type: 'success' },
+      });
+      expect(JSON.stringify(given.events)).toContain('teal');
+    } finally {
+      await server.kill();
+    }
   });
 });
