@@ -9,13 +9,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decisionLinks } from '../src/runtime/notify/decision-links.js';
+import { ChatSocketClient } from './support/chat-socket-client.js';
 import { JsonClient, signedInAs } from './support/json-client.js';
 import { ServerProcess } from './support/server-process.js';
 import { slackSignedHeaders } from './support/slack-signed.js';
 import { adrApprovalMessage, postChat } from './support/ui-stream.js';
 
 // Issue 36, point 4: one approval offered at once over several doors — the REST API,
-// the AI SDK's chat stream, AG-UI, A2A, MCP (a form its client is asked), Slack's buttons
+// the AI SDK's chat streams (SSE, and the WebSocket's decision frame), AG-UI, A2A, MCP (a form its client is asked), Slack's buttons
 // and a signed decision link (what email carries) — decided from two of them at the same moment, 20
 // times, against `holdpoint serve` on the default SQLite store. One decision is recorded
 // each time, its audit line names the door it came through, the other door gets
@@ -72,12 +73,13 @@ afterAll(async () => {
   rmSync(dirname(directory), { recursive: true, force: true });
 });
 
-type Door = 'rest' | 'ai-sdk' | 'ag-ui' | 'a2a' | 'mcp' | 'link' | 'slack';
-const DOORS: Door[] = ['rest', 'ai-sdk', 'ag-ui', 'a2a', 'mcp', 'link', 'slack'];
+type Door = 'rest' | 'ai-sdk' | 'ai-sdk-ws' | 'ag-ui' | 'a2a' | 'mcp' | 'link' | 'slack';
+const DOORS: Door[] = ['rest', 'ai-sdk', 'ai-sdk-ws', 'ag-ui', 'a2a', 'mcp', 'link', 'slack'];
 /** The channel each door's decisions are recorded with (the REST API's: none). */
 const CHANNEL: Record<Door, string | undefined> = {
   rest: undefined,
   'ai-sdk': 'chat',
+  'ai-sdk-ws': 'chat',
   'ag-ui': 'ag-ui',
   a2a: 'a2a',
   mcp: 'mcp',
@@ -97,6 +99,8 @@ const PAIRS: [Door, Door][] = [
   ['ag-ui', 'link'],
   ['slack', 'a2a'],
   ['rest', 'slack'],
+  ['ai-sdk-ws', 'ag-ui'],
+  ['a2a', 'ai-sdk-ws'],
 ];
 
 /** How a door decides: answers `decided`, or the code of its refusal. */
@@ -158,6 +162,18 @@ async function door(kind: Door, who: string): Promise<Decide> {
           (error: { data?: { metadata?: Record<string, string> }[] }) =>
             error.data?.[0]?.metadata?.holdpoint_code,
         );
+  }
+  if (kind === 'ai-sdk-ws') {
+    // The chat socket's decision frame (the web UI's continuous chat decides through it).
+    const socket = await ChatSocketClient.connect(
+      `${server.url.replace('http', 'ws')}/api/chat/ws`,
+      headers,
+    );
+    return async (approval, _thread, approved) => {
+      const frame = await socket.decide({ approvalId: approval, approved });
+      socket.socket.close();
+      return frame.type === 'decision-result' ? 'decided' : (frame.code as string);
+    };
   }
   if (kind === 'slack') {
     // A button pressed in the Slack message, as Slack posts it, signed (a rejection without
@@ -272,6 +288,7 @@ describe('the first decision wins on every door', () => {
     const winners: Record<Door, number> = {
       rest: 0,
       'ai-sdk': 0,
+      'ai-sdk-ws': 0,
       'ag-ui': 0,
       a2a: 0,
       mcp: 0,
