@@ -27,21 +27,26 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The billing MCP server over streamable HTTP, in a process of its own; its URL. */
-async function httpMcpServer(calls: string): Promise<string> {
+/**
+ * The billing MCP server over streamable HTTP, in a process of its own; its URL. A port
+ * found free can be taken before the server listens on it: it then starts on another.
+ */
+async function httpMcpServer(calls: string, attempt = 1): Promise<string> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', MCP_SERVER, '--http', String(port)], {
     env: { ...process.env, MCP_CALLS_FILE: calls },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   started.push(child);
-  await new Promise<void>((resolve, reject) => {
+  const listening = await new Promise<boolean>((resolve) => {
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening')) resolve();
+      if (chunk.toString().includes('listening')) resolve(true);
     });
-    child.once('exit', (code) => reject(new Error(`the MCP server exited with ${code}`)));
+    child.once('exit', () => resolve(false));
   });
-  return `http://127.0.0.1:${port}/mcp`;
+  if (listening) return `http://127.0.0.1:${port}/mcp`;
+  if (attempt === 3) throw new Error('the MCP server did not start');
+  return httpMcpServer(calls, attempt + 1);
 }
 
 /** The MCP server's calls so far: `<tool> <arguments as JSON>` each. */

@@ -24,7 +24,23 @@ export class ServerProcess {
     env: Record<string, string> = {},
     cwd?: string,
   ): Promise<ServerProcess> {
-    const port = await freePort();
+    // A port found free can be taken by another test's process before this one listens
+    // on it (LISTEN_FAILED, EADDRINUSE): then it starts again on another.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await ServerProcess.startOn(await freePort(), args, env, cwd);
+      } catch (error) {
+        if (attempt === 3 || !String(error).includes('EADDRINUSE')) throw error;
+      }
+    }
+  }
+
+  private static async startOn(
+    port: number,
+    args: string[],
+    env: Record<string, string>,
+    cwd: string | undefined,
+  ): Promise<ServerProcess> {
     const data = cwd === undefined ? ownDataDir(args, env) : undefined;
     const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...args], {
       cwd,
