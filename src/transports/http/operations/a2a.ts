@@ -1,28 +1,21 @@
 import { AgentCard } from '@a2a-js/sdk';
 import { z } from 'zod';
-import { HoldpointError } from '../../../core/errors.js';
-import { appName, validate } from '../../../core/validate.js';
-import type { HoldpointRuntime } from '../../../runtime/holdpoint-runtime.js';
 import { agentCardOf } from '../../a2a/agent-card.js';
 import { A2A_VERSION_HEADER, answerJsonRpc } from '../../a2a/json-rpc.js';
 import { jsonRpcBody, jsonRpcEnvelope } from './json-rpc-body.js';
 import { defineOperation, type OperationCall } from './operation.js';
+import { pathApp } from './path-app.js';
 
-/** The app the path names, its A2A agent card and JSON-RPC endpoint; UNKNOWN_APP otherwise. */
-function cardFor(
-  runtime: HoldpointRuntime,
-  call: Pick<OperationCall<object, object>, 'params' | 'origin' | 'mount'>,
-) {
-  const name = validate(appName, call.params.app);
-  const app = runtime.apps.find((a) => a.name === name);
-  if (!app) {
-    throw new HoldpointError(
-      'UNKNOWN_APP',
-      `Unknown app ${name}. Known apps: ${runtime.appNames.join(', ')}.`,
-    );
-  }
-  const url = `${call.origin}${call.mount}/api/a2a/${encodeURIComponent(name)}`;
-  return { app: name, card: agentCardOf(app, url) };
+/** The app the path names, with its A2A agent card naming its JSON-RPC endpoint. */
+function cardFor({
+  runtime,
+  params,
+  request,
+  mount,
+}: Pick<OperationCall<object, object>, 'runtime' | 'params' | 'request' | 'mount'>) {
+  const app = pathApp(runtime, params);
+  const url = `${new URL(request.url).origin}${mount}/api/a2a/${encodeURIComponent(app.name)}`;
+  return { app: app.name, card: agentCardOf(app, url) };
 }
 
 /** `/api/a2a/:app`: an app as an A2A agent (one per app): its card and its JSON-RPC endpoint. */
@@ -34,7 +27,7 @@ export const a2aOperations = [
     summary:
       "The app's A2A agent card: its skill and its JSON-RPC endpoint in A2A 1.0 and 0.3 (public, as discovery is).",
     public: true,
-    act: async ({ runtime, ...call }) => AgentCard.toJSON(cardFor(runtime, call).card),
+    act: async (call) => AgentCard.toJSON(cardFor(call).card),
     answer: z.looseObject({
       name: z.string(),
       description: z.string(),
@@ -52,12 +45,12 @@ export const a2aOperations = [
       "A2A 1.0 when the request says `A2A-Version: 1.0`, else 0.3. A reply's data parts decide the task's approvals as the caller, whom the tool's policy must allow. Errors are JSON-RPC errors (A2A's codes; Holdpoint's in `data[0].metadata.holdpoint_code`); streams are server-sent events (docs/a2a.md).",
     body: jsonRpcBody,
     countsAsRun: true,
-    act: async ({ body, by, runtime, headers, ...call }) => {
-      const { app, card } = cardFor(runtime, call);
+    act: async (call) => {
+      const { app, card } = cardFor(call);
       return answerJsonRpc(
-        { runtime, app, card, caller: by },
-        body,
-        headers.get(A2A_VERSION_HEADER),
+        { runtime: call.runtime, app, card, caller: call.by },
+        call.body,
+        call.request.headers.get(A2A_VERSION_HEADER),
       );
     },
     answer: jsonRpcEnvelope,

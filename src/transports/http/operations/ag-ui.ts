@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { HoldpointError } from '../../../core/errors.js';
-import { appName, validate } from '../../../core/validate.js';
 import { agUiStream } from '../../ag-ui/agent-run.js';
 import { runAgentInput } from '../../ag-ui/run-input.js';
 import { defineOperation } from './operation.js';
+import { pathApp } from './path-app.js';
 
 /** `POST /api/ag-ui/:app`: an app as an AG-UI agent (one endpoint per app). */
 export const agUiOperations = [
@@ -18,13 +17,7 @@ export const agUiOperations = [
     body: runAgentInput,
     countsAsRun: true,
     act: async ({ params, body, by, runtime, logger }) => {
-      const app = validate(appName, params.app);
-      if (!runtime.appNames.includes(app)) {
-        throw new HoldpointError(
-          'UNKNOWN_APP',
-          `Unknown app ${app}. Known apps: ${runtime.appNames.join(', ')}.`,
-        );
-      }
+      const app = pathApp(runtime, params).name;
       return new Response(agUiStream({ runtime, app, input: body, caller: by, logger }), {
         headers: {
           'content-type': 'text/event-stream',

@@ -1,7 +1,6 @@
-import { HoldpointError } from '../../../core/errors.js';
-import { appName, validate } from '../../../core/validate.js';
 import { jsonRpcBody, jsonRpcEnvelope } from './json-rpc-body.js';
 import { defineOperation } from './operation.js';
+import { pathApp } from './path-app.js';
 
 /** `POST /api/mcp/:app`: an app as an MCP server (streamable HTTP, one per app). */
 export const mcpOperations = [
@@ -15,21 +14,15 @@ export const mcpOperations = [
       'Call the tool with `message` (and `session_id` to continue a session), or with `session_id` alone to learn how that run stands. A client that declares elicitation gets a session (`Mcp-Session-Id`) held by this instance, for its opener only (docs/mcp.md).',
     body: jsonRpcBody,
     countsAsRun: true,
-    act: async ({ params, body, by, runtime, headers, origin, mount }) => {
-      const name = validate(appName, params.app);
-      const app = runtime.apps.find((a) => a.name === name);
-      if (!app) {
-        throw new HoldpointError(
-          'UNKNOWN_APP',
-          `Unknown app ${name}. Known apps: ${runtime.appNames.join(', ')}.`,
-        );
-      }
-      const url = `${origin}${mount}/api/mcp/${encodeURIComponent(name)}`;
+    act: async ({ params, body, by, runtime, request, mount }) => {
+      const app = pathApp(runtime, params);
+      const { origin } = new URL(request.url);
       // Loaded when first asked for: the MCP SDK costs a server that is never asked nothing.
       const { answerMcp } = await import('../../mcp/app-mcp-server.js');
+      // The body was read (and bounded) by the route: the transport is given it parsed.
       return answerMcp(
         { runtime, app, caller: by, inboxUrl: `${origin}${mount}/approvals` },
-        new Request(url, { method: 'POST', headers }),
+        request,
         body,
       );
     },

@@ -32,10 +32,11 @@ export interface OperationCall<Body, Query> {
   requestId?: string;
   /** Where the API is mounted in a host's app (`/hp`; empty at the root). */
   mount: string;
-  /** The request's origin as the server was asked for it (its Host checked by the guards). */
-  origin: string;
-  /** The request's headers (what a protocol reads beside the body: `A2A-Version`). */
-  headers: Headers;
+  /**
+   * The request as received, for what a protocol reads beside the body: its headers
+   * (`A2A-Version`), its address (an agent card's endpoint; its Host checked by the guards).
+   */
+  request: Request;
   runtime: HoldpointRuntime;
   logger: Logger;
   identity: Identity;

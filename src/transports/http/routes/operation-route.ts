@@ -44,8 +44,7 @@ function readCall(operation: Operation, deps: RouteDeps): MiddlewareHandler<Oper
       params: c.req.param(),
       by,
       mount: c.req.routePath.slice(0, -operation.path.length),
-      origin: new URL(c.req.url).origin,
-      headers: c.req.raw.headers,
+      request: c.req.raw,
       ...deps,
     };
   };
